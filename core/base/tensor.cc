@@ -1,0 +1,126 @@
+#include "core/base/tensor.h"
+
+#include <complex>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+
+namespace tgraph {
+
+std::shared_ptr<TensorBuffer> TensorBuffer::Allocate(size_t size) {
+  constexpr size_t kAlignment = 64;
+  size_t rounded = (size + kAlignment - 1) / kAlignment * kAlignment;
+  if (rounded == 0) rounded = kAlignment;
+  void* data = std::aligned_alloc(kAlignment, rounded);
+  if (data == nullptr) return nullptr;
+  std::memset(data, 0, size);
+  return std::make_shared<TensorBuffer>(data, size, [](void* p, size_t) { std::free(p); });
+}
+
+StatusOr<int64_t> NumElementsOf(const std::vector<int64_t>& dims) {
+  int64_t n = 1;
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (dims[i] < 0) return InvalidArgument("dimension ", i, " is ", dims[i], "; must be >= 0");
+    if (dims[i] != 0 && n > std::numeric_limits<int64_t>::max() / dims[i]) {
+      return InvalidArgument("tensor shape ", PartialShape(dims).ToString(),
+                             " has too many elements");
+    }
+    n *= dims[i];
+  }
+  return n;
+}
+
+StatusOr<Tensor> Tensor::Allocate(DataType dtype, std::vector<int64_t> dims) {
+  if (!IsValidDataType(dtype) || IsRefType(dtype)) {
+    return InvalidArgument("cannot allocate a tensor of dtype ", DataTypeName(dtype));
+  }
+  TG_ASSIGN_OR_RETURN(int64_t n, NumElementsOf(dims));
+  Tensor t;
+  t.dtype_ = dtype;
+  t.dims_ = std::move(dims);
+  t.num_elements_ = n;
+  if (dtype == DT_STRING) {
+    t.strings_ = std::make_shared<std::vector<std::string>>(static_cast<size_t>(n));
+    return t;
+  }
+  size_t elem = DataTypeSize(dtype);
+  if (elem == 0) return Unimplemented("tensors of dtype ", DataTypeName(dtype), " are not supported");
+  if (static_cast<uint64_t>(n) > std::numeric_limits<size_t>::max() / elem) {
+    return InvalidArgument("tensor of ", n, " elements is too large");
+  }
+  t.buffer_ = TensorBuffer::Allocate(static_cast<size_t>(n) * elem);
+  if (!t.buffer_) return ResourceExhausted("out of memory allocating ", n * elem, " bytes");
+  return t;
+}
+
+StatusOr<Tensor> Tensor::Wrap(DataType dtype, std::vector<int64_t> dims,
+                              std::shared_ptr<TensorBuffer> buffer) {
+  if (!IsPlainDataType(dtype) || IsRefType(dtype)) {
+    return InvalidArgument("cannot wrap memory as a tensor of dtype ", DataTypeName(dtype));
+  }
+  TG_ASSIGN_OR_RETURN(int64_t n, NumElementsOf(dims));
+  size_t want = static_cast<size_t>(n) * DataTypeSize(dtype);
+  if (!buffer || buffer->size() != want) {
+    return InvalidArgument("buffer of ", buffer ? buffer->size() : 0, " bytes does not hold a ",
+                           DataTypeName(dtype), " tensor of shape ", PartialShape(dims).ToString(),
+                           " (", want, " bytes)");
+  }
+  Tensor t;
+  t.dtype_ = dtype;
+  t.dims_ = std::move(dims);
+  t.num_elements_ = n;
+  t.buffer_ = std::move(buffer);
+  return t;
+}
+
+bool Tensor::Equals(const Tensor& other) const {
+  if (dtype_ != other.dtype_ || dims_ != other.dims_) return false;
+  if (dtype_ == DT_STRING) return *strings_ == *other.strings_;
+  if (ByteSize() != other.ByteSize()) return false;
+  return ByteSize() == 0 || std::memcmp(data(), other.data(), ByteSize()) == 0;
+}
+
+namespace {
+
+template <typename T>
+void AppendValues(std::ostringstream& os, const void* data, int64_t count) {
+  const T* p = static_cast<const T*>(data);
+  for (int64_t i = 0; i < count; ++i) {
+    if (i) os << ", ";
+    if constexpr (sizeof(T) == 1 && std::is_integral_v<T>) {
+      os << static_cast<int>(p[i]);
+    } else {
+      os << p[i];
+    }
+  }
+}
+
+}  // namespace
+
+std::string Tensor::DebugString(int max_elements) const {
+  std::ostringstream os;
+  os << DataTypeName(dtype_) << " " << PartialShape(dims_).ToString() << " {";
+  int64_t count = std::min<int64_t>(num_elements_, max_elements);
+  switch (dtype_) {
+    case DT_FLOAT: AppendValues<float>(os, data(), count); break;
+    case DT_DOUBLE: AppendValues<double>(os, data(), count); break;
+    case DT_INT32: AppendValues<int32_t>(os, data(), count); break;
+    case DT_INT64: AppendValues<int64_t>(os, data(), count); break;
+    case DT_INT16: AppendValues<int16_t>(os, data(), count); break;
+    case DT_INT8: AppendValues<int8_t>(os, data(), count); break;
+    case DT_UINT8: AppendValues<uint8_t>(os, data(), count); break;
+    case DT_UINT16: AppendValues<uint16_t>(os, data(), count); break;
+    case DT_UINT32: AppendValues<uint32_t>(os, data(), count); break;
+    case DT_UINT64: AppendValues<uint64_t>(os, data(), count); break;
+    case DT_BOOL: AppendValues<bool>(os, data(), count); break;
+    case DT_STRING:
+      for (int64_t i = 0; i < count; ++i) os << (i ? ", \"" : "\"") << (*strings_)[i] << "\"";
+      break;
+    default: os << "..."; count = num_elements_; break;
+  }
+  if (count < num_elements_) os << ", ...";
+  os << "}";
+  return os.str();
+}
+
+}  // namespace tgraph

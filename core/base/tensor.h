@@ -1,0 +1,86 @@
+// A host tensor: dtype, fully defined shape and a reference-counted buffer. Plain dtypes keep
+// their elements in the buffer (row-major, host byte order); DT_STRING keeps one std::string
+// per element. Copies share the buffer.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/base/dtype.h"
+#include "core/base/shape.h"
+#include "core/base/status.h"
+
+namespace tgraph {
+
+// Memory for a tensor's elements, freed through the function that came with it.
+class TensorBuffer {
+ public:
+  using Deallocator = std::function<void(void* data, size_t size)>;
+  TensorBuffer(void* data, size_t size, Deallocator deallocator)
+      : data_(data), size_(size), deallocator_(std::move(deallocator)) {}
+  ~TensorBuffer() {
+    if (deallocator_) deallocator_(data_, size_);
+  }
+  TensorBuffer(const TensorBuffer&) = delete;
+  TensorBuffer& operator=(const TensorBuffer&) = delete;
+
+  void* data() const { return data_; }
+  size_t size() const { return size_; }
+
+  // Owned, 64-byte aligned memory (Eigen and SIMD kernels want the alignment).
+  static std::shared_ptr<TensorBuffer> Allocate(size_t size);
+
+ private:
+  void* data_;
+  size_t size_;
+  Deallocator deallocator_;
+};
+
+class Tensor {
+ public:
+  Tensor() = default;  // DT_INVALID, no elements
+
+  // Allocates zero-filled storage (empty strings for DT_STRING). Fails on an invalid dtype,
+  // a negative dim, or a size that overflows.
+  static StatusOr<Tensor> Allocate(DataType dtype, std::vector<int64_t> dims);
+  // Adopts memory owned by the caller's deallocator; `size` must equal the shape's byte size.
+  static StatusOr<Tensor> Wrap(DataType dtype, std::vector<int64_t> dims,
+                               std::shared_ptr<TensorBuffer> buffer);
+
+  DataType dtype() const { return dtype_; }
+  const std::vector<int64_t>& dims() const { return dims_; }
+  int rank() const { return static_cast<int>(dims_.size()); }
+  int64_t NumElements() const { return num_elements_; }
+  PartialShape shape() const { return PartialShape(dims_); }
+
+  // Plain dtypes: the element bytes. DT_STRING: nullptr (use strings()).
+  void* data() const { return buffer_ ? buffer_->data() : nullptr; }
+  size_t ByteSize() const { return buffer_ ? buffer_->size() : 0; }
+  template <typename T>
+  T* flat() const { return static_cast<T*>(data()); }
+  const std::shared_ptr<TensorBuffer>& buffer() const { return buffer_; }
+
+  // DT_STRING elements, row-major.
+  std::vector<std::string>& strings() { return *strings_; }
+  const std::vector<std::string>& strings() const { return *strings_; }
+
+  // Element-wise equality of dtype, shape and contents (tests and constant folding).
+  bool Equals(const Tensor& other) const;
+  // A short human-readable summary: "float [2,3] {1, 2, 3, ...}".
+  std::string DebugString(int max_elements = 8) const;
+
+ private:
+  DataType dtype_ = DT_INVALID;
+  std::vector<int64_t> dims_;
+  int64_t num_elements_ = 0;
+  std::shared_ptr<TensorBuffer> buffer_;
+  std::shared_ptr<std::vector<std::string>> strings_;
+};
+
+// Number of elements of `dims`, or an error naming the offending dim / overflow.
+StatusOr<int64_t> NumElementsOf(const std::vector<int64_t>& dims);
+
+}  // namespace tgraph
