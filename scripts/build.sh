@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Configures and builds one build tree. Usage: scripts/build.sh BUILD_DIR [cmake args...]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build_dir=$1
+shift
+jobs=${TGRAPH_JOBS:-$(nproc)}
+cmake -S . -B "$build_dir" -G Ninja "$@"
+cmake --build "$build_dir" -j "$jobs"
