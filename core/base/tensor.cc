@@ -9,6 +9,8 @@ namespace tgraph {
 
 std::shared_ptr<TensorBuffer> TensorBuffer::Allocate(size_t size) {
   constexpr size_t kAlignment = 64;
+  // Rounding up must not wrap around to a tiny allocation that memset then overruns.
+  if (size > std::numeric_limits<size_t>::max() - kAlignment) return nullptr;
   size_t rounded = (size + kAlignment - 1) / kAlignment * kAlignment;
   if (rounded == 0) rounded = kAlignment;
   void* data = std::aligned_alloc(kAlignment, rounded);
@@ -59,6 +61,10 @@ StatusOr<Tensor> Tensor::Wrap(DataType dtype, std::vector<int64_t> dims,
     return InvalidArgument("cannot wrap memory as a tensor of dtype ", DataTypeName(dtype));
   }
   TG_ASSIGN_OR_RETURN(int64_t n, NumElementsOf(dims));
+  // An overflowing product could wrap around to match a small buffer.
+  if (static_cast<uint64_t>(n) > std::numeric_limits<size_t>::max() / DataTypeSize(dtype)) {
+    return InvalidArgument("tensor of ", n, " elements is too large");
+  }
   size_t want = static_cast<size_t>(n) * DataTypeSize(dtype);
   if (!buffer || buffer->size() != want) {
     return InvalidArgument("buffer of ", buffer ? buffer->size() : 0, " bytes does not hold a ",

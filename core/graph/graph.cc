@@ -320,7 +320,7 @@ void Graph::ApplyColocation(Operation* op, const std::vector<Operation*>& innerm
 
 StatusOr<Operation*> Graph::AddOperation(NodeSpec spec) {
   std::lock_guard lock(mutex_);
-  TG_RETURN_IF_ERROR(CheckNotFinalized(StrCat("add node '", spec.name, "'").c_str()));
+  if (finalized_) TG_RETURN_IF_ERROR(CheckNotFinalized(StrCat("add node '", spec.name, "'").c_str()));
   if (spec.type.empty()) return InvalidArgument("node '", spec.name, "' has no op type");
   TG_ASSIGN_OR_RETURN(const OpRegistration* reg, registry_->Lookup(spec.type, spec.name));
   TG_ASSIGN_OR_RETURN(std::string name, ResolveName(spec));
