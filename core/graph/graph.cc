@@ -74,6 +74,7 @@ std::string Graph::UniqueName(const std::string& name, bool mark_used) {
 
 StatusOr<std::string> Graph::PushNameScope(const std::string& name) {
   std::lock_guard lock(mutex_);
+  TG_RETURN_IF_ERROR(CheckNotFinalized("open a name scope"));
   std::string scope;
   if (name.empty()) {
     scope = "";
@@ -103,6 +104,7 @@ Status Graph::PopNameScope() {
 
 Status Graph::PushControlDependencies(std::vector<Operation*> ops) {
   std::lock_guard lock(mutex_);
+  TG_RETURN_IF_ERROR(CheckNotFinalized("push onto a graph context stack"));
   for (Operation* op : ops) {
     if (op == nullptr) return InvalidArgument("control dependency on a null operation");
     if (op->graph() != this) {
@@ -115,6 +117,7 @@ Status Graph::PushControlDependencies(std::vector<Operation*> ops) {
 
 Status Graph::PushClearControlDependencies() {
   std::lock_guard lock(mutex_);
+  TG_RETURN_IF_ERROR(CheckNotFinalized("push onto a graph context stack"));
   control_stack_.push_back(ControlFrame{{}, true, num_operations()});
   return Status::OK();
 }
@@ -128,6 +131,7 @@ Status Graph::PopControlDependencies() {
 
 Status Graph::PushDevice(const std::string& device) {
   std::lock_guard lock(mutex_);
+  TG_RETURN_IF_ERROR(CheckNotFinalized("push onto a graph context stack"));
   TG_ASSIGN_OR_RETURN(DeviceSpec spec, DeviceSpec::Parse(device));
   DeviceEntry entry;
   entry.kind = DeviceEntry::kSpec;
@@ -138,6 +142,7 @@ Status Graph::PushDevice(const std::string& device) {
 
 Status Graph::PushDeviceFunction(DeviceFunction fn) {
   std::lock_guard lock(mutex_);
+  TG_RETURN_IF_ERROR(CheckNotFinalized("push onto a graph context stack"));
   if (!fn) return InvalidArgument("device function is empty");
   DeviceEntry entry;
   entry.kind = DeviceEntry::kFunction;
@@ -148,6 +153,7 @@ Status Graph::PushDeviceFunction(DeviceFunction fn) {
 
 Status Graph::PushClearDevice() {
   std::lock_guard lock(mutex_);
+  TG_RETURN_IF_ERROR(CheckNotFinalized("push onto a graph context stack"));
   DeviceEntry entry;
   entry.kind = DeviceEntry::kClear;
   device_stack_.push_back(std::move(entry));
@@ -163,6 +169,7 @@ Status Graph::PopDevice() {
 
 Status Graph::PushColocateWith(Operation* op, bool ignore_existing) {
   std::lock_guard lock(mutex_);
+  TG_RETURN_IF_ERROR(CheckNotFinalized("push onto a graph context stack"));
   if (op == nullptr) return InvalidArgument("colocate_with a null operation");
   if (op->graph() != this) {
     return InvalidArgument("colocate_with '", op->name(), "', which is in another graph");
@@ -287,7 +294,16 @@ Status Graph::ApplyDevices(Operation* op, const std::string& explicit_device) {
       continue;
     }
     op->device_ = current.ToString();
-    std::string chosen = entry.function(*op);
+    // The function sees the op but may not build: the op is not in the graph yet.
+    in_device_function_ = true;
+    std::string chosen;
+    try {
+      chosen = entry.function(*op);
+    } catch (...) {
+      in_device_function_ = false;
+      throw;
+    }
+    in_device_function_ = false;
     if (chosen.empty()) continue;
     auto parsed = DeviceSpec::Parse(chosen);
     if (!parsed.ok()) {
@@ -321,6 +337,9 @@ void Graph::ApplyColocation(Operation* op, const std::vector<Operation*>& innerm
 StatusOr<Operation*> Graph::AddOperation(NodeSpec spec) {
   std::lock_guard lock(mutex_);
   if (finalized_) TG_RETURN_IF_ERROR(CheckNotFinalized(StrCat("add node '", spec.name, "'").c_str()));
+  if (in_device_function_) {
+    return FailedPrecondition("cannot add node '", spec.name, "' from inside a device function");
+  }
   if (spec.type.empty()) return InvalidArgument("node '", spec.name, "' has no op type");
   TG_ASSIGN_OR_RETURN(const OpRegistration* reg, registry_->Lookup(spec.type, spec.name));
   TG_ASSIGN_OR_RETURN(std::string name, ResolveName(spec));
@@ -347,6 +366,11 @@ StatusOr<Operation*> Graph::AddOperation(NodeSpec spec) {
     }
     group_types.push_back(std::move(types));
     group_is_list.push_back(spec.inputs[g].is_list);
+  }
+  for (Operation* c : spec.colocate_with) {
+    if (c == nullptr || c->graph() != this) {
+      return InvalidArgument("node '", name, "' is to be colocated with an operation not in this graph");
+    }
   }
   for (Operation* c : spec.control_inputs) {
     if (c == nullptr || c->graph() != this) {

@@ -167,6 +167,7 @@ class Graph {
   Collections collections_;
   std::unique_ptr<VariableStore> variables_;
   bool finalized_ = false;
+  bool in_device_function_ = false;
   mutable std::recursive_mutex mutex_;
 };
 

@@ -111,6 +111,7 @@ StatusOr<std::string> VariableStore::PushVariableScope(const std::string& name, 
   Graph& g = *graph_;
   std::lock_guard lock(g.mutex());
   if (name.empty()) return InvalidArgument("variable_scope needs a name");
+  if (g.finalized()) return FailedPrecondition("Graph is finalized and cannot be modified (tried to open variable scope '", name, "')");
   std::string inner = name.back() == '/' ? name.substr(0, name.size() - 1) : name;
   std::string full = scope_.empty() ? inner : scope_ + "/" + inner;
   // reuse=True is sticky: sub-scopes of a reusing scope reuse too.

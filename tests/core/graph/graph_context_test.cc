@@ -234,3 +234,41 @@ TEST(EdgesTest, InputsConsumersAndDtypeChecks) {
 
 }  // namespace
 }  // namespace tgraph
+
+namespace tgraph {
+namespace {
+
+TEST(FinalizeTest, FinalizedGraphRefusesContextPushes) {
+  Graph g;
+  Operation* a = testing::Const(g, 1, "a");
+  g.Finalize();
+  EXPECT_EQ(g.PushNameScope("s").status().code(), Code::kFailedPrecondition);
+  EXPECT_EQ(g.PushControlDependencies({a}).code(), Code::kFailedPrecondition);
+  EXPECT_EQ(g.PushDevice("/cpu:0").code(), Code::kFailedPrecondition);
+  EXPECT_EQ(g.PushColocateWith(a).code(), Code::kFailedPrecondition);
+}
+
+TEST(DeviceStackTest, DeviceFunctionsMayNotBuild) {
+  Graph g;
+  Status inner;
+  ASSERT_TRUE(g.PushDeviceFunction([&](const Operation&) {
+                  inner = g.AddOperation(testing::NoOpSpec("sneaky")).status();
+                  return std::string();
+                }).ok());
+  testing::Const(g, 1, "c");
+  EXPECT_EQ(inner.code(), Code::kFailedPrecondition);
+  EXPECT_EQ(g.num_operations(), 1);
+}
+
+TEST(ColocationTest, ExplicitColocationMustBeInThisGraph) {
+  Graph g, other;
+  NodeSpec spec = testing::ConstSpec(testing::ScalarFloat(1), "c");
+  spec.colocate_with = {nullptr};
+  EXPECT_EQ(g.AddOperation(spec).status().code(), Code::kInvalidArgument);
+  spec.colocate_with = {testing::Const(other, 1, "x")};
+  EXPECT_EQ(g.AddOperation(spec).status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(g.num_operations(), 0);
+}
+
+}  // namespace
+}  // namespace tgraph
