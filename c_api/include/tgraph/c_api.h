@@ -1,0 +1,791 @@
+/* tgraph/c_api.h -- the client C API of tgraph (clients and language bindings).
+ *
+ * Pure C (C99 and later, C++ through the extern "C" guards). Every handle is opaque; every
+ * call that can fail takes a TG_Status* as its last argument and leaves it TG_OK on success.
+ * Where TensorFlow's C API has an equivalent, the shape is the same with the TG_ prefix; the
+ * graph-building context (name scopes, control-dependency / device / colocation stacks),
+ * collections and variables go further so that a binding stays thin.
+ *
+ * Ownership, in general:
+ *   - TG_New* / TG_Allocate* / TG_Graph*...Collection / ...Results return objects the caller
+ *     owns and frees with the matching TG_Delete*.
+ *   - TG_Operation* and TG_Variable* are owned by their graph and stay valid until
+ *     TG_DeleteGraph; they are never freed by the caller.
+ *   - const char* results are owned by the library; each function says how long they live.
+ *   - Memory passed in (strings, arrays) is only read during the call and copied if kept,
+ *     unless the function says otherwise (TG_NewTensor adopts its data).
+ *   - A NULL handle or a bad argument never crashes a call that has a TG_Status: it yields
+ *     TG_INVALID_ARGUMENT. Calls without a status return a neutral value (NULL, 0, -1) instead.
+ *   - A NULL TG_Status* is tolerated (the outcome is then lost), but callers should pass one.
+ *
+ * Thread safety: a graph serialises every call on it with its own lock, so calls on one graph
+ * from several threads are safe (but building order across threads is then unspecified).
+ * TG_Status, TG_Buffer, TG_OperationDescription, TG_Collection, TG_ImportGraphDefOptions and
+ * TG_ImportGraphDefResults are not thread-safe objects. */
+#ifndef TGRAPH_C_API_H_
+#define TGRAPH_C_API_H_
+
+#include "tgraph/types.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(_WIN32)
+#if defined(TG_BUILDING_LIBRARY)
+#define TG_CAPI_EXPORT __declspec(dllexport)
+#else
+#define TG_CAPI_EXPORT __declspec(dllimport)
+#endif
+#else
+#define TG_CAPI_EXPORT __attribute__((visibility("default")))
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ===================================================================================== */
+/* Version                                                                               */
+/* ===================================================================================== */
+
+/* The library's version, e.g. "0.1.0". Static storage; never freed. */
+TG_CAPI_EXPORT extern const char* TG_Version(void);
+
+/* ===================================================================================== */
+/* Status codes and TG_Status                                                            */
+/* ===================================================================================== */
+
+/* TG_Code (TensorFlow's numbering) is defined in tgraph/types.h. */
+
+/* A code and a message. Messages name the node, tensor, file or plugin involved. */
+
+/* A new status, TG_OK. The caller owns it: TG_DeleteStatus. NULL only when out of memory. */
+TG_CAPI_EXPORT extern TG_Status* TG_NewStatus(void);
+/* NULL is a no-op. */
+TG_CAPI_EXPORT extern void TG_DeleteStatus(TG_Status* s);
+/* Sets code and message (copied; NULL = ""). With TG_OK the message is dropped. */
+TG_CAPI_EXPORT extern void TG_SetStatus(TG_Status* s, TG_Code code, const char* msg);
+/* TG_OK for a NULL status. */
+TG_CAPI_EXPORT extern TG_Code TG_GetCode(const TG_Status* s);
+/* "" when TG_OK. Owned by the status; valid until it is next changed or deleted. */
+TG_CAPI_EXPORT extern const char* TG_Message(const TG_Status* s);
+/* TensorFlow's spelling of a code, e.g. "INVALID_ARGUMENT". Static storage. */
+TG_CAPI_EXPORT extern const char* TG_CodeName(TG_Code code);
+
+/* ===================================================================================== */
+/* Data types                                                                            */
+/* ===================================================================================== */
+
+/* TG_DataType (TensorFlow's DataType numbering) is defined in tgraph/types.h. */
+
+/* Bytes per element (of the base type for _REF values); 0 for types without a fixed-size
+ * element (TG_STRING, TG_RESOURCE, TG_VARIANT) and for invalid values. Sub-byte types
+ * (TG_INT4, ...) report 1: one element per byte. */
+TG_CAPI_EXPORT extern size_t TG_DataTypeSize(TG_DataType dt);
+/* TensorFlow's spelling: "float", "int32", "float_ref", ...; "invalid" for 0; NULL for a
+ * value that is no data type. Static storage; never freed. */
+TG_CAPI_EXPORT extern const char* TG_DataTypeName(TG_DataType dt);
+
+/* ===================================================================================== */
+/* TG_Buffer                                                                             */
+/* ===================================================================================== */
+
+/* A block of bytes (serialized protos, text). `data_deallocator`, when set, is called once
+ * with (data, length) by TG_DeleteBuffer or when the library replaces the contents. */
+typedef struct TG_Buffer {
+  const void* data;
+  size_t length;
+  void (*data_deallocator)(void* data, size_t length);
+} TG_Buffer;
+
+/* An empty buffer (data NULL, length 0, no deallocator). Caller frees: TG_DeleteBuffer. */
+TG_CAPI_EXPORT extern TG_Buffer* TG_NewBuffer(void);
+/* A buffer holding a copy of proto[0, proto_len). Caller frees: TG_DeleteBuffer. NULL only
+ * when out of memory. */
+TG_CAPI_EXPORT extern TG_Buffer* TG_NewBufferFromString(const void* proto, size_t proto_len);
+/* Calls the deallocator (if any) on the data, then frees the buffer. NULL is a no-op. */
+TG_CAPI_EXPORT extern void TG_DeleteBuffer(TG_Buffer* buffer);
+/* A copy of the struct (the data is not copied; it still belongs to `buffer`). */
+TG_CAPI_EXPORT extern TG_Buffer TG_GetBuffer(TG_Buffer* buffer);
+
+/* Functions below that write into a caller's TG_Buffer* first release what it held (through
+ * its deallocator), then store library-allocated data with a library deallocator; the data
+ * stays valid until the buffer is deleted or written again. */
+
+/* ===================================================================================== */
+/* TG_Tensor                                                                             */
+/* ===================================================================================== */
+
+/* A host tensor: dtype, fully defined shape, elements. Caller owns: TG_DeleteTensor. */
+
+/* A tensor with zero-filled storage owned by the library. `len` must equal the byte size
+ * (product of dims * TG_DataTypeSize). For TG_STRING, `len` must be 0 and every element is
+ * the empty string (use TG_NewStringTensor to give contents). NULL on a bad dtype, negative
+ * dim, size mismatch or overflow, or when out of memory. */
+TG_CAPI_EXPORT extern TG_Tensor* TG_AllocateTensor(TG_DataType dtype, const int64_t* dims,
+                                                   int num_dims, size_t len);
+
+/* A tensor over caller memory: `data` (len bytes, row-major, host byte order) is adopted and
+ * `deallocator(data, len, deallocator_arg)` is called exactly once when the library is done
+ * with it -- also when this call fails (before it returns NULL). `deallocator` may be NULL
+ * (the caller then keeps `data` alive longer than the tensor). If `data` is not 64-byte
+ * aligned the library copies it and calls the deallocator before returning. Not for
+ * TG_STRING (use TG_NewStringTensor). Returns NULL on a bad dtype, negative dim, or a `len`
+ * that does not match the shape. */
+TG_CAPI_EXPORT extern TG_Tensor* TG_NewTensor(TG_DataType dtype, const int64_t* dims,
+                                              int num_dims, void* data, size_t len,
+                                              void (*deallocator)(void* data, size_t len,
+                                                                  void* arg),
+                                              void* deallocator_arg);
+
+/* A TG_STRING tensor of shape dims[0, num_dims); element i is strs[i][0, lens[i]) (copied;
+ * may contain NUL bytes). `strs` and `lens` hold product(dims) entries. Caller owns the
+ * result. */
+TG_CAPI_EXPORT extern TG_Tensor* TG_NewStringTensor(const int64_t* dims, int num_dims,
+                                                    const char* const* strs,
+                                                    const size_t* lens, TG_Status* status);
+/* Element `index` (row-major) of a TG_STRING tensor. *data points into the tensor and stays
+ * valid for the tensor's life; it is not NUL-terminated in general. */
+TG_CAPI_EXPORT extern void TG_TensorGetString(const TG_Tensor* t, int64_t index,
+                                              const char** data, size_t* len,
+                                              TG_Status* status);
+
+/* NULL is a no-op. Runs the deallocator of adopted data once no one else shares it. */
+TG_CAPI_EXPORT extern void TG_DeleteTensor(TG_Tensor* t);
+TG_CAPI_EXPORT extern TG_DataType TG_TensorType(const TG_Tensor* t);
+TG_CAPI_EXPORT extern int TG_NumDims(const TG_Tensor* t);
+/* Dim `dim_index`; -1 when out of range. */
+TG_CAPI_EXPORT extern int64_t TG_Dim(const TG_Tensor* t, int dim_index);
+/* Bytes of element storage; 0 for TG_STRING. */
+TG_CAPI_EXPORT extern size_t TG_TensorByteSize(const TG_Tensor* t);
+/* The element bytes, owned by the tensor (writable while no graph holds a copy of it); NULL
+ * for TG_STRING and for empty tensors without storage. */
+TG_CAPI_EXPORT extern void* TG_TensorData(const TG_Tensor* t);
+TG_CAPI_EXPORT extern int64_t TG_TensorElementCount(const TG_Tensor* t);
+
+/* ===================================================================================== */
+/* Graph, operations, tensors of the graph                                               */
+/* ===================================================================================== */
+
+typedef struct TG_Graph TG_Graph;
+/* Owned by its graph; valid until TG_DeleteGraph. */
+typedef struct TG_Operation TG_Operation;
+/* Being built; consumed by TG_FinishOperation or TG_AbandonOperation. */
+typedef struct TG_OperationDescription TG_OperationDescription;
+
+/* Output `index` of `oper`: the tensor "name:index". */
+typedef struct TG_Output {
+  TG_Operation* oper;
+  int index;
+} TG_Output;
+
+/* Input `index` of `oper`. */
+typedef struct TG_Input {
+  TG_Operation* oper;
+  int index;
+} TG_Input;
+
+/* A new, empty graph using the global op registry. Caller owns: TG_DeleteGraph. */
+TG_CAPI_EXPORT extern TG_Graph* TG_NewGraph(void);
+/* Frees the graph with every operation, variable and device-function registration in it.
+ * NULL is a no-op. */
+TG_CAPI_EXPORT extern void TG_DeleteGraph(TG_Graph* g);
+
+/* The operation named `oper_name`, or NULL. */
+TG_CAPI_EXPORT extern TG_Operation* TG_GraphOperationByName(TG_Graph* g, const char* oper_name);
+/* The tensor named "op" (output 0) or "op:k" (get_tensor_by_name). NOT_FOUND /
+ * INVALID_ARGUMENT naming the tensor; {NULL, -1} then. */
+TG_CAPI_EXPORT extern TG_Output TG_GraphOutputByName(TG_Graph* g, const char* tensor_name,
+                                                     TG_Status* status);
+/* Iterates in creation order: start with *pos = 0; returns NULL at the end. */
+TG_CAPI_EXPORT extern TG_Operation* TG_GraphNextOperation(TG_Graph* g, size_t* pos);
+TG_CAPI_EXPORT extern int TG_GraphNumOperations(TG_Graph* g);
+
+/* Static shapes. `dims[i] == -1` is an unknown dim; num_dims == -1 is an unknown rank.
+ * SetTensorShape merges the given shape into what is known; an incompatible shape is
+ * INVALID_ARGUMENT naming the tensor. */
+TG_CAPI_EXPORT extern void TG_GraphSetTensorShape(TG_Graph* g, TG_Output output,
+                                                  const int64_t* dims, int num_dims,
+                                                  TG_Status* status);
+/* The rank, or -1 if unknown. */
+TG_CAPI_EXPORT extern int TG_GraphGetTensorNumDims(TG_Graph* g, TG_Output output,
+                                                   TG_Status* status);
+/* Writes the dims (-1 = unknown) to dims[0, num_dims); num_dims must equal the rank. */
+TG_CAPI_EXPORT extern void TG_GraphGetTensorShape(TG_Graph* g, TG_Output output, int64_t* dims,
+                                                  int num_dims, TG_Status* status);
+
+/* Makes the graph read-only: creating operations and pushing onto its stacks then fail with
+ * FAILED_PRECONDITION. Cannot be undone. NULL is a no-op. */
+TG_CAPI_EXPORT extern void TG_GraphFinalize(TG_Graph* g);
+/* 1 if finalized, else 0. */
+TG_CAPI_EXPORT extern int TG_GraphIsFinalized(const TG_Graph* g);
+
+/* ---- building an operation ---- */
+
+/* Starts an operation of type `op_type`. `name` NULL or "" means the op type; the name is
+ * prefixed with the current name scope and made unique ("Const", "Const_1", ...) when the
+ * operation is finished, like TensorFlow's Python API; a name ending in '/' is taken
+ * exactly (without the '/') and must be free. Never NULL except when out of memory; bad
+ * arguments (NULL graph / op_type) are reported by TG_FinishOperation. */
+TG_CAPI_EXPORT extern TG_OperationDescription* TG_NewOperation(TG_Graph* g, const char* op_type,
+                                                               const char* oper_name);
+/* Explicit device (canonicalised, e.g. "/gpu:1" -> "/device:GPU:1"); its fields win over the
+ * graph's device stack. */
+TG_CAPI_EXPORT extern void TG_SetDevice(TG_OperationDescription* desc, const char* device);
+/* Adds one input: feeds the next single-tensor argument of the op definition. */
+TG_CAPI_EXPORT extern void TG_AddInput(TG_OperationDescription* desc, TG_Output input);
+/* Adds a list input: feeds the next list argument (`N * T` or `list(type)`). `inputs` is
+ * copied. */
+TG_CAPI_EXPORT extern void TG_AddInputList(TG_OperationDescription* desc,
+                                           const TG_Output* inputs, int num_inputs);
+TG_CAPI_EXPORT extern void TG_AddControlInput(TG_OperationDescription* desc, TG_Operation* input);
+/* Colocates the new operation with `op` (its `_class` gets "loc:@<op's group>"). */
+TG_CAPI_EXPORT extern void TG_ColocateWith(TG_OperationDescription* desc, TG_Operation* op);
+
+/* Attr setters. Values are copied. An invalid value (negative list length, dim < -1, NULL
+ * attr name, ...) is remembered by the description and makes TG_FinishOperation fail with a
+ * message naming the attr; setters with a TG_Status also report there at once. Setting an
+ * attr twice keeps the last value. Strings may contain NUL bytes. */
+TG_CAPI_EXPORT extern void TG_SetAttrString(TG_OperationDescription* desc, const char* attr_name,
+                                            const void* value, size_t length);
+TG_CAPI_EXPORT extern void TG_SetAttrStringList(TG_OperationDescription* desc,
+                                                const char* attr_name,
+                                                const void* const* values,
+                                                const size_t* lengths, int num_values);
+TG_CAPI_EXPORT extern void TG_SetAttrInt(TG_OperationDescription* desc, const char* attr_name,
+                                         int64_t value);
+TG_CAPI_EXPORT extern void TG_SetAttrIntList(TG_OperationDescription* desc,
+                                             const char* attr_name, const int64_t* values,
+                                             int num_values);
+TG_CAPI_EXPORT extern void TG_SetAttrFloat(TG_OperationDescription* desc, const char* attr_name,
+                                           float value);
+TG_CAPI_EXPORT extern void TG_SetAttrFloatList(TG_OperationDescription* desc,
+                                               const char* attr_name, const float* values,
+                                               int num_values);
+TG_CAPI_EXPORT extern void TG_SetAttrBool(TG_OperationDescription* desc, const char* attr_name,
+                                          unsigned char value);
+TG_CAPI_EXPORT extern void TG_SetAttrBoolList(TG_OperationDescription* desc,
+                                              const char* attr_name,
+                                              const unsigned char* values, int num_values);
+TG_CAPI_EXPORT extern void TG_SetAttrType(TG_OperationDescription* desc, const char* attr_name,
+                                          TG_DataType value);
+TG_CAPI_EXPORT extern void TG_SetAttrTypeList(TG_OperationDescription* desc,
+                                              const char* attr_name, const TG_DataType* values,
+                                              int num_values);
+/* dims[0, num_dims), -1 = unknown dim; num_dims == -1 = unknown rank (dims ignored). */
+TG_CAPI_EXPORT extern void TG_SetAttrShape(TG_OperationDescription* desc, const char* attr_name,
+                                           const int64_t* dims, int num_dims);
+/* Shape i is dims[i][0, num_dims[i]); num_dims[i] == -1 = unknown rank. */
+TG_CAPI_EXPORT extern void TG_SetAttrShapeList(TG_OperationDescription* desc,
+                                               const char* attr_name,
+                                               const int64_t* const* dims,
+                                               const int* num_dims, int num_shapes);
+/* A serialized TensorShapeProto. */
+TG_CAPI_EXPORT extern void TG_SetAttrTensorShapeProto(TG_OperationDescription* desc,
+                                                      const char* attr_name, const void* proto,
+                                                      size_t proto_len, TG_Status* status);
+TG_CAPI_EXPORT extern void TG_SetAttrTensorShapeProtoList(TG_OperationDescription* desc,
+                                                          const char* attr_name,
+                                                          const void* const* protos,
+                                                          const size_t* proto_lens,
+                                                          int num_shapes, TG_Status* status);
+/* The tensor's value is copied into the attr; the caller keeps ownership of `value`. */
+TG_CAPI_EXPORT extern void TG_SetAttrTensor(TG_OperationDescription* desc, const char* attr_name,
+                                            const TG_Tensor* value, TG_Status* status);
+TG_CAPI_EXPORT extern void TG_SetAttrTensorList(TG_OperationDescription* desc,
+                                                const char* attr_name,
+                                                const TG_Tensor* const* values, int num_values,
+                                                TG_Status* status);
+/* A serialized AttrValue proto (any kind). */
+TG_CAPI_EXPORT extern void TG_SetAttrValueProto(TG_OperationDescription* desc,
+                                                const char* attr_name, const void* proto,
+                                                size_t proto_len, TG_Status* status);
+
+/* Validates the description against the op definition (attrs, input dtypes), applies the
+ * graph's name scope and stacks, infers output dtypes and static shapes, and adds the
+ * operation. Always consumes `desc`. On failure nothing is added, NULL is returned and the
+ * status names the operation (e.g. an incompatible MatMul shape). */
+TG_CAPI_EXPORT extern TG_Operation* TG_FinishOperation(TG_OperationDescription* desc,
+                                                       TG_Status* status);
+/* Frees `desc` without adding anything. NULL is a no-op. */
+TG_CAPI_EXPORT extern void TG_AbandonOperation(TG_OperationDescription* desc);
+
+/* ---- introspection ---- */
+
+/* Strings owned by the graph; valid until TG_DeleteGraph. NULL for a NULL operation. */
+TG_CAPI_EXPORT extern const char* TG_OperationName(const TG_Operation* oper);
+TG_CAPI_EXPORT extern const char* TG_OperationOpType(const TG_Operation* oper);
+/* Canonical device string, "" if none. */
+TG_CAPI_EXPORT extern const char* TG_OperationDevice(const TG_Operation* oper);
+
+TG_CAPI_EXPORT extern int TG_OperationNumOutputs(const TG_Operation* oper);
+/* TG_INVALID_DTYPE for an index out of range. */
+TG_CAPI_EXPORT extern TG_DataType TG_OperationOutputType(TG_Output oper_out);
+/* Number of tensors of the output argument `arg_name` (> 1 for lists). INVALID_ARGUMENT
+ * naming the op when it has no such argument; -1 then. */
+TG_CAPI_EXPORT extern int TG_OperationOutputListLength(const TG_Operation* oper,
+                                                       const char* arg_name,
+                                                       TG_Status* status);
+TG_CAPI_EXPORT extern int TG_OperationNumInputs(const TG_Operation* oper);
+/* The dtype the op expects at the input (a _REF type for ref inputs). */
+TG_CAPI_EXPORT extern TG_DataType TG_OperationInputType(TG_Input oper_in);
+TG_CAPI_EXPORT extern int TG_OperationInputListLength(const TG_Operation* oper,
+                                                      const char* arg_name, TG_Status* status);
+/* The tensor feeding the input; {NULL, -1} for an index out of range. */
+TG_CAPI_EXPORT extern TG_Output TG_OperationInput(TG_Input oper_in);
+/* Writes min(max_inputs, NumInputs) producers to inputs[]. */
+TG_CAPI_EXPORT extern void TG_OperationAllInputs(const TG_Operation* oper, TG_Output* inputs,
+                                                 int max_inputs);
+
+TG_CAPI_EXPORT extern int TG_OperationOutputNumConsumers(TG_Output oper_out);
+/* Writes up to max_consumers consumers; returns how many there are in all. */
+TG_CAPI_EXPORT extern int TG_OperationOutputConsumers(TG_Output oper_out, TG_Input* consumers,
+                                                      int max_consumers);
+TG_CAPI_EXPORT extern int TG_OperationNumControlInputs(const TG_Operation* oper);
+/* Writes up to max_control_inputs; returns how many there are in all. */
+TG_CAPI_EXPORT extern int TG_OperationGetControlInputs(const TG_Operation* oper,
+                                                       TG_Operation** control_inputs,
+                                                       int max_control_inputs);
+TG_CAPI_EXPORT extern int TG_OperationNumControlOutputs(const TG_Operation* oper);
+TG_CAPI_EXPORT extern int TG_OperationGetControlOutputs(const TG_Operation* oper,
+                                                        TG_Operation** control_outputs,
+                                                        int max_control_outputs);
+
+/* ---- attributes ---- */
+
+typedef enum TG_AttrType {
+  TG_ATTR_STRING = 0,
+  TG_ATTR_INT = 1,
+  TG_ATTR_FLOAT = 2,
+  TG_ATTR_BOOL = 3,
+  TG_ATTR_TYPE = 4,
+  TG_ATTR_SHAPE = 5,
+  TG_ATTR_TENSOR = 6,
+  TG_ATTR_PLACEHOLDER = 7,
+  TG_ATTR_FUNC = 8
+} TG_AttrType;
+
+typedef struct TG_AttrMetadata {
+  /* 1 for list(...) attrs. */
+  unsigned char is_list;
+  /* Number of elements of a list; -1 for a scalar attr. */
+  int64_t list_size;
+  /* Element type (for an empty list, the type the op definition declares). */
+  TG_AttrType type;
+  /* string: its length; list(string): sum of lengths; shape: rank (-1 unknown);
+   * list(shape): sum of known ranks; -1 otherwise. */
+  int64_t total_size;
+} TG_AttrMetadata;
+
+/* NOT_FOUND naming the op and attr when absent. */
+TG_CAPI_EXPORT extern TG_AttrMetadata TG_OperationGetAttrMetadata(const TG_Operation* oper,
+                                                                  const char* attr_name,
+                                                                  TG_Status* status);
+/* The attrs in name order (defaults included). Names are owned by the graph; valid until
+ * TG_DeleteGraph. NULL for an index out of range. */
+TG_CAPI_EXPORT extern int TG_OperationNumAttrs(const TG_Operation* oper);
+TG_CAPI_EXPORT extern const char* TG_OperationAttrName(const TG_Operation* oper, int i);
+
+/* Getters: NOT_FOUND when the attr is absent, INVALID_ARGUMENT when it has another kind or
+ * the caller's storage is too small. Copies into caller memory unless said otherwise. */
+/* Copies min(max_length, length) bytes (length from the metadata's total_size). */
+TG_CAPI_EXPORT extern void TG_OperationGetAttrString(const TG_Operation* oper,
+                                                     const char* attr_name, void* value,
+                                                     size_t max_length, TG_Status* status);
+/* values[i] / lengths[i] for i < min(max_values, list_size); the bytes are stored in
+ * storage[0, storage_size) and values[i] point into it. INVALID_ARGUMENT if storage is too
+ * small (total_size bytes are needed). */
+TG_CAPI_EXPORT extern void TG_OperationGetAttrStringList(const TG_Operation* oper,
+                                                         const char* attr_name, void** values,
+                                                         size_t* lengths, int max_values,
+                                                         void* storage, size_t storage_size,
+                                                         TG_Status* status);
+TG_CAPI_EXPORT extern void TG_OperationGetAttrInt(const TG_Operation* oper,
+                                                  const char* attr_name, int64_t* value,
+                                                  TG_Status* status);
+/* Writes min(max_values, list_size) values. */
+TG_CAPI_EXPORT extern void TG_OperationGetAttrIntList(const TG_Operation* oper,
+                                                      const char* attr_name, int64_t* values,
+                                                      int max_values, TG_Status* status);
+TG_CAPI_EXPORT extern void TG_OperationGetAttrFloat(const TG_Operation* oper,
+                                                    const char* attr_name, float* value,
+                                                    TG_Status* status);
+TG_CAPI_EXPORT extern void TG_OperationGetAttrFloatList(const TG_Operation* oper,
+                                                        const char* attr_name, float* values,
+                                                        int max_values, TG_Status* status);
+TG_CAPI_EXPORT extern void TG_OperationGetAttrBool(const TG_Operation* oper,
+                                                   const char* attr_name, unsigned char* value,
+                                                   TG_Status* status);
+TG_CAPI_EXPORT extern void TG_OperationGetAttrBoolList(const TG_Operation* oper,
+                                                       const char* attr_name,
+                                                       unsigned char* values, int max_values,
+                                                       TG_Status* status);
+TG_CAPI_EXPORT extern void TG_OperationGetAttrType(const TG_Operation* oper,
+                                                   const char* attr_name, TG_DataType* value,
+                                                   TG_Status* status);
+TG_CAPI_EXPORT extern void TG_OperationGetAttrTypeList(const TG_Operation* oper,
+                                                       const char* attr_name,
+                                                       TG_DataType* values, int max_values,
+                                                       TG_Status* status);
+/* Writes min(num_dims, rank) dims (-1 = unknown). The rank is the metadata's total_size. */
+TG_CAPI_EXPORT extern void TG_OperationGetAttrShape(const TG_Operation* oper,
+                                                    const char* attr_name, int64_t* value,
+                                                    int num_dims, TG_Status* status);
+/* For i < min(num_shapes, list_size): num_dims[i] = rank (-1 unknown) and dims[i] points
+ * into storage[0, storage_size) (in int64_t units) at that shape's dims (NULL for unknown
+ * rank). INVALID_ARGUMENT if storage is too small (total_size entries are needed). */
+TG_CAPI_EXPORT extern void TG_OperationGetAttrShapeList(const TG_Operation* oper,
+                                                        const char* attr_name, int64_t** dims,
+                                                        int* num_dims, int num_shapes,
+                                                        int64_t* storage, int storage_size,
+                                                        TG_Status* status);
+/* The shape as a serialized TensorShapeProto, written into `value`. */
+TG_CAPI_EXPORT extern void TG_OperationGetAttrTensorShapeProto(const TG_Operation* oper,
+                                                               const char* attr_name,
+                                                               TG_Buffer* value,
+                                                               TG_Status* status);
+/* values[i] = a new buffer the caller frees with TG_DeleteBuffer, for
+ * i < min(max_values, list_size). */
+TG_CAPI_EXPORT extern void TG_OperationGetAttrTensorShapeProtoList(const TG_Operation* oper,
+                                                                   const char* attr_name,
+                                                                   TG_Buffer** values,
+                                                                   int max_values,
+                                                                   TG_Status* status);
+/* *value = a new tensor the caller frees with TG_DeleteTensor (NULL on failure). */
+TG_CAPI_EXPORT extern void TG_OperationGetAttrTensor(const TG_Operation* oper,
+                                                     const char* attr_name, TG_Tensor** value,
+                                                     TG_Status* status);
+/* values[i] = a new tensor the caller frees, for i < min(max_values, list_size); on failure
+ * nothing is returned (no tensor to free). */
+TG_CAPI_EXPORT extern void TG_OperationGetAttrTensorList(const TG_Operation* oper,
+                                                         const char* attr_name,
+                                                         TG_Tensor** values, int max_values,
+                                                         TG_Status* status);
+/* The attr as a serialized AttrValue proto, written into `output`. */
+TG_CAPI_EXPORT extern void TG_OperationGetAttrValueProto(const TG_Operation* oper,
+                                                         const char* attr_name,
+                                                         TG_Buffer* output, TG_Status* status);
+/* The operation as a serialized NodeDef (name, op, inputs "x", "x:1", "^ctl", device,
+ * attrs), written into `output_node_def`. */
+TG_CAPI_EXPORT extern void TG_OperationToNodeDef(const TG_Operation* oper,
+                                                 TG_Buffer* output_node_def, TG_Status* status);
+
+/* ===================================================================================== */
+/* Building context: name scopes, control dependencies, devices, colocation              */
+/* ===================================================================================== */
+/* Each Push* that succeeds must be matched by its Pop* (contexts are per graph, LIFO per
+ * kind). Pops on an empty stack are FAILED_PRECONDITION; pushes on a finalized graph too. */
+
+/* name_scope(name): "" or NULL resets to the top level; "a/b/" re-enters "a/b" as is;
+ * anything else opens a new scope under the current one, made unique ("inner", "inner_1"). */
+TG_CAPI_EXPORT extern void TG_GraphPushNameScope(TG_Graph* g, const char* name,
+                                                 TG_Status* status);
+TG_CAPI_EXPORT extern void TG_GraphPopNameScope(TG_Graph* g, TG_Status* status);
+/* The current scope without a trailing '/' ("" at top level, "outer/inner" inside). Append
+ * '/' to re-enter it later. Owned by the graph; valid until the next call that changes the
+ * graph. */
+TG_CAPI_EXPORT extern const char* TG_GraphCurrentNameScope(TG_Graph* g);
+/* unique_name(name): the current scope + name, with _1, _2, ... if taken. With mark_used != 0
+ * the name is reserved. The result (not NUL-terminated; length in out->length) is written
+ * into `out`. */
+TG_CAPI_EXPORT extern void TG_GraphUniqueName(TG_Graph* g, const char* name, int mark_used,
+                                              TG_Buffer* out, TG_Status* status);
+
+/* control_dependencies(ops): ops created until the matching pop get ops[0, n) as control
+ * inputs, in union with the enclosing frames. Only ops created inside are affected. */
+TG_CAPI_EXPORT extern void TG_GraphPushControlDependencies(TG_Graph* g,
+                                                           TG_Operation* const* ops, int n,
+                                                           TG_Status* status);
+/* control_dependencies(None): ops inside ignore enclosing frames. */
+TG_CAPI_EXPORT extern void TG_GraphPushClearControlDependencies(TG_Graph* g, TG_Status* status);
+TG_CAPI_EXPORT extern void TG_GraphPopControlDependencies(TG_Graph* g, TG_Status* status);
+
+/* device(string): canonicalised ("/gpu:1" -> "/device:GPU:1"); fields of inner entries win
+ * over outer ones. INVALID_ARGUMENT naming a malformed string. */
+TG_CAPI_EXPORT extern void TG_GraphPushDevice(TG_Graph* g, const char* device, TG_Status* status);
+
+/* A device function: called once for every op created while it is on the stack, with that
+ * op (read it with the TG_Operation* getters; do not build in the graph from inside).
+ * Returns the device string for the op, which the library copies at once (so static or
+ * per-call storage is fine); NULL or "" makes no choice. `arg` is the pointer given at push;
+ * the caller keeps it alive until the matching pop or TG_DeleteGraph. A string that is not
+ * a valid device makes the op's creation fail. */
+typedef const char* (*TG_DeviceFunction)(void* arg, const TG_Operation* op);
+TG_CAPI_EXPORT extern void TG_GraphPushDeviceFunction(TG_Graph* g, TG_DeviceFunction fn,
+                                                      void* arg, TG_Status* status);
+/* device(None): ops inside ignore enclosing device entries. */
+TG_CAPI_EXPORT extern void TG_GraphPushClearDevice(TG_Graph* g, TG_Status* status);
+TG_CAPI_EXPORT extern void TG_GraphPopDevice(TG_Graph* g, TG_Status* status);
+
+/* colocate_with(op, ignore_existing): ops created inside get `_class = ["loc:@..."]` of op's
+ * colocation group and op's device. */
+TG_CAPI_EXPORT extern void TG_GraphPushColocateWith(TG_Graph* g, TG_Operation* op,
+                                                    int ignore_existing, TG_Status* status);
+TG_CAPI_EXPORT extern void TG_GraphPopColocateWith(TG_Graph* g, TG_Status* status);
+
+/* ===================================================================================== */
+/* Collections                                                                           */
+/* ===================================================================================== */
+
+/* TensorFlow's GraphKeys. */
+#define TG_GLOBAL_VARIABLES "variables"
+#define TG_TRAINABLE_VARIABLES "trainable_variables"
+#define TG_LOCAL_VARIABLES "local_variables"
+#define TG_MODEL_VARIABLES "model_variables"
+#define TG_UPDATE_OPS "update_ops"
+#define TG_SUMMARIES "summaries"
+#define TG_TRAIN_OP "train_op"
+#define TG_LOSSES "losses"
+#define TG_REGULARIZATION_LOSSES "regularization_losses"
+#define TG_GLOBAL_STEP "global_step"
+
+typedef struct TG_Variable TG_Variable;
+
+/* A snapshot of one collection's items. Caller owns: TG_DeleteCollection. The operations,
+ * outputs and variables in it belong to the graph (valid until TG_DeleteGraph). */
+typedef struct TG_Collection TG_Collection;
+
+/* (The enum is named ...Type because TG_CollectionItemKind is the accessor function.) */
+typedef enum TG_CollectionItemType {
+  TG_COLLECTION_ITEM_INVALID = -1, /* index out of range */
+  TG_COLLECTION_ITEM_OPERATION = 0,
+  TG_COLLECTION_ITEM_OUTPUT = 1,
+  TG_COLLECTION_ITEM_VARIABLE = 2,
+  TG_COLLECTION_ITEM_BYTES = 3,
+  TG_COLLECTION_ITEM_INT64 = 4,
+  TG_COLLECTION_ITEM_FLOAT = 5
+} TG_CollectionItemType;
+
+/* add_to_collection(key, item): appends (duplicates allowed). `key` is any string. */
+TG_CAPI_EXPORT extern void TG_GraphAddToCollectionOperation(TG_Graph* g, const char* key,
+                                                            TG_Operation* op, TG_Status* status);
+TG_CAPI_EXPORT extern void TG_GraphAddToCollectionOutput(TG_Graph* g, const char* key,
+                                                         TG_Output output, TG_Status* status);
+TG_CAPI_EXPORT extern void TG_GraphAddToCollectionVariable(TG_Graph* g, const char* key,
+                                                           TG_Variable* var, TG_Status* status);
+/* data[0, len) is copied. */
+TG_CAPI_EXPORT extern void TG_GraphAddToCollectionBytes(TG_Graph* g, const char* key,
+                                                        const void* data, size_t len,
+                                                        TG_Status* status);
+TG_CAPI_EXPORT extern void TG_GraphAddToCollectionInt64(TG_Graph* g, const char* key,
+                                                        int64_t value, TG_Status* status);
+TG_CAPI_EXPORT extern void TG_GraphAddToCollectionFloat(TG_Graph* g, const char* key,
+                                                        float value, TG_Status* status);
+
+/* get_collection(key, scope): the items in insertion order; a missing key gives an empty
+ * collection. With a scope (NULL or "" = all), only operations, outputs and variables whose
+ * name matches the regular expression `scope` at its start; plain values are left out. */
+TG_CAPI_EXPORT extern TG_Collection* TG_GraphGetCollection(TG_Graph* g, const char* key,
+                                                           const char* scope,
+                                                           TG_Status* status);
+TG_CAPI_EXPORT extern int TG_CollectionSize(const TG_Collection* c);
+TG_CAPI_EXPORT extern TG_CollectionItemType TG_CollectionItemKind(const TG_Collection* c, int i);
+/* Each accessor returns a neutral value (NULL, {NULL,-1}, 0) when item i has another kind. */
+TG_CAPI_EXPORT extern TG_Operation* TG_CollectionItemOperation(const TG_Collection* c, int i);
+TG_CAPI_EXPORT extern TG_Output TG_CollectionItemOutput(const TG_Collection* c, int i);
+TG_CAPI_EXPORT extern TG_Variable* TG_CollectionItemVariable(const TG_Collection* c, int i);
+/* *data points into the collection snapshot (valid until TG_DeleteCollection). Returns 1 if
+ * item i is bytes, else 0 (and *data = NULL, *len = 0). */
+TG_CAPI_EXPORT extern int TG_CollectionItemBytes(const TG_Collection* c, int i,
+                                                 const void** data, size_t* len);
+TG_CAPI_EXPORT extern int64_t TG_CollectionItemInt64(const TG_Collection* c, int i);
+TG_CAPI_EXPORT extern float TG_CollectionItemFloat(const TG_Collection* c, int i);
+/* NULL is a no-op. */
+TG_CAPI_EXPORT extern void TG_DeleteCollection(TG_Collection* c);
+
+/* The collection keys in sorted order. TG_GraphCollectionKey's result is owned by the graph
+ * and valid until the set of keys changes or TG_DeleteGraph; NULL for i out of range. */
+TG_CAPI_EXPORT extern int TG_GraphNumCollectionKeys(TG_Graph* g);
+TG_CAPI_EXPORT extern const char* TG_GraphCollectionKey(TG_Graph* g, int i);
+/* clear_collection(key). */
+TG_CAPI_EXPORT extern void TG_GraphClearCollection(TG_Graph* g, const char* key,
+                                                   TG_Status* status);
+
+/* ===================================================================================== */
+/* Variables                                                                             */
+/* ===================================================================================== */
+/* A variable is the subgraph V/initial_value (Const, when the library makes the value),
+ * V (VariableV2), V/Assign (its initializer) and V/read (Identity), with Assign and read
+ * colocated with V (`_class: loc:@V`). It joins TG_GLOBAL_VARIABLES and, if trainable,
+ * TG_TRAINABLE_VARIABLES. TG_Variable* is owned by the graph (valid until TG_DeleteGraph). */
+
+typedef struct TG_VariableOptions {
+  /* sizeof(TG_VariableOptions) as the caller was compiled; set by TG_InitVariableOptions. */
+  size_t struct_size;
+  /* NULL or "" = "Variable" (TG_GraphNewVariable*); ignored by TG_GraphGetVariable*. Made
+   * unique and scoped like an op name. */
+  const char* name;
+  /* Nonzero: also join TG_TRAINABLE_VARIABLES. */
+  int trainable;
+  /* Nonzero: the initial value must have a fully defined shape. */
+  int validate_shape;
+  /* Extra collections to join, besides the base ones. */
+  const char* const* collections;
+  int num_collections;
+  /* When num_base_collections > 0, these replace {TG_GLOBAL_VARIABLES} (e.g.
+   * TG_LOCAL_VARIABLES for a local variable). */
+  const char* const* base_collections;
+  int num_base_collections;
+} TG_VariableOptions;
+
+/* Fills `opts` with the defaults: struct_size = sizeof, name NULL, trainable 1,
+ * validate_shape 1, no collections. */
+TG_CAPI_EXPORT extern void TG_InitVariableOptions(TG_VariableOptions* opts);
+
+/* tf.Variable(value): the initial value is a Const "V/initial_value" holding a copy of
+ * `initial_value` (the caller keeps ownership). `opts` may be NULL (defaults). */
+TG_CAPI_EXPORT extern TG_Variable* TG_GraphNewVariableFromTensor(TG_Graph* g,
+                                                                 const TG_Tensor* initial_value,
+                                                                 const TG_VariableOptions* opts,
+                                                                 TG_Status* status);
+/* tf.Variable(tensor): the initial value is a tensor of the graph built beforehand. */
+TG_CAPI_EXPORT extern TG_Variable* TG_GraphNewVariable(TG_Graph* g, TG_Output initial_value,
+                                                       const TG_VariableOptions* opts,
+                                                       TG_Status* status);
+
+/* Builds a variable's initial value. Called during variable creation inside the variable's
+ * name scope ("V/"), so ops it makes with TG_NewOperation are named "V/...". Returns the
+ * value tensor, or sets `status` (which it receives in the TG_OK state) to fail the
+ * creation. For TG_GraphGetVariableWithInitializer, `dims`/`num_dims` give the variable's
+ * shape and `dtype` its type; for TG_GraphNewVariableWithInitializer they are NULL/-1 and
+ * TG_INVALID_DTYPE. */
+typedef TG_Output (*TG_InitializerFunction)(void* arg, TG_Graph* g, TG_DataType dtype,
+                                            const int64_t* dims, int num_dims,
+                                            TG_Status* status);
+/* tf.Variable(lambda: ...): the initial value is built by `fn` inside the variable's
+ * scope. */
+TG_CAPI_EXPORT extern TG_Variable* TG_GraphNewVariableWithInitializer(
+    TG_Graph* g, TG_InitializerFunction fn, void* arg, const TG_VariableOptions* opts,
+    TG_Status* status);
+
+TG_CAPI_EXPORT extern const char* TG_VariableName(const TG_Variable* v); /* "scope/V" */
+/* V:0, the reference tensor (dtype *_REF). */
+TG_CAPI_EXPORT extern TG_Output TG_VariableOutput(const TG_Variable* v);
+/* V/read:0, the value. */
+TG_CAPI_EXPORT extern TG_Output TG_VariableReadValue(const TG_Variable* v);
+/* V/Assign. */
+TG_CAPI_EXPORT extern TG_Operation* TG_VariableInitializer(const TG_Variable* v);
+TG_CAPI_EXPORT extern TG_Output TG_VariableInitialValue(const TG_Variable* v);
+/* The base dtype (not _REF). */
+TG_CAPI_EXPORT extern TG_DataType TG_VariableDataType(const TG_Variable* v);
+TG_CAPI_EXPORT extern int TG_VariableTrainable(const TG_Variable* v);
+/* The variable whose VariableV2 op is named `name`, or NULL. */
+TG_CAPI_EXPORT extern TG_Variable* TG_GraphVariableByName(TG_Graph* g, const char* name);
+
+/* global_variables_initializer(): a NoOp named "init" (made unique) with a control input on
+ * every initializer of TG_GLOBAL_VARIABLES. */
+TG_CAPI_EXPORT extern TG_Operation* TG_GraphGlobalVariablesInitializer(TG_Graph* g,
+                                                                       TG_Status* status);
+/* variables_initializer(vars, name): the same over vars[0, n); name NULL = "init". */
+TG_CAPI_EXPORT extern TG_Operation* TG_GraphVariablesInitializer(TG_Graph* g,
+                                                                 TG_Variable* const* vars,
+                                                                 int n, const char* name,
+                                                                 TG_Status* status);
+
+typedef enum TG_Reuse {
+  TG_REUSE_INHERIT = -1, /* the enclosing scope's mode (False at the top level) */
+  TG_REUSE_FALSE = 0,    /* get_variable creates; an existing name is INVALID_ARGUMENT */
+  TG_REUSE_TRUE = 1,     /* get_variable reuses; a missing name is INVALID_ARGUMENT (sticky:
+                            sub-scopes of a reusing scope reuse too) */
+  TG_REUSE_AUTO = 2      /* tf.AUTO_REUSE: reuse if it exists, else create */
+} TG_Reuse;
+
+/* variable_scope(name, reuse): affects the names of get_variable and opens a name scope of
+ * the same name (made unique like name_scope: reopening "s" gives name scope "s_1" while the
+ * variable scope stays "s"). `name` must be non-empty. */
+TG_CAPI_EXPORT extern void TG_GraphPushVariableScope(TG_Graph* g, const char* name,
+                                                     TG_Reuse reuse, TG_Status* status);
+TG_CAPI_EXPORT extern void TG_GraphPopVariableScope(TG_Graph* g, TG_Status* status);
+/* The current variable scope ("" at top level). Owned by the graph; valid until the next
+ * call that changes the graph. */
+TG_CAPI_EXPORT extern const char* TG_GraphCurrentVariableScope(TG_Graph* g);
+
+/* tf.get_variable(name, shape, dtype, initializer): "<variable scope>/name", created or
+ * reused per the scope's reuse mode (the name scope does not apply). dims[0, num_dims)
+ * (num_dims == -1: unknown, then taken from initial_value). dtype TG_INVALID_DTYPE: that of
+ * initial_value, else TG_FLOAT. `initial_value` (copied; may be NULL = zeros) is a scalar
+ * (filled to the shape, "V/Initializer/Const") or a tensor of the variable's shape; it is
+ * only used when the variable is created. `opts` may be NULL; its name is ignored. */
+TG_CAPI_EXPORT extern TG_Variable* TG_GraphGetVariable(TG_Graph* g, const char* name,
+                                                       TG_DataType dtype, const int64_t* dims,
+                                                       int num_dims,
+                                                       const TG_Tensor* initial_value,
+                                                       const TG_VariableOptions* opts,
+                                                       TG_Status* status);
+/* The same with an initializer function (called only when the variable is created, inside
+ * its name scope; ops it makes are named "V/..."). */
+TG_CAPI_EXPORT extern TG_Variable* TG_GraphGetVariableWithInitializer(
+    TG_Graph* g, const char* name, TG_DataType dtype, const int64_t* dims, int num_dims,
+    TG_InitializerFunction fn, void* arg, const TG_VariableOptions* opts, TG_Status* status);
+
+/* ===================================================================================== */
+/* GraphDef import and export                                                            */
+/* ===================================================================================== */
+
+/* The graph as a serialized GraphDef (deterministic bytes), written into `output`. */
+TG_CAPI_EXPORT extern void TG_GraphToGraphDef(TG_Graph* g, TG_Buffer* output_graph_def,
+                                              TG_Status* status);
+/* The graph as a text-format GraphDef (not NUL-terminated; length in output->length). */
+TG_CAPI_EXPORT extern void TG_GraphToGraphDefText(TG_Graph* g, TG_Buffer* output_text,
+                                                  TG_Status* status);
+
+/* Caller owns: TG_DeleteImportGraphDefOptions. */
+typedef struct TG_ImportGraphDefOptions TG_ImportGraphDefOptions;
+TG_CAPI_EXPORT extern TG_ImportGraphDefOptions* TG_NewImportGraphDefOptions(void);
+TG_CAPI_EXPORT extern void TG_DeleteImportGraphDefOptions(TG_ImportGraphDefOptions* opts);
+/* Prefix for imported names (default "import"; NULL or "" = none). Copied. */
+TG_CAPI_EXPORT extern void TG_ImportGraphDefOptionsSetPrefix(TG_ImportGraphDefOptions* opts,
+                                                             const char* prefix);
+/* Uses `dst` (a tensor of the destination graph) wherever the GraphDef uses
+ * src_name:src_index. */
+TG_CAPI_EXPORT extern void TG_ImportGraphDefOptionsAddInputMapping(
+    TG_ImportGraphDefOptions* opts, const char* src_name, int src_index, TG_Output dst);
+/* Imported ops without inputs get a control input on `oper` (of the destination graph). */
+TG_CAPI_EXPORT extern void TG_ImportGraphDefOptionsAddControlDependency(
+    TG_ImportGraphDefOptions* opts, TG_Operation* oper);
+/* Asks for the imported tensor oper_name:index (a name of the GraphDef, before the prefix). */
+TG_CAPI_EXPORT extern void TG_ImportGraphDefOptionsAddReturnOutput(
+    TG_ImportGraphDefOptions* opts, const char* oper_name, int index);
+TG_CAPI_EXPORT extern int TG_ImportGraphDefOptionsNumReturnOutputs(
+    const TG_ImportGraphDefOptions* opts);
+TG_CAPI_EXPORT extern void TG_ImportGraphDefOptionsAddReturnOperation(
+    TG_ImportGraphDefOptions* opts, const char* oper_name);
+TG_CAPI_EXPORT extern int TG_ImportGraphDefOptionsNumReturnOperations(
+    const TG_ImportGraphDefOptions* opts);
+/* Nonzero: the TG_Buffer given to import holds a text-format GraphDef (default 0: binary). */
+TG_CAPI_EXPORT extern void TG_ImportGraphDefOptionsSetTextFormat(TG_ImportGraphDefOptions* opts,
+                                                                 int text_format);
+/* Nonzero (default): `_class` colocation attrs must name ops that exist. */
+TG_CAPI_EXPORT extern void TG_ImportGraphDefOptionsSetValidateColocationConstraints(
+    TG_ImportGraphDefOptions* opts, int enable);
+
+/* Imports every node of the GraphDef in `graph_def` into `g`, all or nothing: on failure
+ * the graph is unchanged and the status names the offending node. `opts` may be NULL
+ * (defaults). */
+TG_CAPI_EXPORT extern void TG_GraphImportGraphDef(TG_Graph* g, const TG_Buffer* graph_def,
+                                                  const TG_ImportGraphDefOptions* opts,
+                                                  TG_Status* status);
+
+/* Caller owns: TG_DeleteImportGraphDefResults. */
+typedef struct TG_ImportGraphDefResults TG_ImportGraphDefResults;
+/* As TG_GraphImportGraphDef; returns NULL on failure. */
+TG_CAPI_EXPORT extern TG_ImportGraphDefResults* TG_GraphImportGraphDefWithResults(
+    TG_Graph* g, const TG_Buffer* graph_def, const TG_ImportGraphDefOptions* opts,
+    TG_Status* status);
+/* *outputs points into `results` (valid until it is deleted), in the order asked for. */
+TG_CAPI_EXPORT extern void TG_ImportGraphDefResultsReturnOutputs(
+    TG_ImportGraphDefResults* results, int* num_outputs, TG_Output** outputs);
+TG_CAPI_EXPORT extern void TG_ImportGraphDefResultsReturnOperations(
+    TG_ImportGraphDefResults* results, int* num_opers, TG_Operation*** opers);
+/* Input mappings whose source was not found in the GraphDef. Arrays and names point into
+ * `results`. */
+TG_CAPI_EXPORT extern void TG_ImportGraphDefResultsMissingUnusedInputMappings(
+    TG_ImportGraphDefResults* results, int* num_missing_unused_input_mappings,
+    const char*** src_names, int** src_indexes);
+TG_CAPI_EXPORT extern void TG_DeleteImportGraphDefResults(TG_ImportGraphDefResults* results);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* TGRAPH_C_API_H_ */

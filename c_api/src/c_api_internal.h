@@ -1,0 +1,176 @@
+// The handle structs behind tgraph/c_api.h and the helpers every c_api source shares:
+// status conversion, the exception boundary, handle casts and buffer filling.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <new>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/base/dtype.h"
+#include "core/base/shape.h"
+#include "core/base/status.h"
+#include "core/base/tensor.h"
+#include "core/graph/collections.h"
+#include "core/graph/graph.h"
+#include "core/graph/operation.h"
+#include "core/graph/variables.h"
+#include "tgraph/c_api.h"
+
+struct TG_Status {
+  tgraph::Status status;
+};
+
+struct TG_Tensor {
+  tgraph::Tensor tensor;
+};
+
+struct TG_Graph {
+  tgraph::Graph graph;
+  // TG_GraphCollectionKey hands out pointers into this snapshot; it is replaced only when
+  // the set of keys changes.
+  std::vector<std::string> key_cache;
+  // > 0 while one of this graph's device functions runs (under the graph lock, so only the
+  // calling thread can see it): the graph must not change then.
+  int in_device_function = 0;
+};
+
+struct TG_OperationDescription {
+  TG_Graph* graph = nullptr;
+  tgraph::NodeSpec spec;
+  // The first error a setter found; TG_FinishOperation fails with it.
+  tgraph::Status error;
+};
+
+struct TG_Collection {
+  std::vector<tgraph::CollectionItem> items;
+};
+
+// TG_Operation and TG_Variable have no struct of their own: the pointers are the core's
+// Operation* and Variable*, owned by the graph.
+
+namespace tgraph::capi {
+
+// ---- handles ----
+inline Operation* ToOp(TG_Operation* op) { return reinterpret_cast<Operation*>(op); }
+inline const Operation* ToOp(const TG_Operation* op) {
+  return reinterpret_cast<const Operation*>(op);
+}
+inline TG_Operation* ToC(Operation* op) { return reinterpret_cast<TG_Operation*>(op); }
+inline const TG_Operation* ToC(const Operation* op) {
+  return reinterpret_cast<const TG_Operation*>(op);
+}
+inline Variable* ToVar(TG_Variable* v) { return reinterpret_cast<Variable*>(v); }
+inline const Variable* ToVar(const TG_Variable* v) { return reinterpret_cast<const Variable*>(v); }
+inline TG_Variable* ToC(Variable* v) { return reinterpret_cast<TG_Variable*>(v); }
+inline Output ToOutput(TG_Output o) { return Output{ToOp(o.oper), o.index}; }
+inline TG_Output ToC(Output o) { return TG_Output{ToC(o.op), o.index}; }
+inline TG_Output NullOutput() { return TG_Output{nullptr, -1}; }
+
+// ---- status ----
+inline void SetStatus(TG_Status* s, const Status& st) noexcept {
+  if (s == nullptr) return;
+  try {
+    s->status = st;
+  } catch (...) {
+    s->status = Status(st.code(), std::string());
+  }
+}
+
+// Call inside a catch block: the status for the exception in flight.
+inline Status StatusFromCurrentException() noexcept {
+  try {
+    throw;
+  } catch (const std::bad_alloc&) {
+    return Status(Code::kResourceExhausted, "out of memory");
+  } catch (const std::exception& e) {
+    try {
+      return Status(Code::kInternal, std::string("internal error: ") + e.what());
+    } catch (...) {
+      return Status(Code::kInternal, std::string());
+    }
+  } catch (...) {
+    return Status(Code::kInternal, std::string());
+  }
+}
+
+// The exception boundary: runs fn() -> Status and stores the outcome in `status`.
+template <typename Fn>
+void Guard(TG_Status* status, Fn&& fn) noexcept {
+  Status st;
+  try {
+    st = fn();
+  } catch (...) {
+    st = StatusFromCurrentException();
+  }
+  SetStatus(status, st);
+}
+
+// Runs fn(R* out) -> Status; returns *out on success, `fallback` otherwise.
+template <typename R, typename Fn>
+R GuardValue(TG_Status* status, R fallback, Fn&& fn) noexcept {
+  Status st;
+  R out = fallback;
+  try {
+    st = fn(&out);
+  } catch (...) {
+    st = StatusFromCurrentException();
+  }
+  SetStatus(status, st);
+  return st.ok() ? out : fallback;
+}
+
+// For calls without a status: any exception yields `fallback`.
+template <typename R, typename Fn>
+R NoThrow(R fallback, Fn&& fn) noexcept {
+  try {
+    return fn();
+  } catch (...) {
+    return fallback;
+  }
+}
+
+inline Status NullArg(const char* fn, const char* what) {
+  return InvalidArgument(fn, ": ", what, " is NULL");
+}
+
+// The lock every graph call takes (recursive: callbacks may call back into the API).
+using GraphLock = std::lock_guard<std::recursive_mutex>;
+
+// Checks that `o` names an existing output of an operation of `g` (g may be null: any graph).
+Status CheckOutput(const char* fn, const Graph* g, TG_Output o);
+
+// Replaces the contents of `buffer` with a library-owned copy of `bytes`.
+Status FillBuffer(TG_Buffer* buffer, const std::string& bytes);
+
+// dims[0, num_dims) (num_dims == -1: unknown rank) as a PartialShape; checks dims >= -1.
+Status ShapeFromDims(const char* what, const int64_t* dims, int num_dims, PartialShape* out);
+
+// FAILED_PRECONDITION when called from inside a device function of `g` (building there would
+// change the graph while the core is creating an operation).
+inline Status CheckNotInDeviceFunction(const char* fn, const TG_Graph* g) {
+  if (g->in_device_function > 0) {
+    return FailedPrecondition(fn, ": the graph cannot be changed from inside a device function");
+  }
+  return Status::OK();
+}
+
+// The int inside an enum argument from C. A C caller may pass any int; reading such a value
+// as the C++ enum type would be undefined behaviour, so its bytes are copied out instead.
+template <typename E>
+int EnumValue(const E& e) {
+  static_assert(sizeof(E) == sizeof(int), "C API enums are int-sized");
+  int v;
+  std::memcpy(&v, &e, sizeof v);
+  return v;
+}
+
+// A C string argument: NULL becomes "".
+inline std::string Str(const char* s) { return s == nullptr ? std::string() : std::string(s); }
+
+}  // namespace tgraph::capi
