@@ -28,7 +28,8 @@ tf::AttrValue AttrOfShapeList(const std::vector<PartialShape>& values);
 tf::AttrValue AttrOfTensorList(const std::vector<Tensor>& values);
 
 // TF's type string for a value: "string", "int", "list(float)", ...; an empty list is
-// "list(any)". Used in error messages and attr metadata.
+// "list(any)"; "placeholder" for a function-body placeholder; "" when no value is set.
+// Used in error messages and attr metadata.
 std::string AttrValueKind(const tf::AttrValue& value);
 
 }  // namespace tgraph

@@ -1,0 +1,20 @@
+// Internal to core/ops: one Register function per op family (core/ops/<family>_ops.cc),
+// called by RegisterStandardOps. Adding an op is one more OpDefBuilder in its family's list.
+#pragma once
+
+#include <vector>
+
+#include "core/base/status.h"
+#include "core/ops/op_registry.h"
+
+namespace tgraph {
+
+Status RegisterArrayOps(OpRegistry* registry);        // array_ops.cc
+Status RegisterControlFlowOps(OpRegistry* registry);  // control_flow_ops.cc
+Status RegisterMathOps(OpRegistry* registry);         // math_ops.cc
+Status RegisterStateOps(OpRegistry* registry);        // state_ops.cc
+
+// Registers each op in order; the first failure is returned (naming the op).
+Status RegisterOps(OpRegistry* registry, const std::vector<OpDefBuilder>& ops);
+
+}  // namespace tgraph
