@@ -18,17 +18,11 @@
 #include "core/base/tensor.h"
 #include "core/graph/collections.h"
 #include "core/graph/graph.h"
+#include "core/plugin/abi_handles.h"
 #include "core/graph/operation.h"
 #include "core/graph/variables.h"
 #include "tgraph/c_api.h"
 
-struct TG_Status {
-  tgraph::Status status;
-};
-
-struct TG_Tensor {
-  tgraph::Tensor tensor;
-};
 
 struct TG_Graph {
   tgraph::Graph graph;

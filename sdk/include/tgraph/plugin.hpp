@@ -1,0 +1,507 @@
+// tgraph/plugin.hpp -- a header-only C++ layer over tgraph/plugin.h for plugin authors.
+//
+// Everything here compiles down to calls through the C table the core hands to
+// TG_PluginInit; nothing C++ crosses the boundary. Exceptions thrown by kernel code are
+// caught in the thunks below and turned into statuses, so they never reach the core.
+//
+//   struct ReluKernel {
+//     explicit ReluKernel(tgraph::plugin::Construction&) {}
+//     void Compute(tgraph::plugin::Context& ctx) { ... }
+//   };
+//   TG_PLUGIN_EXPORT void TG_PluginInit(const TG_PluginInitArgs* args, TG_Status* status) {
+//     tgraph::plugin::Init init(args, status, "my_plugin", "1.0");
+//     init.Kernel<ReluKernel>(tgraph::plugin::KernelBuilder("Relu", "CPU")
+//                                 .TypeConstraint("T", {TG_FLOAT, TG_DOUBLE}));
+//   }
+#ifndef TGRAPH_PLUGIN_HPP_
+#define TGRAPH_PLUGIN_HPP_
+
+#include <cstdint>
+#include <cstring>
+#include <exception>
+#include <initializer_list>
+#include <memory>
+#include <new>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tgraph/plugin.h"
+
+namespace tgraph::plugin {
+
+// The core's table, set once by Init. One per plugin library (hidden symbols keep plugins
+// apart).
+inline const TG_CoreApi*& Api() {
+  static const TG_CoreApi* api = nullptr;
+  return api;
+}
+
+// True if the core's table is large enough to hold `member` (for members appended later).
+#define TG_PLUGIN_API_HAS(member)                                                       \
+  (::tgraph::plugin::Api()->struct_size >= offsetof(TG_CoreApi, member) + sizeof(void*) && \
+   ::tgraph::plugin::Api()->member != nullptr)
+
+inline void SetStatus(TG_Status* status, TG_Code code, const std::string& message) {
+  Api()->set_status(status, code, message.c_str());
+}
+inline bool IsOk(const TG_Status* status) { return Api()->status_code(status) == TG_OK; }
+
+// A read-only view of a tensor owned by the core.
+class TensorView {
+ public:
+  TensorView() = default;
+  explicit TensorView(const TG_Tensor* t) : t_(t) {}
+  const TG_Tensor* raw() const { return t_; }
+  bool valid() const { return t_ != nullptr; }
+  TG_DataType dtype() const { return Api()->tensor_dtype(t_); }
+  int rank() const { return Api()->tensor_num_dims(t_); }
+  int64_t dim(int i) const { return Api()->tensor_dim(t_, i); }
+  std::vector<int64_t> dims() const {
+    std::vector<int64_t> d(static_cast<size_t>(rank()));
+    for (int i = 0; i < rank(); ++i) d[static_cast<size_t>(i)] = dim(i);
+    return d;
+  }
+  int64_t num_elements() const { return Api()->tensor_num_elements(t_); }
+  size_t byte_size() const { return Api()->tensor_byte_size(t_); }
+  template <typename T>
+  const T* data() const { return static_cast<const T*>(Api()->tensor_data(t_)); }
+  std::string_view string_at(int64_t i) const {
+    const char* p = nullptr;
+    size_t n = 0;
+    Api()->tensor_get_string(t_, i, &p, &n);
+    return std::string_view(p, n);
+  }
+
+ private:
+  const TG_Tensor* t_ = nullptr;
+};
+
+// A writable tensor owned by the core (an output, a temporary, a variable's buffer).
+class TensorMut : public TensorView {
+ public:
+  TensorMut() = default;
+  explicit TensorMut(TG_Tensor* t) : TensorView(t), m_(t) {}
+  TG_Tensor* raw_mut() const { return m_; }
+  template <typename T>
+  T* mutable_data() const { return static_cast<T*>(Api()->tensor_data(m_)); }
+  void set_string(int64_t i, std::string_view s) const {
+    Api()->tensor_set_string(m_, i, s.data(), s.size());
+  }
+
+ private:
+  TG_Tensor* m_ = nullptr;
+};
+
+// What a kernel's constructor sees: the node's attrs and signature. Getters record the
+// first failure in the construction status and return false.
+class Construction {
+ public:
+  Construction(TG_KernelConstruction* ctx, TG_Status* status) : ctx_(ctx), status_(status) {}
+  TG_KernelConstruction* raw() const { return ctx_; }
+  bool ok() const { return IsOk(status_); }
+  void Fail(TG_Code code, const std::string& message) {
+    if (ok()) SetStatus(status_, code, node_name() + ": " + message);
+  }
+  std::string node_name() const { return Api()->construction_node_name(ctx_); }
+  std::string op_type() const { return Api()->construction_op_type(ctx_); }
+  int num_inputs() const { return Api()->construction_num_inputs(ctx_); }
+  int num_outputs() const { return Api()->construction_num_outputs(ctx_); }
+  TG_DataType input_type(int i) const { return Api()->construction_input_type(ctx_, i); }
+  TG_DataType output_type(int i) const { return Api()->construction_output_type(ctx_, i); }
+  bool HasAttr(const char* name) const { return Api()->has_attr(ctx_, name) != 0; }
+
+  bool GetAttr(const char* name, int64_t* v) { return Run([&] { Api()->attr_int(ctx_, name, v, status_); }); }
+  bool GetAttr(const char* name, int* v) {
+    int64_t wide = 0;
+    if (!GetAttr(name, &wide)) return false;
+    *v = static_cast<int>(wide);
+    return true;
+  }
+  bool GetAttr(const char* name, float* v) { return Run([&] { Api()->attr_float(ctx_, name, v, status_); }); }
+  bool GetAttr(const char* name, bool* v) {
+    int b = 0;
+    if (!Run([&] { Api()->attr_bool(ctx_, name, &b, status_); })) return false;
+    *v = b != 0;
+    return true;
+  }
+  bool GetAttr(const char* name, TG_DataType* v) { return Run([&] { Api()->attr_type(ctx_, name, v, status_); }); }
+  bool GetAttr(const char* name, std::string* v) {
+    const char* p = nullptr;
+    size_t n = 0;
+    if (!Run([&] { Api()->attr_string(ctx_, name, &p, &n, status_); })) return false;
+    v->assign(p, n);
+    return true;
+  }
+  bool GetAttr(const char* name, std::vector<int64_t>* v) {
+    size_t n = 0;
+    if (!Run([&] { Api()->attr_int_list(ctx_, name, nullptr, 0, &n, status_); })) return false;
+    v->resize(n);
+    return Run([&] { Api()->attr_int_list(ctx_, name, v->data(), n, &n, status_); });
+  }
+  bool GetAttr(const char* name, std::vector<float>* v) {
+    size_t n = 0;
+    if (!Run([&] { Api()->attr_float_list(ctx_, name, nullptr, 0, &n, status_); })) return false;
+    v->resize(n);
+    return Run([&] { Api()->attr_float_list(ctx_, name, v->data(), n, &n, status_); });
+  }
+  bool GetAttr(const char* name, std::vector<TG_DataType>* v) {
+    size_t n = 0;
+    if (!Run([&] { Api()->attr_type_list(ctx_, name, nullptr, 0, &n, status_); })) return false;
+    v->resize(n);
+    return Run([&] { Api()->attr_type_list(ctx_, name, v->data(), n, &n, status_); });
+  }
+  // Shape attr; *known_rank false for an unknown-rank shape.
+  bool GetShapeAttr(const char* name, std::vector<int64_t>* dims, bool* known_rank) {
+    int n = 0;
+    if (!Run([&] { Api()->attr_shape(ctx_, name, nullptr, 0, &n, status_); })) return false;
+    *known_rank = n >= 0;
+    dims->assign(static_cast<size_t>(n < 0 ? 0 : n), 0);
+    if (n <= 0) return true;
+    return Run([&] { Api()->attr_shape(ctx_, name, dims->data(), n, &n, status_); });
+  }
+  // Tensor attr, valid during construction only: copy what you keep.
+  TensorView GetTensorAttr(const char* name) {
+    const TG_Tensor* t = nullptr;
+    Run([&] { t = Api()->attr_tensor(ctx_, name, status_); });
+    return TensorView(t);
+  }
+
+ private:
+  template <typename F>
+  bool Run(F&& f) {
+    if (!ok()) return false;
+    f();
+    return ok();
+  }
+  TG_KernelConstruction* ctx_;
+  TG_Status* status_;
+};
+
+// What a kernel's Compute sees.
+class Context {
+ public:
+  explicit Context(TG_KernelContext* ctx) : ctx_(ctx), status_(Api()->context_status(ctx)) {}
+  TG_KernelContext* raw() const { return ctx_; }
+  bool ok() const { return IsOk(status_); }
+  // Fails the node; the message gets the node's name in front.
+  void Fail(TG_Code code, const std::string& message) {
+    if (ok()) SetStatus(status_, code, std::string(node_name()) + ": " + message);
+  }
+  const char* node_name() const { return Api()->context_node_name(ctx_); }
+  int num_inputs() const { return Api()->num_inputs(ctx_); }
+  int num_outputs() const { return Api()->num_outputs(ctx_); }
+  TensorView input(int i) const { return TensorView(Api()->input(ctx_, i)); }
+  TG_DataType output_type(int i) const { return Api()->expected_output_type(ctx_, i); }
+
+  // Output i with `dims`; an invalid TensorMut (and a failed status) when out of memory.
+  TensorMut AllocateOutput(int i, const std::vector<int64_t>& dims) {
+    return TensorMut(Api()->allocate_output(ctx_, i, dims.data(), static_cast<int>(dims.size()), status_));
+  }
+  // Reuses input `in`'s buffer for output `out` when possible, else allocates.
+  TensorMut ForwardOrAllocateOutput(int in, int out, const std::vector<int64_t>& dims) {
+    TG_Tensor* t = Api()->forward_input_to_output(ctx_, in, out, dims.data(), static_cast<int>(dims.size()));
+    return t ? TensorMut(t) : AllocateOutput(out, dims);
+  }
+  // Output i shares `t`'s buffer, viewed with `dims` (same element count).
+  void SetOutputAlias(int i, const TensorView& t, const std::vector<int64_t>& dims) {
+    Api()->set_output_alias(ctx_, i, t.raw(), dims.data(), static_cast<int>(dims.size()), status_);
+  }
+  TensorMut AllocateTemp(TG_DataType dtype, const std::vector<int64_t>& dims) {
+    return TensorMut(Api()->allocate_temp(ctx_, dtype, dims.data(), static_cast<int>(dims.size()), status_));
+  }
+  void* device_stream() const { return Api()->device_stream(ctx_); }
+  void* device_state() const { return Api()->device_state(ctx_); }
+  TG_ThreadPool* pool() const { return Api()->intra_op_pool(ctx_); }
+  int num_threads() const { return Api()->pool_num_threads(pool()); }
+
+  // Runs fn(begin, end) over [0, total) on the intra-op pool; cost per unit in ns decides
+  // how finely to split. Exceptions inside fn fail the node.
+  template <typename F>
+  void ParallelFor(int64_t total, double cost_per_unit_ns, F&& fn) {
+    struct Closure {
+      F* fn;
+      Context* self;
+    } closure{&fn, this};
+    Api()->parallel_for(
+        pool(), total, cost_per_unit_ns,
+        [](void* arg, int64_t begin, int64_t end) {
+          auto* c = static_cast<Closure*>(arg);
+          try {
+            (*c->fn)(begin, end);
+          } catch (const std::exception& e) {
+            c->self->Fail(TG_INTERNAL, e.what());
+          }
+        },
+        &closure);
+  }
+
+  // Variables behind ref inputs.
+  TensorMut MutableRefInput(int i) { return TensorMut(Api()->mutable_ref_input(ctx_, i, status_)); }
+  TensorMut ReallocateRefInput(int i, const std::vector<int64_t>& dims) {
+    return TensorMut(Api()->reallocate_ref_input(ctx_, i, dims.data(), static_cast<int>(dims.size()), status_));
+  }
+  bool IsRefInitialized(int i) { return Api()->is_ref_initialized(ctx_, i) != 0; }
+  void ForwardRefInputToRefOutput(int in, int out) { Api()->forward_ref_input_to_ref_output(ctx_, in, out); }
+  // Holds the variable's lock for the guard's lifetime when `lock` (use_locking).
+  class RefLock {
+   public:
+    RefLock(Context& ctx, int i, bool lock) : ctx_(lock ? &ctx : nullptr), i_(i) {
+      if (ctx_) Api()->lock_ref_input(ctx_->raw(), i_);
+    }
+    ~RefLock() {
+      if (ctx_) Api()->unlock_ref_input(ctx_->raw(), i_);
+    }
+    RefLock(const RefLock&) = delete;
+    RefLock& operator=(const RefLock&) = delete;
+
+   private:
+    Context* ctx_;
+    int i_;
+  };
+
+ private:
+  TG_KernelContext* ctx_;
+  TG_Status* status_;
+};
+
+// Describes a kernel registration; the strings and arrays are kept alive by the builder
+// until the core has copied them (during the register call).
+class KernelBuilder {
+ public:
+  KernelBuilder(std::string op_type, std::string device_type)
+      : op_type_(std::move(op_type)), device_type_(std::move(device_type)) {}
+  KernelBuilder& TypeConstraint(std::string attr, std::initializer_list<TG_DataType> allowed) {
+    constraints_.push_back({std::move(attr), std::vector<TG_DataType>(allowed)});
+    return *this;
+  }
+  KernelBuilder& TypeConstraint(std::string attr, TG_DataType allowed) {
+    return TypeConstraint(std::move(attr), {allowed});
+  }
+  KernelBuilder& HostMemory(std::string arg) {
+    host_memory_.push_back(std::move(arg));
+    return *this;
+  }
+  KernelBuilder& Priority(int32_t p) {
+    priority_ = p;
+    return *this;
+  }
+  KernelBuilder& CostPerElementNs(double ns) {
+    cost_ = ns;
+    return *this;
+  }
+
+  // Fills `def` with pointers into this builder (valid while it lives).
+  void Fill(TG_KernelDefinition* def, std::vector<TG_TypeConstraint>* constraints,
+            std::vector<const char*>* host_memory) const {
+    constraints->clear();
+    for (const auto& c : constraints_) {
+      TG_TypeConstraint tc;
+      std::memset(&tc, 0, sizeof(tc));
+      tc.struct_size = sizeof(TG_TypeConstraint);
+      tc.attr_name = c.attr.c_str();
+      tc.allowed = c.allowed.data();
+      tc.num_allowed = c.allowed.size();
+      constraints->push_back(tc);
+    }
+    host_memory->clear();
+    for (const auto& h : host_memory_) host_memory->push_back(h.c_str());
+    std::memset(def, 0, sizeof(*def));
+    def->struct_size = sizeof(TG_KernelDefinition);
+    def->op_type = op_type_.c_str();
+    def->device_type = device_type_.c_str();
+    def->type_constraints = constraints->data();
+    def->num_type_constraints = constraints->size();
+    def->host_memory_args = host_memory->data();
+    def->num_host_memory_args = host_memory->size();
+    def->priority = priority_;
+    def->cost_ns_per_element = cost_;
+  }
+
+ private:
+  struct Constraint {
+    std::string attr;
+    std::vector<TG_DataType> allowed;
+  };
+  std::string op_type_, device_type_;
+  std::vector<Constraint> constraints_;
+  std::vector<std::string> host_memory_;
+  int32_t priority_ = 0;
+  double cost_ = 0;
+};
+
+// What a shape function sees.
+class ShapeContext {
+ public:
+  ShapeContext(TG_ShapeContext* ctx, TG_Status* status) : ctx_(ctx), status_(status) {}
+  int num_inputs() const { return Api()->shape_num_inputs(ctx_); }
+  int input_rank(int i) const { return Api()->shape_input_rank(ctx_, i); }
+  int64_t input_dim(int i, int d) const { return Api()->shape_input_dim(ctx_, i, d); }
+  std::vector<int64_t> input_dims(int i) const {
+    std::vector<int64_t> d;
+    for (int k = 0; k < input_rank(i); ++k) d.push_back(input_dim(i, k));
+    return d;
+  }
+  TensorView input_value(int i) const { return TensorView(Api()->shape_input_value(ctx_, i)); }
+  void SetOutput(int i, const std::vector<int64_t>& dims) {
+    Api()->shape_set_output(ctx_, i, dims.data(), static_cast<int>(dims.size()));
+  }
+  void SetOutputUnknownRank(int i) { Api()->shape_set_output(ctx_, i, nullptr, -1); }
+  bool GetAttr(const char* name, int64_t* v) {
+    Api()->shape_attr_int(ctx_, name, v, status_);
+    return IsOk(status_);
+  }
+  bool GetAttr(const char* name, bool* v) {
+    int b = 0;
+    Api()->shape_attr_bool(ctx_, name, &b, status_);
+    *v = b != 0;
+    return IsOk(status_);
+  }
+  std::string node_name() const { return Api()->shape_node_name(ctx_); }
+  void Fail(const std::string& message) {
+    SetStatus(status_, TG_INVALID_ARGUMENT, node_name() + ": " + message);
+  }
+
+ private:
+  TG_ShapeContext* ctx_;
+  TG_Status* status_;
+};
+
+// Describes an op definition in spec strings (see TG_OpDefinition).
+class OpBuilder {
+ public:
+  using ShapeFn = void (*)(ShapeContext& ctx);
+  explicit OpBuilder(std::string name) : name_(std::move(name)) {}
+  OpBuilder& Input(std::string spec) { return Add(inputs_, std::move(spec)); }
+  OpBuilder& Output(std::string spec) { return Add(outputs_, std::move(spec)); }
+  OpBuilder& Attr(std::string spec) { return Add(attrs_, std::move(spec)); }
+  OpBuilder& Stateful() {
+    stateful_ = true;
+    return *this;
+  }
+  OpBuilder& Summary(std::string s) {
+    summary_ = std::move(s);
+    return *this;
+  }
+  OpBuilder& SetShapeFn(ShapeFn fn) {
+    shape_fn_ = fn;
+    return *this;
+  }
+
+  void Register(TG_Status* status) const {
+    auto ptrs = [](const std::vector<std::string>& v) {
+      std::vector<const char*> p;
+      for (const auto& s : v) p.push_back(s.c_str());
+      return p;
+    };
+    std::vector<const char*> in = ptrs(inputs_), out = ptrs(outputs_), at = ptrs(attrs_);
+    TG_OpDefinition def;
+    std::memset(&def, 0, sizeof(def));
+    def.struct_size = sizeof(def);
+    def.name = name_.c_str();
+    def.inputs = in.data();
+    def.num_inputs = in.size();
+    def.outputs = out.data();
+    def.num_outputs = out.size();
+    def.attrs = at.data();
+    def.num_attrs = at.size();
+    def.is_stateful = stateful_ ? 1 : 0;
+    def.summary = summary_.empty() ? nullptr : summary_.c_str();
+    if (shape_fn_ != nullptr) {
+      def.shape_fn = [](TG_ShapeContext* ctx, void* user_data, TG_Status* st) {
+        ShapeContext c(ctx, st);
+        try {
+          reinterpret_cast<ShapeFn>(user_data)(c);
+        } catch (const std::exception& e) {
+          SetStatus(st, TG_INTERNAL, c.node_name() + ": " + e.what());
+        }
+      };
+      def.shape_fn_user_data = reinterpret_cast<void*>(shape_fn_);
+    }
+    Api()->register_op(&def, status);
+  }
+
+ private:
+  OpBuilder& Add(std::vector<std::string>& v, std::string s) {
+    v.push_back(std::move(s));
+    return *this;
+  }
+  std::string name_;
+  std::vector<std::string> inputs_, outputs_, attrs_;
+  bool stateful_ = false;
+  std::string summary_;
+  ShapeFn shape_fn_ = nullptr;
+};
+
+// Thunks from the C callbacks to a kernel class K with K(Construction&) and
+// void Compute(Context&).
+template <typename K>
+struct KernelThunks {
+  static void* Create(TG_KernelConstruction* raw, void*, TG_Status* status) {
+    Construction c(raw, status);
+    try {
+      auto k = std::make_unique<K>(c);
+      if (!c.ok()) return nullptr;
+      return k.release();
+    } catch (const std::bad_alloc&) {
+      SetStatus(status, TG_RESOURCE_EXHAUSTED, c.node_name() + ": out of memory creating kernel");
+    } catch (const std::exception& e) {
+      SetStatus(status, TG_INTERNAL, c.node_name() + ": " + e.what());
+    }
+    return nullptr;
+  }
+  static void Compute(void* kernel, TG_KernelContext* raw) {
+    Context ctx(raw);
+    try {
+      static_cast<K*>(kernel)->Compute(ctx);
+    } catch (const std::bad_alloc&) {
+      ctx.Fail(TG_RESOURCE_EXHAUSTED, "out of memory");
+    } catch (const std::exception& e) {
+      ctx.Fail(TG_INTERNAL, e.what());
+    }
+  }
+  static void Destroy(void* kernel) { delete static_cast<K*>(kernel); }
+};
+
+// Wraps TG_PluginInit's arguments: fills in the plugin info, keeps the first failure, and
+// registers ops and kernels.
+class Init {
+ public:
+  Init(const TG_PluginInitArgs* args, TG_Status* status, const char* name, const char* version)
+      : args_(args), status_(status) {
+    Api() = args->api;
+    if (args->info != nullptr && args->info->struct_size >= sizeof(TG_PluginInfo)) {
+      args->info->name = name;
+      args->info->version = version;
+      args->info->abi_version = TG_PLUGIN_ABI_VERSION;
+    }
+  }
+  bool ok() const { return IsOk(status_); }
+  const TG_PluginInitArgs* args() const { return args_; }
+  TG_Status* status() const { return status_; }
+
+  void Op(const OpBuilder& op) {
+    if (ok()) op.Register(status_);
+  }
+
+  template <typename K>
+  void Kernel(const KernelBuilder& builder) {
+    if (!ok()) return;
+    TG_KernelDefinition def;
+    std::vector<TG_TypeConstraint> constraints;
+    std::vector<const char*> host_memory;
+    builder.Fill(&def, &constraints, &host_memory);
+    def.create = &KernelThunks<K>::Create;
+    def.compute = &KernelThunks<K>::Compute;
+    def.destroy = &KernelThunks<K>::Destroy;
+    Api()->register_kernel(&def, status_);
+  }
+
+ private:
+  const TG_PluginInitArgs* args_;
+  TG_Status* status_;
+};
+
+}  // namespace tgraph::plugin
+
+#endif  // TGRAPH_PLUGIN_HPP_
