@@ -3,10 +3,12 @@
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <google/protobuf/text_format.h>
 
+#include <algorithm>
 #include <mutex>
 
 #include "core/graph/graph.h"
 #include "core/graph/graphdef_io.h"
+#include "core/ops/op_registry.h"
 
 namespace tgraph {
 namespace {
@@ -14,6 +16,19 @@ namespace {
 std::string InputString(const Output& in) {
   if (in.index == 0) return in.op->name();
   return StrCat(in.op->name(), ":", in.index);
+}
+
+}  // namespace
+
+namespace {
+
+bool IsDefaultValue(const tf::OpDef& def, const std::string& name, const tf::AttrValue& value) {
+  for (const auto& a : def.attr()) {
+    if (a.name() == name && a.has_default_value()) {
+      return a.default_value().SerializeAsString() == value.SerializeAsString();
+    }
+  }
+  return false;
 }
 
 }  // namespace
@@ -31,7 +46,14 @@ Status ExportGraphDef(const Graph& g, tf::GraphDef* out) {
     for (const Operation* c : op->control_inputs()) node->add_input("^" + c->name());
     node->set_device(op->device());
     auto* attrs = node->mutable_attr();
-    for (const auto& [name, value] : op->attrs()) (*attrs)[name] = value;
+    const auto& newer = op->registration().attrs_newer_than_tf1;
+    for (const auto& [name, value] : op->attrs()) {
+      if (!newer.empty() && std::find(newer.begin(), newer.end(), name) != newer.end() &&
+          IsDefaultValue(op->registration().op_def, name, value)) {
+        continue;
+      }
+      (*attrs)[name] = value;
+    }
   }
   def.mutable_versions()->set_producer(kGraphDefProducer);
   def.mutable_versions()->set_min_consumer(0);

@@ -52,6 +52,11 @@ OpDefBuilder& OpDefBuilder::SetShapeFn(ShapeFn fn) {
   return *this;
 }
 
+OpDefBuilder& OpDefBuilder::NewerThanTf1(std::string attr_name) {
+  newer_than_tf1_.push_back(std::move(attr_name));
+  return *this;
+}
+
 namespace {
 
 // Shorthands TF accepts in place of a "{...}" list of types, in DataType order.
@@ -453,6 +458,15 @@ Status ParseArgSpec(const std::string& op, const char* what, const std::string& 
 
 }  // namespace
 
+namespace {
+const tf::AttrValue* FindDefault(const tf::OpDef& def, const std::string& attr) {
+  for (const auto& a : def.attr()) {
+    if (a.name() == attr && a.has_default_value()) return &a.default_value();
+  }
+  return nullptr;
+}
+}  // namespace
+
 Status OpDefBuilder::Finalize(OpRegistration* out) const {
   OpRegistration reg;
   tf::OpDef& def = reg.op_def;
@@ -478,6 +492,15 @@ Status OpDefBuilder::Finalize(OpRegistration* out) const {
   def.set_allows_uninitialized_input(allows_uninit_);
   def.set_summary(summary_);
   reg.shape_fn = shape_fn_;
+  for (const std::string& attr : newer_than_tf1_) {
+    bool known = false;
+    for (const auto& a : def.attr()) known = known || a.name() == attr;
+    if (!known || FindDefault(def, attr) == nullptr) {
+      return InvalidArgument("op '", op_name_, "': attr '", attr,
+                             "' marked newer than TF 1.x must exist and have a default");
+    }
+  }
+  reg.attrs_newer_than_tf1 = newer_than_tf1_;
   *out = std::move(reg);
   return Status::OK();
 }

@@ -179,6 +179,25 @@ Status OpRegistry::Register(OpRegistration registration) {
   return Status::OK();
 }
 
+Status OpRegistry::RegisterAll(std::vector<OpRegistration> registrations) {
+  std::set<std::string> names;
+  for (const auto& r : registrations) {
+    TG_RETURN_IF_ERROR(ValidateOpDef(r.op_def));
+    if (!names.insert(r.op_def.name()).second) {
+      return AlreadyExists("Op '", r.op_def.name(), "' is registered twice");
+    }
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (const auto& name : names) {
+    if (ops_.count(name) > 0) return AlreadyExists("Op '", name, "' is already registered");
+  }
+  for (auto& r : registrations) {
+    std::string name = r.op_def.name();
+    ops_.emplace(std::move(name), std::make_unique<OpRegistration>(std::move(r)));
+  }
+  return Status::OK();
+}
+
 Status OpRegistry::Register(const OpDefBuilder& builder) {
   OpRegistration registration;
   TG_RETURN_IF_ERROR(builder.Finalize(&registration));

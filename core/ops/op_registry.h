@@ -18,6 +18,9 @@ namespace tgraph {
 struct OpRegistration {
   tf::OpDef op_def;
   ShapeFn shape_fn;  // empty: outputs get unknown shapes
+  // Attrs TensorFlow added after 1.x. GraphDef export leaves them out while they hold their
+  // default, so TF 1.x (which rejects attrs it does not know) reads what we write.
+  std::vector<std::string> attrs_newer_than_tf1;
 };
 
 // Builds an OpDef from TensorFlow-style spec strings:
@@ -43,6 +46,8 @@ class OpDefBuilder {
   OpDefBuilder& SetAllowsUninitializedInput();
   OpDefBuilder& Doc(std::string summary);
   OpDefBuilder& SetShapeFn(ShapeFn fn);
+  // Marks an attr as added after TF 1.x (see OpRegistration::attrs_newer_than_tf1).
+  OpDefBuilder& NewerThanTf1(std::string attr_name);
   // Parses every spec; INVALID_ARGUMENT naming the op and the bad spec.
   Status Finalize(OpRegistration* out) const;
 
@@ -52,6 +57,7 @@ class OpDefBuilder {
   bool stateful_ = false, commutative_ = false, aggregate_ = false, allows_uninit_ = false;
   std::string summary_;
   ShapeFn shape_fn_;
+  std::vector<std::string> newer_than_tf1_;
 };
 
 class OpRegistry {
@@ -64,6 +70,9 @@ class OpRegistry {
   // (input referring to a missing attr, bad default, ...).
   Status Register(OpRegistration registration);
   Status Register(const OpDefBuilder& builder);
+  // All or nothing (a plugin's ops): every OpDef is validated and no name may be taken or
+  // appear twice; on any failure nothing is added.
+  Status RegisterAll(std::vector<OpRegistration> registrations);
   // nullptr if unknown.
   const OpRegistration* Find(const std::string& op_type) const;
   // NOT_FOUND "Op type not registered 'X'" naming the node when given.

@@ -89,9 +89,13 @@ TEST(GraphDefExportTest, NodesInCreationOrderWithInputsDevicesAndAllAttrs) {
   ASSERT_NE(m, nullptr);
   EXPECT_EQ(m->op(), "MatMul");
   EXPECT_EQ(Inputs(*m), (std::vector<std::string>{"x", "layer/w"}));
-  // Every attr of the OpDef is written, defaults included.
-  for (const char* a : {"T", "transpose_a", "transpose_b", "grad_a", "grad_b"}) {
+  // Every attr of the OpDef is written, defaults included, except attrs newer than TF 1.x
+  // at their defaults (TF 1.x would reject them).
+  for (const char* a : {"T", "transpose_a", "transpose_b"}) {
     EXPECT_EQ(m->attr().count(a), 1u) << a;
+  }
+  for (const char* a : {"grad_a", "grad_b"}) {
+    EXPECT_EQ(m->attr().count(a), 0u) << a;
   }
   EXPECT_EQ(m->attr().at("T").type(), tf::DT_FLOAT);
   EXPECT_FALSE(m->attr().at("transpose_a").b());
@@ -491,6 +495,49 @@ TEST(GraphDefImportTest, NamesImportedExactlyAreReservedForLaterBuilding) {
   Graph g(GraphDefTestRegistry());
   TG_ASSERT_OK(ImportGraphDef(ParseText(kSmallGraph), NoPrefix(), &g, nullptr));
   EXPECT_EQ(testing::Const(g, 1.0f, "w")->name(), "w_1");
+}
+
+}  // namespace
+}  // namespace tgraph
+
+namespace tgraph {
+namespace {
+
+// TF 1.x rejects attrs it does not know; attrs newer than TF 1.x are left out of an export
+// while they hold their default, and come back as defaults on import.
+TEST(GraphDefExportTest, AttrsNewerThanTf1AreOmittedAtTheirDefault) {
+  Graph g;
+  Tensor m = Tensor::Allocate(DT_FLOAT, {2, 2}).value();
+  NodeSpec c;
+  c.type = "Const";
+  c.name = "m";
+  c.attrs["value"] = AttrOfTensor(m);
+  c.attrs["dtype"] = AttrOfType(DT_FLOAT);
+  Operation* mop = g.AddOperation(c).value();
+  NodeSpec mm;
+  mm.type = "MatMul";
+  mm.name = "mm";
+  mm.inputs = {{{mop->output(0)}, false}, {{mop->output(0)}, false}};
+  Operation* op = g.AddOperation(mm).value();
+  ASSERT_NE(op->FindAttr("grad_a"), nullptr);  // present in the core, with its default
+
+  tf::GraphDef def;
+  ASSERT_TRUE(ExportGraphDef(g, &def).ok());
+  const tf::NodeDef& node = def.node(1);
+  EXPECT_EQ(node.attr().count("grad_a"), 0u);
+  EXPECT_EQ(node.attr().count("grad_b"), 0u);
+  EXPECT_EQ(node.attr().count("transpose_a"), 1u);
+
+  // A graph written by TF 2.12+ (grad_a explicitly set) still imports.
+  (*def.mutable_node(1)->mutable_attr())["grad_a"] = AttrOfBool(true);
+  Graph h;
+  ImportOptions options;
+  options.prefix = "";
+  ImportResults results;
+  ASSERT_TRUE(ImportGraphDef(def, options, &h, &results).ok());
+  tf::GraphDef again;
+  ASSERT_TRUE(ExportGraphDef(h, &again).ok());
+  EXPECT_EQ(again.node(1).attr().count("grad_a"), 1u);  // not at its default: kept
 }
 
 }  // namespace
