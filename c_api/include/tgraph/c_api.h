@@ -784,6 +784,75 @@ TG_CAPI_EXPORT extern void TG_ImportGraphDefResultsMissingUnusedInputMappings(
     const char*** src_names, int** src_indexes);
 TG_CAPI_EXPORT extern void TG_DeleteImportGraphDefResults(TG_ImportGraphDefResults* results);
 
+/* ===================================================================================== */
+/* Plugins                                                                               */
+/* ===================================================================================== */
+
+/* Plugins are shared libraries built against tgraph/plugin.h that bring op definitions,
+ * kernels, devices, checkpoint savers and gradient functions. They are loaded at run time
+ * with local symbol binding (two plugins never see each other's symbols).
+ *
+ * A loaded plugin stays loaded for the life of the process (graphs, plans and sessions may
+ * use what it registered at any time), so TG_Plugin handles and every string the accessors
+ * below return are owned by the library and valid until the process exits; never free
+ * them. A plugin that fails to load registers nothing; the status names the file and the
+ * reason, and the process goes on. Loading is thread-safe (loads are serialised). */
+typedef struct TG_Plugin TG_Plugin;
+
+/* The plugin ABI version (TG_PLUGIN_ABI_VERSION) this library implements: plugins that
+ * declare this version or an older one load; newer ones are refused. */
+TG_CAPI_EXPORT extern uint32_t TG_CorePluginAbiVersion(void);
+
+/* Loads the plugin at `path` and returns it, or NULL with the status set: TG_NOT_FOUND (no
+ * such file, no TG_PluginInit, a kernel for an unknown op), TG_INVALID_ARGUMENT (not a
+ * shared library, a malformed registration), TG_FAILED_PRECONDITION (built for a newer
+ * ABI), TG_ALREADY_EXISTS (an op, kernel, device or saver registered before), or the code
+ * the plugin's init failed with. Loading the same file again (by canonical path) returns
+ * the first load and does nothing else. */
+TG_CAPI_EXPORT extern const TG_Plugin* TG_LoadPlugin(const char* path, TG_Status* status);
+
+/* Discovery: loads every plugin in, in this order, the entries of TGRAPH_PLUGIN_PATH
+ * (colon-separated plugin files or directories), the install's plugin directory, and the
+ * plugin directories next to libtgraph (<libdir>/tgraph/plugins for a relocated install,
+ * plugins/ in the build tree). In a directory every "*.so" file is a plugin; a file whose
+ * name matches an already loaded plugin's is skipped (the first one found wins). Every
+ * file is tried: returns how many plugins this call loaded; the status is TG_OK if none
+ * failed, else the first failure's code with every failure's message. */
+TG_CAPI_EXPORT extern int TG_LoadPluginsFromSearchPath(TG_Status* status);
+
+/* The discovery entries above, in order, joined with ':' (not NUL-terminated). */
+TG_CAPI_EXPORT extern void TG_GetPluginSearchPath(TG_Buffer* output, TG_Status* status);
+
+/* Loaded plugins, in load order; TG_GetPlugin returns NULL for an index out of range. */
+TG_CAPI_EXPORT extern int TG_NumPlugins(void);
+TG_CAPI_EXPORT extern const TG_Plugin* TG_GetPlugin(int index);
+
+/* What the plugin declared about itself; NULL plugin: "" (0 for the ABI version). */
+TG_CAPI_EXPORT extern const char* TG_PluginName(const TG_Plugin* plugin);
+TG_CAPI_EXPORT extern const char* TG_PluginVersion(const TG_Plugin* plugin);
+TG_CAPI_EXPORT extern uint32_t TG_PluginAbiVersion(const TG_Plugin* plugin);
+/* The library's canonical path. */
+TG_CAPI_EXPORT extern const char* TG_PluginFile(const TG_Plugin* plugin);
+
+/* What it registered, in registration order. Counts are 0 and names NULL for a NULL plugin
+ * or an index out of range. */
+TG_CAPI_EXPORT extern int TG_PluginNumOps(const TG_Plugin* plugin);
+TG_CAPI_EXPORT extern const char* TG_PluginOpName(const TG_Plugin* plugin, int i);
+TG_CAPI_EXPORT extern int TG_PluginNumKernels(const TG_Plugin* plugin);
+TG_CAPI_EXPORT extern const char* TG_PluginKernelOpType(const TG_Plugin* plugin, int i);
+TG_CAPI_EXPORT extern const char* TG_PluginKernelDeviceType(const TG_Plugin* plugin, int i);
+TG_CAPI_EXPORT extern int TG_PluginNumDevices(const TG_Plugin* plugin);
+TG_CAPI_EXPORT extern const char* TG_PluginDeviceType(const TG_Plugin* plugin, int i);
+TG_CAPI_EXPORT extern int TG_PluginNumSavers(const TG_Plugin* plugin);
+TG_CAPI_EXPORT extern const char* TG_PluginSaverFormat(const TG_Plugin* plugin, int i);
+TG_CAPI_EXPORT extern int TG_PluginNumGradients(const TG_Plugin* plugin);
+TG_CAPI_EXPORT extern const char* TG_PluginGradientOpType(const TG_Plugin* plugin, int i);
+
+/* Always refused with TG_FAILED_PRECONDITION (TG_INVALID_ARGUMENT for NULL): plugins stay
+ * loaded for the life of the process, so nothing can be left pointing into an unloaded
+ * library. */
+TG_CAPI_EXPORT extern void TG_UnloadPlugin(const TG_Plugin* plugin, TG_Status* status);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

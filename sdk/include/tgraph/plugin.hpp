@@ -16,11 +16,13 @@
 #ifndef TGRAPH_PLUGIN_HPP_
 #define TGRAPH_PLUGIN_HPP_
 
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <exception>
 #include <initializer_list>
 #include <memory>
+#include <mutex>
 #include <new>
 #include <string>
 #include <utility>
@@ -222,7 +224,8 @@ class Context {
     struct Closure {
       F* fn;
       Context* self;
-    } closure{&fn, this};
+      std::mutex failure_mutex;
+    } closure{&fn, this, {}};
     Api()->parallel_for(
         pool(), total, cost_per_unit_ns,
         [](void* arg, int64_t begin, int64_t end) {
@@ -230,6 +233,8 @@ class Context {
           try {
             (*c->fn)(begin, end);
           } catch (const std::exception& e) {
+            // Workers may fail at once: only the first message is kept.
+            std::lock_guard<std::mutex> lock(c->failure_mutex);
             c->self->Fail(TG_INTERNAL, e.what());
           }
         },
@@ -470,7 +475,9 @@ class Init {
   Init(const TG_PluginInitArgs* args, TG_Status* status, const char* name, const char* version)
       : args_(args), status_(status) {
     Api() = args->api;
-    if (args->info != nullptr && args->info->struct_size >= sizeof(TG_PluginInfo)) {
+    // The fields below are v1's; a core whose TG_PluginInfo grew still has them.
+    if (args->info != nullptr &&
+        args->info->struct_size >= offsetof(TG_PluginInfo, abi_version) + sizeof(uint32_t)) {
       args->info->name = name;
       args->info->version = version;
       args->info->abi_version = TG_PLUGIN_ABI_VERSION;

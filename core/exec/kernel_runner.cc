@@ -1,0 +1,115 @@
+#include "core/exec/kernel_runner.h"
+
+#include "core/ops/op_registry.h"
+#include "core/plugin/kernel_context.h"
+#include "core/plugin/registry.h"
+
+namespace tgraph {
+namespace {
+
+std::string NodeLabel(const Operation& op) { return StrCat("node '", op.name(), "' (", op.type(), ")"); }
+
+// "input 1 ('value')": the flat index and the OpDef argument it belongs to.
+std::string InputLabel(const Operation& op, int i) {
+  const tf::OpDef& def = op.registration().op_def;
+  const auto& args = op.input_args();
+  for (size_t a = 0; a < args.size() && static_cast<int>(a) < def.input_arg_size(); ++a) {
+    if (i >= args[a].start && i < args[a].start + args[a].count) {
+      return StrCat("input ", i, " ('", def.input_arg(static_cast<int>(a)).name(), "')");
+    }
+  }
+  return StrCat("input ", i);
+}
+
+// Checks the inputs against the node's signature and resolves them to what the kernel
+// gets: ref inputs keep their slot; a slot given for a non-ref input is read (TF
+// dereferences a ref feeding a value input).
+Status PrepareInputs(const Operation& op, const std::vector<KernelInput>& given,
+                     std::vector<KernelInput>* out) {
+  if (static_cast<int>(given.size()) != op.num_inputs()) {
+    return InvalidArgument(NodeLabel(op), " takes ", op.num_inputs(), " inputs, but ", given.size(),
+                           " were given");
+  }
+  const bool allows_uninitialized = op.registration().op_def.allows_uninitialized_input();
+  out->clear();
+  out->reserve(given.size());
+  for (int i = 0; i < op.num_inputs(); ++i) {
+    const KernelInput& in = given[static_cast<size_t>(i)];
+    const DataType expected = op.input_type(i);
+    const DataType base = BaseType(expected);
+    KernelInput resolved;
+    if (IsRefType(expected)) {
+      if (in.ref == nullptr) {
+        return InvalidArgument(NodeLabel(op), ": ", InputLabel(op, i), " is a ref input (",
+                               DataTypeName(expected), ") and needs a variable slot");
+      }
+      std::lock_guard<std::mutex> lock(in.ref->mu);
+      if (!in.ref->initialized) {
+        if (!allows_uninitialized) {
+          return FailedPrecondition("Attempting to use uninitialized value ", in.ref->name, " (",
+                                    NodeLabel(op), ", ", InputLabel(op, i), ")");
+        }
+      } else if (in.ref->value.dtype() != base) {
+        return InvalidArgument(NodeLabel(op), ": ", InputLabel(op, i), " must be ",
+                               DataTypeName(expected), ", but variable ", in.ref->name, " holds ",
+                               DataTypeName(in.ref->value.dtype()));
+      }
+      resolved.ref = in.ref;
+    } else {
+      if (in.ref != nullptr) {
+        std::lock_guard<std::mutex> lock(in.ref->mu);
+        if (!in.ref->initialized) {
+          return FailedPrecondition("Attempting to use uninitialized value ", in.ref->name, " (",
+                                    NodeLabel(op), ", ", InputLabel(op, i), ")");
+        }
+        resolved.value = in.ref->value;
+      } else {
+        resolved.value = in.value;
+      }
+      if (resolved.value.dtype() != base) {
+        return InvalidArgument(NodeLabel(op), ": ", InputLabel(op, i), " must be ",
+                               DataTypeName(base), ", but a ", DataTypeName(resolved.value.dtype()),
+                               " tensor was given");
+      }
+    }
+    out->push_back(std::move(resolved));
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+StatusOr<std::unique_ptr<KernelRunner>> KernelRunner::Create(const Operation& op,
+                                                             const std::string& device_type,
+                                                             ThreadPool* intra_op_pool) {
+  TG_ASSIGN_OR_RETURN(const KernelRegistration* kernel,
+                      KernelRegistry::Global()->Find(op.name(), op.type(), op.attrs(), device_type));
+  TG_ASSIGN_OR_RETURN(void* state, CreateKernelState(*kernel, op));
+  std::unique_ptr<KernelRunner> runner(new KernelRunner(op, kernel, intra_op_pool));
+  runner->state_ = state;
+  return runner;
+}
+
+KernelRunner::~KernelRunner() {
+  if (state_ != nullptr && kernel_->destroy != nullptr) kernel_->destroy(state_);
+}
+
+Status KernelRunner::Run(const std::vector<KernelInput>& inputs, std::vector<Tensor>* outputs) {
+  if (outputs == nullptr) return InvalidArgument(NodeLabel(op_), ": Run: outputs is NULL");
+  std::vector<KernelInput> prepared;
+  TG_RETURN_IF_ERROR(PrepareInputs(op_, inputs, &prepared));
+  DeviceInstance* device = nullptr;
+  if (DeviceRegistry::Global()->Find(kernel_->device_type) != nullptr) {
+    TG_ASSIGN_OR_RETURN(device, DeviceRegistry::Global()->GetInstance(kernel_->device_type, 0));
+  }
+  return CallKernel(*kernel_, state_, op_, std::move(prepared), device, pool_, outputs);
+}
+
+Status KernelRunner::Run(const std::vector<Tensor>& inputs, std::vector<Tensor>* outputs) {
+  std::vector<KernelInput> wrapped;
+  wrapped.reserve(inputs.size());
+  for (const Tensor& t : inputs) wrapped.push_back(KernelInput{t, nullptr});
+  return Run(wrapped, outputs);
+}
+
+}  // namespace tgraph

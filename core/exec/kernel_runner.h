@@ -1,0 +1,66 @@
+// Runs one node's kernel outside a session, through the same plugin ABI the executor uses:
+// picks the registered kernel for the node and device, creates it once, and calls compute
+// with given input tensors. The executor (issue 5) builds on it; kernel tests use it as a
+// harness.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "core/base/status.h"
+#include "core/base/tensor.h"
+#include "core/graph/operation.h"
+
+namespace tgraph {
+
+class ThreadPool;
+struct KernelRegistration;
+
+// A variable's storage as a ref input sees it (sessions own these; tests make their own).
+struct VariableSlot {
+  std::mutex mu;
+  Tensor value;
+  bool initialized = false;
+  std::string name;  // for FAILED_PRECONDITION messages
+};
+
+// One input of a run: a value, or a ref to a variable slot for ref inputs.
+struct KernelInput {
+  Tensor value;
+  VariableSlot* ref = nullptr;
+};
+
+class KernelRunner {
+ public:
+  // Finds the kernel for `op` on `device_type` (matching type constraints against the op's
+  // attrs; highest priority wins) and calls its create. NOT_FOUND naming the op, its type
+  // and the device when no kernel matches; create's status otherwise.
+  static StatusOr<std::unique_ptr<KernelRunner>> Create(const Operation& op,
+                                                        const std::string& device_type = "CPU",
+                                                        ThreadPool* intra_op_pool = nullptr);
+  ~KernelRunner();  // calls the kernel's destroy
+  KernelRunner(const KernelRunner&) = delete;
+  KernelRunner& operator=(const KernelRunner&) = delete;
+
+  // Runs compute. Checks input count and dtypes first; ref inputs need `ref` set and an
+  // initialized slot unless the op allows uninitialized input. Outputs come back in
+  // `outputs` (a ref output yields the variable's current value). Errors name the node.
+  Status Run(const std::vector<KernelInput>& inputs, std::vector<Tensor>* outputs);
+  // Convenience for ops without ref inputs.
+  Status Run(const std::vector<Tensor>& inputs, std::vector<Tensor>* outputs);
+
+  const Operation& op() const { return op_; }
+  const KernelRegistration& kernel() const { return *kernel_; }
+
+ private:
+  KernelRunner(const Operation& op, const KernelRegistration* kernel, ThreadPool* pool)
+      : op_(op), kernel_(kernel), pool_(pool) {}
+  const Operation& op_;
+  const KernelRegistration* kernel_;
+  ThreadPool* pool_;
+  void* state_ = nullptr;
+};
+
+}  // namespace tgraph

@@ -1,0 +1,126 @@
+#include "core/exec/thread_pool.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <condition_variable>
+#include <mutex>
+
+#define EIGEN_USE_THREADS
+#include <unsupported/Eigen/CXX11/ThreadPool>
+
+namespace tgraph {
+namespace {
+
+// A block should carry at least this much work (ns) to be worth handing to another thread
+// (a wake-up plus a cache miss or two costs a few microseconds).
+constexpr double kMinBlockCostNs = 20000.0;
+// At most this many blocks per thread (a little over-splitting evens out uneven blocks).
+constexpr int64_t kBlocksPerThread = 4;
+
+// What the caller and the helpers share. Helpers may start after the caller has returned
+// (they then find no block left), so this lives in a shared_ptr and `fn` is touched only
+// for a block that was claimed before the caller stopped waiting.
+struct ForState {
+  int64_t total = 0;
+  int64_t num_blocks = 0;
+  const std::function<void(int64_t, int64_t)>* fn = nullptr;
+  std::atomic<int64_t> next{0};
+  std::mutex mu;
+  std::condition_variable cv;
+  int64_t done = 0;  // under mu
+
+  // Claims and runs blocks until none is left; returns how many this thread ran.
+  void Work() {
+    int64_t ran = 0;
+    for (;;) {
+      const int64_t b = next.fetch_add(1, std::memory_order_relaxed);
+      if (b >= num_blocks) break;
+      // Blocks differ in size by at most one unit (the first `extra` get one more); no
+      // product of b and total, which could overflow for huge ranges.
+      const int64_t base = total / num_blocks, extra = total % num_blocks;
+      const int64_t begin = b * base + std::min(b, extra);
+      const int64_t end = begin + base + (b < extra ? 1 : 0);
+      (*fn)(begin, end);
+      ++ran;
+    }
+    if (ran > 0) {
+      std::lock_guard<std::mutex> lock(mu);
+      done += ran;
+      if (done == num_blocks) cv.notify_all();
+    }
+  }
+};
+
+}  // namespace
+
+struct ThreadPool::Impl {
+  explicit Impl(int n) : pool(n) {}
+  Eigen::ThreadPool pool;
+};
+
+ThreadPool::ThreadPool(int num_threads)
+    : impl_(std::make_unique<Impl>(std::max(num_threads, 1))),
+      num_threads_(std::max(num_threads, 1)) {
+  handle_.pool = this;
+}
+
+ThreadPool::~ThreadPool() = default;
+
+int ThreadPool::CurrentThreadId() const { return impl_->pool.CurrentThreadId(); }
+
+void ThreadPool::Schedule(std::function<void()> fn) { impl_->pool.Schedule(std::move(fn)); }
+
+int64_t ThreadPool::NumBlocks(int num_threads, int64_t total, double cost_per_unit_ns) {
+  if (total <= 0) return 0;
+  if (num_threads <= 1) return 1;
+  int64_t blocks;
+  if (!(cost_per_unit_ns > 0) || !std::isfinite(cost_per_unit_ns)) {
+    blocks = num_threads;  // unknown cost: assume the work is worth spreading
+  } else {
+    const double total_cost = static_cast<double>(total) * cost_per_unit_ns;
+    const double by_cost = std::floor(total_cost / kMinBlockCostNs);
+    const double cap = static_cast<double>(num_threads * kBlocksPerThread);
+    blocks = static_cast<int64_t>(std::min(by_cost, cap));
+  }
+  return std::clamp<int64_t>(blocks, 1, total);
+}
+
+void ThreadPool::ParallelFor(int64_t total, double cost_per_unit_ns,
+                             const std::function<void(int64_t, int64_t)>& fn) {
+  const int64_t blocks = NumBlocks(num_threads_, total, cost_per_unit_ns);
+  if (blocks == 0) return;
+  if (blocks == 1) {
+    fn(0, total);
+    return;
+  }
+  auto state = std::make_shared<ForState>();
+  state->total = total;
+  state->num_blocks = blocks;
+  state->fn = &fn;
+  // The caller takes blocks too, so blocks - 1 helpers at most, and no more than threads.
+  const int64_t helpers = std::min<int64_t>(blocks - 1, num_threads_);
+  for (int64_t i = 0; i < helpers; ++i) {
+    impl_->pool.Schedule([state] { state->Work(); });
+  }
+  state->Work();
+  std::unique_lock<std::mutex> lock(state->mu);
+  state->cv.wait(lock, [&] { return state->done == state->num_blocks; });
+}
+
+void ThreadPool::ParallelFor(ThreadPool* pool, int64_t total, double cost_per_unit_ns,
+                             const std::function<void(int64_t, int64_t)>& fn) {
+  if (total <= 0) return;
+  if (pool == nullptr || pool->NumThreads() <= 1) {
+    fn(0, total);
+    return;
+  }
+  pool->ParallelFor(total, cost_per_unit_ns, fn);
+}
+
+TG_ThreadPool* ThreadPool::InlineHandle() {
+  static TG_ThreadPool handle;  // pool == nullptr
+  return &handle;
+}
+
+}  // namespace tgraph

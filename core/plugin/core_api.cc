@@ -1,0 +1,847 @@
+// The TG_CoreApi table: every service a plugin can call. No C++ exception leaves these
+// functions (they are called from C); misuse (NULL handles, indices out of range) yields a
+// status where the function has one and a neutral value (NULL, 0, -1) where it has not.
+#include "core/plugin/core_api.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+
+#include "core/base/dtype.h"
+#include "core/exec/thread_pool.h"
+#include "core/graph/attr_value_util.h"
+#include "core/graph/proto_convert.h"
+#include "core/plugin/abi_handles.h"
+#include "core/plugin/kernel_context.h"
+#include "core/plugin/registry.h"
+
+namespace tgraph {
+namespace {
+
+// ---- helpers ----
+
+void Set(TG_Status* s, const Status& st) noexcept {
+  if (s == nullptr) return;
+  try {
+    s->status = st;
+  } catch (...) {
+    s->status = Status(st.code(), std::string());
+  }
+}
+
+Status CurrentExceptionStatus() noexcept {
+  try {
+    throw;
+  } catch (const std::bad_alloc&) {
+    return Status(Code::kResourceExhausted, "out of memory");
+  } catch (const std::exception& e) {
+    try {
+      return Internal("internal error: ", e.what());
+    } catch (...) {
+      return Status(Code::kInternal, std::string());
+    }
+  } catch (...) {
+    return Status(Code::kInternal, std::string());
+  }
+}
+
+// Runs fn() -> Status and stores the outcome (exceptions included) in `status`.
+template <typename Fn>
+void Guard(TG_Status* status, Fn&& fn) noexcept {
+  Status st;
+  try {
+    st = fn();
+  } catch (...) {
+    st = CurrentExceptionStatus();
+  }
+  Set(status, st);
+}
+
+// Runs fn(R* out) -> Status; returns *out on success, `fallback` otherwise.
+template <typename R, typename Fn>
+R GuardValue(TG_Status* status, R fallback, Fn&& fn) noexcept {
+  Status st;
+  R out = fallback;
+  try {
+    st = fn(&out);
+  } catch (...) {
+    st = CurrentExceptionStatus();
+  }
+  Set(status, st);
+  return st.ok() ? out : fallback;
+}
+
+template <typename R, typename Fn>
+R NoThrow(R fallback, Fn&& fn) noexcept {
+  try {
+    return fn();
+  } catch (...) {
+    return fallback;
+  }
+}
+
+// An int received from C where an enum is declared: copy the bytes, never read an invalid
+// enumerator as the enum type.
+template <typename E>
+int EnumValue(const E& e) {
+  static_assert(sizeof(E) == sizeof(int), "ABI enums are int-sized");
+  int v;
+  std::memcpy(&v, &e, sizeof v);
+  return v;
+}
+
+TG_DataType ToC(DataType t) { return static_cast<TG_DataType>(static_cast<int>(t)); }
+
+// dims[0, num_dims) from the plugin as a vector; INVALID_ARGUMENT naming `what` for a
+// negative rank, NULL dims or a negative dim.
+Status ReadDims(const char* what, const int64_t* dims, int num_dims, std::vector<int64_t>* out) {
+  if (num_dims < 0) return InvalidArgument(what, ": negative number of dims ", num_dims);
+  if (num_dims > 0 && dims == nullptr) return InvalidArgument(what, ": dims is NULL");
+  out->assign(dims, dims + num_dims);
+  for (int i = 0; i < num_dims; ++i) {
+    if ((*out)[static_cast<size_t>(i)] < 0) {
+      return InvalidArgument(what, ": dimension ", i, " is ", (*out)[static_cast<size_t>(i)],
+                             "; must be >= 0");
+    }
+  }
+  return Status::OK();
+}
+
+std::string NodeLabel(const Operation& op) { return StrCat("node '", op.name(), "' (", op.type(), ")"); }
+
+// ---- status and logging ----
+
+void ApiSetStatus(TG_Status* status, TG_Code code, const char* message) {
+  if (status == nullptr) return;
+  int c = EnumValue(code);
+  const char* msg = message == nullptr ? "" : message;
+  NoThrow(0, [&] {
+    if (c < 0 || c > static_cast<int>(Code::kUnauthenticated)) {
+      status->status = Status(Code::kUnknown, StrCat("(invalid status code ", c, ") ", msg));
+    } else {
+      status->status = Status(static_cast<Code>(c), msg);
+    }
+    return 0;
+  });
+}
+
+TG_Code ApiStatusCode(const TG_Status* status) {
+  if (status == nullptr) return TG_INVALID_ARGUMENT;
+  return static_cast<TG_Code>(static_cast<int>(status->status.code()));
+}
+
+void ApiLog(TG_LogSeverity severity, const char* message) {
+  const int s = EnumValue(severity);
+  // Info is for those who ask (TGRAPH_LOG_PLUGIN_INFO=1); warnings and errors always show.
+  if (s <= TG_LOG_INFO) {
+    static const bool verbose = [] {
+      const char* v = std::getenv("TGRAPH_LOG_PLUGIN_INFO");
+      return v != nullptr && v[0] != '\0' && v[0] != '0';
+    }();
+    if (!verbose) return;
+  }
+  const char* label = s >= TG_LOG_ERROR ? "ERROR" : s == TG_LOG_WARNING ? "WARNING" : "INFO";
+  static std::mutex mu;
+  std::lock_guard<std::mutex> lock(mu);
+  std::fprintf(stderr, "tgraph plugin %s: %s\n", label, message == nullptr ? "" : message);
+}
+
+// ---- registration ----
+
+template <typename Def, typename AddFn>
+void Register(const char* fn_name, const Def* def, TG_Status* status, AddFn&& add) {
+  Guard(status, [&]() -> Status {
+    PluginRegistrations* regs = PluginRegistrations::Active();
+    if (regs == nullptr) {
+      return FailedPrecondition(fn_name, " may only be called during TG_PluginInit");
+    }
+    if (def == nullptr) return InvalidArgument(fn_name, ": the definition is NULL");
+    return add(regs, *def);
+  });
+}
+
+void ApiRegisterOp(const TG_OpDefinition* def, TG_Status* status) {
+  Register("register_op", def, status,
+           [](PluginRegistrations* r, const TG_OpDefinition& d) { return r->AddOp(d); });
+}
+void ApiRegisterKernel(const TG_KernelDefinition* def, TG_Status* status) {
+  Register("register_kernel", def, status,
+           [](PluginRegistrations* r, const TG_KernelDefinition& d) { return r->AddKernel(d); });
+}
+void ApiRegisterGradient(const TG_GradientDefinition* def, TG_Status* status) {
+  Register("register_gradient", def, status,
+           [](PluginRegistrations* r, const TG_GradientDefinition& d) { return r->AddGradient(d); });
+}
+void ApiRegisterDevice(const TG_DeviceDefinition* def, TG_Status* status) {
+  Register("register_device", def, status,
+           [](PluginRegistrations* r, const TG_DeviceDefinition& d) { return r->AddDevice(d); });
+}
+void ApiRegisterSaver(const TG_SaverDefinition* def, TG_Status* status) {
+  Register("register_saver", def, status,
+           [](PluginRegistrations* r, const TG_SaverDefinition& d) { return r->AddSaver(d); });
+}
+
+// ---- tensors ----
+
+TG_DataType ApiTensorDtype(const TG_Tensor* t) { return t == nullptr ? TG_INVALID_DTYPE : ToC(t->tensor.dtype()); }
+int ApiTensorNumDims(const TG_Tensor* t) { return t == nullptr ? -1 : t->tensor.rank(); }
+int64_t ApiTensorDim(const TG_Tensor* t, int i) {
+  if (t == nullptr || i < 0 || i >= t->tensor.rank()) return -1;
+  return t->tensor.dims()[static_cast<size_t>(i)];
+}
+int64_t ApiTensorNumElements(const TG_Tensor* t) { return t == nullptr ? 0 : t->tensor.NumElements(); }
+size_t ApiTensorByteSize(const TG_Tensor* t) { return t == nullptr ? 0 : t->tensor.ByteSize(); }
+void* ApiTensorData(const TG_Tensor* t) {
+  if (t == nullptr || t->tensor.ByteSize() == 0) return nullptr;
+  return t->tensor.data();
+}
+
+bool IsStringElement(const TG_Tensor* t, int64_t index) {
+  return t != nullptr && t->tensor.dtype() == DT_STRING && index >= 0 &&
+         index < t->tensor.NumElements();
+}
+
+void ApiTensorGetString(const TG_Tensor* t, int64_t index, const char** data, size_t* len) {
+  const char* d = nullptr;
+  size_t n = 0;
+  if (IsStringElement(t, index)) {
+    const std::string& s = t->tensor.strings()[static_cast<size_t>(index)];
+    d = s.data();
+    n = s.size();
+  }
+  if (data != nullptr) *data = d;
+  if (len != nullptr) *len = n;
+}
+
+void ApiTensorSetString(TG_Tensor* t, int64_t index, const char* data, size_t len) {
+  if (!IsStringElement(t, index) || (data == nullptr && len > 0)) return;
+  NoThrow(0, [&] {
+    t->tensor.strings()[static_cast<size_t>(index)].assign(data == nullptr ? "" : data, len);
+    return 0;
+  });
+}
+
+TG_Tensor* ApiNewHostTensor(TG_DataType dtype, const int64_t* dims, int num_dims, TG_Status* status) {
+  return GuardValue<TG_Tensor*>(status, nullptr, [&](TG_Tensor** out) -> Status {
+    std::vector<int64_t> d;
+    TG_RETURN_IF_ERROR(ReadDims("new_host_tensor", dims, num_dims, &d));
+    const int t = EnumValue(dtype);
+    if (!IsValidDataType(t)) return InvalidArgument("new_host_tensor: invalid dtype ", t);
+    TG_ASSIGN_OR_RETURN(Tensor tensor, Tensor::Allocate(static_cast<DataType>(t), std::move(d)));
+    *out = new TG_Tensor{std::move(tensor)};
+    return Status::OK();
+  });
+}
+
+void ApiDeleteHostTensor(TG_Tensor* t) { delete t; }
+
+// ---- kernel construction ----
+
+const Operation* ConsOp(const TG_KernelConstruction* ctx) { return ctx == nullptr ? nullptr : ctx->op; }
+
+const char* ApiConsNodeName(const TG_KernelConstruction* ctx) {
+  const Operation* op = ConsOp(ctx);
+  return op == nullptr ? "" : op->name().c_str();
+}
+const char* ApiConsOpType(const TG_KernelConstruction* ctx) {
+  const Operation* op = ConsOp(ctx);
+  return op == nullptr ? "" : op->type().c_str();
+}
+int ApiConsNumInputs(const TG_KernelConstruction* ctx) {
+  const Operation* op = ConsOp(ctx);
+  return op == nullptr ? 0 : op->num_inputs();
+}
+int ApiConsNumOutputs(const TG_KernelConstruction* ctx) {
+  const Operation* op = ConsOp(ctx);
+  return op == nullptr ? 0 : op->num_outputs();
+}
+TG_DataType ApiConsInputType(const TG_KernelConstruction* ctx, int i) {
+  const Operation* op = ConsOp(ctx);
+  if (op == nullptr || i < 0 || i >= op->num_inputs()) return TG_INVALID_DTYPE;
+  return ToC(op->input_type(i));
+}
+TG_DataType ApiConsOutputType(const TG_KernelConstruction* ctx, int i) {
+  const Operation* op = ConsOp(ctx);
+  if (op == nullptr || i < 0 || i >= op->num_outputs()) return TG_INVALID_DTYPE;
+  return ToC(op->output_type(i));
+}
+
+// The attr `name` of the node, which must be of `kind` (AttrValueKind's spelling); an
+// empty list passes for any list kind.
+StatusOr<const tf::AttrValue*> FindAttr(const TG_KernelConstruction* ctx, const char* name,
+                                        const char* kind) {
+  const Operation* op = ConsOp(ctx);
+  if (op == nullptr) return InvalidArgument("attr getter: the construction context is NULL");
+  if (name == nullptr) return InvalidArgument(NodeLabel(*op), ": attr name is NULL");
+  const tf::AttrValue* value = op->FindAttr(name);
+  if (value == nullptr) return InvalidArgument(NodeLabel(*op), ": no attr '", name, "'");
+  const std::string actual = AttrValueKind(*value);
+  const bool is_list = std::strncmp(kind, "list(", 5) == 0;
+  if (actual != kind && !(is_list && actual == "list(any)")) {
+    return InvalidArgument(NodeLabel(*op), ": attr '", name, "' is of kind '",
+                           actual.empty() ? "unset" : actual, "', not '", kind, "'");
+  }
+  return value;
+}
+
+void ApiAttrInt(const TG_KernelConstruction* ctx, const char* name, int64_t* value, TG_Status* status) {
+  Guard(status, [&]() -> Status {
+    TG_ASSIGN_OR_RETURN(const tf::AttrValue* v, FindAttr(ctx, name, "int"));
+    if (value != nullptr) *value = v->i();
+    return Status::OK();
+  });
+}
+void ApiAttrFloat(const TG_KernelConstruction* ctx, const char* name, float* value, TG_Status* status) {
+  Guard(status, [&]() -> Status {
+    TG_ASSIGN_OR_RETURN(const tf::AttrValue* v, FindAttr(ctx, name, "float"));
+    if (value != nullptr) *value = v->f();
+    return Status::OK();
+  });
+}
+void ApiAttrBool(const TG_KernelConstruction* ctx, const char* name, int* value, TG_Status* status) {
+  Guard(status, [&]() -> Status {
+    TG_ASSIGN_OR_RETURN(const tf::AttrValue* v, FindAttr(ctx, name, "bool"));
+    if (value != nullptr) *value = v->b() ? 1 : 0;
+    return Status::OK();
+  });
+}
+void ApiAttrType(const TG_KernelConstruction* ctx, const char* name, TG_DataType* value, TG_Status* status) {
+  Guard(status, [&]() -> Status {
+    TG_ASSIGN_OR_RETURN(const tf::AttrValue* v, FindAttr(ctx, name, "type"));
+    if (value != nullptr) *value = static_cast<TG_DataType>(static_cast<int>(v->type()));
+    return Status::OK();
+  });
+}
+void ApiAttrString(const TG_KernelConstruction* ctx, const char* name, const char** value, size_t* len,
+                   TG_Status* status) {
+  Guard(status, [&]() -> Status {
+    TG_ASSIGN_OR_RETURN(const tf::AttrValue* v, FindAttr(ctx, name, "string"));
+    if (value != nullptr) *value = v->s().data();
+    if (len != nullptr) *len = v->s().size();
+    return Status::OK();
+  });
+}
+
+// Copies at most `max` of `n` values (through get(i)) and reports n.
+template <typename T, typename Get>
+Status CopyList(int n, T* values, size_t max, size_t* len, Get&& get) {
+  if (len != nullptr) *len = static_cast<size_t>(n);
+  if (values == nullptr) return Status::OK();
+  const size_t count = std::min(max, static_cast<size_t>(n));
+  for (size_t i = 0; i < count; ++i) values[i] = get(static_cast<int>(i));
+  return Status::OK();
+}
+
+void ApiAttrIntList(const TG_KernelConstruction* ctx, const char* name, int64_t* values, size_t max,
+                    size_t* len, TG_Status* status) {
+  Guard(status, [&]() -> Status {
+    TG_ASSIGN_OR_RETURN(const tf::AttrValue* v, FindAttr(ctx, name, "list(int)"));
+    return CopyList(v->list().i_size(), values, max, len, [&](int i) { return v->list().i(i); });
+  });
+}
+void ApiAttrFloatList(const TG_KernelConstruction* ctx, const char* name, float* values, size_t max,
+                      size_t* len, TG_Status* status) {
+  Guard(status, [&]() -> Status {
+    TG_ASSIGN_OR_RETURN(const tf::AttrValue* v, FindAttr(ctx, name, "list(float)"));
+    return CopyList(v->list().f_size(), values, max, len, [&](int i) { return v->list().f(i); });
+  });
+}
+void ApiAttrTypeList(const TG_KernelConstruction* ctx, const char* name, TG_DataType* values,
+                     size_t max, size_t* len, TG_Status* status) {
+  Guard(status, [&]() -> Status {
+    TG_ASSIGN_OR_RETURN(const tf::AttrValue* v, FindAttr(ctx, name, "list(type)"));
+    return CopyList(v->list().type_size(), values, max, len, [&](int i) {
+      return static_cast<TG_DataType>(static_cast<int>(v->list().type(i)));
+    });
+  });
+}
+void ApiAttrShape(const TG_KernelConstruction* ctx, const char* name, int64_t* dims, int max_dims,
+                  int* num_dims, TG_Status* status) {
+  Guard(status, [&]() -> Status {
+    TG_ASSIGN_OR_RETURN(const tf::AttrValue* v, FindAttr(ctx, name, "shape"));
+    auto shape = ShapeFromProto(v->shape());
+    if (!shape.ok()) {
+      return InvalidArgument(NodeLabel(*ctx->op), ": attr '", name, "': ", shape.status().message());
+    }
+    const PartialShape& s = shape.value();
+    if (num_dims != nullptr) *num_dims = s.rank();
+    if (dims != nullptr && s.known_rank()) {
+      const int count = std::min(std::max(max_dims, 0), s.rank());
+      for (int i = 0; i < count; ++i) dims[i] = s.dim(i);
+    }
+    return Status::OK();
+  });
+}
+const TG_Tensor* ApiAttrTensor(const TG_KernelConstruction* ctx, const char* name, TG_Status* status) {
+  return GuardValue<const TG_Tensor*>(status, nullptr, [&](const TG_Tensor** out) -> Status {
+    TG_ASSIGN_OR_RETURN(const tf::AttrValue* v, FindAttr(ctx, name, "tensor"));
+    auto* mutable_ctx = const_cast<TG_KernelConstruction*>(ctx);
+    // A Const's value was parsed when the node was made: share it instead of parsing again.
+    if (std::strcmp(name, "value") == 0 && ctx->op->constant_value() != nullptr) {
+      mutable_ctx->attr_tensors.push_back(std::make_unique<TG_Tensor>(TG_Tensor{*ctx->op->constant_value()}));
+    } else {
+      auto parsed = TensorFromProto(v->tensor());
+      if (!parsed.ok()) {
+        return InvalidArgument(NodeLabel(*ctx->op), ": attr '", name, "': ", parsed.status().message());
+      }
+      mutable_ctx->attr_tensors.push_back(std::make_unique<TG_Tensor>(TG_Tensor{std::move(parsed).value()}));
+    }
+    *out = mutable_ctx->attr_tensors.back().get();
+    return Status::OK();
+  });
+}
+int ApiHasAttr(const TG_KernelConstruction* ctx, const char* name) {
+  const Operation* op = ConsOp(ctx);
+  if (op == nullptr || name == nullptr) return 0;
+  return NoThrow(0, [&] { return op->FindAttr(name) != nullptr ? 1 : 0; });
+}
+
+// ---- kernel compute ----
+
+bool InputIndexOk(const TG_KernelContext* ctx, int i) {
+  return ctx != nullptr && i >= 0 && static_cast<size_t>(i) < ctx->inputs.size();
+}
+bool OutputIndexOk(const TG_KernelContext* ctx, int i) {
+  return ctx != nullptr && i >= 0 && static_cast<size_t>(i) < ctx->outputs.size();
+}
+
+// Fails the node with `st` unless it failed already (the first failure is the one kept).
+void FailContext(TG_KernelContext* ctx, const Status& st) {
+  if (ctx != nullptr && ctx->status.status.ok()) Set(&ctx->status, st);
+}
+
+const char* ApiContextNodeName(const TG_KernelContext* ctx) {
+  return ctx == nullptr || ctx->op == nullptr ? "" : ctx->op->name().c_str();
+}
+TG_Status* ApiContextStatus(TG_KernelContext* ctx) { return ctx == nullptr ? nullptr : &ctx->status; }
+int ApiNumInputs(const TG_KernelContext* ctx) { return ctx == nullptr ? 0 : static_cast<int>(ctx->inputs.size()); }
+int ApiNumOutputs(const TG_KernelContext* ctx) { return ctx == nullptr ? 0 : static_cast<int>(ctx->outputs.size()); }
+const TG_Tensor* ApiInput(TG_KernelContext* ctx, int i) {
+  return InputIndexOk(ctx, i) ? &ctx->inputs[static_cast<size_t>(i)] : nullptr;
+}
+TG_DataType ApiExpectedOutputType(const TG_KernelContext* ctx, int i) {
+  if (!OutputIndexOk(ctx, i)) return TG_INVALID_DTYPE;
+  return ToC(BaseType(ctx->op->output_type(i)));
+}
+
+// The checks every way of producing output i shares.
+Status CheckOutputSlot(const TG_KernelContext* ctx, int i, const char* fn) {
+  if (!OutputIndexOk(ctx, i)) {
+    return InvalidArgument(ctx == nullptr ? std::string("kernel") : NodeLabel(*ctx->op), ": ", fn,
+                           ": output index ", i, " out of range");
+  }
+  if (IsRefType(ctx->op->output_type(i))) {
+    return InvalidArgument(NodeLabel(*ctx->op), ": ", fn, ": output ", i,
+                           " is a ref output (use forward_ref_input_to_ref_output)");
+  }
+  if (ctx->output_set[static_cast<size_t>(i)]) {
+    return InvalidArgument(NodeLabel(*ctx->op), ": ", fn, ": output ", i, " was already produced");
+  }
+  return Status::OK();
+}
+
+TG_Tensor* ApiAllocateOutput(TG_KernelContext* ctx, int i, const int64_t* dims, int num_dims,
+                             TG_Status* status) {
+  return GuardValue<TG_Tensor*>(status, nullptr, [&](TG_Tensor** out) -> Status {
+    TG_RETURN_IF_ERROR(CheckOutputSlot(ctx, i, "allocate_output"));
+    std::vector<int64_t> d;
+    TG_RETURN_IF_ERROR(ReadDims(StrCat(NodeLabel(*ctx->op), ": allocate_output ", i).c_str(), dims,
+                                num_dims, &d));
+    auto t = Tensor::Allocate(BaseType(ctx->op->output_type(i)), std::move(d));
+    if (!t.ok()) return t.status().Prepend(StrCat(NodeLabel(*ctx->op), ": output ", i, ": "));
+    TG_Tensor& slot = ctx->outputs[static_cast<size_t>(i)];
+    slot.tensor = std::move(t).value();
+    ctx->output_set[static_cast<size_t>(i)] = 1;
+    *out = &slot;
+    return Status::OK();
+  });
+}
+
+TG_Tensor* ApiForwardInputToOutput(TG_KernelContext* ctx, int input_index, int output_index,
+                                   const int64_t* dims, int num_dims) {
+  return NoThrow<TG_Tensor*>(nullptr, [&]() -> TG_Tensor* {
+    if (!InputIndexOk(ctx, input_index) || !CheckOutputSlot(ctx, output_index, "forward").ok()) {
+      return nullptr;
+    }
+    if (ctx->refs[static_cast<size_t>(input_index)] != nullptr) return nullptr;  // a variable's buffer
+    const Tensor& in = ctx->inputs[static_cast<size_t>(input_index)].tensor;
+    const DataType out_type = BaseType(ctx->op->output_type(output_index));
+    if (in.dtype() != out_type || !IsPlainDataType(out_type) || !in.buffer()) return nullptr;
+    // Only the context holds the buffer: no caller, feed, other consumer or variable sees it.
+    if (in.buffer().use_count() != 1) return nullptr;
+    std::vector<int64_t> d;
+    if (!ReadDims("forward", dims, num_dims, &d).ok()) return nullptr;
+    auto t = Tensor::Wrap(out_type, std::move(d), in.buffer());  // fails unless sizes agree
+    if (!t.ok()) return nullptr;
+    TG_Tensor& slot = ctx->outputs[static_cast<size_t>(output_index)];
+    slot.tensor = std::move(t).value();
+    ctx->output_set[static_cast<size_t>(output_index)] = 1;
+    return &slot;
+  });
+}
+
+// Is `t` one of this call's inputs or an output already produced?
+bool IsAliasable(const TG_KernelContext* ctx, const TG_Tensor* t) {
+  for (const TG_Tensor& in : ctx->inputs) {
+    if (&in == t) return true;
+  }
+  for (size_t k = 0; k < ctx->outputs.size(); ++k) {
+    if (&ctx->outputs[k] == t && ctx->output_set[k]) return true;
+  }
+  for (const auto& r : ctx->ref_views) {
+    if (r.get() == t) return true;
+  }
+  return false;
+}
+
+void ApiSetOutputAlias(TG_KernelContext* ctx, int i, const TG_Tensor* t, const int64_t* dims,
+                       int num_dims, TG_Status* status) {
+  Guard(status, [&]() -> Status {
+    TG_RETURN_IF_ERROR(CheckOutputSlot(ctx, i, "set_output_alias"));
+    const std::string where = StrCat(NodeLabel(*ctx->op), ": set_output_alias ", i);
+    if (t == nullptr || !IsAliasable(ctx, t)) {
+      return InvalidArgument(where, ": the tensor is not an input or produced output of this call");
+    }
+    const Tensor& src = t->tensor;
+    const DataType out_type = BaseType(ctx->op->output_type(i));
+    if (src.dtype() != out_type) {
+      return InvalidArgument(where, ": tensor of dtype ", DataTypeName(src.dtype()),
+                             " for an output of dtype ", DataTypeName(out_type));
+    }
+    std::vector<int64_t> d;
+    TG_RETURN_IF_ERROR(ReadDims(where.c_str(), dims, num_dims, &d));
+    TG_ASSIGN_OR_RETURN(int64_t n, NumElementsOf(d));
+    if (n != src.NumElements()) {
+      return InvalidArgument(where, ": shape ", PartialShape(d).ToString(), " has ", n,
+                             " elements but the tensor has ", src.NumElements(), " (shape ",
+                             src.shape().ToString(), ")");
+    }
+    Tensor result;
+    if (d == src.dims()) {
+      result = src;  // shares buffer (or strings)
+    } else if (IsPlainDataType(out_type)) {
+      TG_ASSIGN_OR_RETURN(result, Tensor::Wrap(out_type, std::move(d), src.buffer()));
+    } else {
+      // Strings cannot be viewed with another shape: copy them (same element count).
+      TG_ASSIGN_OR_RETURN(result, Tensor::Allocate(out_type, std::move(d)));
+      result.strings() = src.strings();
+    }
+    ctx->outputs[static_cast<size_t>(i)].tensor = std::move(result);
+    ctx->output_set[static_cast<size_t>(i)] = 1;
+    return Status::OK();
+  });
+}
+
+TG_Tensor* ApiAllocateTemp(TG_KernelContext* ctx, TG_DataType dtype, const int64_t* dims, int num_dims,
+                           TG_Status* status) {
+  return GuardValue<TG_Tensor*>(status, nullptr, [&](TG_Tensor** out) -> Status {
+    if (ctx == nullptr) return InvalidArgument("allocate_temp: the context is NULL");
+    std::vector<int64_t> d;
+    const std::string where = StrCat(NodeLabel(*ctx->op), ": allocate_temp");
+    TG_RETURN_IF_ERROR(ReadDims(where.c_str(), dims, num_dims, &d));
+    const int t = EnumValue(dtype);
+    if (!IsValidDataType(t)) return InvalidArgument(where, ": invalid dtype ", t);
+    auto tensor = Tensor::Allocate(static_cast<DataType>(t), std::move(d));
+    if (!tensor.ok()) return tensor.status().Prepend(where + ": ");
+    ctx->temps.push_back(std::make_unique<TG_Tensor>(TG_Tensor{std::move(tensor).value()}));
+    *out = ctx->temps.back().get();
+    return Status::OK();
+  });
+}
+
+void* ApiDeviceStream(TG_KernelContext* ctx) {
+  return ctx == nullptr || ctx->device == nullptr ? nullptr : ctx->device->stream();
+}
+void* ApiDeviceState(TG_KernelContext* ctx) {
+  return ctx == nullptr || ctx->device == nullptr ? nullptr : ctx->device->state;
+}
+
+// ---- thread pool ----
+
+TG_ThreadPool* ApiIntraOpPool(TG_KernelContext* ctx) {
+  return ctx == nullptr || ctx->pool == nullptr ? ThreadPool::InlineHandle() : ctx->pool;
+}
+int ApiPoolNumThreads(const TG_ThreadPool* pool) {
+  return pool == nullptr || pool->pool == nullptr ? 1 : pool->pool->NumThreads();
+}
+void ApiParallelFor(TG_ThreadPool* pool, int64_t total, double cost_per_unit_ns, TG_ParallelForFn fn,
+                    void* arg) {
+  if (fn == nullptr || total <= 0) return;
+  ThreadPool* p = pool == nullptr ? nullptr : pool->pool;
+  const std::function<void(int64_t, int64_t)> body = [fn, arg](int64_t b, int64_t e) { fn(arg, b, e); };
+  try {
+    ThreadPool::ParallelFor(p, total, cost_per_unit_ns, body);
+  } catch (...) {
+    // Could not hand out work (out of memory scheduling): run what is left inline.
+    fn(arg, 0, total);
+  }
+}
+void ApiPoolSchedule(TG_ThreadPool* pool, void (*fn)(void* arg), void* arg) {
+  if (fn == nullptr) return;
+  ThreadPool* p = pool == nullptr ? nullptr : pool->pool;
+  if (p == nullptr) {
+    fn(arg);
+    return;
+  }
+  try {
+    p->Schedule([fn, arg] { fn(arg); });
+  } catch (...) {
+    fn(arg);  // the caller waits for it either way
+  }
+}
+int ApiPoolCurrentThreadId(const TG_ThreadPool* pool) {
+  if (pool == nullptr || pool->pool == nullptr) return -1;
+  return pool->pool->CurrentThreadId();
+}
+
+// ---- ref inputs ----
+
+VariableSlot* RefSlot(TG_KernelContext* ctx, int i) {
+  return InputIndexOk(ctx, i) ? ctx->refs[static_cast<size_t>(i)] : nullptr;
+}
+
+// Runs fn() with the slot's mutex held (taking it unless this call holds it already).
+template <typename Fn>
+auto WithSlot(TG_KernelContext* ctx, int i, Fn&& fn) {
+  VariableSlot* slot = ctx->refs[static_cast<size_t>(i)];
+  if (ctx->ref_locked[static_cast<size_t>(i)]) return fn(*slot);
+  std::lock_guard<std::mutex> lock(slot->mu);
+  return fn(*slot);
+}
+
+Status NotARef(TG_KernelContext* ctx, int i, const char* fn) {
+  if (ctx == nullptr) return InvalidArgument(fn, ": the context is NULL");
+  return InvalidArgument(NodeLabel(*ctx->op), ": ", fn, ": input ", i, " is not a ref input");
+}
+
+TG_Tensor* ApiMutableRefInput(TG_KernelContext* ctx, int i, TG_Status* status) {
+  return GuardValue<TG_Tensor*>(status, nullptr, [&](TG_Tensor** out) -> Status {
+    if (RefSlot(ctx, i) == nullptr) return NotARef(ctx, i, "mutable_ref_input");
+    return WithSlot(ctx, i, [&](VariableSlot& slot) -> Status {
+      if (!slot.initialized) {
+        return FailedPrecondition("Attempting to use uninitialized value ", slot.name, " (",
+                                  NodeLabel(*ctx->op), ")");
+      }
+      ctx->ref_views.push_back(std::make_unique<TG_Tensor>(TG_Tensor{slot.value}));
+      *out = ctx->ref_views.back().get();
+      return Status::OK();
+    });
+  });
+}
+
+void ApiLockRefInput(TG_KernelContext* ctx, int i) {
+  VariableSlot* slot = RefSlot(ctx, i);
+  if (slot == nullptr || ctx->ref_locked[static_cast<size_t>(i)]) return;
+  slot->mu.lock();
+  ctx->ref_locked[static_cast<size_t>(i)] = 1;
+}
+
+void ApiUnlockRefInput(TG_KernelContext* ctx, int i) {
+  VariableSlot* slot = RefSlot(ctx, i);
+  if (slot == nullptr || !ctx->ref_locked[static_cast<size_t>(i)]) return;
+  ctx->ref_locked[static_cast<size_t>(i)] = 0;
+  slot->mu.unlock();
+}
+
+TG_Tensor* ApiReallocateRefInput(TG_KernelContext* ctx, int i, const int64_t* dims, int num_dims,
+                                 TG_Status* status) {
+  return GuardValue<TG_Tensor*>(status, nullptr, [&](TG_Tensor** out) -> Status {
+    if (RefSlot(ctx, i) == nullptr) return NotARef(ctx, i, "reallocate_ref_input");
+    const std::string where = StrCat(NodeLabel(*ctx->op), ": reallocate_ref_input ", i);
+    std::vector<int64_t> d;
+    TG_RETURN_IF_ERROR(ReadDims(where.c_str(), dims, num_dims, &d));
+    auto t = Tensor::Allocate(BaseType(ctx->op->input_type(i)), std::move(d));
+    if (!t.ok()) return t.status().Prepend(where + ": ");
+    return WithSlot(ctx, i, [&](VariableSlot& slot) -> Status {
+      slot.value = std::move(t).value();
+      slot.initialized = true;
+      ctx->ref_views.push_back(std::make_unique<TG_Tensor>(TG_Tensor{slot.value}));
+      *out = ctx->ref_views.back().get();
+      return Status::OK();
+    });
+  });
+}
+
+void ApiForwardRefInputToRefOutput(TG_KernelContext* ctx, int input_index, int output_index) {
+  if (ctx == nullptr) return;
+  NoThrow(0, [&] {
+    if (RefSlot(ctx, input_index) == nullptr) {
+      FailContext(ctx, NotARef(ctx, input_index, "forward_ref_input_to_ref_output"));
+    } else if (!OutputIndexOk(ctx, output_index) || !IsRefType(ctx->op->output_type(output_index))) {
+      FailContext(ctx, InvalidArgument(NodeLabel(*ctx->op),
+                                       ": forward_ref_input_to_ref_output: output ", output_index,
+                                       " is not a ref output"));
+    } else {
+      ctx->output_refs[static_cast<size_t>(output_index)] = RefSlot(ctx, input_index);
+      ctx->output_set[static_cast<size_t>(output_index)] = 1;
+    }
+    return 0;
+  });
+}
+
+int ApiIsRefInitialized(TG_KernelContext* ctx, int i) {
+  if (RefSlot(ctx, i) == nullptr) return 0;
+  return WithSlot(ctx, i, [](VariableSlot& slot) { return slot.initialized ? 1 : 0; });
+}
+
+// ---- shape functions ----
+
+const InferenceContext* Ic(const TG_ShapeContext* ctx) { return ctx == nullptr ? nullptr : ctx->ic; }
+
+int ApiShapeNumInputs(const TG_ShapeContext* ctx) {
+  const InferenceContext* ic = Ic(ctx);
+  return ic == nullptr ? 0 : ic->num_inputs();
+}
+int ApiShapeInputRank(const TG_ShapeContext* ctx, int i) {
+  const InferenceContext* ic = Ic(ctx);
+  if (ic == nullptr || i < 0 || i >= ic->num_inputs()) return -1;
+  return ic->input_shape(i).rank();
+}
+int64_t ApiShapeInputDim(const TG_ShapeContext* ctx, int i, int d) {
+  const InferenceContext* ic = Ic(ctx);
+  if (ic == nullptr || i < 0 || i >= ic->num_inputs()) return -1;
+  const PartialShape& s = ic->input_shape(i);
+  if (!s.known_rank() || d < 0 || d >= s.rank()) return -1;
+  return s.dim(d);
+}
+const TG_Tensor* ApiShapeInputValue(const TG_ShapeContext* ctx, int i) {
+  const InferenceContext* ic = Ic(ctx);
+  if (ic == nullptr || i < 0 || i >= ic->num_inputs() || ic->input_value(i) == nullptr) return nullptr;
+  return NoThrow<const TG_Tensor*>(nullptr, [&]() -> const TG_Tensor* {
+    auto* c = const_cast<TG_ShapeContext*>(ctx);
+    auto& slot = c->values[static_cast<size_t>(i)];
+    if (slot == nullptr) slot = std::make_unique<TG_Tensor>(TG_Tensor{*ic->input_value(i)});
+    return slot.get();
+  });
+}
+void ApiShapeSetOutput(TG_ShapeContext* ctx, int i, const int64_t* dims, int num_dims) {
+  if (ctx == nullptr || ctx->ic == nullptr) return;
+  NoThrow(0, [&] {
+    InferenceContext& ic = *ctx->ic;
+    Status st;
+    if (i < 0 || i >= ic.num_outputs()) {
+      st = ic.Error("shape_set_output: output index ", i, " out of range (", ic.num_outputs(),
+                    " outputs)");
+    } else if (num_dims == -1) {
+      ic.set_output(i, PartialShape::Unknown());
+    } else if (num_dims < -1 || (num_dims > 0 && dims == nullptr)) {
+      st = ic.Error("shape_set_output: bad dims for output ", i);
+    } else {
+      std::vector<int64_t> d(dims, dims + num_dims);
+      st = ValidatePartialShapeDims(d);
+      if (st.ok()) {
+        ic.set_output(i, PartialShape(std::move(d)));
+      } else {
+        st = ic.Error("shape_set_output: output ", i, ": ", st.message());
+      }
+    }
+    if (!st.ok() && ctx->deferred.ok()) ctx->deferred = st;
+    return 0;
+  });
+}
+void ApiShapeAttrInt(const TG_ShapeContext* ctx, const char* name, int64_t* value, TG_Status* status) {
+  Guard(status, [&]() -> Status {
+    if (Ic(ctx) == nullptr || name == nullptr) return InvalidArgument("shape_attr_int: bad arguments");
+    int64_t v = 0;
+    TG_RETURN_IF_ERROR(ctx->ic->GetAttr(name, &v));
+    if (value != nullptr) *value = v;
+    return Status::OK();
+  });
+}
+void ApiShapeAttrBool(const TG_ShapeContext* ctx, const char* name, int* value, TG_Status* status) {
+  Guard(status, [&]() -> Status {
+    if (Ic(ctx) == nullptr || name == nullptr) return InvalidArgument("shape_attr_bool: bad arguments");
+    bool v = false;
+    TG_RETURN_IF_ERROR(ctx->ic->GetAttr(name, &v));
+    if (value != nullptr) *value = v ? 1 : 0;
+    return Status::OK();
+  });
+}
+const char* ApiShapeNodeName(const TG_ShapeContext* ctx) {
+  const InferenceContext* ic = Ic(ctx);
+  return ic == nullptr ? "" : ic->node_name().c_str();
+}
+
+TG_CoreApi MakeApi() {
+  TG_CoreApi api;
+  std::memset(&api, 0, sizeof api);
+  api.struct_size = sizeof(TG_CoreApi);
+  api.abi_version = TG_PLUGIN_ABI_VERSION;
+  api.set_status = ApiSetStatus;
+  api.status_code = ApiStatusCode;
+  api.log = ApiLog;
+  api.register_op = ApiRegisterOp;
+  api.register_kernel = ApiRegisterKernel;
+  api.register_gradient = ApiRegisterGradient;
+  api.register_device = ApiRegisterDevice;
+  api.register_saver = ApiRegisterSaver;
+  api.tensor_dtype = ApiTensorDtype;
+  api.tensor_num_dims = ApiTensorNumDims;
+  api.tensor_dim = ApiTensorDim;
+  api.tensor_num_elements = ApiTensorNumElements;
+  api.tensor_byte_size = ApiTensorByteSize;
+  api.tensor_data = ApiTensorData;
+  api.tensor_get_string = ApiTensorGetString;
+  api.tensor_set_string = ApiTensorSetString;
+  api.new_host_tensor = ApiNewHostTensor;
+  api.delete_host_tensor = ApiDeleteHostTensor;
+  api.construction_node_name = ApiConsNodeName;
+  api.construction_op_type = ApiConsOpType;
+  api.construction_num_inputs = ApiConsNumInputs;
+  api.construction_num_outputs = ApiConsNumOutputs;
+  api.construction_input_type = ApiConsInputType;
+  api.construction_output_type = ApiConsOutputType;
+  api.attr_int = ApiAttrInt;
+  api.attr_float = ApiAttrFloat;
+  api.attr_bool = ApiAttrBool;
+  api.attr_type = ApiAttrType;
+  api.attr_string = ApiAttrString;
+  api.attr_int_list = ApiAttrIntList;
+  api.attr_float_list = ApiAttrFloatList;
+  api.attr_type_list = ApiAttrTypeList;
+  api.attr_shape = ApiAttrShape;
+  api.attr_tensor = ApiAttrTensor;
+  api.has_attr = ApiHasAttr;
+  api.context_node_name = ApiContextNodeName;
+  api.context_status = ApiContextStatus;
+  api.num_inputs = ApiNumInputs;
+  api.num_outputs = ApiNumOutputs;
+  api.input = ApiInput;
+  api.expected_output_type = ApiExpectedOutputType;
+  api.allocate_output = ApiAllocateOutput;
+  api.forward_input_to_output = ApiForwardInputToOutput;
+  api.set_output_alias = ApiSetOutputAlias;
+  api.allocate_temp = ApiAllocateTemp;
+  api.device_stream = ApiDeviceStream;
+  api.device_state = ApiDeviceState;
+  api.intra_op_pool = ApiIntraOpPool;
+  api.pool_num_threads = ApiPoolNumThreads;
+  api.parallel_for = ApiParallelFor;
+  api.pool_schedule = ApiPoolSchedule;
+  api.pool_current_thread_id = ApiPoolCurrentThreadId;
+  api.mutable_ref_input = ApiMutableRefInput;
+  api.lock_ref_input = ApiLockRefInput;
+  api.unlock_ref_input = ApiUnlockRefInput;
+  api.reallocate_ref_input = ApiReallocateRefInput;
+  api.forward_ref_input_to_ref_output = ApiForwardRefInputToRefOutput;
+  api.is_ref_initialized = ApiIsRefInitialized;
+  api.shape_num_inputs = ApiShapeNumInputs;
+  api.shape_input_rank = ApiShapeInputRank;
+  api.shape_input_dim = ApiShapeInputDim;
+  api.shape_input_value = ApiShapeInputValue;
+  api.shape_set_output = ApiShapeSetOutput;
+  api.shape_attr_int = ApiShapeAttrInt;
+  api.shape_attr_bool = ApiShapeAttrBool;
+  api.shape_node_name = ApiShapeNodeName;
+  return api;
+}
+
+}  // namespace
+
+const TG_CoreApi* CoreApi() {
+  static const TG_CoreApi api = MakeApi();
+  return &api;
+}
+
+}  // namespace tgraph
