@@ -11,7 +11,8 @@ Status RegisterStandardOps(OpRegistry* registry) {
   // Every family is tried, so one broken definition does not hide the others' ops.
   Status first;
   for (auto* family : {&RegisterArrayOps, &RegisterControlFlowOps, &RegisterMathOps,
-                       &RegisterStateOps}) {
+                       &RegisterNnOps, &RegisterStateOps,
+                       &RegisterRandomOps}) {
     Status s = family(registry);
     if (!s.ok() && first.ok()) first = s;
   }

@@ -12,6 +12,8 @@ namespace tgraph {
 Status RegisterArrayOps(OpRegistry* registry);        // array_ops.cc
 Status RegisterControlFlowOps(OpRegistry* registry);  // control_flow_ops.cc
 Status RegisterMathOps(OpRegistry* registry);         // math_ops.cc
+Status RegisterNnOps(OpRegistry* registry);           // nn_ops.cc
+Status RegisterRandomOps(OpRegistry* registry);       // random_ops.cc
 Status RegisterStateOps(OpRegistry* registry);        // state_ops.cc
 
 // Registers each op in order; the first failure is returned (naming the op).

@@ -34,6 +34,28 @@ Status UpdateShape(InferenceContext& c) {
   return Status::OK();
 }
 
+// ScatterUpdate / Add / Sub: updates.shape = indices.shape + ref.shape[1:], or a scalar
+// (applied to every addressed row). The output is the variable.
+Status ScatterShape(InferenceContext& c) {
+  const PartialShape& ref = c.input_shape(0);
+  const PartialShape& indices = c.input_shape(1);
+  const PartialShape& updates = c.input_shape(2);
+  if (ref.known_rank() && ref.rank() < 1) {
+    return c.Error("the variable must be at least rank 1, but has shape ", ref.ToString());
+  }
+  if (ref.known_rank() && indices.known_rank() && updates.known_rank() && updates.rank() != 0) {
+    std::vector<int64_t> want = indices.dims();
+    want.insert(want.end(), ref.dims().begin() + 1, ref.dims().end());
+    if (!updates.IsCompatibleWith(PartialShape(want))) {
+      return c.Error("shape of updates ", updates.ToString(),
+                     " must be indices.shape + ref.shape[1:] = ", PartialShape(want).ToString(), " (indices ", indices.ToString(), ", ref ",
+                     ref.ToString(), ")");
+    }
+  }
+  c.set_output(0, ref);
+  return Status::OK();
+}
+
 }  // namespace
 
 // As in TF, the Assign family is not marked stateful: taking a ref input is what makes an
@@ -75,6 +97,36 @@ Status RegisterStateOps(OpRegistry* registry) {
           .Attr("use_locking: bool = false")
           .SetShapeFn(UpdateShape)
           .Doc("ref -= value."),
+      OpDefBuilder("ScatterUpdate")
+          .Input("ref: Ref(T)")
+          .Input("indices: Tindices")
+          .Input("updates: T")
+          .Output("output_ref: Ref(T)")
+          .Attr("T: type")
+          .Attr("Tindices: {int32, int64}")
+          .Attr("use_locking: bool = true")
+          .SetShapeFn(ScatterShape)
+          .Doc("ref[indices, ...] = updates."),
+      OpDefBuilder("ScatterAdd")
+          .Input("ref: Ref(T)")
+          .Input("indices: Tindices")
+          .Input("updates: T")
+          .Output("output_ref: Ref(T)")
+          .Attr("T: numbertype")
+          .Attr("Tindices: {int32, int64}")
+          .Attr("use_locking: bool = false")
+          .SetShapeFn(ScatterShape)
+          .Doc("ref[indices, ...] += updates (duplicate indices accumulate)."),
+      OpDefBuilder("ScatterSub")
+          .Input("ref: Ref(T)")
+          .Input("indices: Tindices")
+          .Input("updates: T")
+          .Output("output_ref: Ref(T)")
+          .Attr("T: numbertype")
+          .Attr("Tindices: {int32, int64}")
+          .Attr("use_locking: bool = false")
+          .SetShapeFn(ScatterShape)
+          .Doc("ref[indices, ...] -= updates (duplicate indices accumulate)."),
   });
 }
 

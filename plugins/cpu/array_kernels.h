@@ -1,0 +1,22 @@
+// The array-op kernel files of the CPU plugin, one Register function each; array_kernels.cc
+// calls them all from RegisterArrayKernels (cpu_kernels.h).
+#pragma once
+
+#include "tgraph/plugin.hpp"
+
+namespace tgraph_cpu {
+
+void RegisterConstantKernels(tgraph::plugin::Init& init);     // constant_op.cc
+void RegisterPlaceholderKernels(tgraph::plugin::Init& init);  // placeholder_op.cc
+void RegisterIdentityKernels(tgraph::plugin::Init& init);     // identity_op.cc
+void RegisterReshapeKernels(tgraph::plugin::Init& init);      // reshape_ops.cc
+void RegisterTransposeKernels(tgraph::plugin::Init& init);    // transpose_op.cc
+void RegisterConcatPackKernels(tgraph::plugin::Init& init);   // concat_pack_ops.cc
+void RegisterSliceKernels(tgraph::plugin::Init& init);        // slice_ops.cc
+void RegisterTilePadKernels(tgraph::plugin::Init& init);      // tile_pad_ops.cc
+void RegisterFillKernels(tgraph::plugin::Init& init);         // fill_ops.cc
+void RegisterShapeKernels(tgraph::plugin::Init& init);        // shape_ops.cc
+void RegisterOneHotKernels(tgraph::plugin::Init& init);       // one_hot_op.cc
+void RegisterGatherKernels(tgraph::plugin::Init& init);       // gather_op.cc
+
+}  // namespace tgraph_cpu

@@ -1,0 +1,16 @@
+// Registration entry points of the CPU plugin, one per op family (one .cc file each).
+#pragma once
+
+#include "tgraph/plugin.hpp"
+
+namespace tgraph_cpu {
+
+void RegisterCpuDevice(tgraph::plugin::Init& init);
+void RegisterElementwiseKernels(tgraph::plugin::Init& init);  // cwise_*.cc, cast, select, AddN
+void RegisterReductionKernels(tgraph::plugin::Init& init);    // reduction_ops.cc, argmax
+void RegisterNnKernels(tgraph::plugin::Init& init);           // matmul, conv, pool, softmax, xent
+void RegisterArrayKernels(tgraph::plugin::Init& init);        // reshape ... gather, one_hot
+void RegisterStateKernels(tgraph::plugin::Init& init);        // variables, assign, scatter
+void RegisterRandomKernels(tgraph::plugin::Init& init);       // random ops, candidate sampler
+
+}  // namespace tgraph_cpu

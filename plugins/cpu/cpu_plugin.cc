@@ -1,0 +1,13 @@
+// The CPU plugin's one exported symbol: registers the CPU device and every kernel family.
+#include "cpu_kernels.h"
+
+extern "C" TG_PLUGIN_EXPORT void TG_PluginInit(const TG_PluginInitArgs* args, TG_Status* status) {
+  tgraph::plugin::Init init(args, status, "cpu", "0.1.0");
+  using namespace tgraph_cpu;
+  for (auto* family : {&RegisterCpuDevice, &RegisterElementwiseKernels, &RegisterReductionKernels,
+                       &RegisterNnKernels, &RegisterArrayKernels, &RegisterStateKernels,
+                       &RegisterRandomKernels}) {
+    if (!init.ok()) return;
+    family(init);
+  }
+}

@@ -1,0 +1,159 @@
+// VariableV2 / Assign / AssignAdd / AssignSub / ScatterUpdate / ScatterAdd / ScatterSub
+// through ref inputs (VariableSlot), as the executor will drive them.
+#include <thread>
+
+#include "array_test_util.h"
+
+namespace tgraph::testing {
+namespace {
+
+VariableSlot* NewSlot(const std::string& name, Tensor value, bool initialized = true) {
+  auto* slot = new VariableSlot;
+  slot->name = name;
+  slot->value = std::move(value);
+  slot->initialized = initialized;
+  return slot;
+}
+
+TEST(VariableKernelTest, AssignInitializesWithACopy) {
+  std::unique_ptr<VariableSlot> slot(NewSlot("v", Tensor(), false));
+  Tensor value = F32({2, 2}, {1, 2, 3, 4});
+  OpRun r = RunArgs("Assign", {Ref(slot.get(), value), In(value)});
+  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+  EXPECT_TRUE(slot->initialized);
+  EXPECT_TRUE(slot->value.Equals(value));
+  EXPECT_NE(slot->value.data(), value.data());  // the variable owns its buffer
+  ASSERT_EQ(r.outputs.size(), 1u);
+  EXPECT_TRUE(r.outputs[0].Equals(value));  // output_ref: the variable's value
+}
+
+TEST(VariableKernelTest, AssignSameShapeWritesInPlace) {
+  std::unique_ptr<VariableSlot> slot(NewSlot("v", F32({3}, {0, 0, 0})));
+  void* buffer = slot->value.data();
+  OpRun r = RunArgs("Assign", {Ref(slot.get(), slot->value), In(F32({3}, {7, 8, 9}))});
+  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+  EXPECT_EQ(slot->value.data(), buffer);
+  EXPECT_EQ(Values<float>(slot->value), (std::vector<float>{7, 8, 9}));
+  // Strings and int64 too.
+  Tensor s = Tensor::Allocate(DT_STRING, {2}).value();
+  s.strings() = {"a", "bc"};
+  std::unique_ptr<VariableSlot> str(NewSlot("s", Tensor(), false));
+  r = RunArgs("Assign", {Ref(str.get(), s), In(s)});
+  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+  EXPECT_TRUE(str->value.Equals(s));
+}
+
+TEST(VariableKernelTest, AssignValidatesShape) {
+  // The graph says [2] (so construction passes); the variable actually holds [3].
+  std::unique_ptr<VariableSlot> slot(NewSlot("v", F32({3}, {1, 2, 3})));
+  OpRun r = RunArgs("Assign", {Ref(slot.get(), F32({2}, {0, 0})), In(F32({2}, {5, 6}))});
+  ExpectInvalid(r.status, {"node", "Assign requires shapes of both tensors to match",
+                           "lhs shape= [3]", "rhs shape= [2]"});
+  EXPECT_EQ(Values<float>(slot->value), (std::vector<float>{1, 2, 3}));  // untouched
+  // validate_shape=false takes the new shape.
+  r = RunArgs("Assign", {Ref(slot.get(), F32({3}, {0, 0, 0})), In(F32({2}, {5, 6}))},
+              {{"validate_shape", AttrOfBool(false)}, {"use_locking", AttrOfBool(false)}});
+  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+  EXPECT_EQ(slot->value.dims(), std::vector<int64_t>{2});
+  EXPECT_EQ(Values<float>(slot->value), (std::vector<float>{5, 6}));
+}
+
+TEST(VariableKernelTest, AssignAddSub) {
+  std::unique_ptr<VariableSlot> slot(NewSlot("v", F32({2}, {1, 2})));
+  OpRun r = RunArgs("AssignAdd", {Ref(slot.get(), slot->value), In(F32({2}, {10, 20}))});
+  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+  EXPECT_EQ(Values<float>(slot->value), (std::vector<float>{11, 22}));
+  EXPECT_EQ(Values<float>(r.outputs[0]), (std::vector<float>{11, 22}));
+  r = RunArgs("AssignSub", {Ref(slot.get(), slot->value), In(F32({2}, {1, 1}))});
+  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+  EXPECT_EQ(Values<float>(slot->value), (std::vector<float>{10, 21}));
+  std::unique_ptr<VariableSlot> i64(NewSlot("n", I64({}, {5})));
+  r = RunArgs("AssignSub", {Ref(i64.get(), i64->value), In(I64({}, {7}))});
+  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+  EXPECT_EQ(Values<int64_t>(i64->value), std::vector<int64_t>{-2});
+  std::unique_ptr<VariableSlot> d(NewSlot("d", MakeTensor<double>(DT_DOUBLE, {1}, {0.5})));
+  r = RunArgs("AssignAdd",
+              {Ref(d.get(), d->value), In(MakeTensor<double>(DT_DOUBLE, {1}, {0.25}))});
+  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+  EXPECT_EQ(Values<double>(d->value), std::vector<double>{0.75});
+}
+
+TEST(VariableKernelTest, AssignAddRejectsShapeMismatchAndUninitialized) {
+  std::unique_ptr<VariableSlot> slot(NewSlot("v", F32({3}, {1, 2, 3})));
+  OpRun r = RunArgs("AssignAdd", {Ref(slot.get(), F32({2}, {0, 0})), In(F32({2}, {1, 1}))});
+  ExpectInvalid(r.status, {"Cannot update variable with shape [3] using a Tensor with shape [2]"});
+  EXPECT_EQ(Values<float>(slot->value), (std::vector<float>{1, 2, 3}));
+  std::unique_ptr<VariableSlot> uninit(NewSlot("weights", Tensor(), false));
+  r = RunArgs("AssignAdd", {Ref(uninit.get(), F32({2}, {0, 0})), In(F32({2}, {1, 1}))});
+  ExpectInvalid(r.status, {"uninitialized", "weights"}, Code::kFailedPrecondition);
+}
+
+TEST(VariableKernelTest, ConcurrentLockedAddsAreNotLost) {
+  std::unique_ptr<VariableSlot> slot(NewSlot("counter", I64({}, {0})));
+  KernelFixture f("AssignAdd", {Ref(slot.get(), slot->value), In(I64({}, {1}))},
+                  {{"use_locking", AttrOfBool(true)}});
+  ASSERT_TRUE(f.status().ok()) << f.status().ToString();
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&f] {
+      for (int i = 0; i < 500; ++i) ASSERT_TRUE(f.Run().status.ok());
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(Values<int64_t>(slot->value), std::vector<int64_t>{2000});
+}
+
+TEST(VariableKernelTest, ScatterUpdateAddSub) {
+  std::unique_ptr<VariableSlot> slot(NewSlot("v", F32({4, 2}, {0, 0, 1, 1, 2, 2, 3, 3})));
+  OpRun r = RunArgs("ScatterUpdate", {Ref(slot.get(), slot->value), In(I32Vec({3, 1})),
+                                      In(F32({2, 2}, {30, 31, 10, 11}))});
+  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+  EXPECT_EQ(Values<float>(slot->value), (std::vector<float>{0, 0, 10, 11, 2, 2, 30, 31}));
+  EXPECT_TRUE(r.outputs[0].Equals(slot->value));
+  // Duplicates accumulate.
+  r = RunArgs("ScatterAdd", {Ref(slot.get(), slot->value), In(I64({3}, {0, 0, 2})),
+                             In(F32({3, 2}, {1, 2, 3, 4, 5, 6}))});
+  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+  EXPECT_EQ(Values<float>(slot->value), (std::vector<float>{4, 6, 10, 11, 7, 8, 30, 31}));
+  // A scalar update applies to every addressed element.
+  r = RunArgs("ScatterSub", {Ref(slot.get(), slot->value), In(I32Vec({1, 3})), In(F32({}, {10}))});
+  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+  EXPECT_EQ(Values<float>(slot->value), (std::vector<float>{4, 6, 0, 1, 7, 8, 20, 21}));
+  // Rank-2 indices, rank-1 variable, int32.
+  std::unique_ptr<VariableSlot> iv(NewSlot("i", I32({5}, {0, 0, 0, 0, 0})));
+  r = RunArgs("ScatterAdd", {Ref(iv.get(), iv->value), In(I32({2, 2}, {4, 0, 4, 1})),
+                             In(I32({2, 2}, {1, 2, 3, 4}))});
+  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+  EXPECT_EQ(Values<int32_t>(iv->value), (std::vector<int32_t>{2, 4, 0, 0, 4}));
+  // ScatterUpdate moves any plain dtype (half: 2-byte elements).
+  Tensor h = Tensor::Allocate(DT_HALF, {3}).value();
+  std::unique_ptr<VariableSlot> hv(NewSlot("h", h));
+  Tensor hu = Tensor::Allocate(DT_HALF, {1}).value();
+  hu.flat<uint16_t>()[0] = 0x3C00;
+  r = RunArgs("ScatterUpdate", {Ref(hv.get(), hv->value), In(I32Vec({2})), In(hu)});
+  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+  EXPECT_EQ(Values<uint16_t>(hv->value), (std::vector<uint16_t>{0, 0, 0x3C00}));
+  // Empty indices: nothing changes.
+  r = RunArgs("ScatterUpdate", {Ref(iv.get(), iv->value), In(I32({0}, {})), In(I32({0}, {}))});
+  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+}
+
+TEST(VariableKernelTest, ScatterRejectsBadIndicesAndShapesWithoutWriting) {
+  std::unique_ptr<VariableSlot> slot(NewSlot("v", F32({4, 2}, {0, 1, 2, 3, 4, 5, 6, 7})));
+  const std::vector<float> before = Values<float>(slot->value);
+  OpRun r = RunArgs("ScatterAdd", {Ref(slot.get(), slot->value), In(I32Vec({1, 4})),
+                                   In(F32({2, 2}, {1, 1, 1, 1}))});
+  ExpectInvalid(r.status, {"node", "indices[1] = 4 is not in [0, 4)"});
+  EXPECT_EQ(Values<float>(slot->value), before);  // row 1 was not updated either
+  r = RunArgs("ScatterUpdate",
+              {Ref(slot.get(), slot->value), In(I32Vec({-1})), In(F32({1, 2}, {1, 1}))});
+  ExpectInvalid(r.status, {"indices[0] = -1 is not in [0, 4)"});
+  r = RunArgs("ScatterUpdate",
+              {Ref(slot.get(), slot->value), In(I32Vec({0})), In(F32({1, 3}, {1, 1, 1}))}, {},
+              false);
+  ExpectInvalid(r.status, {"updates.shape = indices.shape + params.shape[1:]", "[1,3]"});
+  EXPECT_EQ(Values<float>(slot->value), before);
+}
+
+}  // namespace
+}  // namespace tgraph::testing
