@@ -5,5 +5,7 @@ cd "$(dirname "$0")/.."
 build_dir=$1
 shift
 jobs=${TGRAPH_JOBS:-$(nproc)}
+# Let ccache reuse objects across checkouts in different directories (CI clones afresh).
+export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1
 cmake -S . -B "$build_dir" -G Ninja "$@"
 cmake --build "$build_dir" -j "$jobs"
