@@ -785,6 +785,102 @@ TG_CAPI_EXPORT extern void TG_ImportGraphDefResultsMissingUnusedInputMappings(
 TG_CAPI_EXPORT extern void TG_DeleteImportGraphDefResults(TG_ImportGraphDefResults* results);
 
 /* ===================================================================================== */
+/* Sessions                                                                              */
+/* ===================================================================================== */
+
+/* A session runs the fragment of a graph needed for what a run fetches and targets, and
+ * keeps state between runs: variable values live in the session (two sessions on one graph
+ * have separate variables) for its whole life. The graph must outlive the session; it may
+ * grow while the session exists (new operations can be run by later calls). A session is
+ * thread-safe: TG_SessionRun calls may overlap. */
+typedef struct TG_SessionOptions TG_SessionOptions;
+typedef struct TG_Session TG_Session;
+typedef struct TG_RunOptions TG_RunOptions;
+typedef struct TG_RunMetadata TG_RunMetadata;
+
+/* Defaults: as many inter-op and intra-op threads as the machine has hardware threads, no
+ * soft placement, no placement log, not deterministic, default device /device:CPU:0. */
+TG_CAPI_EXPORT extern TG_SessionOptions* TG_NewSessionOptions(void);
+TG_CAPI_EXPORT extern void TG_DeleteSessionOptions(TG_SessionOptions* options);
+/* <= 0: the number of hardware threads. 1 inter-op thread runs every node on the caller. */
+TG_CAPI_EXPORT extern void TG_SetSessionInterOpThreads(TG_SessionOptions* options, int threads);
+TG_CAPI_EXPORT extern void TG_SetSessionIntraOpThreads(TG_SessionOptions* options, int threads);
+/* Non-zero: an op whose requested device does not exist or has no kernel for it runs on a
+ * device that has one. Zero: such a run fails with TG_INVALID_ARGUMENT naming the op, the
+ * requested device and the devices that have a kernel. */
+TG_CAPI_EXPORT extern void TG_SetSessionAllowSoftPlacement(TG_SessionOptions* options, int allow);
+/* Non-zero: when a run is planned, each op's device is written to standard error as
+ * "name (Type): /device:CPU:0". */
+TG_CAPI_EXPORT extern void TG_SetSessionLogDevicePlacement(TG_SessionOptions* options, int log);
+/* Non-zero: one order of execution for every run on every platform (ops run one at a time
+ * on the calling thread, in topological order with ties broken by creation order), so
+ * stateful ops without control dependencies between them always run in the same order. */
+TG_CAPI_EXPORT extern void TG_SetSessionDeterministic(TG_SessionOptions* options, int on);
+/* Where ops without a device request run, e.g. "/device:CPU:0". Checked by TG_NewSession. */
+TG_CAPI_EXPORT extern void TG_SetSessionDefaultDevice(TG_SessionOptions* options,
+                                                      const char* device);
+
+/* A new session on `graph` (which must outlive it), with the devices of the plugins loaded
+ * so far. `options` may be NULL (defaults); it is only read during the call. */
+TG_CAPI_EXPORT extern TG_Session* TG_NewSession(TG_Graph* graph, const TG_SessionOptions* options,
+                                                TG_Status* status);
+/* Waits for runs in flight; later runs fail with TG_FAILED_PRECONDITION. Idempotent. */
+TG_CAPI_EXPORT extern void TG_CloseSession(TG_Session* session, TG_Status* status);
+/* Closes (if needed) and frees the session and its variable values. NULL is a no-op. */
+TG_CAPI_EXPORT extern void TG_DeleteSession(TG_Session* session, TG_Status* status);
+
+/* The session's devices: names like "/device:CPU:0", their type ("CPU") and a description.
+ * Strings are owned by the session and live as long as it does; NULL for an index out of
+ * range. */
+TG_CAPI_EXPORT extern int TG_SessionNumDevices(const TG_Session* session);
+TG_CAPI_EXPORT extern const char* TG_SessionDeviceName(const TG_Session* session, int index);
+TG_CAPI_EXPORT extern const char* TG_SessionDeviceType(const TG_Session* session, int index);
+TG_CAPI_EXPORT extern const char* TG_SessionDeviceDescription(const TG_Session* session,
+                                                              int index);
+
+/* Run options: trace_level > 0 collects per-node step stats into the run metadata. */
+TG_CAPI_EXPORT extern TG_RunOptions* TG_NewRunOptions(void);
+TG_CAPI_EXPORT extern void TG_DeleteRunOptions(TG_RunOptions* options);
+TG_CAPI_EXPORT extern void TG_SetRunOptionsTraceLevel(TG_RunOptions* options, int trace_level);
+
+/* What a traced run recorded: one entry per executed node, in completion order. Strings
+ * are owned by the metadata and live until it is deleted or reused by another run. */
+TG_CAPI_EXPORT extern TG_RunMetadata* TG_NewRunMetadata(void);
+TG_CAPI_EXPORT extern void TG_DeleteRunMetadata(TG_RunMetadata* metadata);
+TG_CAPI_EXPORT extern int TG_RunMetadataNumNodes(const TG_RunMetadata* metadata);
+TG_CAPI_EXPORT extern const char* TG_RunMetadataNodeName(const TG_RunMetadata* metadata, int i);
+TG_CAPI_EXPORT extern const char* TG_RunMetadataNodeOpType(const TG_RunMetadata* metadata, int i);
+TG_CAPI_EXPORT extern const char* TG_RunMetadataNodeDevice(const TG_RunMetadata* metadata, int i);
+/* Nanoseconds since the run started, and the node's duration. -1 for a bad index. */
+TG_CAPI_EXPORT extern int64_t TG_RunMetadataNodeStartNs(const TG_RunMetadata* metadata, int i);
+TG_CAPI_EXPORT extern int64_t TG_RunMetadataNodeDurationNs(const TG_RunMetadata* metadata, int i);
+/* Bytes of the node's outputs. -1 for a bad index. */
+TG_CAPI_EXPORT extern int64_t TG_RunMetadataNodeOutputBytes(const TG_RunMetadata* metadata,
+                                                            int i);
+
+/* Runs the fragment of the graph needed for `outputs` and `target_opers`.
+ *   inputs/input_values[ninputs]: feeds. Any tensor of the graph can be fed (not only a
+ *     placeholder); its value replaces the tensor and what computes it is not run. Feeds
+ *     are checked (dtype, shape against the tensor's static shape) before anything runs.
+ *     The values are only read during the call (the caller still owns them).
+ *   outputs[noutputs]: fetches; output_values[i] receives a new tensor the caller owns
+ *     (TG_DeleteTensor), or NULL when the run fails. A tensor fetched several times is
+ *     computed once; fetch order changes nothing else.
+ *   target_opers[ntargets]: ops to run for their effects; nothing is returned for them.
+ *   run_options, run_metadata: may be NULL.
+ * Errors: TG_INVALID_ARGUMENT for a needed placeholder that is not fed (naming it, its
+ * dtype and shape) or a bad feed; TG_FAILED_PRECONDITION for reading an uninitialized
+ * variable (naming it) or a closed session; a kernel's error names its node. A failed run
+ * leaves nothing running when it returns. */
+TG_CAPI_EXPORT extern void TG_SessionRun(TG_Session* session, const TG_RunOptions* run_options,
+                                         const TG_Output* inputs,
+                                         TG_Tensor* const* input_values, int ninputs,
+                                         const TG_Output* outputs, TG_Tensor** output_values,
+                                         int noutputs, const TG_Operation* const* target_opers,
+                                         int ntargets, TG_RunMetadata* run_metadata,
+                                         TG_Status* status);
+
+/* ===================================================================================== */
 /* Plugins                                                                               */
 /* ===================================================================================== */
 

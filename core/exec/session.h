@@ -1,0 +1,138 @@
+// A session runs the fragment of a graph that a (feeds, fetches, targets) request needs, and
+// owns the state that lives between runs: variable values, created kernels, cached plans.
+//
+// Run = look up (or build once) the plan for the request's signature, then execute it:
+//   - plan (execution_plan.h): prune on Boost.Graph from fetches and targets back to fed
+//     tensors, validate, order, place, insert copies, choose and create kernels, lay out
+//     value slots, pending counts and last uses;
+//   - execute (executor.h): run the steps inline or on the inter-op pool.
+// The graph may grow after the session was made (operations are append-only and never
+// change), so a cached plan stays valid for the session's life.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/base/status.h"
+#include "core/base/tensor.h"
+#include "core/graph/graph.h"
+#include "core/graph/operation.h"
+
+namespace tgraph {
+
+struct SessionOptions {
+  int inter_op_threads = 0;  // <= 0: the number of hardware threads
+  int intra_op_threads = 0;  // <= 0: the number of hardware threads
+  // An op whose requested device does not exist or has no kernel for it goes to a device
+  // that has one, instead of failing the run.
+  bool allow_soft_placement = false;
+  // Logs "node (Op): /device:CPU:0" for every op when a plan is made.
+  bool log_device_placement = false;
+  // One order of execution, the same on every run and platform: the steps run one after
+  // another on the calling thread in a canonical topological order (ties broken by
+  // creation order), so stateful ops without control dependencies always run in that
+  // order. Intra-op parallelism stays (kernels' results do not depend on it).
+  bool deterministic = false;
+  // Where ops without a device request go ("" = /device:CPU:0).
+  std::string default_device;
+  // Receives log_device_placement lines; null = standard error.
+  std::function<void(const std::string&)> log_sink;
+};
+
+struct RunOptions {
+  // 0 = no tracing; > 0 = collect per-node step stats into RunMetadata.
+  int trace_level = 0;
+};
+
+struct NodeStepStats {
+  std::string node_name;
+  std::string op_type;
+  std::string device;       // canonical device name
+  int64_t start_ns = 0;     // since the run started
+  int64_t duration_ns = 0;
+  int64_t output_bytes = 0;  // sum over the node's outputs
+  int thread_id = 0;         // 0 = the calling thread, i > 0 = inter-op pool thread i-1
+};
+
+struct RunMetadata {
+  std::vector<NodeStepStats> step_stats;  // in completion order
+};
+
+// A device the session can place ops on.
+struct SessionDevice {
+  std::string name;  // "/device:CPU:0"
+  std::string type;  // "CPU"
+  int ordinal = 0;
+  std::string description;
+};
+
+class SessionState;  // session_state.h
+class ExecutionPlan;  // execution_plan.h
+
+class Session {
+ public:
+  // Loads nothing: the devices are those registered by plugins loaded so far.
+  // INVALID_ARGUMENT for a malformed default device; NOT_FOUND when there is no device at all.
+  static StatusOr<std::unique_ptr<Session>> Create(Graph* graph, SessionOptions options);
+  ~Session();  // waits for runs in flight
+
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  // Runs the graph fragment needed for `fetches` and `targets`, with `feeds` replacing the
+  // values of the tensors they name. On success `outputs` holds one tensor per fetch (a
+  // tensor fetched twice is computed once). Thread-safe: runs may overlap.
+  Status Run(const RunOptions& run_options, const std::vector<std::pair<Output, Tensor>>& feeds,
+             const std::vector<Output>& fetches, const std::vector<Operation*>& targets,
+             std::vector<Tensor>* outputs, RunMetadata* metadata);
+  Status Run(const std::vector<std::pair<Output, Tensor>>& feeds,
+             const std::vector<Output>& fetches, const std::vector<Operation*>& targets,
+             std::vector<Tensor>* outputs) {
+    return Run(RunOptions{}, feeds, fetches, targets, outputs, nullptr);
+  }
+
+  // Builds (or finds) and caches the plan for a request without running anything: what the
+  // first Run with the same feeds, fetches and targets would do before executing. The feed
+  // values only need the right dtype and shape.
+  Status Prepare(const std::vector<std::pair<Output, Tensor>>& feeds,
+                 const std::vector<Output>& fetches, const std::vector<Operation*>& targets);
+
+  // Further runs fail with FAILED_PRECONDITION; waits for runs in flight. Idempotent.
+  Status Close();
+  bool closed() const { return closed_.load(std::memory_order_acquire); }
+
+  const std::vector<SessionDevice>& devices() const { return devices_; }
+  Graph* graph() const { return graph_; }
+  const SessionOptions& options() const { return options_; }
+  SessionState& state() { return *state_; }
+  // How many plans were built (tests check that repeated runs reuse them).
+  int64_t plans_built() const { return plans_built_.load(std::memory_order_relaxed); }
+
+ private:
+  Session(Graph* graph, SessionOptions options);
+  struct PlanCache;
+  StatusOr<std::shared_ptr<ExecutionPlan>> GetPlan(
+      const std::vector<std::pair<Output, Tensor>>& feeds, const std::vector<Output>& fetches,
+      const std::vector<Operation*>& targets);
+
+  Graph* graph_;
+  SessionOptions options_;
+  std::vector<SessionDevice> devices_;
+  std::unique_ptr<SessionState> state_;
+  std::unique_ptr<PlanCache> plans_;
+  std::atomic<bool> closed_{false};
+  std::atomic<int64_t> plans_built_{0};
+  // Runs in flight (Close and the destructor wait for zero).
+  std::mutex runs_mu_;
+  std::condition_variable runs_cv_;
+  int runs_in_flight_ = 0;
+};
+
+}  // namespace tgraph
