@@ -73,8 +73,11 @@ struct SessionDevice {
   std::string description;
 };
 
-class SessionState;  // session_state.h
+class SessionState;   // session_state.h
 class ExecutionPlan;  // execution_plan.h
+class KernelCache;    // execution_plan.h
+struct PlanDevice;    // execution_plan.h
+class ThreadPool;     // thread_pool.h
 
 class Session {
  public:
@@ -125,7 +128,13 @@ class Session {
   Graph* graph_;
   SessionOptions options_;
   std::vector<SessionDevice> devices_;
+  std::vector<PlanDevice> plan_devices_;
+  int default_device_ = 0;
+  std::function<void(const std::string&)> placement_log_;
+  std::unique_ptr<ThreadPool> inter_op_pool_;  // null with one inter-op thread
+  std::unique_ptr<ThreadPool> intra_op_pool_;
   std::unique_ptr<SessionState> state_;
+  std::unique_ptr<KernelCache> kernels_;
   std::unique_ptr<PlanCache> plans_;
   std::atomic<bool> closed_{false};
   std::atomic<int64_t> plans_built_{0};

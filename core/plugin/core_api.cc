@@ -448,7 +448,10 @@ TG_Tensor* ApiAllocateOutput(TG_KernelContext* ctx, int i, const int64_t* dims, 
     std::vector<int64_t> d;
     TG_RETURN_IF_ERROR(ReadDims(StrCat(NodeLabel(*ctx->op), ": allocate_output ", i).c_str(), dims,
                                 num_dims, &d));
-    auto t = Tensor::Allocate(BaseType(ctx->op->output_type(i)), std::move(d));
+    const DataType dtype = BaseType(ctx->op->output_type(i));
+    auto t = ctx->device_memory && !ctx->output_host_memory[static_cast<size_t>(i)]
+                 ? AllocateDeviceTensor(ctx->device, dtype, std::move(d))
+                 : Tensor::Allocate(dtype, std::move(d));
     if (!t.ok()) return t.status().Prepend(StrCat(NodeLabel(*ctx->op), ": output ", i, ": "));
     TG_Tensor& slot = ctx->outputs[static_cast<size_t>(i)];
     slot.tensor = std::move(t).value();
@@ -542,7 +545,9 @@ TG_Tensor* ApiAllocateTemp(TG_KernelContext* ctx, TG_DataType dtype, const int64
     TG_RETURN_IF_ERROR(ReadDims(where.c_str(), dims, num_dims, &d));
     const int t = EnumValue(dtype);
     if (!IsValidDataType(t)) return InvalidArgument(where, ": invalid dtype ", t);
-    auto tensor = Tensor::Allocate(static_cast<DataType>(t), std::move(d));
+    // Temporaries live where the kernel computes.
+    auto tensor = ctx->device_memory ? AllocateDeviceTensor(ctx->device, static_cast<DataType>(t), std::move(d))
+                                     : Tensor::Allocate(static_cast<DataType>(t), std::move(d));
     if (!tensor.ok()) return tensor.status().Prepend(where + ": ");
     ctx->temps.push_back(std::make_unique<TG_Tensor>(TG_Tensor{std::move(tensor).value()}));
     *out = ctx->temps.back().get();

@@ -1,6 +1,8 @@
 #include "core/plugin/kernel_context.h"
 
+#include <algorithm>
 #include <exception>
+#include <limits>
 
 namespace tgraph {
 namespace {
@@ -35,17 +37,110 @@ StatusOr<void*> CreateKernelState(const KernelRegistration& kernel, const Operat
   return state;
 }
 
+StatusOr<Tensor> AllocateDeviceTensor(DeviceInstance* device, DataType dtype,
+                                      std::vector<int64_t> dims) {
+  const TG_DeviceDefinition& def = device->device->def;
+  if (!IsPlainDataType(dtype)) {
+    return InvalidArgument("a ", DataTypeName(dtype), " tensor cannot live in the memory of ",
+                           device->device->device_type, " devices");
+  }
+  TG_ASSIGN_OR_RETURN(int64_t n, NumElementsOf(dims));
+  const size_t elem = DataTypeSize(dtype);
+  if (static_cast<uint64_t>(n) > std::numeric_limits<size_t>::max() / elem) {
+    return InvalidArgument("tensor of ", n, " elements is too large");
+  }
+  const size_t bytes = static_cast<size_t>(n) * elem;
+  if (def.allocate == nullptr || def.deallocate == nullptr) {
+    return FailedPrecondition("device type ", device->device->device_type,
+                              " has no allocator but is not host-accessible");
+  }
+  TG_Status status;
+  void* p = def.allocate(device->state, bytes, 64, &status);
+  if (!status.status.ok()) {
+    if (p != nullptr) def.deallocate(device->state, p);
+    return status.status;
+  }
+  if (p == nullptr) {
+    return ResourceExhausted("out of memory allocating ", bytes, " bytes on ",
+                             device->device->device_type, ":", device->ordinal);
+  }
+  auto buffer = std::make_shared<TensorBuffer>(
+      p, bytes, [device](void* ptr, size_t) { device->device->def.deallocate(device->state, ptr); });
+  return Tensor::Wrap(dtype, std::move(dims), std::move(buffer));
+}
+
+void PrepareKernelContext(TG_KernelContext* ctx, const Operation& op,
+                          const KernelRegistration& kernel, DeviceInstance* device,
+                          ThreadPool* pool) {
+  const size_t num_inputs = static_cast<size_t>(op.num_inputs());
+  const size_t num_outputs = static_cast<size_t>(op.num_outputs());
+  ctx->op = &op;
+  ctx->inputs.resize(num_inputs);
+  ctx->refs.assign(num_inputs, nullptr);
+  ctx->ref_locked.assign(num_inputs, 0);
+  ctx->outputs.resize(num_outputs);
+  ctx->output_set.assign(num_outputs, 0);
+  ctx->output_refs.assign(num_outputs, nullptr);
+  ctx->device = device;
+  ctx->device_memory = device != nullptr && !device->device->host_accessible();
+  ctx->output_host_memory.assign(num_outputs, 0);
+  if (ctx->device_memory && !kernel.host_memory_args.empty()) {
+    const tf::OpDef& def = op.registration().op_def;
+    const auto& args = op.output_args();
+    for (size_t a = 0; a < args.size() && static_cast<int>(a) < def.output_arg_size(); ++a) {
+      if (!kernel.IsHostMemoryArg(def.output_arg(static_cast<int>(a)).name())) continue;
+      for (int k = 0; k < args[a].count; ++k) {
+        ctx->output_host_memory[static_cast<size_t>(args[a].start + k)] = 1;
+      }
+    }
+  }
+  ctx->pool = pool != nullptr ? pool->c_handle() : ThreadPool::InlineHandle();
+}
+
+Status RunKernelCompute(const KernelRegistration& kernel, void* state, TG_KernelContext* ctx) {
+  const Operation& op = *ctx->op;
+  const size_t num_inputs = ctx->inputs.size();
+  ctx->status.status = Status::OK();
+  std::fill(ctx->output_set.begin(), ctx->output_set.end(), 0);
+  std::fill(ctx->output_refs.begin(), ctx->output_refs.end(), nullptr);
+  try {
+    kernel.compute(state, ctx);
+  } catch (const std::exception& e) {
+    if (ctx->status.status.ok()) ctx->status.status = Internal("kernel compute threw: ", e.what());
+  } catch (...) {
+    if (ctx->status.status.ok()) ctx->status.status = Internal("kernel compute threw an exception");
+  }
+  // A kernel that forgot to unlock a variable must not leave it locked.
+  for (size_t i = 0; i < num_inputs; ++i) {
+    if (ctx->ref_locked[i]) {
+      ctx->ref_locked[i] = 0;
+      ctx->refs[i]->mu.unlock();
+    }
+    ctx->inputs[i].tensor = Tensor();
+    ctx->refs[i] = nullptr;
+  }
+  ctx->ref_views.clear();
+  ctx->temps.clear();
+  if (!ctx->status.status.ok()) {
+    for (TG_Tensor& t : ctx->outputs) t.tensor = Tensor();
+    return NameNode(op, ctx->status.status);
+  }
+  for (size_t i = 0; i < ctx->outputs.size(); ++i) {
+    if (!ctx->output_set[i]) {
+      for (TG_Tensor& t : ctx->outputs) t.tensor = Tensor();
+      return Internal("node '", op.name(), "' (", op.type(), "): the kernel (",
+                      kernel.DebugString(), ") did not produce output ", i);
+    }
+  }
+  return Status::OK();
+}
+
 Status CallKernel(const KernelRegistration& kernel, void* state, const Operation& op,
                   std::vector<KernelInput> inputs, DeviceInstance* device, ThreadPool* pool,
                   std::vector<Tensor>* outputs) {
-  const size_t num_inputs = inputs.size();
-  const size_t num_outputs = static_cast<size_t>(op.num_outputs());
   TG_KernelContext ctx;
-  ctx.op = &op;
-  ctx.inputs.resize(num_inputs);
-  ctx.refs.assign(num_inputs, nullptr);
-  ctx.ref_locked.assign(num_inputs, 0);
-  for (size_t i = 0; i < num_inputs; ++i) {
+  PrepareKernelContext(&ctx, op, kernel, device, pool);
+  for (size_t i = 0; i < inputs.size(); ++i) {
     KernelInput& in = inputs[i];
     if (in.ref != nullptr && IsRefType(op.input_type(static_cast<int>(i)))) {
       ctx.refs[i] = in.ref;
@@ -56,35 +151,10 @@ Status CallKernel(const KernelRegistration& kernel, void* state, const Operation
     }
   }
   inputs.clear();  // the context holds the only copies now (lets buffers be forwarded)
-  ctx.outputs.resize(num_outputs);
-  ctx.output_set.assign(num_outputs, 0);
-  ctx.output_refs.assign(num_outputs, nullptr);
-  ctx.device = device;
-  ctx.pool = pool != nullptr ? pool->c_handle() : ThreadPool::InlineHandle();
-
-  try {
-    kernel.compute(state, &ctx);
-  } catch (const std::exception& e) {
-    if (ctx.status.status.ok()) ctx.status.status = Internal("kernel compute threw: ", e.what());
-  } catch (...) {
-    if (ctx.status.status.ok()) ctx.status.status = Internal("kernel compute threw an exception");
-  }
-  // A kernel that forgot to unlock a variable must not leave it locked.
-  for (size_t i = 0; i < num_inputs; ++i) {
-    if (ctx.ref_locked[i]) {
-      ctx.ref_locked[i] = 0;
-      ctx.refs[i]->mu.unlock();
-    }
-  }
-  if (!ctx.status.status.ok()) return NameNode(op, ctx.status.status);
-
+  TG_RETURN_IF_ERROR(RunKernelCompute(kernel, state, &ctx));
   outputs->clear();
-  outputs->reserve(num_outputs);
-  for (size_t i = 0; i < num_outputs; ++i) {
-    if (!ctx.output_set[i]) {
-      return Internal("node '", op.name(), "' (", op.type(), "): the kernel (", kernel.DebugString(),
-                      ") did not produce output ", i);
-    }
+  outputs->reserve(ctx.outputs.size());
+  for (size_t i = 0; i < ctx.outputs.size(); ++i) {
     if (VariableSlot* slot = ctx.output_refs[i]) {
       std::lock_guard<std::mutex> lock(slot->mu);
       outputs->push_back(slot->value);

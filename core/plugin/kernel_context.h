@@ -42,6 +42,10 @@ struct TG_KernelContext {
   std::vector<tgraph::VariableSlot*> output_refs;
   std::vector<std::unique_ptr<TG_Tensor>> temps;
   tgraph::DeviceInstance* device = nullptr;
+  // Outputs go in the device's memory (its allocator): the device is not host-accessible.
+  // Per output, output_host_memory says the output is a host-memory arg anyway.
+  bool device_memory = false;
+  std::vector<char> output_host_memory;
   TG_ThreadPool* pool = nullptr;  // never null (the inline pool when there is none)
 };
 
@@ -54,6 +58,23 @@ struct TG_ShapeContext {
 };
 
 namespace tgraph {
+
+// A tensor in `device`'s memory, from its allocator (plain dtypes only); freed through the
+// device's deallocate when the last reference goes.
+StatusOr<Tensor> AllocateDeviceTensor(DeviceInstance* device, DataType dtype,
+                                      std::vector<int64_t> dims);
+
+// Sizes `ctx` for calls of `kernel` on `op`: a context is made once per node and reused by
+// every call (no allocation per call when the kernel keeps to its outputs).
+void PrepareKernelContext(TG_KernelContext* ctx, const Operation& op,
+                          const KernelRegistration& kernel, DeviceInstance* device,
+                          ThreadPool* pool);
+
+// One compute call on a prepared context whose inputs (and refs) the caller has filled in.
+// The inputs are released when compute returns; on success ctx->outputs holds every output
+// (ctx->output_refs[i] the variable behind a ref output) for the caller to take. Errors
+// name the node.
+Status RunKernelCompute(const KernelRegistration& kernel, void* state, TG_KernelContext* ctx);
 
 // Calls `kernel`'s create for `op` (null state when it has no create). create's status,
 // with the node named, on failure.

@@ -104,20 +104,27 @@ KernelRegistry* KernelRegistry::Global() {
   return registry;
 }
 
+const KernelRegistration* KernelRegistry::FindOrNull(const std::string& op_type,
+                                                     const AttrMap& attrs,
+                                                     const std::string& device_type) const {
+  std::shared_lock<std::shared_mutex> lock(mu_);
+  const KernelRegistration* best = nullptr;
+  auto it = kernels_.find(op_type);
+  if (it == kernels_.end()) return nullptr;
+  for (const auto& k : it->second) {
+    if (k->device_type != device_type || !k->Matches(attrs)) continue;
+    if (best == nullptr || k->priority > best->priority) best = k.get();
+  }
+  return best;
+}
+
 StatusOr<const KernelRegistration*> KernelRegistry::Find(const std::string& node_name,
                                                           const std::string& op_type,
                                                           const AttrMap& attrs,
                                                           const std::string& device_type) const {
+  if (const KernelRegistration* best = FindOrNull(op_type, attrs, device_type)) return best;
   std::shared_lock<std::shared_mutex> lock(mu_);
-  const KernelRegistration* best = nullptr;
   auto it = kernels_.find(op_type);
-  if (it != kernels_.end()) {
-    for (const auto& k : it->second) {
-      if (k->device_type != device_type || !k->Matches(attrs)) continue;
-      if (best == nullptr || k->priority > best->priority) best = k.get();
-    }
-  }
-  if (best != nullptr) return best;
   // No match: the message lists what is registered for the op.
   std::string registered;
   if (it != kernels_.end()) {

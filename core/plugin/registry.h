@@ -66,6 +66,9 @@ class KernelRegistry {
   StatusOr<const KernelRegistration*> Find(const std::string& node_name,
                                            const std::string& op_type, const AttrMap& attrs,
                                            const std::string& device_type) const;
+  // The same without a message: null when none matches.
+  const KernelRegistration* FindOrNull(const std::string& op_type, const AttrMap& attrs,
+                                       const std::string& device_type) const;
   std::vector<const KernelRegistration*> KernelsFor(const std::string& op_type) const;
   // Device types with at least one kernel for `op_type`.
   std::vector<std::string> DeviceTypesFor(const std::string& op_type) const;

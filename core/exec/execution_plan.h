@@ -1,0 +1,149 @@
+// An execution plan: everything a run with one (feeds, fetches, targets) signature needs,
+// worked out once and cached by the session, so that a repeated run does no planning, no
+// name look-ups and (kernels' own outputs aside) no allocation.
+//
+// Values live in numbered slots: one per output of every step, one per fed tensor, one per
+// copy. A step reads slots and writes slots; the plan knows each slot's readers, so a slot
+// is released right after its last read (and a buffer nobody else holds can be forwarded by
+// the kernel to its output).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "core/base/shape.h"
+#include "core/base/status.h"
+#include "core/base/tensor.h"
+#include "core/exec/kernel_runner.h"
+#include "core/graph/graph.h"
+#include "core/graph/operation.h"
+#include "core/plugin/registry.h"
+
+namespace tgraph {
+
+class SessionState;
+class ThreadPool;
+struct RunState;
+
+enum class StepKind : uint8_t {
+  kKernel,    // calls a plugin kernel
+  kConstant,  // a Const on a host-accessible device: its value, parsed once, is shared
+  kVariable,  // VariableV2: its output is the session's variable slot
+  kCopy,      // moves a value between memory spaces (host, or a device's own memory)
+};
+
+struct StepInput {
+  int slot = -1;
+  bool ref = false;        // the op takes a ref (the variable itself) here
+  bool move = false;       // serial order: the slot's last read, and the only one by this step
+  bool release = false;    // serial order: the slot's last read (released before compute)
+};
+
+struct PlanStep {
+  StepKind kind = StepKind::kKernel;
+  const Operation* op = nullptr;  // null for copies
+  const KernelRegistration* kernel = nullptr;
+  void* kernel_state = nullptr;  // owned by the session's kernel cache
+  int device = 0;                // session device index (a copy: its destination)
+  DeviceInstance* instance = nullptr;
+  std::vector<StepInput> inputs;
+  int first_output = 0;  // slot of output 0
+  int num_outputs = 0;
+  std::vector<int> successors;  // steps waiting on this one
+  int initial_pending = 0;      // steps this one waits on
+  bool expensive = false;       // worth handing to another thread
+  Tensor constant;              // kConstant
+  VariableSlot* variable = nullptr;  // kVariable
+  DeviceInstance* copy_from = nullptr;  // kCopy: null = host memory
+  DeviceInstance* copy_to = nullptr;    // kCopy: null = host memory
+  std::string label;  // node name, or "tensor:i" for a copy (step stats)
+};
+
+// One feed of the request, as the plan checks it.
+struct PlanFeed {
+  Output output;
+  DataType dtype = DT_INVALID;
+  PartialShape shape;  // the tensor's static shape
+  int slot = -1;       // -1: nothing in the fragment reads it
+};
+
+class ExecutionPlan {
+ public:
+  ExecutionPlan() = default;
+  ~ExecutionPlan();
+  ExecutionPlan(const ExecutionPlan&) = delete;
+  ExecutionPlan& operator=(const ExecutionPlan&) = delete;
+
+  std::vector<PlanStep> steps;  // a topological order (deterministic for a graph)
+  int num_slots = 0;
+  std::vector<PlanFeed> feeds;     // in request order
+  std::vector<int> fetch_slots;    // per fetch
+  std::vector<int> slot_reads;     // per slot: reads by steps
+  std::vector<char> slot_pinned;   // per slot: fetched, so never released by a reader
+  std::vector<int> initial_ready;  // steps with nothing to wait on
+  // Run steps on the inter-op pool (independent expensive branches exist); otherwise every
+  // step runs in order on the calling thread.
+  bool parallel = false;
+  std::vector<std::string> device_names;  // session devices, for step stats
+
+  // Run states are reused across runs (a run takes one, gives it back).
+  std::unique_ptr<RunState> AcquireRunState(ThreadPool* intra_op_pool);
+  void ReleaseRunState(std::unique_ptr<RunState> state);
+
+ private:
+  std::mutex pool_mu_;
+  std::vector<std::unique_ptr<RunState>> free_states_;
+};
+
+// Caches created kernels per (operation, device) for a session: stateful kernels (random
+// streams) keep their state across plans, and each kernel is created once.
+class KernelCache {
+ public:
+  ~KernelCache();  // destroys every kernel
+  StatusOr<void*> Get(const Operation& op, int device, const KernelRegistration& kernel);
+
+ private:
+  struct Entry {
+    const KernelRegistration* kernel;
+    void* state;
+  };
+  std::mutex mu_;
+  std::unordered_map<uint64_t, Entry> map_;  // (op id << 32 | device) -> kernel
+};
+
+struct PlanDevice {
+  std::string name;
+  std::string type;
+  int ordinal = 0;
+  DeviceInstance* instance = nullptr;
+  bool host_accessible = true;
+};
+
+struct PlanRequest {
+  const Graph* graph = nullptr;
+  std::vector<Output> feeds;
+  std::vector<Output> fetches;
+  std::vector<Operation*> targets;
+  const std::vector<PlanDevice>* devices = nullptr;
+  int default_device = 0;
+  bool allow_soft_placement = false;
+  bool deterministic = false;
+  int inter_op_threads = 1;
+  // Called with "name (Type): device" per operation when set.
+  const std::function<void(const std::string&)>* placement_log = nullptr;
+  KernelCache* kernels = nullptr;
+  SessionState* state = nullptr;
+};
+
+// Prunes, validates, places, inserts copies and lays out slots. Errors: INVALID_ARGUMENT
+// for an unfed placeholder that is needed (naming it, its dtype and shape), for a request
+// naming a tensor or op of another graph, for placement that fails; a kernel's create error.
+// The caller holds the graph's lock.
+StatusOr<std::unique_ptr<ExecutionPlan>> BuildPlan(const PlanRequest& request);
+
+}  // namespace tgraph

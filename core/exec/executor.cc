@@ -1,0 +1,409 @@
+#include "core/exec/executor.h"
+
+#include <thread>
+
+#include "core/exec/thread_pool.h"
+
+namespace tgraph {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::string OpLabel(const Operation& op) { return StrCat("node '", op.name(), "' (", op.type(), ")"); }
+
+// The value of a slot as a plain tensor: a ref's variable is read (it must be initialized).
+Status ReadSlot(const SlotValue& v, const PlanStep& reader, Tensor* out) {
+  if (v.ref == nullptr) {
+    *out = v.tensor;
+    return Status::OK();
+  }
+  std::lock_guard<std::mutex> lock(v.ref->mu);
+  if (!v.ref->initialized) {
+    return FailedPrecondition("Attempting to use uninitialized value ", v.ref->name,
+                              reader.op != nullptr ? StrCat(" (read by ", OpLabel(*reader.op), ")")
+                                                   : StrCat(" (copying ", reader.label, ")"));
+  }
+  *out = v.ref->value;
+  return Status::OK();
+}
+
+Status DeviceCall(const std::string& what, const DeviceInstance* device, const TG_Status& status) {
+  if (status.status.ok()) return Status::OK();
+  return status.status.Prepend(StrCat(what, " on ", device->device->device_type, ":",
+                                      device->ordinal, ": "));
+}
+
+// `src` (in `from`'s memory, or the host's when null) copied into `to`'s memory.
+StatusOr<Tensor> CopyTensor(const Tensor& src, DeviceInstance* from, DeviceInstance* to,
+                            const std::string& label) {
+  if (!IsPlainDataType(src.dtype())) {
+    return InvalidArgument("tensor ", label, " of dtype ", DataTypeName(src.dtype()),
+                           " cannot be copied between host and device memory");
+  }
+  const size_t bytes = src.ByteSize();
+  if (from != nullptr && to != nullptr && from->device != to->device) {
+    // Between device types: through the host.
+    TG_ASSIGN_OR_RETURN(Tensor staged, CopyTensor(src, from, nullptr, label));
+    return CopyTensor(staged, nullptr, to, label);
+  }
+  Tensor dst;
+  if (to == nullptr) {
+    TG_ASSIGN_OR_RETURN(dst, Tensor::Allocate(src.dtype(), src.dims()));
+  } else {
+    TG_ASSIGN_OR_RETURN(dst, AllocateDeviceTensor(to, src.dtype(), src.dims()));
+  }
+  if (bytes == 0) return dst;
+  TG_Status status;
+  if (from == nullptr) {
+    const auto& def = to->device->def;
+    if (def.copy_host_to_device == nullptr) {
+      return FailedPrecondition("device type ", to->device->device_type, " cannot copy from the host");
+    }
+    def.copy_host_to_device(to->state, dst.data(), src.data(), bytes, &status);
+    TG_RETURN_IF_ERROR(DeviceCall("copy of " + label + " to the device", to, status));
+  } else if (to == nullptr) {
+    const auto& def = from->device->def;
+    if (def.copy_device_to_host == nullptr) {
+      return FailedPrecondition("device type ", from->device->device_type, " cannot copy to the host");
+    }
+    def.copy_device_to_host(from->state, dst.data(), src.data(), bytes, &status);
+    TG_RETURN_IF_ERROR(DeviceCall("copy of " + label + " to the host", from, status));
+    // The host reads it next: the copy must have landed.
+    if (def.synchronize != nullptr) {
+      def.synchronize(from->state, &status);
+      TG_RETURN_IF_ERROR(DeviceCall("synchronize", from, status));
+    }
+  } else {
+    const auto& def = to->device->def;
+    if (def.copy_device_to_device == nullptr) {
+      return FailedPrecondition("device type ", to->device->device_type,
+                                " cannot copy between its devices");
+    }
+    // Same backend: the destination's state issues the copy; a copy must not race the
+    // source's queued work, so the source is synchronized first.
+    if (from->device->def.synchronize != nullptr) {
+      from->device->def.synchronize(from->state, &status);
+      TG_RETURN_IF_ERROR(DeviceCall("synchronize", from, status));
+    }
+    def.copy_device_to_device(to->state, dst.data(), src.data(), bytes, &status);
+    TG_RETURN_IF_ERROR(DeviceCall("copy of " + label + " between devices", to, status));
+  }
+  return dst;
+}
+
+class StepRunner {
+ public:
+  StepRunner(const ExecuteArgs& args, bool parallel)
+      : plan_(*args.plan), rs_(*args.state), parallel_(parallel) {}
+
+  Status Run(int i) {
+    const PlanStep& step = plan_.steps[static_cast<size_t>(i)];
+    SlotValue* out = &rs_.values[static_cast<size_t>(step.first_output)];
+    switch (step.kind) {
+      case StepKind::kConstant:
+        out->tensor = step.constant;
+        break;
+      case StepKind::kVariable:
+        out->ref = step.variable;
+        break;
+      case StepKind::kCopy: {
+        Tensor value;
+        TG_RETURN_IF_ERROR(ReadSlot(rs_.values[static_cast<size_t>(step.inputs[0].slot)], step, &value));
+        ReleaseInputs(step);
+        TG_ASSIGN_OR_RETURN(out->tensor, CopyTensor(value, step.copy_from, step.copy_to, step.label));
+        break;
+      }
+      case StepKind::kKernel:
+        TG_RETURN_IF_ERROR(RunKernel(i, step));
+        break;
+    }
+    DropUnread(step);
+    return Status::OK();
+  }
+
+ private:
+  Status RunKernel(int i, const PlanStep& step) {
+    TG_KernelContext& ctx = rs_.contexts[static_cast<size_t>(i)];
+    const Operation& op = *step.op;
+    for (size_t k = 0; k < step.inputs.size(); ++k) {
+      const StepInput& in = step.inputs[k];
+      SlotValue& v = rs_.values[static_cast<size_t>(in.slot)];
+      Tensor& dst = ctx.inputs[k].tensor;
+      if (in.ref) {
+        if (v.ref == nullptr) {
+          ClearInputs(ctx, k);
+          return Internal(OpLabel(op), ": input ", k, " needs a variable, but its producer gave a value");
+        }
+        std::lock_guard<std::mutex> lock(v.ref->mu);
+        if (!v.ref->initialized && !op.registration().op_def.allows_uninitialized_input()) {
+          ClearInputs(ctx, k);
+          return FailedPrecondition("Attempting to use uninitialized value ", v.ref->name,
+                                    " (read by ", OpLabel(op), ")");
+        }
+        ctx.refs[k] = v.ref;
+        dst = v.ref->value;
+      } else if (v.ref != nullptr) {
+        Status s = ReadSlot(v, step, &dst);
+        if (!s.ok()) {
+          ClearInputs(ctx, k);
+          return s;
+        }
+      } else if (!parallel_ && in.move) {
+        dst = std::move(v.tensor);
+      } else {
+        dst = v.tensor;
+      }
+    }
+    ReleaseInputs(step);
+    TG_RETURN_IF_ERROR(RunKernelCompute(*step.kernel, step.kernel_state, &ctx));
+    for (int k = 0; k < step.num_outputs; ++k) {
+      SlotValue& o = rs_.values[static_cast<size_t>(step.first_output + k)];
+      if (VariableSlot* ref = ctx.output_refs[static_cast<size_t>(k)]) {
+        o.ref = ref;
+        ctx.outputs[static_cast<size_t>(k)].tensor = Tensor();
+      } else {
+        o.tensor = std::move(ctx.outputs[static_cast<size_t>(k)].tensor);
+      }
+    }
+    return Status::OK();
+  }
+
+  // Inputs copied in before a failure are let go.
+  static void ClearInputs(TG_KernelContext& ctx, size_t upto) {
+    for (size_t k = 0; k <= upto && k < ctx.inputs.size(); ++k) {
+      ctx.inputs[k].tensor = Tensor();
+      ctx.refs[k] = nullptr;
+    }
+  }
+
+  // Slots read for the last time are released before compute, so a kernel may forward a
+  // buffer that only it holds.
+  void ReleaseInputs(const PlanStep& step) {
+    for (const StepInput& in : step.inputs) {
+      SlotValue& v = rs_.values[static_cast<size_t>(in.slot)];
+      if (parallel_) {
+        if (rs_.reads_left[static_cast<size_t>(in.slot)].fetch_sub(1, std::memory_order_acq_rel) == 1 &&
+            !plan_.slot_pinned[static_cast<size_t>(in.slot)]) {
+          v = SlotValue{};
+        }
+      } else if (in.release && !in.move) {
+        v = SlotValue{};
+      }
+    }
+  }
+
+  // Outputs nobody reads or fetches go at once.
+  void DropUnread(const PlanStep& step) {
+    for (int k = 0; k < step.num_outputs; ++k) {
+      const size_t s = static_cast<size_t>(step.first_output + k);
+      if (plan_.slot_reads[s] == 0 && !plan_.slot_pinned[s]) rs_.values[s] = SlotValue{};
+    }
+  }
+
+  const ExecutionPlan& plan_;
+  RunState& rs_;
+  bool parallel_;
+};
+
+int64_t OutputBytes(const ExecutionPlan& plan, const RunState& rs, const PlanStep& step) {
+  int64_t bytes = 0;
+  for (int k = 0; k < step.num_outputs; ++k) {
+    const SlotValue& v = rs.values[static_cast<size_t>(step.first_output + k)];
+    if (v.ref != nullptr) {
+      std::lock_guard<std::mutex> lock(v.ref->mu);
+      bytes += static_cast<int64_t>(v.ref->value.ByteSize());
+    } else if (plan.slot_reads[static_cast<size_t>(step.first_output + k)] > 0 ||
+               plan.slot_pinned[static_cast<size_t>(step.first_output + k)]) {
+      bytes += static_cast<int64_t>(v.tensor.ByteSize());
+    }
+  }
+  return bytes;
+}
+
+// Step stats, when tracing.
+class Tracer {
+ public:
+  Tracer(const ExecuteArgs& args) : args_(args), start_(Clock::now()) {}
+  bool on() const { return args_.trace != nullptr; }
+  Clock::time_point Now() const { return Clock::now(); }
+  void Record(int i, Clock::time_point begin, Clock::time_point end, int thread) {
+    const PlanStep& step = args_.plan->steps[static_cast<size_t>(i)];
+    NodeStepStats s;
+    s.node_name = step.label;
+    s.op_type = step.op != nullptr ? step.op->type() : std::string("_Copy");
+    s.device = args_.plan->device_names[static_cast<size_t>(step.device)];
+    s.start_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(begin - start_).count();
+    s.duration_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(end - begin).count();
+    s.output_bytes = OutputBytes(*args_.plan, *args_.state, step);
+    s.thread_id = thread;
+    std::lock_guard<std::mutex> lock(mu_);
+    args_.trace->step_stats.push_back(std::move(s));
+  }
+
+ private:
+  const ExecuteArgs& args_;
+  Clock::time_point start_;
+  std::mutex mu_;
+};
+
+Status ExecuteSerial(const ExecuteArgs& args) {
+  StepRunner runner(args, /*parallel=*/false);
+  const int n = static_cast<int>(args.plan->steps.size());
+  if (args.trace == nullptr) {
+    for (int i = 0; i < n; ++i) TG_RETURN_IF_ERROR(runner.Run(i));
+    return Status::OK();
+  }
+  Tracer tracer(args);
+  for (int i = 0; i < n; ++i) {
+    const auto begin = tracer.Now();
+    TG_RETURN_IF_ERROR(runner.Run(i));
+    tracer.Record(i, begin, tracer.Now(), 0);
+  }
+  return Status::OK();
+}
+
+class ParallelRun {
+ public:
+  explicit ParallelRun(const ExecuteArgs& args)
+      : args_(args), plan_(*args.plan), runner_(args, /*parallel=*/true), tracer_(args) {
+    remaining_.store(static_cast<int>(plan_.steps.size()), std::memory_order_relaxed);
+  }
+
+  Status Run() {
+    std::vector<int> stack;
+    int keep = -1;
+    for (int r : plan_.initial_ready) Ready(r, &stack, &keep);
+    if (keep >= 0) stack.insert(stack.begin(), keep);
+    Drain(&stack);
+    Wait();
+    return error_;
+  }
+
+ private:
+  // A step became ready: cheap ones run on this thread; of expensive ones this thread keeps
+  // one and hands the rest to the pool.
+  void Ready(int i, std::vector<int>* stack, int* keep) {
+    if (!plan_.steps[static_cast<size_t>(i)].expensive || args_.inter_op_pool == nullptr ||
+        failed_.load(std::memory_order_relaxed)) {
+      stack->push_back(i);
+    } else if (*keep < 0) {
+      *keep = i;
+    } else {
+      args_.inter_op_pool->Schedule([this, i] {
+        std::vector<int> own{i};
+        Drain(&own);
+      });
+    }
+  }
+
+  void Drain(std::vector<int>* stack) {
+    while (!stack->empty()) {
+      const int i = stack->back();
+      stack->pop_back();
+      if (!failed_.load(std::memory_order_acquire)) {
+        const auto begin = tracer_.on() ? tracer_.Now() : Clock::time_point();
+        Status s = runner_.Run(i);
+        if (!s.ok()) {
+          Fail(std::move(s));
+        } else if (tracer_.on()) {
+          const int pool_thread = args_.inter_op_pool != nullptr ? args_.inter_op_pool->CurrentThreadId() : -1;
+          tracer_.Record(i, begin, tracer_.Now(), pool_thread + 1);
+        }
+      }
+      int keep = -1;
+      for (int succ : plan_.steps[static_cast<size_t>(i)].successors) {
+        if (args_.state->pending[static_cast<size_t>(succ)].fetch_sub(1, std::memory_order_acq_rel) == 1) {
+          Ready(succ, stack, &keep);
+        }
+      }
+      if (keep >= 0) stack->insert(stack->begin(), keep);
+      if (remaining_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+        std::lock_guard<std::mutex> lock(mu_);
+        done_.store(true, std::memory_order_release);
+        cv_.notify_all();
+      }
+    }
+  }
+
+  void Fail(Status s) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (error_.ok()) error_ = std::move(s);
+    failed_.store(true, std::memory_order_release);
+  }
+
+  // Spin briefly (a hand-off often completes within microseconds), then sleep.
+  void Wait() {
+    const auto spin_until = Clock::now() + std::chrono::microseconds(50);
+    while (!done_.load(std::memory_order_acquire) && Clock::now() < spin_until) {
+      std::this_thread::yield();
+    }
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [this] { return done_.load(std::memory_order_acquire); });
+    // Holding mu_ here also means the thread that finished the last step has let go of it.
+  }
+
+  const ExecuteArgs& args_;
+  const ExecutionPlan& plan_;
+  StepRunner runner_;
+  Tracer tracer_;
+  std::atomic<int> remaining_{0};
+  std::atomic<bool> failed_{false};
+  std::atomic<bool> done_{false};
+  std::mutex mu_;
+  std::condition_variable cv_;
+  Status error_;
+};
+
+}  // namespace
+
+Status ExecutePlan(const ExecuteArgs& args) {
+  if (!args.plan->parallel) return ExecuteSerial(args);
+  const size_t steps = args.plan->steps.size();
+  for (size_t i = 0; i < steps; ++i) {
+    args.state->pending[i].store(args.plan->steps[i].initial_pending, std::memory_order_relaxed);
+  }
+  for (size_t s = 0; s < static_cast<size_t>(args.plan->num_slots); ++s) {
+    args.state->reads_left[s].store(args.plan->slot_reads[s], std::memory_order_relaxed);
+  }
+  if (steps == 0) return Status::OK();
+  ParallelRun run(args);
+  return run.Run();
+}
+
+std::unique_ptr<RunState> NewRunState(const ExecutionPlan& plan, ThreadPool* intra_op_pool) {
+  auto rs = std::make_unique<RunState>();
+  rs->values.resize(static_cast<size_t>(plan.num_slots));
+  rs->contexts.resize(plan.steps.size());
+  for (size_t i = 0; i < plan.steps.size(); ++i) {
+    const PlanStep& step = plan.steps[i];
+    if (step.kind != StepKind::kKernel) continue;
+    PrepareKernelContext(&rs->contexts[i], *step.op, *step.kernel, step.instance, intra_op_pool);
+  }
+  if (plan.parallel) {
+    rs->pending = std::make_unique<std::atomic<int>[]>(plan.steps.size());
+    rs->reads_left = std::make_unique<std::atomic<int>[]>(static_cast<size_t>(plan.num_slots));
+  }
+  return rs;
+}
+
+std::unique_ptr<RunState> ExecutionPlan::AcquireRunState(ThreadPool* intra_op_pool) {
+  {
+    std::lock_guard<std::mutex> lock(pool_mu_);
+    if (!free_states_.empty()) {
+      std::unique_ptr<RunState> rs = std::move(free_states_.back());
+      free_states_.pop_back();
+      return rs;
+    }
+  }
+  return NewRunState(*this, intra_op_pool);
+}
+
+void ExecutionPlan::ReleaseRunState(std::unique_ptr<RunState> state) {
+  for (SlotValue& v : state->values) v = SlotValue{};
+  std::lock_guard<std::mutex> lock(pool_mu_);
+  free_states_.push_back(std::move(state));
+}
+
+ExecutionPlan::~ExecutionPlan() = default;
+
+}  // namespace tgraph

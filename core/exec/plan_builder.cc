@@ -1,0 +1,372 @@
+// BuildPlan: from a request to an ExecutionPlan (see execution_plan.h).
+#include <algorithm>
+#include <unordered_map>
+
+#include "core/exec/execution_plan.h"
+#include "core/exec/executor.h"
+#include "core/exec/placement.h"
+#include "core/exec/prune.h"
+#include "core/exec/session_state.h"
+#include "core/plugin/kernel_context.h"
+
+namespace tgraph {
+namespace {
+
+constexpr int kHost = -1;  // the memory space of host memory (devices have their index)
+// A step is worth a thread hand-off (2-90 us to wake a sleeping thread here) above this.
+constexpr double kExpensiveNs = 50000;
+
+std::string OpLabel(const Operation& op) { return StrCat("'", op.name(), "' (", op.type(), ")"); }
+
+bool IsVariableOp(const Operation& op) {
+  return op.type() == "VariableV2" || op.type() == "Variable";
+}
+bool IsPlaceholder(const Operation& op) {
+  return op.type() == "Placeholder" || op.type() == "PlaceholderV2";
+}
+
+uint64_t TensorKey(const Output& o) {
+  return (static_cast<uint64_t>(static_cast<uint32_t>(o.op->id())) << 32) |
+         static_cast<uint32_t>(o.index);
+}
+
+Status CheckOutputOf(const Graph* graph, const Output& o, const char* what) {
+  if (o.op == nullptr) return InvalidArgument(what, " names no operation");
+  if (o.op->graph() != graph) {
+    return InvalidArgument(what, " '", o.op->name(), "' belongs to another graph than the session's");
+  }
+  if (o.index < 0 || o.index >= o.op->num_outputs()) {
+    return InvalidArgument(what, " ", o.op->name(), ":", o.index, ": operation '", o.op->name(),
+                           "' has ", o.op->num_outputs(), " outputs");
+  }
+  return Status::OK();
+}
+
+// Per flat input (or output) of `op`: is it a host-memory arg of `kernel`?
+std::vector<char> HostMemoryFlags(const Operation& op, const KernelRegistration* kernel,
+                                  bool outputs) {
+  const size_t n = static_cast<size_t>(outputs ? op.num_outputs() : op.num_inputs());
+  std::vector<char> flags(n, 0);
+  if (kernel == nullptr || kernel->host_memory_args.empty()) return flags;
+  const tf::OpDef& def = op.registration().op_def;
+  const auto& args = outputs ? op.output_args() : op.input_args();
+  const int num_def_args = outputs ? def.output_arg_size() : def.input_arg_size();
+  for (size_t a = 0; a < args.size() && static_cast<int>(a) < num_def_args; ++a) {
+    const std::string& name =
+        outputs ? def.output_arg(static_cast<int>(a)).name() : def.input_arg(static_cast<int>(a)).name();
+    if (!kernel->IsHostMemoryArg(name)) continue;
+    for (int k = 0; k < args[a].count; ++k) flags[static_cast<size_t>(args[a].start + k)] = 1;
+  }
+  return flags;
+}
+
+int64_t StaticElements(const PartialShape& s) {
+  constexpr int64_t kUnknown = 1000;  // a guess for shapes only known at run time
+  if (!s.known_rank()) return kUnknown;
+  int64_t n = 1;
+  for (int64_t d : s.dims()) n *= d < 0 ? 32 : d;
+  return n;
+}
+
+// A rough cost of one call, from static shapes: decides inline vs hand-off only.
+double EstimateCostNs(const Operation& op, const KernelRegistration* kernel) {
+  int64_t out = 0;
+  for (int i = 0; i < op.num_outputs(); ++i) out += StaticElements(op.output_shape(i));
+  if (kernel != nullptr && kernel->cost_ns_per_element > 0) {
+    return kernel->cost_ns_per_element * static_cast<double>(out);
+  }
+  int64_t in = 0;
+  for (int i = 0; i < op.num_inputs(); ++i) in += StaticElements(op.input(i).shape());
+  double cost = static_cast<double>(in + out);
+  // Contractions: each output element is a dot product over the inner dimension.
+  if ((op.type() == "MatMul" || op.type() == "BatchMatMulV2" || op.type() == "Conv2D") &&
+      op.num_inputs() >= 2) {
+    const PartialShape& b = op.input(1).shape();
+    const int64_t inner = b.known_rank() && b.rank() >= 2 ? std::max<int64_t>(b.dim(b.rank() - 2), 1) : 32;
+    cost += 0.05 * static_cast<double>(out) * static_cast<double>(inner);
+  }
+  return cost;
+}
+
+class PlanBuilder {
+ public:
+  explicit PlanBuilder(const PlanRequest& r) : r_(r), graph_(*r.graph), devices_(*r.devices) {}
+
+  StatusOr<std::unique_ptr<ExecutionPlan>> Build() {
+    plan_ = std::make_unique<ExecutionPlan>();
+    TG_RETURN_IF_ERROR(CheckRequest());
+    PruneRequest prune{r_.feeds, r_.fetches, r_.targets};
+    TG_ASSIGN_OR_RETURN(PrunedGraph pruned, PruneAndOrder(graph_, prune));
+    TG_RETURN_IF_ERROR(CheckPlaceholders(pruned.ordered));
+
+    std::vector<PlacementDevice> placement_devices;
+    for (const PlanDevice& d : devices_) placement_devices.push_back({d.name, d.type, d.ordinal});
+    PlacementRequest placement_request{&pruned.ordered, &placement_devices, r_.default_device,
+                                       r_.allow_soft_placement};
+    TG_ASSIGN_OR_RETURN(Placement placement, PlaceOperations(placement_request));
+    if (r_.placement_log != nullptr && *r_.placement_log) {
+      for (size_t i = 0; i < pruned.ordered.size(); ++i) {
+        const Operation& op = *pruned.ordered[i];
+        (*r_.placement_log)(StrCat(op.name(), ": (", op.type(), "): ",
+                                   devices_[static_cast<size_t>(placement.device[i])].name));
+      }
+    }
+
+    step_of_op_.assign(static_cast<size_t>(graph_.num_operations()), -1);
+    for (size_t i = 0; i < pruned.ordered.size(); ++i) {
+      TG_RETURN_IF_ERROR(AddOpStep(*pruned.ordered[i], placement.device[i], placement.kernel[i]));
+    }
+    for (const Output& o : r_.fetches) {
+      int slot = SlotOf(o);
+      slot = EnsureIn(slot, kHost);
+      plan_->fetch_slots.push_back(slot);
+    }
+    FinishSlots();
+    FinishDependencies();
+    for (const PlanDevice& d : devices_) plan_->device_names.push_back(d.name);
+    return std::move(plan_);
+  }
+
+ private:
+  Status CheckRequest() {
+    std::unordered_map<uint64_t, int> seen;
+    for (const Output& o : r_.feeds) {
+      TG_RETURN_IF_ERROR(CheckOutputOf(&graph_, o, "feed"));
+      if (!seen.emplace(TensorKey(o), 0).second) {
+        return InvalidArgument("tensor ", o.Name(), " is fed more than once");
+      }
+      PlanFeed feed;
+      feed.output = o;
+      feed.dtype = BaseType(o.dtype());
+      feed.shape = o.shape();
+      plan_->feeds.push_back(feed);
+    }
+    for (const Output& o : r_.fetches) TG_RETURN_IF_ERROR(CheckOutputOf(&graph_, o, "fetch"));
+    for (const Operation* op : r_.targets) {
+      if (op == nullptr) return InvalidArgument("a target names no operation");
+      if (op->graph() != &graph_) {
+        return InvalidArgument("target '", op->name(), "' belongs to another graph than the session's");
+      }
+    }
+    return Status::OK();
+  }
+
+  // A needed placeholder must be fed; which of its tensors were fed was cut by pruning.
+  Status CheckPlaceholders(const std::vector<Operation*>& ordered) {
+    for (const Operation* op : ordered) {
+      if (!IsPlaceholder(*op)) continue;
+      const PartialShape& shape = op->output_shape(0);
+      return InvalidArgument("You must feed a value for placeholder tensor '", op->name(),
+                             "' with dtype ", DataTypeName(BaseType(op->output_type(0))),
+                             shape.known_rank() ? StrCat(" and shape ", shape.ToString()) : std::string());
+    }
+    return Status::OK();
+  }
+
+  int NewSlot(int space, int producer) {
+    slot_space_.push_back(space);
+    slot_producer_.push_back(producer);
+    return plan_->num_slots++;
+  }
+
+  // The slot holding tensor `o`'s value in this run: its feed, or its producer's output.
+  int SlotOf(const Output& o) {
+    for (size_t f = 0; f < plan_->feeds.size(); ++f) {
+      PlanFeed& feed = plan_->feeds[f];
+      if (!(feed.output == o)) continue;
+      if (feed.slot < 0) feed.slot = NewSlot(kHost, -1);
+      return feed.slot;
+    }
+    const int step = step_of_op_[static_cast<size_t>(o.op->id())];
+    return plan_->steps[static_cast<size_t>(step)].first_output + o.index;
+  }
+
+  // `slot`'s value in memory space `space`: itself, or a copy (one per slot and space).
+  int EnsureIn(int slot, int space) {
+    const int from = slot_space_[static_cast<size_t>(slot)];
+    if (from == space) return slot;
+    const uint64_t key = (static_cast<uint64_t>(static_cast<uint32_t>(slot)) << 32) |
+                         static_cast<uint32_t>(space + 1);
+    auto it = copies_.find(key);
+    if (it != copies_.end()) return it->second;
+    PlanStep step;
+    step.kind = StepKind::kCopy;
+    step.device = space == kHost ? CopyHostDevice(from) : space;
+    step.instance = devices_[static_cast<size_t>(step.device)].instance;
+    step.copy_from = from == kHost ? nullptr : devices_[static_cast<size_t>(from)].instance;
+    step.copy_to = space == kHost ? nullptr : devices_[static_cast<size_t>(space)].instance;
+    step.inputs.push_back(StepInput{slot, false, false, false});
+    step.num_outputs = 1;
+    const int index = static_cast<int>(plan_->steps.size());
+    step.first_output = NewSlot(space, index);
+    step.label = SlotLabel(slot);
+    plan_->steps.push_back(std::move(step));
+    copies_.emplace(key, plan_->steps.back().first_output);
+    return plan_->steps.back().first_output;
+  }
+
+  // Copies to the host are recorded on the device they come from.
+  int CopyHostDevice(int from) const { return from; }
+
+  std::string SlotLabel(int slot) const {
+    for (const PlanFeed& f : plan_->feeds) {
+      if (f.slot == slot) return f.output.Name();
+    }
+    const int producer = slot_producer_[static_cast<size_t>(slot)];
+    const PlanStep& p = plan_->steps[static_cast<size_t>(producer)];
+    if (p.op == nullptr) return p.label;
+    return StrCat(p.op->name(), ":", slot - p.first_output);
+  }
+
+  Status AddOpStep(const Operation& op, int device, const KernelRegistration* kernel) {
+    const PlanDevice& dev = devices_[static_cast<size_t>(device)];
+    PlanStep step;
+    step.op = &op;
+    step.device = device;
+    step.instance = dev.instance;
+    step.label = op.name();
+    if (IsVariableOp(op)) {
+      if (!dev.host_accessible) {
+        return Unimplemented("variable ", OpLabel(op), " is placed on ", dev.name,
+                             ", but variables live in host memory for now; place it on a "
+                             "host-accessible device");
+      }
+      step.kind = StepKind::kVariable;
+      step.variable = r_.state->VariableFor(op);
+    } else if (op.type() == "Const" && dev.host_accessible && op.constant_value() != nullptr) {
+      step.kind = StepKind::kConstant;
+      step.constant = *op.constant_value();
+    } else {
+      if (kernel == nullptr) {
+        return Internal("no kernel chosen for ", OpLabel(op), " on ", dev.name);
+      }
+      step.kind = StepKind::kKernel;
+      step.kernel = kernel;
+      TG_ASSIGN_OR_RETURN(step.kernel_state, r_.kernels->Get(op, device, *kernel));
+    }
+    const int my_space = dev.host_accessible ? kHost : device;
+    const std::vector<char> host_inputs = HostMemoryFlags(op, kernel, /*outputs=*/false);
+    const std::vector<char> host_outputs = HostMemoryFlags(op, kernel, /*outputs=*/true);
+    for (int k = 0; k < op.num_inputs(); ++k) {
+      int slot = SlotOf(op.input(k));
+      const int need = host_inputs[static_cast<size_t>(k)] ? kHost : my_space;
+      const bool ref = IsRefType(op.input_type(k));
+      if (ref && slot_space_[static_cast<size_t>(slot)] != need) {
+        return Unimplemented(OpLabel(op), " takes a ref input from another memory space (",
+                             SlotLabel(slot), "); colocate it with its variable");
+      }
+      slot = EnsureIn(slot, need);
+      step.inputs.push_back(StepInput{slot, ref, false, false});
+    }
+    step.expensive = step.kind == StepKind::kKernel && EstimateCostNs(op, kernel) >= kExpensiveNs;
+    const int index = static_cast<int>(plan_->steps.size());
+    step.num_outputs = op.num_outputs();
+    step.first_output = plan_->num_slots;
+    for (int k = 0; k < op.num_outputs(); ++k) {
+      NewSlot(host_outputs[static_cast<size_t>(k)] || step.kind != StepKind::kKernel ? kHost : my_space,
+              index);
+    }
+    step_of_op_[static_cast<size_t>(op.id())] = index;
+    plan_->steps.push_back(std::move(step));
+    return Status::OK();
+  }
+
+  // Reads per slot, pinned slots, and the serial order's release and move points.
+  void FinishSlots() {
+    const size_t slots = static_cast<size_t>(plan_->num_slots);
+    plan_->slot_reads.assign(slots, 0);
+    plan_->slot_pinned.assign(slots, 0);
+    for (int s : plan_->fetch_slots) plan_->slot_pinned[static_cast<size_t>(s)] = 1;
+    std::vector<int> last_reader(slots, -1);
+    for (size_t i = 0; i < plan_->steps.size(); ++i) {
+      for (const StepInput& in : plan_->steps[i].inputs) {
+        ++plan_->slot_reads[static_cast<size_t>(in.slot)];
+        last_reader[static_cast<size_t>(in.slot)] = static_cast<int>(i);
+      }
+    }
+    for (size_t i = 0; i < plan_->steps.size(); ++i) {
+      auto& inputs = plan_->steps[i].inputs;
+      for (size_t k = 0; k < inputs.size(); ++k) {
+        StepInput& in = inputs[k];
+        if (plan_->slot_pinned[static_cast<size_t>(in.slot)] ||
+            last_reader[static_cast<size_t>(in.slot)] != static_cast<int>(i)) {
+          continue;
+        }
+        // Only the step's last read of the slot releases it; a sole read may move it.
+        bool later = false, earlier = false;
+        for (size_t j = 0; j < inputs.size(); ++j) {
+          if (j == k || inputs[j].slot != in.slot) continue;
+          (j > k ? later : earlier) = true;
+        }
+        if (later) continue;
+        in.release = true;
+        in.move = !earlier && !in.ref;
+      }
+    }
+  }
+
+  // Pending counts and successors from data and control dependencies.
+  void FinishDependencies() {
+    auto& steps = plan_->steps;
+    std::vector<int> preds;
+    for (size_t i = 0; i < steps.size(); ++i) {
+      preds.clear();
+      for (const StepInput& in : steps[i].inputs) {
+        const int p = slot_producer_[static_cast<size_t>(in.slot)];
+        if (p >= 0) preds.push_back(p);
+      }
+      if (steps[i].op != nullptr) {
+        for (const Operation* c : steps[i].op->control_inputs()) {
+          const int p = step_of_op_[static_cast<size_t>(c->id())];
+          if (p >= 0) preds.push_back(p);
+        }
+      }
+      std::sort(preds.begin(), preds.end());
+      preds.erase(std::unique(preds.begin(), preds.end()), preds.end());
+      steps[i].initial_pending = static_cast<int>(preds.size());
+      for (int p : preds) steps[static_cast<size_t>(p)].successors.push_back(static_cast<int>(i));
+      if (preds.empty()) plan_->initial_ready.push_back(static_cast<int>(i));
+    }
+    int expensive = 0;
+    bool branches = plan_->initial_ready.size() > 1;
+    for (const PlanStep& s : steps) {
+      expensive += s.expensive ? 1 : 0;
+      branches = branches || s.successors.size() > 1;
+    }
+    plan_->parallel = !r_.deterministic && r_.inter_op_threads > 1 && expensive >= 2 && branches;
+  }
+
+  const PlanRequest& r_;
+  const Graph& graph_;
+  const std::vector<PlanDevice>& devices_;
+  std::unique_ptr<ExecutionPlan> plan_;
+  std::vector<int> step_of_op_;     // per graph op: its step, or -1
+  std::vector<int> slot_space_;     // per slot: kHost or a device index
+  std::vector<int> slot_producer_;  // per slot: the step writing it, -1 for a feed
+  std::unordered_map<uint64_t, int> copies_;  // (slot, space) -> copy's slot
+};
+
+}  // namespace
+
+StatusOr<std::unique_ptr<ExecutionPlan>> BuildPlan(const PlanRequest& request) {
+  return PlanBuilder(request).Build();
+}
+
+KernelCache::~KernelCache() {
+  for (auto& [key, entry] : map_) {
+    if (entry.state != nullptr && entry.kernel->destroy != nullptr) entry.kernel->destroy(entry.state);
+  }
+}
+
+StatusOr<void*> KernelCache::Get(const Operation& op, int device, const KernelRegistration& kernel) {
+  const uint64_t key = (static_cast<uint64_t>(static_cast<uint32_t>(op.id())) << 32) |
+                       static_cast<uint32_t>(device);
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = map_.find(key);
+  if (it != map_.end()) return it->second.state;
+  TG_ASSIGN_OR_RETURN(void* state, CreateKernelState(kernel, op));
+  map_.emplace(key, Entry{&kernel, state});
+  return state;
+}
+
+}  // namespace tgraph

@@ -1,0 +1,182 @@
+#include "core/exec/prune.h"
+
+#include <algorithm>
+#include <boost/graph/breadth_first_search.hpp>
+#include <boost/graph/compressed_sparse_row_graph.hpp>
+#include <boost/graph/graph_traits.hpp>
+#include <boost/graph/topological_sort.hpp>
+#include <boost/iterator/iterator_facade.hpp>
+#include <boost/pending/queue.hpp>
+#include <boost/property_map/property_map.hpp>
+#include <cstdint>
+#include <unordered_set>
+#include <utility>
+
+namespace tgraph {
+namespace exec_graph {
+
+// The core graph seen from the consumer side: an edge leads from an operation to an
+// operation it depends on. Fed data edges are left out.
+struct DependencyGraph {
+  const Graph* graph = nullptr;
+  const std::unordered_set<uint64_t>* fed = nullptr;  // keys of fed tensors
+
+  static uint64_t Key(const Output& o) {
+    return (static_cast<uint64_t>(static_cast<uint32_t>(o.op->id())) << 32) |
+           static_cast<uint32_t>(o.index);
+  }
+  bool IsFed(const Output& o) const { return !fed->empty() && fed->count(Key(o)) != 0; }
+};
+
+// (consumer, k): k < num_inputs is data input k, else control input k - num_inputs.
+struct DependencyEdge {
+  int consumer = -1;
+  int k = 0;
+  int producer = -1;
+  bool operator==(const DependencyEdge& o) const { return consumer == o.consumer && k == o.k; }
+  bool operator!=(const DependencyEdge& o) const { return !(*this == o); }
+};
+
+class DependencyEdgeIterator
+    : public boost::iterator_facade<DependencyEdgeIterator, DependencyEdge,
+                                    boost::forward_traversal_tag, DependencyEdge> {
+ public:
+  DependencyEdgeIterator() = default;
+  DependencyEdgeIterator(const DependencyGraph* g, const Operation* op, int k)
+      : g_(g), op_(op), k_(k) {
+    SkipFed();
+  }
+
+ private:
+  friend class boost::iterator_core_access;
+  int End() const { return op_->num_inputs() + static_cast<int>(op_->control_inputs().size()); }
+  void SkipFed() {
+    while (k_ < op_->num_inputs() && g_->IsFed(op_->input(k_))) ++k_;
+  }
+  void increment() {
+    ++k_;
+    SkipFed();
+  }
+  bool equal(const DependencyEdgeIterator& o) const { return op_ == o.op_ && k_ == o.k_; }
+  DependencyEdge dereference() const {
+    const int n = op_->num_inputs();
+    const Operation* producer =
+        k_ < n ? op_->input(k_).op : op_->control_inputs()[static_cast<size_t>(k_ - n)];
+    return DependencyEdge{op_->id(), k_, producer->id()};
+  }
+
+  const DependencyGraph* g_ = nullptr;
+  const Operation* op_ = nullptr;
+  int k_ = 0;
+};
+
+}  // namespace exec_graph
+}  // namespace tgraph
+
+namespace boost {
+template <>
+struct graph_traits<tgraph::exec_graph::DependencyGraph> {
+  using vertex_descriptor = int;
+  using edge_descriptor = tgraph::exec_graph::DependencyEdge;
+  using directed_category = directed_tag;
+  using edge_parallel_category = allow_parallel_edge_tag;
+  using traversal_category = incidence_graph_tag;
+  using out_edge_iterator = tgraph::exec_graph::DependencyEdgeIterator;
+  using degree_size_type = int;
+  using vertices_size_type = int;
+  using edges_size_type = int;
+  static vertex_descriptor null_vertex() { return -1; }
+};
+}  // namespace boost
+
+namespace tgraph {
+namespace exec_graph {
+
+std::pair<DependencyEdgeIterator, DependencyEdgeIterator> out_edges(int v, const DependencyGraph& g) {
+  const Operation* op = g.graph->operation(v);
+  const int end = op->num_inputs() + static_cast<int>(op->control_inputs().size());
+  return {DependencyEdgeIterator(&g, op, 0), DependencyEdgeIterator(&g, op, end)};
+}
+int source(const DependencyEdge& e, const DependencyGraph&) { return e.consumer; }
+int target(const DependencyEdge& e, const DependencyGraph&) { return e.producer; }
+int out_degree(int v, const DependencyGraph& g) {
+  auto [b, e] = out_edges(v, g);
+  return static_cast<int>(std::distance(b, e));
+}
+
+// Collects every operation the visit reaches.
+class CollectVisitor : public boost::default_bfs_visitor {
+ public:
+  explicit CollectVisitor(std::vector<int>* found) : found_(found) {}
+  void discover_vertex(int v, const DependencyGraph&) const { found_->push_back(v); }
+
+ private:
+  std::vector<int>* found_;
+};
+
+}  // namespace exec_graph
+
+StatusOr<PrunedGraph> PruneAndOrder(const Graph& graph, const PruneRequest& request) {
+  using namespace exec_graph;
+  std::unordered_set<uint64_t> fed;
+  fed.reserve(request.fed.size() * 2);
+  for (const Output& o : request.fed) fed.insert(DependencyGraph::Key(o));
+  const DependencyGraph deps{&graph, &fed};
+
+  // Where the walk starts: producers of fetched tensors that are not fed, and targets.
+  std::vector<int> sources;
+  sources.reserve(request.fetches.size() + request.targets.size());
+  for (const Output& o : request.fetches) {
+    if (!deps.IsFed(o)) sources.push_back(o.op->id());
+  }
+  for (const Operation* op : request.targets) sources.push_back(op->id());
+
+  std::vector<boost::default_color_type> colors(static_cast<size_t>(graph.num_operations()),
+                                                boost::white_color);
+  auto color_map = boost::make_iterator_property_map(colors.begin(), boost::identity_property_map());
+  std::vector<int> needed;
+  boost::queue<int> queue;
+  for (int s : sources) {
+    if (colors[static_cast<size_t>(s)] != boost::white_color) continue;
+    boost::breadth_first_visit(deps, s, queue, CollectVisitor(&needed), color_map);
+  }
+
+  // The fragment as its own graph: local vertex i is needed[i], in creation order; edges
+  // run producer -> consumer.
+  std::sort(needed.begin(), needed.end());
+  const int n = static_cast<int>(needed.size());
+  std::vector<int> local(static_cast<size_t>(graph.num_operations()), -1);
+  for (int i = 0; i < n; ++i) local[static_cast<size_t>(needed[static_cast<size_t>(i)])] = i;
+  std::vector<std::pair<int, int>> edges;
+  edges.reserve(static_cast<size_t>(n) * 2);
+  for (int i = 0; i < n; ++i) {
+    auto [b, e] = out_edges(needed[static_cast<size_t>(i)], deps);
+    for (auto it = b; it != e; ++it) edges.emplace_back(local[static_cast<size_t>((*it).producer)], i);
+  }
+  using Fragment = boost::compressed_sparse_row_graph<boost::directedS>;
+  Fragment fragment(boost::edges_are_unsorted_multi_pass, edges.begin(), edges.end(),
+                    static_cast<size_t>(n));
+  std::vector<int> reverse_order;
+  reverse_order.reserve(static_cast<size_t>(n));
+  try {
+    boost::topological_sort(fragment, std::back_inserter(reverse_order));
+  } catch (const boost::not_a_dag&) {
+    // Every cycle has an edge from a later-created producer to an earlier consumer.
+    for (const auto& [from, to] : edges) {
+      if (from >= to) {
+        const Operation* op = graph.operation(needed[static_cast<size_t>(to)]);
+        return InvalidArgument("the operations this run needs contain a cycle through node '",
+                               op->name(), "' (", op->type(), ")");
+      }
+    }
+    return InvalidArgument("the operations this run needs contain a cycle");
+  }
+  PrunedGraph out;
+  out.ordered.reserve(static_cast<size_t>(n));
+  for (auto it = reverse_order.rbegin(); it != reverse_order.rend(); ++it) {
+    out.ordered.push_back(graph.operation(needed[static_cast<size_t>(*it)]));
+  }
+  return out;
+}
+
+}  // namespace tgraph

@@ -1,0 +1,295 @@
+#include "core/exec/session.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <shared_mutex>
+#include <thread>
+#include <unordered_map>
+
+#include "core/exec/execution_plan.h"
+#include "core/exec/executor.h"
+#include "core/exec/session_state.h"
+#include "core/exec/thread_pool.h"
+#include "core/graph/device_spec.h"
+#include "core/plugin/registry.h"
+
+namespace tgraph {
+namespace {
+
+int HardwareThreads() {
+  const unsigned n = std::thread::hardware_concurrency();
+  return n == 0 ? 1 : static_cast<int>(n);
+}
+
+// A tensor of our own: fetched values must not change when a variable they share a
+// buffer with is assigned later, nor alias another fetch.
+Tensor DeepCopy(const Tensor& t) {
+  auto copy = Tensor::Allocate(t.dtype(), t.dims());
+  if (!copy.ok()) return t;
+  Tensor out = std::move(copy).value();
+  if (t.dtype() == DT_STRING) {
+    out.strings() = t.strings();
+  } else if (t.ByteSize() != 0) {
+    std::memcpy(out.data(), t.data(), t.ByteSize());
+  }
+  return out;
+}
+
+// Does anything besides `t` hold its buffer (a variable, a constant, a caller's feed)?
+bool Shared(const Tensor& t) {
+  if (t.dtype() == DT_STRING) return false;  // strings are never written in place
+  return t.buffer() != nullptr && t.buffer().use_count() > 1;
+}
+
+// Marks a run in flight for Close and the destructor.
+class RunScope {
+ public:
+  RunScope(std::mutex* mu, std::condition_variable* cv, int* count) : mu_(mu), cv_(cv), count_(count) {
+    std::lock_guard<std::mutex> lock(*mu_);
+    ++*count_;
+  }
+  ~RunScope() {
+    std::lock_guard<std::mutex> lock(*mu_);
+    if (--*count_ == 0) cv_->notify_all();
+  }
+  RunScope(const RunScope&) = delete;
+  RunScope& operator=(const RunScope&) = delete;
+
+ private:
+  std::mutex* mu_;
+  std::condition_variable* cv_;
+  int* count_;
+};
+
+}  // namespace
+
+// Plans by request signature: the feeds', fetches' and targets' ids, each list prefixed by
+// its length.
+struct Session::PlanCache {
+  struct KeyHash {
+    size_t operator()(const std::vector<uint64_t>& k) const {
+      uint64_t h = 0x9E3779B97F4A7C15ull;
+      for (uint64_t v : k) h = (h ^ v) * 0xBF58476D1CE4E5B9ull + (h >> 29);
+      return static_cast<size_t>(h);
+    }
+  };
+  std::shared_mutex mu;
+  std::unordered_map<std::vector<uint64_t>, std::shared_ptr<ExecutionPlan>, KeyHash> plans;
+};
+
+Session::Session(Graph* graph, SessionOptions options)
+    : graph_(graph), options_(std::move(options)) {}
+
+StatusOr<std::unique_ptr<Session>> Session::Create(Graph* graph, SessionOptions options) {
+  if (graph == nullptr) return InvalidArgument("Session: the graph is NULL");
+  std::unique_ptr<Session> s(new Session(graph, std::move(options)));
+  // Devices: CPU first, then the other types by name; ordinals in order.
+  DeviceRegistry* registry = DeviceRegistry::Global();
+  std::vector<std::string> types = registry->DeviceTypes();
+  std::stable_partition(types.begin(), types.end(), [](const std::string& t) { return t == "CPU"; });
+  for (const std::string& type : types) {
+    const DeviceRegistration* reg = registry->Find(type);
+    const int count = reg == nullptr ? 0 : reg->DeviceCount();
+    for (int ordinal = 0; ordinal < count; ++ordinal) {
+      TG_ASSIGN_OR_RETURN(DeviceInstance * instance, registry->GetInstance(type, ordinal));
+      SessionDevice d;
+      d.type = type;
+      d.ordinal = ordinal;
+      d.name = StrCat("/device:", type, ":", ordinal);
+      d.description = reg->Description(ordinal);
+      s->devices_.push_back(d);
+      s->plan_devices_.push_back(PlanDevice{d.name, type, ordinal, instance, reg->host_accessible()});
+    }
+  }
+  if (s->devices_.empty()) {
+    return NotFound("no devices are available to the session: load a device plugin (the CPU "
+                    "plugin, e.g. through TGRAPH_PLUGIN_PATH or TG_LoadPlugin) first");
+  }
+  // The default device.
+  const std::string& wanted = s->options_.default_device;
+  s->default_device_ = -1;
+  if (wanted.empty()) {
+    s->default_device_ = 0;  // CPU:0 when there is a CPU (it sorts first)
+  } else {
+    auto spec = DeviceSpec::Parse(wanted);
+    if (!spec.ok()) return spec.status().Prepend("Session: default device: ");
+    for (size_t i = 0; i < s->devices_.size() && spec->type; ++i) {
+      if (s->devices_[i].type == *spec->type && s->devices_[i].ordinal == spec->id.value_or(0)) {
+        s->default_device_ = static_cast<int>(i);
+        break;
+      }
+    }
+    if (s->default_device_ < 0) {
+      std::string names;
+      for (const auto& d : s->devices_) names += StrCat(names.empty() ? "" : ", ", d.name);
+      return InvalidArgument("Session: default device '", wanted, "' does not exist (devices: ",
+                             names, ")");
+    }
+  }
+  if (s->options_.log_device_placement) {
+    s->placement_log_ = s->options_.log_sink ? s->options_.log_sink : [](const std::string& line) {
+      std::fprintf(stderr, "%s\n", line.c_str());
+    };
+  }
+  const int inter = s->options_.inter_op_threads > 0 ? s->options_.inter_op_threads : HardwareThreads();
+  const int intra = s->options_.intra_op_threads > 0 ? s->options_.intra_op_threads : HardwareThreads();
+  s->options_.inter_op_threads = inter;
+  s->options_.intra_op_threads = intra;
+  if (inter > 1 && !s->options_.deterministic) s->inter_op_pool_ = std::make_unique<ThreadPool>(inter);
+  if (intra > 1) s->intra_op_pool_ = std::make_unique<ThreadPool>(intra);
+  s->state_ = std::make_unique<SessionState>();
+  s->kernels_ = std::make_unique<KernelCache>();
+  s->plans_ = std::make_unique<PlanCache>();
+  return s;
+}
+
+Session::~Session() {
+  (void)Close();  // always OK
+  plans_.reset();    // run states hold contexts naming kernels...
+  kernels_.reset();  // ...which are destroyed next
+  inter_op_pool_.reset();
+  intra_op_pool_.reset();
+}
+
+Status Session::Close() {
+  closed_.store(true, std::memory_order_release);
+  std::unique_lock<std::mutex> lock(runs_mu_);
+  runs_cv_.wait(lock, [this] { return runs_in_flight_ == 0; });
+  return Status::OK();
+}
+
+StatusOr<std::shared_ptr<ExecutionPlan>> Session::GetPlan(
+    const std::vector<std::pair<Output, Tensor>>& feeds, const std::vector<Output>& fetches,
+    const std::vector<Operation*>& targets) {
+  // The key; a request naming another graph's operations must not match a cached plan.
+  thread_local std::vector<uint64_t> key;
+  key.clear();
+  auto id_of = [this](const Operation* op, const char* what) -> StatusOr<uint64_t> {
+    if (op == nullptr) return InvalidArgument("a ", what, " names no operation");
+    if (op->graph() != graph_) {
+      return InvalidArgument(what, " '", op->name(), "' belongs to another graph than the session's");
+    }
+    return static_cast<uint64_t>(op->id());
+  };
+  key.push_back(feeds.size());
+  for (const auto& [o, v] : feeds) {
+    TG_ASSIGN_OR_RETURN(uint64_t id, id_of(o.op, "feed"));
+    key.push_back(id << 20 | static_cast<uint32_t>(o.index));
+  }
+  key.push_back(fetches.size());
+  for (const Output& o : fetches) {
+    TG_ASSIGN_OR_RETURN(uint64_t id, id_of(o.op, "fetch"));
+    key.push_back(id << 20 | static_cast<uint32_t>(o.index));
+  }
+  key.push_back(targets.size());
+  for (const Operation* op : targets) {
+    TG_ASSIGN_OR_RETURN(uint64_t id, id_of(op, "target"));
+    key.push_back(id);
+  }
+  {
+    std::shared_lock<std::shared_mutex> lock(plans_->mu);
+    auto it = plans_->plans.find(key);
+    if (it != plans_->plans.end()) return it->second;
+  }
+  PlanRequest request;
+  request.graph = graph_;
+  for (const auto& [o, v] : feeds) request.feeds.push_back(o);
+  request.fetches = fetches;
+  request.targets = targets;
+  request.devices = &plan_devices_;
+  request.default_device = default_device_;
+  request.allow_soft_placement = options_.allow_soft_placement;
+  request.deterministic = options_.deterministic;
+  request.inter_op_threads = inter_op_pool_ != nullptr ? options_.inter_op_threads : 1;
+  request.placement_log = placement_log_ ? &placement_log_ : nullptr;
+  request.kernels = kernels_.get();
+  request.state = state_.get();
+  std::unique_ptr<ExecutionPlan> built;
+  {
+    std::lock_guard<std::recursive_mutex> graph_lock(graph_->mutex());
+    TG_ASSIGN_OR_RETURN(built, BuildPlan(request));
+  }
+  plans_built_.fetch_add(1, std::memory_order_relaxed);
+  std::shared_ptr<ExecutionPlan> plan(std::move(built));
+  std::unique_lock<std::shared_mutex> lock(plans_->mu);
+  // Another run may have built the same plan meanwhile: keep the first.
+  auto [it, inserted] = plans_->plans.emplace(key, plan);
+  return it->second;
+}
+
+Status Session::Prepare(const std::vector<std::pair<Output, Tensor>>& feeds,
+                        const std::vector<Output>& fetches, const std::vector<Operation*>& targets) {
+  if (closed()) return FailedPrecondition("Session has been closed");
+  RunScope scope(&runs_mu_, &runs_cv_, &runs_in_flight_);
+  return GetPlan(feeds, fetches, targets).status();
+}
+
+Status Session::Run(const RunOptions& run_options,
+                    const std::vector<std::pair<Output, Tensor>>& feeds,
+                    const std::vector<Output>& fetches, const std::vector<Operation*>& targets,
+                    std::vector<Tensor>* outputs, RunMetadata* metadata) {
+  if (outputs == nullptr) return InvalidArgument("Session::Run: outputs is NULL");
+  outputs->clear();
+  if (closed()) return FailedPrecondition("Session has been closed");
+  RunScope scope(&runs_mu_, &runs_cv_, &runs_in_flight_);
+  TG_ASSIGN_OR_RETURN(std::shared_ptr<ExecutionPlan> plan, GetPlan(feeds, fetches, targets));
+
+  // Feeds are checked before anything runs.
+  for (size_t i = 0; i < feeds.size(); ++i) {
+    const PlanFeed& f = plan->feeds[i];
+    const Tensor& value = feeds[i].second;
+    if (value.dtype() != f.dtype) {
+      return InvalidArgument("Cannot feed value of dtype ", DataTypeName(value.dtype()),
+                             " for tensor '", f.output.Name(), "', which has dtype ",
+                             DataTypeName(f.dtype));
+    }
+    if (!f.shape.IsCompatibleWith(PartialShape(value.dims()))) {
+      return InvalidArgument("Cannot feed value of shape ", PartialShape(value.dims()).ToString(),
+                             " for tensor '", f.output.Name(), "', which has shape ",
+                             f.shape.ToString());
+    }
+  }
+
+  std::unique_ptr<RunState> rs = plan->AcquireRunState(intra_op_pool_.get());
+  for (size_t i = 0; i < feeds.size(); ++i) {
+    const int slot = plan->feeds[i].slot;
+    if (slot >= 0) rs->values[static_cast<size_t>(slot)].tensor = feeds[i].second;
+  }
+  if (metadata != nullptr) metadata->step_stats.clear();
+  ExecuteArgs args;
+  args.plan = plan.get();
+  args.state = rs.get();
+  args.inter_op_pool = inter_op_pool_.get();
+  args.trace = run_options.trace_level > 0 ? metadata : nullptr;
+  Status status = ExecutePlan(args);
+
+  if (status.ok()) {
+    outputs->reserve(fetches.size());
+    for (size_t i = 0; i < plan->fetch_slots.size(); ++i) {
+      const SlotValue& v = rs->values[static_cast<size_t>(plan->fetch_slots[i])];
+      if (v.ref != nullptr) {
+        std::lock_guard<std::mutex> lock(v.ref->mu);
+        if (!v.ref->initialized) {
+          status = FailedPrecondition("Attempting to use uninitialized value ", v.ref->name,
+                                      " (fetched as ", fetches[i].Name(), ")");
+          break;
+        }
+        outputs->push_back(DeepCopy(v.ref->value));
+      } else {
+        outputs->push_back(v.tensor);
+      }
+    }
+  }
+  plan->ReleaseRunState(std::move(rs));  // drops the run's references to every value
+  if (!status.ok()) {
+    outputs->clear();
+    return status;
+  }
+  for (Tensor& t : *outputs) {
+    if (Shared(t)) t = DeepCopy(t);
+  }
+  return Status::OK();
+}
+
+}  // namespace tgraph

@@ -1,0 +1,261 @@
+// The core Session on the CPU plugin: pruning, feeds, variables, serial and parallel plans.
+// (The C API tests in tests/c_api/session_*_test.cc cover the rules from a client's side.)
+#include "core/exec/session.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <thread>
+
+#include "core/exec/prune.h"
+#include "core/exec/session_state.h"
+#include "core/graph/attr_value_util.h"
+#include "core/graph/variables.h"
+#include "core/plugin/plugin_loader.h"
+
+namespace tgraph {
+namespace {
+
+void LoadCpu() {
+  static Status status = LoadPlugin(TGRAPH_CPU_PLUGIN_PATH).status();
+  ASSERT_TRUE(status.ok()) << status.ToString();
+}
+
+Tensor Scalar(float v) {
+  Tensor t = Tensor::Allocate(DT_FLOAT, {}).value();
+  *t.flat<float>() = v;
+  return t;
+}
+
+Tensor Matrix(int64_t rows, int64_t cols, float fill) {
+  Tensor t = Tensor::Allocate(DT_FLOAT, {rows, cols}).value();
+  for (int64_t i = 0; i < rows * cols; ++i) t.flat<float>()[i] = fill;
+  return t;
+}
+
+class SessionTest : public ::testing::Test {
+ protected:
+  void SetUp() override { LoadCpu(); }
+
+  Operation* Op(const std::string& type, std::vector<Output> inputs, AttrMap attrs = {},
+                const std::string& name = "") {
+    NodeSpec spec;
+    spec.type = type;
+    spec.name = name;
+    for (const Output& o : inputs) spec.inputs.push_back({{o}, false});
+    spec.attrs = std::move(attrs);
+    auto op = g_.AddOperation(std::move(spec));
+    EXPECT_TRUE(op.ok()) << op.status().ToString();
+    return op.ok() ? op.value() : nullptr;
+  }
+  Output Const(const Tensor& t, const std::string& name = "") {
+    return Op("Const", {}, {{"value", AttrOfTensor(t)}, {"dtype", AttrOfType(t.dtype())}}, name)->output(0);
+  }
+  Output Placeholder(PartialShape shape, const std::string& name = "") {
+    return Op("Placeholder", {}, {{"dtype", AttrOfType(DT_FLOAT)}, {"shape", AttrOfShape(shape)}}, name)
+        ->output(0);
+  }
+  Variable* Var(float init, const std::string& name) {
+    VariableOptions options;
+    options.name = name;
+    auto v = g_.variables().CreateVariableFromTensor(Scalar(init), options);
+    EXPECT_TRUE(v.ok()) << v.status().ToString();
+    return v.value();
+  }
+  std::unique_ptr<Session> NewSession(SessionOptions options = {}) {
+    auto s = Session::Create(&g_, std::move(options));
+    EXPECT_TRUE(s.ok()) << s.status().ToString();
+    return std::move(s).value();
+  }
+  static float Value(const Tensor& t) { return *t.flat<float>(); }
+
+  Graph g_;
+};
+
+TEST_F(SessionTest, RunsOnlyTheNeededFragment) {
+  Variable* v = Var(1.0f, "v");
+  Output one = Const(Scalar(1.0f));
+  Op("AssignAdd", {v->ref(), one}, {}, "bump");  // not needed by the fetch below
+  Output sum = Op("AddV2", {one, one})->output(0);
+  auto session = NewSession();
+  std::vector<Tensor> out;
+  ASSERT_TRUE(session->Run({}, {v->initializer->output(0)}, {}, &out).ok());
+  ASSERT_TRUE(session->Run({}, {sum}, {}, &out).ok());
+  EXPECT_EQ(Value(out[0]), 2.0f);
+  ASSERT_TRUE(session->Run({}, {v->snapshot}, {}, &out).ok());
+  EXPECT_EQ(Value(out[0]), 1.0f);  // bump never ran
+}
+
+TEST_F(SessionTest, PruneStopsAtFedTensors) {
+  Output x = Placeholder(PartialShape::Scalar(), "x");
+  Output y = Op("Neg", {x})->output(0);
+  Output z = Op("Square", {y})->output(0);
+  PruneRequest request;
+  request.fed = {y};
+  request.fetches = {z};
+  auto pruned = PruneAndOrder(g_, request);
+  ASSERT_TRUE(pruned.ok());
+  ASSERT_EQ(pruned->ordered.size(), 1u);
+  EXPECT_EQ(pruned->ordered[0], z.op);
+
+  auto session = NewSession();
+  std::vector<Tensor> out;
+  ASSERT_TRUE(session->Run({{y, Scalar(3.0f)}}, {z}, {}, &out).ok());
+  EXPECT_EQ(Value(out[0]), 9.0f);
+  Status s = session->Run({}, {z}, {}, &out);
+  EXPECT_EQ(s.code(), Code::kInvalidArgument);
+  EXPECT_NE(s.message().find("'x'"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("float"), std::string::npos) << s.message();
+}
+
+TEST_F(SessionTest, FeedsAreCheckedBeforeAnythingRuns) {
+  Variable* v = Var(1.0f, "v");
+  Output x = Placeholder(PartialShape({2}), "x");
+  Operation* bump = Op("AssignAdd", {v->ref(), Const(Scalar(1.0f))}, {}, "bump");
+  auto session = NewSession();
+  std::vector<Tensor> out;
+  ASSERT_TRUE(session->Run({}, {}, {v->initializer}, &out).ok());
+  Status s = session->Run({{x, Matrix(2, 2, 1.0f)}}, {x}, {bump}, &out);
+  EXPECT_EQ(s.code(), Code::kInvalidArgument) << s.ToString();
+  Tensor ints = Tensor::Allocate(DT_INT32, {2}).value();
+  s = session->Run({{x, ints}}, {x}, {bump}, &out);
+  EXPECT_EQ(s.code(), Code::kInvalidArgument) << s.ToString();
+  ASSERT_TRUE(session->Run({}, {v->snapshot}, {}, &out).ok());
+  EXPECT_EQ(Value(out[0]), 1.0f);
+}
+
+TEST_F(SessionTest, UninitializedVariableIsFailedPrecondition) {
+  Variable* v = Var(5.0f, "weights");
+  auto session = NewSession();
+  std::vector<Tensor> out;
+  Status s = session->Run({}, {v->snapshot}, {}, &out);
+  EXPECT_EQ(s.code(), Code::kFailedPrecondition);
+  EXPECT_NE(s.message().find("weights"), std::string::npos) << s.message();
+  ASSERT_TRUE(session->Run({}, {}, {v->initializer}, &out).ok());
+  ASSERT_TRUE(session->Run({}, {v->snapshot}, {}, &out).ok());
+  EXPECT_EQ(Value(out[0]), 5.0f);
+}
+
+TEST_F(SessionTest, StatefulOpRunsOncePerRunAndPlansAreCached) {
+  Variable* v = Var(0.0f, "counter");
+  Output bump = Op("AssignAdd", {v->ref(), Const(Scalar(1.0f))})->output(0);
+  Output twice = Op("AddV2", {bump, bump})->output(0);
+  auto session = NewSession();
+  std::vector<Tensor> out;
+  ASSERT_TRUE(session->Run({}, {}, {v->initializer}, &out).ok());
+  for (int i = 1; i <= 3; ++i) {
+    ASSERT_TRUE(session->Run({}, {bump, twice, bump}, {}, &out).ok());
+    EXPECT_EQ(Value(out[0]), static_cast<float>(i));
+    EXPECT_EQ(Value(out[1]), 2.0f * i);
+    EXPECT_EQ(Value(out[2]), static_cast<float>(i));
+  }
+  EXPECT_EQ(session->plans_built(), 2);
+}
+
+TEST_F(SessionTest, FetchedValuesDoNotChangeWhenTheVariableDoes) {
+  Variable* v = Var(1.0f, "v");
+  Operation* bump = Op("AssignAdd", {v->ref(), Const(Scalar(1.0f))});
+  auto session = NewSession();
+  std::vector<Tensor> out, later;
+  ASSERT_TRUE(session->Run({}, {}, {v->initializer}, &out).ok());
+  ASSERT_TRUE(session->Run({}, {v->snapshot}, {}, &out).ok());
+  ASSERT_TRUE(session->Run({}, {}, {bump}, &later).ok());
+  EXPECT_EQ(Value(out[0]), 1.0f);
+}
+
+TEST_F(SessionTest, SessionsHaveTheirOwnVariables) {
+  Variable* v = Var(1.0f, "v");
+  Operation* bump = Op("AssignAdd", {v->ref(), Const(Scalar(10.0f))});
+  auto a = NewSession(), b = NewSession();
+  std::vector<Tensor> out;
+  ASSERT_TRUE(a->Run({}, {}, {v->initializer}, &out).ok());
+  ASSERT_TRUE(b->Run({}, {}, {v->initializer}, &out).ok());
+  ASSERT_TRUE(a->Run({}, {}, {bump}, &out).ok());
+  ASSERT_TRUE(a->Run({}, {v->snapshot}, {}, &out).ok());
+  EXPECT_EQ(Value(out[0]), 11.0f);
+  ASSERT_TRUE(b->Run({}, {v->snapshot}, {}, &out).ok());
+  EXPECT_EQ(Value(out[0]), 1.0f);
+}
+
+// Independent expensive branches take the parallel path; results match the serial one.
+TEST_F(SessionTest, ParallelPlanMatchesSerial) {
+  Output a = Const(Matrix(128, 128, 0.5f));
+  std::vector<Output> branches;
+  for (int i = 0; i < 4; ++i) branches.push_back(Op("MatMul", {a, a})->output(0));
+  NodeSpec add;
+  add.type = "AddN";
+  add.inputs.push_back({branches, true});
+  Output sum = g_.AddOperation(std::move(add)).value()->output(0);
+  SessionOptions parallel;
+  parallel.inter_op_threads = 4;
+  parallel.intra_op_threads = 1;
+  SessionOptions serial = parallel;
+  serial.deterministic = true;
+  for (const SessionOptions& options : {parallel, serial}) {
+    auto session = NewSession(options);
+    for (int run = 0; run < 20; ++run) {
+      std::vector<Tensor> out;
+      RunMetadata meta;
+      RunOptions trace;
+      trace.trace_level = 1;
+      ASSERT_TRUE(session->Run(trace, {}, {sum}, {}, &out, &meta).ok());
+      ASSERT_EQ(out[0].NumElements(), 128 * 128);
+      EXPECT_FLOAT_EQ(out[0].flat<float>()[0], 4 * 128 * 0.25f);
+      EXPECT_EQ(meta.step_stats.size(), 6u);
+      // Handed-off branches ran on pool threads; the deterministic plan stays on the caller.
+      bool on_pool = false;
+      for (const NodeStepStats& st : meta.step_stats) on_pool = on_pool || st.thread_id > 0;
+      EXPECT_EQ(on_pool, !options.deterministic);
+    }
+  }
+}
+
+TEST_F(SessionTest, KernelErrorNamesTheNodeAndStopsTheRun) {
+  Output x = Placeholder(PartialShape::Unknown(), "x");
+  Tensor shape = Tensor::Allocate(DT_INT32, {1}).value();
+  shape.flat<int32_t>()[0] = 3;
+  Output reshaped = Op("Reshape", {x, Const(shape)}, {}, "bad_reshape")->output(0);
+  auto session = NewSession();
+  std::vector<Tensor> out;
+  Status s = session->Run({{x, Matrix(2, 2, 1.0f)}}, {reshaped}, {}, &out);
+  EXPECT_EQ(s.code(), Code::kInvalidArgument) << s.ToString();
+  EXPECT_NE(s.message().find("bad_reshape"), std::string::npos) << s.message();
+  EXPECT_TRUE(out.empty());
+}
+
+TEST_F(SessionTest, ConcurrentRunsOnOneSession) {
+  Output x = Placeholder(PartialShape({2, 2}), "x");
+  Output y = Op("MatMul", {x, x})->output(0);
+  Variable* v = Var(0.0f, "count");
+  Operation* bump = Op("AssignAdd", {v->ref(), Const(Scalar(1.0f))}, {{"use_locking", AttrOfBool(true)}});
+  auto session = NewSession();
+  std::vector<Tensor> out;
+  ASSERT_TRUE(session->Run({}, {}, {v->initializer}, &out).ok());
+  std::atomic<int> failures{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 200; ++i) {
+        std::vector<Tensor> r;
+        const float f = static_cast<float>(t + 1);
+        Status s = session->Run({{x, Matrix(2, 2, f)}}, {y}, {bump}, &r);
+        if (!s.ok() || r.size() != 1 || r[0].flat<float>()[3] != 2 * f * f) ++failures;
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(failures.load(), 0);
+  ASSERT_TRUE(session->Run({}, {v->snapshot}, {}, &out).ok());
+  EXPECT_EQ(Value(out[0]), 1600.0f);
+}
+
+TEST_F(SessionTest, ClosedSessionRefusesRuns) {
+  Output c = Const(Scalar(1.0f));
+  auto session = NewSession();
+  ASSERT_TRUE(session->Close().ok());
+  std::vector<Tensor> out;
+  EXPECT_EQ(session->Run({}, {c}, {}, &out).code(), Code::kFailedPrecondition);
+}
+
+}  // namespace
+}  // namespace tgraph
