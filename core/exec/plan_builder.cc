@@ -107,7 +107,7 @@ class PlanBuilder {
     if (r_.placement_log != nullptr && *r_.placement_log) {
       for (size_t i = 0; i < pruned.ordered.size(); ++i) {
         const Operation& op = *pruned.ordered[i];
-        (*r_.placement_log)(StrCat(op.name(), ": (", op.type(), "): ",
+        (*r_.placement_log)(StrCat(op.name(), " (", op.type(), "): ",
                                    devices_[static_cast<size_t>(placement.device[i])].name));
       }
     }
@@ -205,7 +205,7 @@ class PlanBuilder {
     return plan_->steps.back().first_output;
   }
 
-  // Copies to the host are recorded on the device they come from.
+  // A copy runs on (and its step stats name) the device that is not the host side.
   int CopyHostDevice(int from) const { return from; }
 
   std::string SlotLabel(int slot) const {

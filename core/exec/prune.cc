@@ -21,11 +21,17 @@ struct DependencyGraph {
   const Graph* graph = nullptr;
   const std::unordered_set<uint64_t>* fed = nullptr;  // keys of fed tensors
 
-  static uint64_t Key(const Output& o) {
-    return (static_cast<uint64_t>(static_cast<uint32_t>(o.op->id())) << 32) |
-           static_cast<uint32_t>(o.index);
+  static uint64_t Key(int op_id, int index) {
+    return (static_cast<uint64_t>(static_cast<uint32_t>(op_id)) << 32) | static_cast<uint32_t>(index);
   }
+  static uint64_t Key(const Output& o) { return Key(o.op->id(), o.index); }
   bool IsFed(const Output& o) const { return !fed->empty() && fed->count(Key(o)) != 0; }
+  // As in TensorFlow, feeding a placeholder also satisfies the control edges out of it: it
+  // exists only to be fed, so it never runs.
+  bool IsFedPlaceholder(const Operation* op) const {
+    return !fed->empty() && (op->type() == "Placeholder" || op->type() == "PlaceholderV2") &&
+           fed->count(Key(op->id(), 0)) != 0;
+  }
 };
 
 // (consumer, k): k < num_inputs is data input k, else control input k - num_inputs.
@@ -51,7 +57,12 @@ class DependencyEdgeIterator
   friend class boost::iterator_core_access;
   int End() const { return op_->num_inputs() + static_cast<int>(op_->control_inputs().size()); }
   void SkipFed() {
-    while (k_ < op_->num_inputs() && g_->IsFed(op_->input(k_))) ++k_;
+    const int n = op_->num_inputs();
+    const int end = End();
+    while (k_ < end && (k_ < n ? g_->IsFed(op_->input(k_))
+                               : g_->IsFedPlaceholder(op_->control_inputs()[static_cast<size_t>(k_ - n)]))) {
+      ++k_;
+    }
   }
   void increment() {
     ++k_;
@@ -142,7 +153,9 @@ StatusOr<PrunedGraph> PruneAndOrder(const Graph& graph, const PruneRequest& requ
   }
 
   // The fragment as its own graph: local vertex i is needed[i], in creation order; edges
-  // run producer -> consumer.
+  // run consumer -> producer. A depth-first topological sort of that graph started from
+  // the vertices in creation order finishes producers first and otherwise keeps creation
+  // order, which is the order deterministic mode promises.
   std::sort(needed.begin(), needed.end());
   const int n = static_cast<int>(needed.size());
   std::vector<int> local(static_cast<size_t>(graph.num_operations()), -1);
@@ -151,20 +164,20 @@ StatusOr<PrunedGraph> PruneAndOrder(const Graph& graph, const PruneRequest& requ
   edges.reserve(static_cast<size_t>(n) * 2);
   for (int i = 0; i < n; ++i) {
     auto [b, e] = out_edges(needed[static_cast<size_t>(i)], deps);
-    for (auto it = b; it != e; ++it) edges.emplace_back(local[static_cast<size_t>((*it).producer)], i);
+    for (auto it = b; it != e; ++it) edges.emplace_back(i, local[static_cast<size_t>((*it).producer)]);
   }
   using Fragment = boost::compressed_sparse_row_graph<boost::directedS>;
   Fragment fragment(boost::edges_are_unsorted_multi_pass, edges.begin(), edges.end(),
                     static_cast<size_t>(n));
-  std::vector<int> reverse_order;
-  reverse_order.reserve(static_cast<size_t>(n));
+  std::vector<int> order;
+  order.reserve(static_cast<size_t>(n));
   try {
-    boost::topological_sort(fragment, std::back_inserter(reverse_order));
+    boost::topological_sort(fragment, std::back_inserter(order));
   } catch (const boost::not_a_dag&) {
     // Every cycle has an edge from a later-created producer to an earlier consumer.
-    for (const auto& [from, to] : edges) {
-      if (from >= to) {
-        const Operation* op = graph.operation(needed[static_cast<size_t>(to)]);
+    for (const auto& [consumer, producer] : edges) {
+      if (producer >= consumer) {
+        const Operation* op = graph.operation(needed[static_cast<size_t>(consumer)]);
         return InvalidArgument("the operations this run needs contain a cycle through node '",
                                op->name(), "' (", op->type(), ")");
       }
@@ -173,9 +186,7 @@ StatusOr<PrunedGraph> PruneAndOrder(const Graph& graph, const PruneRequest& requ
   }
   PrunedGraph out;
   out.ordered.reserve(static_cast<size_t>(n));
-  for (auto it = reverse_order.rbegin(); it != reverse_order.rend(); ++it) {
-    out.ordered.push_back(graph.operation(needed[static_cast<size_t>(*it)]));
-  }
+  for (int v : order) out.ordered.push_back(graph.operation(needed[static_cast<size_t>(v)]));
   return out;
 }
 

@@ -95,17 +95,23 @@ TG_DataType ToC(DataType t) { return static_cast<TG_DataType>(static_cast<int>(t
 
 // dims[0, num_dims) from the plugin as a vector; INVALID_ARGUMENT naming `what` for a
 // negative rank, NULL dims or a negative dim.
-Status ReadDims(const char* what, const int64_t* dims, int num_dims, std::vector<int64_t>* out) {
-  if (num_dims < 0) return InvalidArgument(what, ": negative number of dims ", num_dims);
-  if (num_dims > 0 && dims == nullptr) return InvalidArgument(what, ": dims is NULL");
+// Callers prefix the error with what was asked; they build that label only on failure,
+// because the success path runs once per kernel call.
+Status ReadDims(const int64_t* dims, int num_dims, std::vector<int64_t>* out) {
+  if (num_dims < 0) return InvalidArgument("negative number of dims ", num_dims);
+  if (num_dims > 0 && dims == nullptr) return InvalidArgument("dims is NULL");
   out->assign(dims, dims + num_dims);
   for (int i = 0; i < num_dims; ++i) {
     if ((*out)[static_cast<size_t>(i)] < 0) {
-      return InvalidArgument(what, ": dimension ", i, " is ", (*out)[static_cast<size_t>(i)],
-                             "; must be >= 0");
+      return InvalidArgument("dimension ", i, " is ", (*out)[static_cast<size_t>(i)], "; must be >= 0");
     }
   }
   return Status::OK();
+}
+
+Status ReadDims(const char* what, const int64_t* dims, int num_dims, std::vector<int64_t>* out) {
+  Status s = ReadDims(dims, num_dims, out);
+  return s.ok() ? s : s.Prepend(StrCat(what, ": "));
 }
 
 std::string NodeLabel(const Operation& op) { return StrCat("node '", op.name(), "' (", op.type(), ")"); }
@@ -446,8 +452,9 @@ TG_Tensor* ApiAllocateOutput(TG_KernelContext* ctx, int i, const int64_t* dims, 
   return GuardValue<TG_Tensor*>(status, nullptr, [&](TG_Tensor** out) -> Status {
     TG_RETURN_IF_ERROR(CheckOutputSlot(ctx, i, "allocate_output"));
     std::vector<int64_t> d;
-    TG_RETURN_IF_ERROR(ReadDims(StrCat(NodeLabel(*ctx->op), ": allocate_output ", i).c_str(), dims,
-                                num_dims, &d));
+    if (Status s = ReadDims(dims, num_dims, &d); !s.ok()) {
+      return s.Prepend(StrCat(NodeLabel(*ctx->op), ": allocate_output ", i, ": "));
+    }
     const DataType dtype = BaseType(ctx->op->output_type(i));
     auto t = ctx->device_memory && !ctx->output_host_memory[static_cast<size_t>(i)]
                  ? AllocateDeviceTensor(ctx->device, dtype, std::move(d))
@@ -502,21 +509,21 @@ void ApiSetOutputAlias(TG_KernelContext* ctx, int i, const TG_Tensor* t, const i
                        int num_dims, TG_Status* status) {
   Guard(status, [&]() -> Status {
     TG_RETURN_IF_ERROR(CheckOutputSlot(ctx, i, "set_output_alias"));
-    const std::string where = StrCat(NodeLabel(*ctx->op), ": set_output_alias ", i);
+    auto where = [&] { return StrCat(NodeLabel(*ctx->op), ": set_output_alias ", i); };
     if (t == nullptr || !IsAliasable(ctx, t)) {
-      return InvalidArgument(where, ": the tensor is not an input or produced output of this call");
+      return InvalidArgument(where(), ": the tensor is not an input or produced output of this call");
     }
     const Tensor& src = t->tensor;
     const DataType out_type = BaseType(ctx->op->output_type(i));
     if (src.dtype() != out_type) {
-      return InvalidArgument(where, ": tensor of dtype ", DataTypeName(src.dtype()),
+      return InvalidArgument(where(), ": tensor of dtype ", DataTypeName(src.dtype()),
                              " for an output of dtype ", DataTypeName(out_type));
     }
     std::vector<int64_t> d;
-    TG_RETURN_IF_ERROR(ReadDims(where.c_str(), dims, num_dims, &d));
+    if (Status s = ReadDims(dims, num_dims, &d); !s.ok()) return s.Prepend(where() + ": ");
     TG_ASSIGN_OR_RETURN(int64_t n, NumElementsOf(d));
     if (n != src.NumElements()) {
-      return InvalidArgument(where, ": shape ", PartialShape(d).ToString(), " has ", n,
+      return InvalidArgument(where(), ": shape ", PartialShape(d).ToString(), " has ", n,
                              " elements but the tensor has ", src.NumElements(), " (shape ",
                              src.shape().ToString(), ")");
     }
@@ -541,14 +548,14 @@ TG_Tensor* ApiAllocateTemp(TG_KernelContext* ctx, TG_DataType dtype, const int64
   return GuardValue<TG_Tensor*>(status, nullptr, [&](TG_Tensor** out) -> Status {
     if (ctx == nullptr) return InvalidArgument("allocate_temp: the context is NULL");
     std::vector<int64_t> d;
-    const std::string where = StrCat(NodeLabel(*ctx->op), ": allocate_temp");
-    TG_RETURN_IF_ERROR(ReadDims(where.c_str(), dims, num_dims, &d));
+    auto where = [&] { return StrCat(NodeLabel(*ctx->op), ": allocate_temp"); };
+    if (Status s = ReadDims(dims, num_dims, &d); !s.ok()) return s.Prepend(where() + ": ");
     const int t = EnumValue(dtype);
-    if (!IsValidDataType(t)) return InvalidArgument(where, ": invalid dtype ", t);
+    if (!IsValidDataType(t)) return InvalidArgument(where(), ": invalid dtype ", t);
     // Temporaries live where the kernel computes.
     auto tensor = ctx->device_memory ? AllocateDeviceTensor(ctx->device, static_cast<DataType>(t), std::move(d))
                                      : Tensor::Allocate(static_cast<DataType>(t), std::move(d));
-    if (!tensor.ok()) return tensor.status().Prepend(where + ": ");
+    if (!tensor.ok()) return tensor.status().Prepend(where() + ": ");
     ctx->temps.push_back(std::make_unique<TG_Tensor>(TG_Tensor{std::move(tensor).value()}));
     *out = ctx->temps.back().get();
     return Status::OK();
@@ -653,11 +660,11 @@ TG_Tensor* ApiReallocateRefInput(TG_KernelContext* ctx, int i, const int64_t* di
                                  TG_Status* status) {
   return GuardValue<TG_Tensor*>(status, nullptr, [&](TG_Tensor** out) -> Status {
     if (RefSlot(ctx, i) == nullptr) return NotARef(ctx, i, "reallocate_ref_input");
-    const std::string where = StrCat(NodeLabel(*ctx->op), ": reallocate_ref_input ", i);
+    auto where = [&] { return StrCat(NodeLabel(*ctx->op), ": reallocate_ref_input ", i); };
     std::vector<int64_t> d;
-    TG_RETURN_IF_ERROR(ReadDims(where.c_str(), dims, num_dims, &d));
+    if (Status s = ReadDims(dims, num_dims, &d); !s.ok()) return s.Prepend(where() + ": ");
     auto t = Tensor::Allocate(BaseType(ctx->op->input_type(i)), std::move(d));
-    if (!t.ok()) return t.status().Prepend(where + ": ");
+    if (!t.ok()) return t.status().Prepend(where() + ": ");
     return WithSlot(ctx, i, [&](VariableSlot& slot) -> Status {
       slot.value = std::move(t).value();
       slot.initialized = true;

@@ -844,7 +844,9 @@ TG_CAPI_EXPORT extern void TG_DeleteRunOptions(TG_RunOptions* options);
 TG_CAPI_EXPORT extern void TG_SetRunOptionsTraceLevel(TG_RunOptions* options, int trace_level);
 
 /* What a traced run recorded: one entry per executed node, in completion order. Strings
- * are owned by the metadata and live until it is deleted or reused by another run. */
+ * are owned by the metadata and live until it is deleted or reused by another run. Copies
+ * the session inserts between memory spaces are entries too: op type "_Copy", named after
+ * the tensor copied, on the device that is not the host side of the copy. */
 TG_CAPI_EXPORT extern TG_RunMetadata* TG_NewRunMetadata(void);
 TG_CAPI_EXPORT extern void TG_DeleteRunMetadata(TG_RunMetadata* metadata);
 TG_CAPI_EXPORT extern int TG_RunMetadataNumNodes(const TG_RunMetadata* metadata);
