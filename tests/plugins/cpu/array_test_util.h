@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "kernel_coverage.h"
 #include "core/exec/thread_pool.h"
 #include "kernel_test_util.h"
 
@@ -85,6 +86,7 @@ class KernelFixture {
       status_ = runner.status();
       return;
     }
+    KernelCoverage::Get().Record(runner.value()->kernel());
     runner_ = std::move(runner).value();
   }
 

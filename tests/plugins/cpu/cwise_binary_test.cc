@@ -6,6 +6,7 @@
 #include <functional>
 #include <limits>
 
+#include "kernel_coverage.h"
 #include "core/exec/thread_pool.h"
 #include "kernel_test_util.h"
 
@@ -50,6 +51,7 @@ OpRun RunOpEx(const std::string& op_type, const std::vector<Tensor>& inputs, Att
     result.status = runner.status();
     return result;
   }
+  KernelCoverage::Get().Record(runner.value()->kernel());
   result.status = runner.value()->Run(inputs, &result.outputs);
   return result;
 }

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "kernel_coverage.h"
 #include "core/exec/kernel_runner.h"
 #include "core/graph/attr_value_util.h"
 #include "core/graph/graph.h"
@@ -81,6 +82,7 @@ inline OpRun RunOp(const std::string& op_type, const std::vector<Tensor>& inputs
     result.status = runner.status();
     return result;
   }
+  KernelCoverage::Get().Record(runner.value()->kernel());
   result.status = runner.value()->Run(run_inputs, &result.outputs);
   return result;
 }

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "kernel_coverage.h"
 #include "core/exec/thread_pool.h"
 #include "kernel_test_util.h"
 
@@ -59,6 +60,7 @@ inline OpRun RunOpOnPool(ThreadPool* pool, const std::string& op_type,
     result.status = runner.status();
     return result;
   }
+  KernelCoverage::Get().Record(runner.value()->kernel());
   result.status = runner.value()->Run(inputs, &result.outputs);
   return result;
 }

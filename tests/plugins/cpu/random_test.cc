@@ -1,7 +1,9 @@
 // RandomUniform, RandomStandardNormal, TruncatedNormal, RandomUniformInt, RandomShuffle:
 // seeding (same seeds => same numbers in a fresh kernel; runs of one kernel differ; seeds
 // 0/0 are nondeterministic), independence from the thread count, and distribution sanity on
-// 100k samples.
+// 100k samples, for every dtype the kernels are registered for.
+#include <Eigen/Core>
+
 #include <algorithm>
 #include <cmath>
 #include <set>
@@ -25,6 +27,12 @@ std::vector<double> AsDoubles(const Tensor& t) {
       case DT_DOUBLE:
         out.push_back(t.flat<double>()[i]);
         break;
+      case DT_HALF:
+        out.push_back(static_cast<float>(t.flat<Eigen::half>()[i]));
+        break;
+      case DT_BFLOAT16:
+        out.push_back(static_cast<float>(t.flat<Eigen::bfloat16>()[i]));
+        break;
       case DT_INT32:
         out.push_back(t.flat<int32_t>()[i]);
         break;
@@ -46,13 +54,24 @@ void MeanStd(const std::vector<double>& v, double* mean, double* stddev) {
   *stddev = std::sqrt(s2 / static_cast<double>(v.size()));
 }
 
-TEST(RandomKernelTest, SameSeedsSameNumbersInAFreshKernel) {
+// RandomUniform, RandomStandardNormal and TruncatedNormal, once per registered dtype. The
+// parameter prints as the dtype's name, so ctest names read ".../half".
+struct DtypeParam {
+  DataType dtype;
+};
+void PrintTo(const DtypeParam& p, std::ostream* os) { *os << DataTypeName(p.dtype); }
+
+class RandomFloatDtypeTest : public ::testing::TestWithParam<DtypeParam> {};
+
+TEST_P(RandomFloatDtypeTest, SameSeedsSameNumbersInAFreshKernel) {
+  const DataType t = GetParam().dtype;
   for (const char* op : {"RandomUniform", "RandomStandardNormal", "TruncatedNormal"}) {
-    KernelFixture a(op, {In(I32Vec({3, 5}))}, Seeds(7, 11));
-    KernelFixture b(op, {In(I32Vec({3, 5}))}, Seeds(7, 11));
+    KernelFixture a(op, {In(I32Vec({3, 5}))}, Seeds(7, 11, t));
+    KernelFixture b(op, {In(I32Vec({3, 5}))}, Seeds(7, 11, t));
     OpRun a1 = a.Run(), b1 = b.Run();
     ASSERT_TRUE(a1.status.ok()) << op << ": " << a1.status.ToString();
     ASSERT_TRUE(b1.status.ok());
+    EXPECT_EQ(a1.outputs[0].dtype(), t) << op;
     EXPECT_EQ(a1.outputs[0].dims(), (std::vector<int64_t>{3, 5}));
     EXPECT_TRUE(a1.outputs[0].Equals(b1.outputs[0])) << op;
     // The next run of the same kernel draws new numbers, and again the same in both.
@@ -60,8 +79,8 @@ TEST(RandomKernelTest, SameSeedsSameNumbersInAFreshKernel) {
     EXPECT_FALSE(a2.outputs[0].Equals(a1.outputs[0])) << op;
     EXPECT_TRUE(a2.outputs[0].Equals(b2.outputs[0])) << op;
     // Other seeds, other numbers.
-    OpRun c = RunOp(op, {I32Vec({3, 5})}, Seeds(7, 12));
-    OpRun d = RunOp(op, {I32Vec({3, 5})}, Seeds(8, 11));
+    OpRun c = RunOp(op, {I32Vec({3, 5})}, Seeds(7, 12, t));
+    OpRun d = RunOp(op, {I32Vec({3, 5})}, Seeds(8, 11, t));
     EXPECT_FALSE(c.outputs[0].Equals(a1.outputs[0])) << op;
     EXPECT_FALSE(d.outputs[0].Equals(a1.outputs[0])) << op;
     EXPECT_FALSE(c.outputs[0].Equals(d.outputs[0])) << op;
@@ -79,10 +98,11 @@ TEST(RandomKernelTest, ZeroSeedsAreNondeterministic) {
                   .Equals(RunOp("RandomUniform", {I32Vec({8})}, Seeds(0, 5)).outputs[0]));
 }
 
-TEST(RandomKernelTest, NumbersDoNotDependOnThreads) {
+TEST_P(RandomFloatDtypeTest, NumbersDoNotDependOnThreads) {
+  const DataType t = GetParam().dtype;
   for (const char* op : {"RandomUniform", "RandomStandardNormal", "TruncatedNormal"}) {
-    OpRun inline_run = RunArgs(op, {In(I32Vec({100001}))}, Seeds(3, 4));
-    OpRun pooled = RunArgs(op, {In(I32Vec({100001}))}, Seeds(3, 4), true, TestPool());
+    OpRun inline_run = RunArgs(op, {In(I32Vec({100001}))}, Seeds(3, 4, t));
+    OpRun pooled = RunArgs(op, {In(I32Vec({100001}))}, Seeds(3, 4, t), true, TestPool());
     ASSERT_TRUE(inline_run.status.ok() && pooled.status.ok());
     EXPECT_TRUE(inline_run.outputs[0].Equals(pooled.outputs[0])) << op;
   }
@@ -120,31 +140,64 @@ TEST(RandomKernelTest, UniformDistribution) {
   }
 }
 
-TEST(RandomKernelTest, NormalAndTruncatedNormalDistributions) {
-  for (DataType t : {DT_FLOAT, DT_DOUBLE}) {
-    OpRun r =
-        RunArgs("RandomStandardNormal", {In(I32Vec({100000}))}, Seeds(5, 6, t), true, TestPool());
-    ASSERT_TRUE(r.status.ok()) << r.status.ToString();
-    double mean, sd;
-    std::vector<double> v = AsDoubles(r.outputs[0]);
-    MeanStd(v, &mean, &sd);
-    EXPECT_NEAR(mean, 0.0, 0.01) << DataTypeName(t);
-    EXPECT_NEAR(sd, 1.0, 0.01) << DataTypeName(t);
-    const auto beyond2 =
-        std::count_if(v.begin(), v.end(), [](double x) { return std::abs(x) > 2; });
-    EXPECT_NEAR(static_cast<double>(beyond2) / 100000.0, 0.0455, 0.004);
+// Rounding to half or bfloat16 moves a value by at most 2^-9 of it: well inside these
+// tolerances (bfloat16 rounds values in (2, 2 + 2^-7] down to 2: under 0.1% of the samples).
+TEST_P(RandomFloatDtypeTest, NormalAndTruncatedNormalDistributions) {
+  const DataType t = GetParam().dtype;
+  OpRun r =
+      RunArgs("RandomStandardNormal", {In(I32Vec({100000}))}, Seeds(5, 6, t), true, TestPool());
+  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+  ASSERT_EQ(r.outputs[0].dtype(), t);
+  double mean, sd;
+  std::vector<double> v = AsDoubles(r.outputs[0]);
+  for (double x : v) ASSERT_TRUE(std::isfinite(x)) << x;
+  MeanStd(v, &mean, &sd);
+  EXPECT_NEAR(mean, 0.0, 0.01);
+  EXPECT_NEAR(sd, 1.0, 0.01);
+  const auto beyond2 = std::count_if(v.begin(), v.end(), [](double x) { return std::abs(x) > 2; });
+  EXPECT_NEAR(static_cast<double>(beyond2) / 100000.0, 0.0455, 0.004);
+  EXPECT_GT(std::set<double>(v.begin(), v.end()).size(), 1000u);
 
-    r = RunArgs("TruncatedNormal", {In(I32Vec({100000}))}, Seeds(5, 6, t), true, TestPool());
-    ASSERT_TRUE(r.status.ok()) << r.status.ToString();
-    v = AsDoubles(r.outputs[0]);
-    for (double x : v) ASSERT_LE(std::abs(x), 2.0);
-    MeanStd(v, &mean, &sd);
-    EXPECT_NEAR(mean, 0.0, 0.01);
-    EXPECT_NEAR(sd, 0.8796, 0.01);  // stddev of N(0,1) truncated to [-2, 2]
+  r = RunArgs("TruncatedNormal", {In(I32Vec({100000}))}, Seeds(5, 6, t), true, TestPool());
+  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+  ASSERT_EQ(r.outputs[0].dtype(), t);
+  v = AsDoubles(r.outputs[0]);
+  for (double x : v) ASSERT_LE(std::abs(x), 2.0);  // also rules out NaN
+  MeanStd(v, &mean, &sd);
+  EXPECT_NEAR(mean, 0.0, 0.01);
+  EXPECT_NEAR(sd, 0.8796, 0.01);  // stddev of N(0,1) truncated to [-2, 2]
+  EXPECT_GT(std::set<double>(v.begin(), v.end()).size(), 1000u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Dtypes, RandomFloatDtypeTest,
+                         ::testing::Values(DtypeParam{DT_FLOAT}, DtypeParam{DT_DOUBLE},
+                                           DtypeParam{DT_HALF}, DtypeParam{DT_BFLOAT16}));
+
+// half and bfloat16 draw float's normals from the same stream and round them to nearest (as
+// TensorFlow's kernels do): with the same seeds, each value is float's, rounded. (Their
+// uniforms take only as many bits as the mantissa holds: see UniformDistribution.)
+TEST(RandomKernelTest, HalfAndBfloat16NormalsAreFloatNormalsRounded) {
+  for (const char* op : {"RandomStandardNormal", "TruncatedNormal"}) {
+    OpRun f = RunOp(op, {I32Vec({4001})}, Seeds(5, 6));
+    ASSERT_TRUE(f.status.ok()) << f.status.ToString();
+    const std::vector<float> floats = Values<float>(f.outputs[0]);
+    for (DataType t : {DT_HALF, DT_BFLOAT16}) {
+      OpRun r = RunOp(op, {I32Vec({4001})}, Seeds(5, 6, t));
+      ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+      const std::vector<double> got = AsDoubles(r.outputs[0]);
+      ASSERT_EQ(got.size(), floats.size());
+      int mismatches = 0;
+      for (size_t i = 0; i < got.size(); ++i) {
+        const float want = t == DT_HALF ? static_cast<float>(Eigen::half(floats[i]))
+                                        : static_cast<float>(Eigen::bfloat16(floats[i]));
+        if (got[i] != want && mismatches++ < 5) {
+          ADD_FAILURE() << op << " " << DataTypeName(t) << " [" << i << "]: " << got[i]
+                        << ", float drew " << floats[i] << " (rounds to " << want << ")";
+        }
+      }
+      EXPECT_EQ(mismatches, 0) << op << " " << DataTypeName(t);
+    }
   }
-  OpRun h = RunOp("TruncatedNormal", {I32Vec({1000})}, Seeds(5, 6, DT_HALF));
-  ASSERT_TRUE(h.status.ok()) << h.status.ToString();
-  EXPECT_EQ(h.outputs[0].dtype(), DT_HALF);
 }
 
 TEST(RandomKernelTest, ShapesEmptyScalarAndBad) {

@@ -1,0 +1,33 @@
+// Which registered kernels the conformance suite ran. Every harness records the kernel it
+// created; kernel_coverage_test.cc checks, in a full run of the suite, that every kernel the
+// CPU plugin registered was run at least once.
+#pragma once
+
+#include <mutex>
+#include <set>
+
+#include "core/plugin/registry.h"
+
+namespace tgraph::testing {
+
+class KernelCoverage {
+ public:
+  static KernelCoverage& Get() {
+    static KernelCoverage* const coverage = new KernelCoverage();  // outlives every test
+    return *coverage;
+  }
+  void Record(const KernelRegistration& kernel) {
+    std::lock_guard<std::mutex> lock(mu_);
+    ran_.insert(&kernel);
+  }
+  bool Ran(const KernelRegistration* kernel) const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return ran_.count(kernel) != 0;
+  }
+
+ private:
+  mutable std::mutex mu_;
+  std::set<const KernelRegistration*> ran_;
+};
+
+}  // namespace tgraph::testing
