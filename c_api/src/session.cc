@@ -67,7 +67,38 @@ struct RunRequest {
   std::vector<std::pair<Output, Tensor>> feeds;
   std::vector<Output> fetches;
   std::vector<Operation*> targets;
+  std::vector<Tensor> fetched;
+  void Clear() {
+    feeds.clear();
+    fetches.clear();
+    targets.clear();
+    fetched.clear();
+  }
 };
+
+// Each thread reuses one request's vectors, so a repeated run allocates nothing here. A
+// nested call on the same thread (none is expected) gets a fresh one.
+class ScratchRequest {
+ public:
+  ScratchRequest() : req_(busy_ ? &own_ : &shared_) {
+    if (req_ == &shared_) busy_ = true;
+  }
+  ~ScratchRequest() {
+    req_->Clear();  // lets go of the caller's fed tensors now
+    if (req_ == &shared_) busy_ = false;
+  }
+  ScratchRequest(const ScratchRequest&) = delete;
+  ScratchRequest& operator=(const ScratchRequest&) = delete;
+  RunRequest& operator*() { return *req_; }
+
+ private:
+  static thread_local RunRequest shared_;
+  static thread_local bool busy_;
+  RunRequest own_;
+  RunRequest* req_;
+};
+thread_local RunRequest ScratchRequest::shared_;
+thread_local bool ScratchRequest::busy_ = false;
 
 Status ReadRequest(const Graph* graph, const TG_Output* inputs, TG_Tensor* const* input_values,
                    int ninputs, const TG_Output* outputs, int noutputs,
@@ -266,27 +297,32 @@ extern "C" void TG_SessionRun(TG_Session* session, const TG_RunOptions* run_opti
     // Strings of an earlier run's metadata go now, as the header says, even if this run fails.
     if (run_metadata != nullptr) run_metadata->metadata.step_stats.clear();
 
-    RunRequest req;
+    ScratchRequest scratch;
+    RunRequest& req = *scratch;
     TG_RETURN_IF_ERROR(ReadRequest(session->graph, inputs, input_values, ninputs, outputs,
                                    noutputs, target_opers, ntargets, &req));
-    const RunOptions opts = run_options == nullptr ? RunOptions() : run_options->options;
-    std::vector<Tensor> fetched;
-    RunMetadata metadata;
-    Status st = session->session->Run(opts, req.feeds, req.fetches, req.targets, &fetched,
-                                      run_metadata == nullptr ? nullptr : &metadata);
-    if (run_metadata != nullptr) run_metadata->metadata = std::move(metadata);
-    TG_RETURN_IF_ERROR(st);
+    static const RunOptions kDefaultRunOptions;
+    std::vector<Tensor>& fetched = req.fetched;
+    TG_RETURN_IF_ERROR(session->session->Run(
+        run_options == nullptr ? kDefaultRunOptions : run_options->options, req.feeds,
+        req.fetches, req.targets, &fetched,
+        run_metadata == nullptr ? nullptr : &run_metadata->metadata));
     if (fetched.size() != req.fetches.size()) {
       return Internal("TG_SessionRun: the session returned ", fetched.size(),
                       " tensor(s) for ", req.fetches.size(), " fetch(es)");
     }
-    // Allocate every handle before handing any out, so a failure leaves all slots NULL.
-    std::vector<std::unique_ptr<TG_Tensor>> handles;
-    handles.reserve(fetched.size());
-    for (Tensor& t : fetched) {
-      handles.push_back(std::make_unique<TG_Tensor>(TG_Tensor{std::move(t)}));
+    // A failed allocation takes back the handles already given, so every slot reads NULL.
+    for (int i = 0; i < noutputs; ++i) {
+      try {
+        output_values[i] = new TG_Tensor{std::move(fetched[static_cast<size_t>(i)])};
+      } catch (...) {
+        for (int j = 0; j < i; ++j) {
+          delete output_values[j];
+          output_values[j] = nullptr;
+        }
+        throw;
+      }
     }
-    for (int i = 0; i < noutputs; ++i) output_values[i] = handles[static_cast<size_t>(i)].release();
     return Status::OK();
   });
 }

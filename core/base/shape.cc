@@ -25,6 +25,15 @@ bool PartialShape::IsCompatibleWith(const PartialShape& other) const {
   return true;
 }
 
+bool PartialShape::IsCompatibleWithDims(const std::vector<int64_t>& dims) const {
+  if (!known_rank_) return true;
+  if (dims_.size() != dims.size()) return false;
+  for (size_t i = 0; i < dims_.size(); ++i) {
+    if (dims_[i] >= 0 && dims_[i] != dims[i]) return false;
+  }
+  return true;
+}
+
 Status PartialShape::Merge(const PartialShape& other, PartialShape* out) const {
   if (!IsCompatibleWith(other)) {
     return InvalidArgument("shapes ", ToString(), " and ", other.ToString(),

@@ -35,6 +35,8 @@ class PartialShape {
 
   // Could a tensor of shape `other` also have this shape?
   bool IsCompatibleWith(const PartialShape& other) const;
+  // The same against a fully known shape, without building one (checked on every feed).
+  bool IsCompatibleWithDims(const std::vector<int64_t>& dims) const;
   // The most specific shape compatible with both; INVALID_ARGUMENT if they conflict.
   Status Merge(const PartialShape& other, PartialShape* out) const;
 

@@ -1,16 +1,72 @@
 #include "core/exec/placement.h"
 
 #include <algorithm>
+#include <array>
 #include <boost/pending/disjoint_sets.hpp>
 #include <string_view>
 #include <unordered_map>
 
 #include "core/graph/device_spec.h"
+#include "core/graph/graph.h"
 
 namespace tgraph {
 namespace {
 
 std::string OpLabel(const Operation& op) { return StrCat("'", op.name(), "' (", op.type(), ")"); }
+
+// The kernel registry's choice for an operation on a device type depends only on the op
+// type and the op's type-valued attrs, so operations alike share one look-up (a large graph
+// has many operations and few such combinations).
+class KernelChoices {
+ public:
+  const KernelRegistration* Find(const Operation& op, const std::string& device_type) {
+    Key key;
+    key.op = &op.registration();
+    key.device_type = device_type;
+    for (const auto& [name, value] : op.attrs()) {
+      if (value.value_case() == tf::AttrValue::kType) {
+        if (!key.Add(value.type())) return Lookup(op, device_type);
+      } else if (value.value_case() == tf::AttrValue::kList && value.list().type_size() > 0) {
+        if (!key.Add(-1 - value.list().type_size())) return Lookup(op, device_type);
+        for (int t : value.list().type()) {
+          if (!key.Add(t)) return Lookup(op, device_type);
+        }
+      }
+    }
+    auto it = memo_.find(key);
+    if (it != memo_.end()) return it->second;
+    const KernelRegistration* kernel = Lookup(op, device_type);
+    memo_.emplace(key, kernel);
+    return kernel;
+  }
+
+ private:
+  static const KernelRegistration* Lookup(const Operation& op, const std::string& device_type) {
+    return KernelRegistry::Global()->FindOrNull(op.type(), op.attrs(), device_type);
+  }
+  struct Key {
+    const void* op = nullptr;
+    std::string device_type;  // short: kept inline by the string
+    std::array<int, 8> types{};    // the type attrs' values in attr-name order
+    int count = 0;
+    bool Add(int t) {
+      if (count == static_cast<int>(types.size())) return false;  // too many: not memoized
+      types[static_cast<size_t>(count++)] = t;
+      return true;
+    }
+    bool operator==(const Key& o) const {
+      return op == o.op && device_type == o.device_type && count == o.count && types == o.types;
+    }
+  };
+  struct KeyHash {
+    size_t operator()(const Key& k) const {
+      size_t h = std::hash<const void*>()(k.op) ^ (std::hash<std::string>()(k.device_type) << 1);
+      for (int i = 0; i < k.count; ++i) h = (h ^ static_cast<size_t>(k.types[static_cast<size_t>(i)])) * 0x100000001B3ull;
+      return h;
+    }
+  };
+  std::unordered_map<Key, const KernelRegistration*, KeyHash> memo_;
+};
 
 class Placer {
  public:
@@ -23,23 +79,32 @@ class Placer {
     out.kernel.assign(n, nullptr);
 
     // Colocation groups as disjoint sets over the fragment's operations.
+    // An operation is the group named after it; `loc:@x` joins x's group. Only the names
+    // such attrs mention are looked up (most operations have none).
     std::vector<size_t> rank(n, 0), parent(n);
     boost::disjoint_sets<size_t*, size_t*> sets(rank.data(), parent.data());
     for (size_t i = 0; i < n; ++i) sets.make_set(i);
-    std::unordered_map<std::string_view, size_t> group_of;
-    group_of.reserve(n);
+    std::vector<int> index_of_id;  // graph op id -> fragment index, or -1
+    std::unordered_map<std::string_view, size_t> absent_groups;  // names not in the fragment
     for (size_t i = 0; i < n; ++i) {
       const Operation& op = *ops_[i];
       const tf::AttrValue* cls = op.FindAttr("_class");
-      bool any = false;
-      if (cls != nullptr) {
-        for (const std::string& s : cls->list().s()) {
-          if (!s.starts_with("loc:@")) continue;
-          any = true;
-          Join(&sets, &group_of, std::string_view(s).substr(5), i);
+      if (cls == nullptr) continue;
+      for (const std::string& s : cls->list().s()) {
+        if (!s.starts_with("loc:@")) continue;
+        const std::string_view group = std::string_view(s).substr(5);
+        if (index_of_id.empty()) {
+          index_of_id.assign(static_cast<size_t>(op.graph()->num_operations()), -1);
+          for (size_t j = 0; j < n; ++j) index_of_id[static_cast<size_t>(ops_[j]->id())] = static_cast<int>(j);
+        }
+        const Operation* named = op.graph()->FindOperation(group);
+        const int j = named == nullptr ? -1 : index_of_id[static_cast<size_t>(named->id())];
+        if (j >= 0) {
+          sets.union_set(static_cast<size_t>(j), i);
+        } else if (auto [it, inserted] = absent_groups.emplace(group, i); !inserted) {
+          sets.union_set(it->second, i);
         }
       }
-      if (!any) Join(&sets, &group_of, op.name(), i);
     }
     // Members of each set, in fragment order.
     std::vector<std::vector<size_t>> members_of(n);
@@ -52,20 +117,13 @@ class Placer {
       for (size_t m : members) {
         const Operation& op = *ops_[m];
         out.device[m] = device;
-        out.kernel[m] = KernelRegistry::Global()->FindOrNull(op.type(), op.attrs(),
-                                                             devices_[static_cast<size_t>(device)].type);
+        out.kernel[m] = kernels_.Find(op, devices_[static_cast<size_t>(device)].type);
       }
     }
     return out;
   }
 
  private:
-  static void Join(boost::disjoint_sets<size_t*, size_t*>* sets,
-                   std::unordered_map<std::string_view, size_t>* group_of, std::string_view group,
-                   size_t i) {
-    auto [it, inserted] = group_of->emplace(group, i);
-    if (!inserted) sets->union_set(it->second, i);
-  }
 
   // The parsed request of a device string ("" = none); parsed once per distinct string.
   StatusOr<const DeviceSpec*> Spec(const Operation& op) {
@@ -80,9 +138,7 @@ class Placer {
     return &it->second;
   }
 
-  bool HasKernel(const Operation& op, const std::string& type) {
-    return KernelRegistry::Global()->FindOrNull(op.type(), op.attrs(), type) != nullptr;
-  }
+  bool HasKernel(const Operation& op, const std::string& type) { return kernels_.Find(op, type) != nullptr; }
 
   // Every member has a kernel for the device type.
   bool GroupSupports(const std::vector<size_t>& members, const std::string& type) {
@@ -215,6 +271,7 @@ class Placer {
   const std::vector<Operation*>& ops_;
   const std::vector<PlacementDevice>& devices_;
   std::unordered_map<std::string, DeviceSpec> specs_;
+  KernelChoices kernels_;
 };
 
 }  // namespace

@@ -43,11 +43,13 @@ Status CheckOutputOf(const Graph* graph, const Output& o, const char* what) {
 }
 
 // Per flat input (or output) of `op`: is it a host-memory arg of `kernel`?
-std::vector<char> HostMemoryFlags(const Operation& op, const KernelRegistration* kernel,
-                                  bool outputs) {
+// Into `flags` (reused across operations: planning a large graph should not allocate per op).
+void HostMemoryFlags(const Operation& op, const KernelRegistration* kernel, bool outputs,
+                     std::vector<char>* out) {
   const size_t n = static_cast<size_t>(outputs ? op.num_outputs() : op.num_inputs());
-  std::vector<char> flags(n, 0);
-  if (kernel == nullptr || kernel->host_memory_args.empty()) return flags;
+  std::vector<char>& flags = *out;
+  flags.assign(n, 0);
+  if (kernel == nullptr || kernel->host_memory_args.empty()) return;
   const tf::OpDef& def = op.registration().op_def;
   const auto& args = outputs ? op.output_args() : op.input_args();
   const int num_def_args = outputs ? def.output_arg_size() : def.input_arg_size();
@@ -57,7 +59,6 @@ std::vector<char> HostMemoryFlags(const Operation& op, const KernelRegistration*
     if (!kernel->IsHostMemoryArg(name)) continue;
     for (int k = 0; k < args[a].count; ++k) flags[static_cast<size_t>(args[a].start + k)] = 1;
   }
-  return flags;
 }
 
 int64_t StaticElements(const PartialShape& s) {
@@ -113,6 +114,7 @@ class PlanBuilder {
     }
 
     step_of_op_.assign(static_cast<size_t>(graph_.num_operations()), -1);
+    plan_->steps.reserve(pruned.ordered.size() + r_.fetches.size());
     for (size_t i = 0; i < pruned.ordered.size(); ++i) {
       TG_RETURN_IF_ERROR(AddOpStep(*pruned.ordered[i], placement.device[i], placement.kernel[i]));
     }
@@ -245,8 +247,10 @@ class PlanBuilder {
       TG_ASSIGN_OR_RETURN(step.kernel_state, r_.kernels->Get(op, device, *kernel));
     }
     const int my_space = dev.host_accessible ? kHost : device;
-    const std::vector<char> host_inputs = HostMemoryFlags(op, kernel, /*outputs=*/false);
-    const std::vector<char> host_outputs = HostMemoryFlags(op, kernel, /*outputs=*/true);
+    std::vector<char>& host_inputs = host_inputs_;
+    std::vector<char>& host_outputs = host_outputs_;
+    HostMemoryFlags(op, kernel, /*outputs=*/false, &host_inputs);
+    HostMemoryFlags(op, kernel, /*outputs=*/true, &host_outputs);
     for (int k = 0; k < op.num_inputs(); ++k) {
       int slot = SlotOf(op.input(k));
       const int need = host_inputs[static_cast<size_t>(k)] ? kHost : my_space;
@@ -344,6 +348,7 @@ class PlanBuilder {
   std::vector<int> slot_space_;     // per slot: kHost or a device index
   std::vector<int> slot_producer_;  // per slot: the step writing it, -1 for a feed
   std::unordered_map<uint64_t, int> copies_;  // (slot, space) -> copy's slot
+  std::vector<char> host_inputs_, host_outputs_;  // per op, reused
 };
 
 }  // namespace

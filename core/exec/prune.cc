@@ -20,16 +20,23 @@ namespace exec_graph {
 struct DependencyGraph {
   const Graph* graph = nullptr;
   const std::unordered_set<uint64_t>* fed = nullptr;  // keys of fed tensors
+  // Per operation id: does any of its outputs appear in `fed`? Most edges are answered
+  // here without hashing.
+  const std::vector<char>* has_fed_output = nullptr;
 
   static uint64_t Key(int op_id, int index) {
     return (static_cast<uint64_t>(static_cast<uint32_t>(op_id)) << 32) | static_cast<uint32_t>(index);
   }
   static uint64_t Key(const Output& o) { return Key(o.op->id(), o.index); }
-  bool IsFed(const Output& o) const { return !fed->empty() && fed->count(Key(o)) != 0; }
+  bool IsFed(const Output& o) const {
+    return !fed->empty() && (*has_fed_output)[static_cast<size_t>(o.op->id())] &&
+           fed->count(Key(o)) != 0;
+  }
   // As in TensorFlow, feeding a placeholder also satisfies the control edges out of it: it
   // exists only to be fed, so it never runs.
   bool IsFedPlaceholder(const Operation* op) const {
-    return !fed->empty() && (op->type() == "Placeholder" || op->type() == "PlaceholderV2") &&
+    return !fed->empty() && (*has_fed_output)[static_cast<size_t>(op->id())] &&
+           (op->type() == "Placeholder" || op->type() == "PlaceholderV2") &&
            fed->count(Key(op->id(), 0)) != 0;
   }
 };
@@ -115,14 +122,20 @@ int out_degree(int v, const DependencyGraph& g) {
   return static_cast<int>(std::distance(b, e));
 }
 
-// Collects every operation the visit reaches.
+// Collects every operation the visit reaches and every edge it follows (consumer id,
+// producer id), so the fragment is read from the graph once.
 class CollectVisitor : public boost::default_bfs_visitor {
  public:
-  explicit CollectVisitor(std::vector<int>* found) : found_(found) {}
+  CollectVisitor(std::vector<int>* found, std::vector<std::pair<int, int>>* edges)
+      : found_(found), edges_(edges) {}
   void discover_vertex(int v, const DependencyGraph&) const { found_->push_back(v); }
+  void examine_edge(const DependencyEdge& e, const DependencyGraph&) const {
+    edges_->emplace_back(e.consumer, e.producer);
+  }
 
  private:
   std::vector<int>* found_;
+  std::vector<std::pair<int, int>>* edges_;
 };
 
 }  // namespace exec_graph
@@ -131,8 +144,13 @@ StatusOr<PrunedGraph> PruneAndOrder(const Graph& graph, const PruneRequest& requ
   using namespace exec_graph;
   std::unordered_set<uint64_t> fed;
   fed.reserve(request.fed.size() * 2);
-  for (const Output& o : request.fed) fed.insert(DependencyGraph::Key(o));
-  const DependencyGraph deps{&graph, &fed};
+  std::vector<char> has_fed_output;
+  if (!request.fed.empty()) has_fed_output.assign(static_cast<size_t>(graph.num_operations()), 0);
+  for (const Output& o : request.fed) {
+    fed.insert(DependencyGraph::Key(o));
+    has_fed_output[static_cast<size_t>(o.op->id())] = 1;
+  }
+  const DependencyGraph deps{&graph, &fed, &has_fed_output};
 
   // Where the walk starts: producers of fetched tensors that are not fed, and targets.
   std::vector<int> sources;
@@ -146,25 +164,32 @@ StatusOr<PrunedGraph> PruneAndOrder(const Graph& graph, const PruneRequest& requ
                                                 boost::white_color);
   auto color_map = boost::make_iterator_property_map(colors.begin(), boost::identity_property_map());
   std::vector<int> needed;
+  std::vector<std::pair<int, int>> edges;
   boost::queue<int> queue;
   for (int s : sources) {
     if (colors[static_cast<size_t>(s)] != boost::white_color) continue;
-    boost::breadth_first_visit(deps, s, queue, CollectVisitor(&needed), color_map);
+    boost::breadth_first_visit(deps, s, queue, CollectVisitor(&needed, &edges), color_map);
+  }
+
+  // Creation order: a scan of the colour bytes (the visit marked what it reached) beats
+  // sorting the ids it collected.
+  const size_t found = needed.size();
+  needed.clear();
+  needed.reserve(found);
+  for (size_t id = 0; id < colors.size(); ++id) {
+    if (colors[id] != boost::white_color) needed.push_back(static_cast<int>(id));
   }
 
   // The fragment as its own graph: local vertex i is needed[i], in creation order; edges
   // run consumer -> producer. A depth-first topological sort of that graph started from
   // the vertices in creation order finishes producers first and otherwise keeps creation
   // order, which is the order deterministic mode promises.
-  std::sort(needed.begin(), needed.end());
   const int n = static_cast<int>(needed.size());
   std::vector<int> local(static_cast<size_t>(graph.num_operations()), -1);
   for (int i = 0; i < n; ++i) local[static_cast<size_t>(needed[static_cast<size_t>(i)])] = i;
-  std::vector<std::pair<int, int>> edges;
-  edges.reserve(static_cast<size_t>(n) * 2);
-  for (int i = 0; i < n; ++i) {
-    auto [b, e] = out_edges(needed[static_cast<size_t>(i)], deps);
-    for (auto it = b; it != e; ++it) edges.emplace_back(i, local[static_cast<size_t>((*it).producer)]);
+  for (auto& [consumer, producer] : edges) {
+    consumer = local[static_cast<size_t>(consumer)];
+    producer = local[static_cast<size_t>(producer)];
   }
   using Fragment = boost::compressed_sparse_row_graph<boost::directedS>;
   Fragment fragment(boost::edges_are_unsorted_multi_pass, edges.begin(), edges.end(),

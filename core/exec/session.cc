@@ -42,25 +42,31 @@ bool Shared(const Tensor& t) {
   return t.buffer() != nullptr && t.buffer().use_count() > 1;
 }
 
-// Marks a run in flight for Close and the destructor.
+// Marks a run in flight for Close and the destructor. The count goes up before the run
+// checks `closed` (both sequentially consistent), so Close either sees the run or the run
+// sees Close.
 class RunScope {
  public:
-  RunScope(std::mutex* mu, std::condition_variable* cv, int* count) : mu_(mu), cv_(cv), count_(count) {
-    std::lock_guard<std::mutex> lock(*mu_);
-    ++*count_;
-  }
+  explicit RunScope(std::atomic<int>* count) : count_(count) { count_->fetch_add(1); }
   ~RunScope() {
-    std::lock_guard<std::mutex> lock(*mu_);
-    if (--*count_ == 0) cv_->notify_all();
+    if (count_->fetch_sub(1) == 1) count_->notify_all();
   }
   RunScope(const RunScope&) = delete;
   RunScope& operator=(const RunScope&) = delete;
 
  private:
-  std::mutex* mu_;
-  std::condition_variable* cv_;
-  int* count_;
+  std::atomic<int>* count_;
 };
+
+std::atomic<uint64_t> next_session_serial{1};
+
+// The plan this thread ran last: a repeated run skips the cache's lock and hash.
+struct LastPlan {
+  uint64_t session_serial = 0;
+  std::vector<uint64_t> key;
+  ExecutionPlan* plan = nullptr;
+};
+thread_local LastPlan last_plan;
 
 }  // namespace
 
@@ -84,6 +90,7 @@ Session::Session(Graph* graph, SessionOptions options)
 StatusOr<std::unique_ptr<Session>> Session::Create(Graph* graph, SessionOptions options) {
   if (graph == nullptr) return InvalidArgument("Session: the graph is NULL");
   std::unique_ptr<Session> s(new Session(graph, std::move(options)));
+  s->serial_ = next_session_serial.fetch_add(1, std::memory_order_relaxed);
   // Devices: CPU first, then the other types by name; ordinals in order.
   DeviceRegistry* registry = DeviceRegistry::Global();
   std::vector<std::string> types = registry->DeviceTypes();
@@ -153,13 +160,12 @@ Session::~Session() {
 }
 
 Status Session::Close() {
-  closed_.store(true, std::memory_order_release);
-  std::unique_lock<std::mutex> lock(runs_mu_);
-  runs_cv_.wait(lock, [this] { return runs_in_flight_ == 0; });
+  closed_.store(true);
+  for (int n = runs_in_flight_.load(); n != 0; n = runs_in_flight_.load()) runs_in_flight_.wait(n);
   return Status::OK();
 }
 
-StatusOr<std::shared_ptr<ExecutionPlan>> Session::GetPlan(
+StatusOr<ExecutionPlan*> Session::GetPlan(
     const std::vector<std::pair<Output, Tensor>>& feeds, const std::vector<Output>& fetches,
     const std::vector<Operation*>& targets) {
   // The key; a request naming another graph's operations must not match a cached plan.
@@ -187,10 +193,17 @@ StatusOr<std::shared_ptr<ExecutionPlan>> Session::GetPlan(
     TG_ASSIGN_OR_RETURN(uint64_t id, id_of(op, "target"));
     key.push_back(id);
   }
+  if (last_plan.session_serial == serial_ && last_plan.key == key) return last_plan.plan;
+  auto remember = [&](ExecutionPlan* plan) {
+    last_plan.session_serial = serial_;
+    last_plan.key = key;
+    last_plan.plan = plan;
+    return plan;
+  };
   {
     std::shared_lock<std::shared_mutex> lock(plans_->mu);
     auto it = plans_->plans.find(key);
-    if (it != plans_->plans.end()) return it->second;
+    if (it != plans_->plans.end()) return remember(it->second.get());
   }
   PlanRequest request;
   request.graph = graph_;
@@ -215,13 +228,13 @@ StatusOr<std::shared_ptr<ExecutionPlan>> Session::GetPlan(
   std::unique_lock<std::shared_mutex> lock(plans_->mu);
   // Another run may have built the same plan meanwhile: keep the first.
   auto [it, inserted] = plans_->plans.emplace(key, plan);
-  return it->second;
+  return remember(it->second.get());
 }
 
 Status Session::Prepare(const std::vector<std::pair<Output, Tensor>>& feeds,
                         const std::vector<Output>& fetches, const std::vector<Operation*>& targets) {
-  if (closed()) return FailedPrecondition("Session has been closed");
-  RunScope scope(&runs_mu_, &runs_cv_, &runs_in_flight_);
+  RunScope scope(&runs_in_flight_);
+  if (closed_.load()) return FailedPrecondition("Session has been closed");
   return GetPlan(feeds, fetches, targets).status();
 }
 
@@ -231,9 +244,9 @@ Status Session::Run(const RunOptions& run_options,
                     std::vector<Tensor>* outputs, RunMetadata* metadata) {
   if (outputs == nullptr) return InvalidArgument("Session::Run: outputs is NULL");
   outputs->clear();
-  if (closed()) return FailedPrecondition("Session has been closed");
-  RunScope scope(&runs_mu_, &runs_cv_, &runs_in_flight_);
-  TG_ASSIGN_OR_RETURN(std::shared_ptr<ExecutionPlan> plan, GetPlan(feeds, fetches, targets));
+  RunScope scope(&runs_in_flight_);
+  if (closed_.load()) return FailedPrecondition("Session has been closed");
+  TG_ASSIGN_OR_RETURN(ExecutionPlan * plan, GetPlan(feeds, fetches, targets));
 
   // Feeds are checked before anything runs.
   for (size_t i = 0; i < feeds.size(); ++i) {
@@ -244,7 +257,7 @@ Status Session::Run(const RunOptions& run_options,
                              " for tensor '", f.output.Name(), "', which has dtype ",
                              DataTypeName(f.dtype));
     }
-    if (!f.shape.IsCompatibleWith(PartialShape(value.dims()))) {
+    if (!f.shape.IsCompatibleWithDims(value.dims())) {
       return InvalidArgument("Cannot feed value of shape ", PartialShape(value.dims()).ToString(),
                              " for tensor '", f.output.Name(), "', which has shape ",
                              f.shape.ToString());
@@ -258,7 +271,7 @@ Status Session::Run(const RunOptions& run_options,
   }
   if (metadata != nullptr) metadata->step_stats.clear();
   ExecuteArgs args;
-  args.plan = plan.get();
+  args.plan = plan;
   args.state = rs.get();
   args.inter_op_pool = inter_op_pool_.get();
   args.trace = run_options.trace_level > 0 ? metadata : nullptr;

@@ -121,9 +121,10 @@ class Session {
  private:
   Session(Graph* graph, SessionOptions options);
   struct PlanCache;
-  StatusOr<std::shared_ptr<ExecutionPlan>> GetPlan(
-      const std::vector<std::pair<Output, Tensor>>& feeds, const std::vector<Output>& fetches,
-      const std::vector<Operation*>& targets);
+  // Plans live as long as the session (the cache never drops one).
+  StatusOr<ExecutionPlan*> GetPlan(const std::vector<std::pair<Output, Tensor>>& feeds,
+                                   const std::vector<Output>& fetches,
+                                   const std::vector<Operation*>& targets);
 
   Graph* graph_;
   SessionOptions options_;
@@ -139,9 +140,10 @@ class Session {
   std::atomic<bool> closed_{false};
   std::atomic<int64_t> plans_built_{0};
   // Runs in flight (Close and the destructor wait for zero).
-  std::mutex runs_mu_;
-  std::condition_variable runs_cv_;
-  int runs_in_flight_ = 0;
+  std::atomic<int> runs_in_flight_{0};
+  // Unique per session in the process (addresses are reused): keys the per-thread
+  // last-plan cache.
+  uint64_t serial_ = 0;
 };
 
 }  // namespace tgraph
