@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -57,11 +58,13 @@ struct PlanStep {
   std::vector<int> successors;  // steps waiting on this one
   int initial_pending = 0;      // steps this one waits on
   bool expensive = false;       // worth handing to another thread
-  Tensor constant;              // kConstant
+  const Tensor* constant = nullptr;  // kConstant: the op's value, which the graph keeps
   VariableSlot* variable = nullptr;  // kVariable
   DeviceInstance* copy_from = nullptr;  // kCopy: null = host memory
   DeviceInstance* copy_to = nullptr;    // kCopy: null = host memory
-  std::string label;  // node name, or "tensor:i" for a copy (step stats)
+  // The node's name, or "tensor:i" for a copy (held by the plan): messages and step stats.
+  // Pointers keep the step small: a million-node plan touches every byte of its steps.
+  const std::string* label = nullptr;
 };
 
 // One feed of the request, as the plan checks it.
@@ -90,6 +93,7 @@ class ExecutionPlan {
   // step runs in order on the calling thread.
   bool parallel = false;
   std::vector<std::string> device_names;  // session devices, for step stats
+  std::deque<std::string> copy_labels;    // copy steps' labels (stable addresses)
 
   // Run states are reused across runs (a run takes one, gives it back).
   std::unique_ptr<RunState> AcquireRunState(ThreadPool* intra_op_pool);
@@ -109,11 +113,12 @@ class KernelCache {
 
  private:
   struct Entry {
-    const KernelRegistration* kernel;
-    void* state;
+    const KernelRegistration* kernel = nullptr;
+    void* state = nullptr;
   };
   std::mutex mu_;
-  std::unordered_map<uint64_t, Entry> map_;  // (op id << 32 | device) -> kernel
+  // [device][op id]: op ids are dense, so a table beats hashing a million keys.
+  std::vector<std::vector<Entry>> by_device_;
 };
 
 struct PlanDevice {

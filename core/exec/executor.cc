@@ -21,7 +21,7 @@ Status ReadSlot(const SlotValue& v, const PlanStep& reader, Tensor* out) {
   if (!v.ref->initialized) {
     return FailedPrecondition("Attempting to use uninitialized value ", v.ref->name,
                               reader.op != nullptr ? StrCat(" (read by ", OpLabel(*reader.op), ")")
-                                                   : StrCat(" (copying ", reader.label, ")"));
+                                                   : StrCat(" (copying ", *reader.label, ")"));
   }
   *out = v.ref->value;
   return Status::OK();
@@ -101,7 +101,7 @@ class StepRunner {
     SlotValue* out = &rs_.values[static_cast<size_t>(step.first_output)];
     switch (step.kind) {
       case StepKind::kConstant:
-        out->tensor = step.constant;
+        out->tensor = *step.constant;
         break;
       case StepKind::kVariable:
         out->ref = step.variable;
@@ -110,7 +110,7 @@ class StepRunner {
         Tensor value;
         TG_RETURN_IF_ERROR(ReadSlot(rs_.values[static_cast<size_t>(step.inputs[0].slot)], step, &value));
         ReleaseInputs(step);
-        TG_ASSIGN_OR_RETURN(out->tensor, CopyTensor(value, step.copy_from, step.copy_to, step.label));
+        TG_ASSIGN_OR_RETURN(out->tensor, CopyTensor(value, step.copy_from, step.copy_to, *step.label));
         break;
       }
       case StepKind::kKernel:
@@ -229,7 +229,7 @@ class Tracer {
   void Record(int i, Clock::time_point begin, Clock::time_point end, int thread) {
     const PlanStep& step = args_.plan->steps[static_cast<size_t>(i)];
     NodeStepStats s;
-    s.node_name = step.label;
+    s.node_name = *step.label;
     s.op_type = step.op != nullptr ? step.op->type() : std::string("_Copy");
     s.device = args_.plan->device_names[static_cast<size_t>(step.device)];
     s.start_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(begin - start_).count();

@@ -7,6 +7,7 @@
 #include "core/exec/placement.h"
 #include "core/exec/prune.h"
 #include "core/exec/session_state.h"
+#include "core/graph/graph.h"
 #include "core/plugin/kernel_context.h"
 
 namespace tgraph {
@@ -201,7 +202,8 @@ class PlanBuilder {
     step.num_outputs = 1;
     const int index = static_cast<int>(plan_->steps.size());
     step.first_output = NewSlot(space, index);
-    step.label = SlotLabel(slot);
+    plan_->copy_labels.push_back(SlotLabel(slot));
+    step.label = &plan_->copy_labels.back();
     plan_->steps.push_back(std::move(step));
     copies_.emplace(key, plan_->steps.back().first_output);
     return plan_->steps.back().first_output;
@@ -216,7 +218,7 @@ class PlanBuilder {
     }
     const int producer = slot_producer_[static_cast<size_t>(slot)];
     const PlanStep& p = plan_->steps[static_cast<size_t>(producer)];
-    if (p.op == nullptr) return p.label;
+    if (p.op == nullptr) return *p.label;
     return StrCat(p.op->name(), ":", slot - p.first_output);
   }
 
@@ -226,7 +228,7 @@ class PlanBuilder {
     step.op = &op;
     step.device = device;
     step.instance = dev.instance;
-    step.label = op.name();
+    step.label = &op.name();
     if (IsVariableOp(op)) {
       if (!dev.host_accessible) {
         return Unimplemented("variable ", OpLabel(op), " is placed on ", dev.name,
@@ -237,7 +239,7 @@ class PlanBuilder {
       step.variable = r_.state->VariableFor(op);
     } else if (op.type() == "Const" && dev.host_accessible && op.constant_value() != nullptr) {
       step.kind = StepKind::kConstant;
-      step.constant = *op.constant_value();
+      step.constant = op.constant_value();
     } else {
       if (kernel == nullptr) {
         return Internal("no kernel chosen for ", OpLabel(op), " on ", dev.name);
@@ -358,19 +360,23 @@ StatusOr<std::unique_ptr<ExecutionPlan>> BuildPlan(const PlanRequest& request) {
 }
 
 KernelCache::~KernelCache() {
-  for (auto& [key, entry] : map_) {
-    if (entry.state != nullptr && entry.kernel->destroy != nullptr) entry.kernel->destroy(entry.state);
+  for (auto& entries : by_device_) {
+    for (Entry& entry : entries) {
+      if (entry.state != nullptr && entry.kernel->destroy != nullptr) entry.kernel->destroy(entry.state);
+    }
   }
 }
 
 StatusOr<void*> KernelCache::Get(const Operation& op, int device, const KernelRegistration& kernel) {
-  const uint64_t key = (static_cast<uint64_t>(static_cast<uint32_t>(op.id())) << 32) |
-                       static_cast<uint32_t>(device);
   std::lock_guard<std::mutex> lock(mu_);
-  auto it = map_.find(key);
-  if (it != map_.end()) return it->second.state;
+  if (by_device_.size() <= static_cast<size_t>(device)) by_device_.resize(static_cast<size_t>(device) + 1);
+  std::vector<Entry>& entries = by_device_[static_cast<size_t>(device)];
+  const size_t id = static_cast<size_t>(op.id());
+  if (entries.size() <= id) entries.resize(std::max(id + 1, static_cast<size_t>(op.graph()->num_operations())));
+  Entry& entry = entries[id];
+  if (entry.kernel != nullptr) return entry.state;
   TG_ASSIGN_OR_RETURN(void* state, CreateKernelState(kernel, op));
-  map_.emplace(key, Entry{&kernel, state});
+  entry = Entry{&kernel, state};
   return state;
 }
 
