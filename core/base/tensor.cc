@@ -55,6 +55,12 @@ StatusOr<Tensor> Tensor::Allocate(DataType dtype, std::vector<int64_t> dims) {
   return t;
 }
 
+std::shared_ptr<TensorBuffer> Tensor::TakeBufferLeavingView() {
+  std::shared_ptr<TensorBuffer> owned = std::move(buffer_);
+  buffer_ = std::shared_ptr<TensorBuffer>(std::shared_ptr<TensorBuffer>(), owned.get());
+  return owned;
+}
+
 StatusOr<Tensor> Tensor::Wrap(DataType dtype, std::vector<int64_t> dims,
                               std::shared_ptr<TensorBuffer> buffer) {
   if (!IsPlainDataType(dtype) || IsRefType(dtype)) {

@@ -63,6 +63,14 @@ class Tensor {
   T* flat() const { return static_cast<T*>(data()); }
   const std::shared_ptr<TensorBuffer>& buffer() const { return buffer_; }
 
+  // Hands the buffer to the caller, its new owner, while this tensor keeps reading the same
+  // bytes through a view that owns nothing and must not outlive the new owner. Forwarding
+  // a kernel's input to its output uses it: the input stays readable while the kernel
+  // computes, and no reference count is touched on the way.
+  std::shared_ptr<TensorBuffer> TakeBufferLeavingView();
+  // Is this such a view (a buffer it reads but does not own)?
+  bool IsBorrowedView() const { return buffer_ != nullptr && buffer_.use_count() == 0; }
+
   // DT_STRING elements, row-major.
   std::vector<std::string>& strings() { return *strings_; }
   const std::vector<std::string>& strings() const { return *strings_; }

@@ -73,7 +73,7 @@ void ThreadPool::Schedule(std::function<void()> fn) { impl_->pool.Schedule(std::
 
 int64_t ThreadPool::NumBlocks(int num_threads, int64_t total, double cost_per_unit_ns) {
   if (total <= 0) return 0;
-  if (num_threads <= 1) return 1;
+  if (num_threads <= 1 || total == 1) return 1;
   int64_t blocks;
   if (!(cost_per_unit_ns > 0) || !std::isfinite(cost_per_unit_ns)) {
     blocks = num_threads;  // unknown cost: assume the work is worth spreading

@@ -475,14 +475,18 @@ TG_Tensor* ApiForwardInputToOutput(TG_KernelContext* ctx, int input_index, int o
       return nullptr;
     }
     if (ctx->refs[static_cast<size_t>(input_index)] != nullptr) return nullptr;  // a variable's buffer
-    const Tensor& in = ctx->inputs[static_cast<size_t>(input_index)].tensor;
+    Tensor& in = ctx->inputs[static_cast<size_t>(input_index)].tensor;
     const DataType out_type = BaseType(ctx->op->output_type(output_index));
     if (in.dtype() != out_type || !IsPlainDataType(out_type) || !in.buffer()) return nullptr;
     // Only the context holds the buffer: no caller, feed, other consumer or variable sees it.
     if (in.buffer().use_count() != 1) return nullptr;
     std::vector<int64_t> d;
-    if (!ReadDims("forward", dims, num_dims, &d).ok()) return nullptr;
-    auto t = Tensor::Wrap(out_type, std::move(d), in.buffer());  // fails unless sizes agree
+    if (!ReadDims(dims, num_dims, &d).ok()) return nullptr;
+    auto n = NumElementsOf(d);
+    if (!n.ok() || n.value() != in.NumElements()) return nullptr;
+    // The output owns the buffer now; the input reads it through a view until compute ends
+    // (inputs are cleared before outputs). Same dtype and element count: Wrap cannot fail.
+    auto t = Tensor::Wrap(out_type, std::move(d), in.TakeBufferLeavingView());
     if (!t.ok()) return nullptr;
     TG_Tensor& slot = ctx->outputs[static_cast<size_t>(output_index)];
     slot.tensor = std::move(t).value();
@@ -512,6 +516,16 @@ void ApiSetOutputAlias(TG_KernelContext* ctx, int i, const TG_Tensor* t, const i
     auto where = [&] { return StrCat(NodeLabel(*ctx->op), ": set_output_alias ", i); };
     if (t == nullptr || !IsAliasable(ctx, t)) {
       return InvalidArgument(where(), ": the tensor is not an input or produced output of this call");
+    }
+    // An input forwarded earlier in this call is only a view: alias its owner instead.
+    if (t->tensor.IsBorrowedView()) {
+      for (size_t k = 0; k < ctx->outputs.size(); ++k) {
+        const Tensor& o = ctx->outputs[k].tensor;
+        if (ctx->output_set[k] && !o.IsBorrowedView() && o.data() == t->tensor.data()) {
+          t = &ctx->outputs[k];
+          break;
+        }
+      }
     }
     const Tensor& src = t->tensor;
     const DataType out_type = BaseType(ctx->op->output_type(i));
@@ -581,6 +595,11 @@ void ApiParallelFor(TG_ThreadPool* pool, int64_t total, double cost_per_unit_ns,
                     void* arg) {
   if (fn == nullptr || total <= 0) return;
   ThreadPool* p = pool == nullptr ? nullptr : pool->pool;
+  // Most calls on small tensors run inline: decide that before building a std::function.
+  if (p == nullptr || ThreadPool::NumBlocks(p->NumThreads(), total, cost_per_unit_ns) <= 1) {
+    fn(arg, 0, total);
+    return;
+  }
   const std::function<void(int64_t, int64_t)> body = [fn, arg](int64_t b, int64_t e) { fn(arg, b, e); };
   try {
     ThreadPool::ParallelFor(p, total, cost_per_unit_ns, body);

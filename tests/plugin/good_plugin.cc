@@ -268,6 +268,21 @@ struct ViewKernel {
   std::vector<int64_t> dims;
 };
 
+// TestForwardThenAlias: y = x + 1 written in x's buffer when it can be forwarded, then z
+// aliases input x (which by then may have been handed to y): z must share y's bytes.
+struct ForwardThenAliasKernel {
+  explicit ForwardThenAliasKernel(Construction&) {}
+  void Compute(Context& ctx) {
+    const auto x = ctx.input(0);
+    auto y = ctx.ForwardOrAllocateOutput(0, 0, x.dims());
+    if (!ctx.ok()) return;
+    const float* in = x.data<float>();
+    float* out = y.mutable_data<float>();
+    for (int64_t i = 0; i < x.num_elements(); ++i) out[i] = in[i] + 1;
+    ctx.SetOutputAlias(1, x, x.dims());
+  }
+};
+
 // AssignAdd on TESTDEV (float): ref += value, under the variable's lock if use_locking.
 struct AssignAddKernel {
   explicit AssignAddKernel(Construction& c) { c.GetAttr("use_locking", &use_locking); }
@@ -429,6 +444,8 @@ extern "C" TG_PLUGIN_EXPORT void TG_PluginInit(const TG_PluginInitArgs* args, TG
   init.Op(OpBuilder("TestScratch").Input("x: float").Output("y: float"));
   init.Kernel<IdentityKernel>(KernelBuilder("Identity", "TESTDEV"));
   init.Kernel<ViewKernel>(KernelBuilder("TestView", "TESTDEV"));
+  init.Op(OpBuilder("TestForwardThenAlias").Input("x: float").Output("y: float").Output("z: float"));
+  init.Kernel<ForwardThenAliasKernel>(KernelBuilder("TestForwardThenAlias", "TESTDEV"));
   init.Kernel<AssignAddKernel>(KernelBuilder("AssignAdd", "TESTDEV").TypeConstraint("T", TG_FLOAT));
   init.Kernel<AssignKernel>(KernelBuilder("Assign", "TESTDEV").TypeConstraint("T", TG_FLOAT));
   init.Kernel<ScratchKernel>(KernelBuilder("TestScratch", "TESTDEV"));

@@ -137,5 +137,19 @@ TEST(TensorTest, NumElementsOf) {
   EXPECT_EQ(NumElementsOf({big, big}).status().code(), Code::kInvalidArgument);
 }
 
+TEST(TensorTest, TakeBufferLeavingViewHandsOverOwnership) {
+  Tensor t = Tensor::Allocate(DT_FLOAT, {2}).value();
+  t.flat<float>()[1] = 5;
+  const void* data = t.data();
+  EXPECT_FALSE(t.IsBorrowedView());
+  std::shared_ptr<TensorBuffer> owner = t.TakeBufferLeavingView();
+  EXPECT_EQ(owner.use_count(), 1);  // the view adds no reference
+  EXPECT_EQ(owner->data(), data);
+  EXPECT_TRUE(t.IsBorrowedView());
+  EXPECT_EQ(t.data(), data);
+  EXPECT_EQ(t.flat<float>()[1], 5);
+  EXPECT_EQ(t.ByteSize(), 2 * sizeof(float));
+}
+
 }  // namespace
 }  // namespace tgraph

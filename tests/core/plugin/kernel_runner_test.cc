@@ -339,6 +339,32 @@ TEST_F(KernelRunnerTest, InputBufferIsForwardedOnlyWhenNobodyElseHoldsIt) {
   EXPECT_EQ(Values<float>(out[0]), (std::vector<float>{11, 12, 13, 14}));
 }
 
+// A forwarded input is only a view of the output's buffer for the rest of compute; an
+// alias of it must share the owner (it outlives the view), not the view.
+TEST_F(KernelRunnerTest, AliasOfAForwardedInputSharesItsNewOwner) {
+  Operation* x = Placeholder(DT_FLOAT, PartialShape({3}));
+  Operation* n = Node("TestForwardThenAlias", {x});
+  auto r = Runner(n, "TESTDEV");
+  ASSERT_NE(r, nullptr);
+  Tensor x_value = Make<float>(DT_FLOAT, {3}, {1, 2, 3});
+  const void* x_data = x_value.data();
+  std::vector<KernelInput> inputs(1);
+  inputs[0].value = std::move(x_value);
+  const KernelRegistration& kernel = r->kernel();
+  auto state = CreateKernelState(kernel, *n);
+  ASSERT_TRUE(state.ok()) << state.status().ToString();
+  std::vector<Tensor> out;
+  Status s = CallKernel(kernel, state.value(), *n, std::move(inputs), nullptr, nullptr, &out);
+  if (kernel.destroy != nullptr) kernel.destroy(state.value());
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0].data(), x_data);  // forwarded
+  EXPECT_EQ(out[1].data(), x_data);  // aliased: the same bytes...
+  EXPECT_FALSE(out[1].IsBorrowedView());  // ...owned, so they outlive y
+  out.erase(out.begin());
+  EXPECT_EQ(Values<float>(out[0]), (std::vector<float>{2, 3, 4}));
+}
+
 TEST_F(KernelRunnerTest, RefInputs) {
   Operation* var = Variable(DT_FLOAT, PartialShape({3}));
   Operation* value = Placeholder(DT_FLOAT, PartialShape({3}));
