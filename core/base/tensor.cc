@@ -8,6 +8,7 @@
 namespace tgraph {
 
 std::shared_ptr<TensorBuffer> TensorBuffer::Allocate(size_t size) {
+  if (size <= TensorBuffer::kInlineBytes) return std::make_shared<TensorBuffer>(size);
   constexpr size_t kAlignment = 64;
   // Rounding up must not wrap around to a tiny allocation that memset then overruns.
   if (size > std::numeric_limits<size_t>::max() - kAlignment) return nullptr;

@@ -21,6 +21,10 @@ class TensorBuffer {
   using Deallocator = std::function<void(void* data, size_t size)>;
   TensorBuffer(void* data, size_t size, Deallocator deallocator)
       : data_(data), size_(size), deallocator_(std::move(deallocator)) {}
+  // Zeroed storage of `size` <= kInlineBytes bytes inside the object itself: with
+  // make_shared a small tensor (a scalar, a short vector) costs one allocation, not two.
+  static constexpr size_t kInlineBytes = 16;
+  explicit TensorBuffer(size_t size) : data_(inline_), size_(size) {}
   ~TensorBuffer() {
     if (deallocator_) deallocator_(data_, size_);
   }
@@ -30,13 +34,16 @@ class TensorBuffer {
   void* data() const { return data_; }
   size_t size() const { return size_; }
 
-  // Owned, 64-byte aligned memory (Eigen and SIMD kernels want the alignment).
+  // Owned, zeroed memory, 64-byte aligned (Eigen and SIMD kernels want the alignment);
+  // buffers of at most kInlineBytes are inline and 16-byte aligned, which no vector load
+  // of such a small buffer can exceed.
   static std::shared_ptr<TensorBuffer> Allocate(size_t size);
 
  private:
   void* data_;
   size_t size_;
   Deallocator deallocator_;
+  alignas(16) unsigned char inline_[kInlineBytes] = {};
 };
 
 class Tensor {
