@@ -56,6 +56,12 @@ StatusOr<Tensor> Tensor::Allocate(DataType dtype, std::vector<int64_t> dims) {
   return t;
 }
 
+Tensor Tensor::BorrowedView() const {
+  Tensor view = *this;
+  if (buffer_) view.buffer_ = std::shared_ptr<TensorBuffer>(std::shared_ptr<TensorBuffer>(), buffer_.get());
+  return view;
+}
+
 std::shared_ptr<TensorBuffer> Tensor::TakeBufferLeavingView() {
   std::shared_ptr<TensorBuffer> owned = std::move(buffer_);
   buffer_ = std::shared_ptr<TensorBuffer>(std::shared_ptr<TensorBuffer>(), owned.get());

@@ -75,6 +75,9 @@ class Tensor {
   // a kernel's input to its output uses it: the input stays readable while the kernel
   // computes, and no reference count is touched on the way.
   std::shared_ptr<TensorBuffer> TakeBufferLeavingView();
+  // A copy that reads this tensor's bytes without owning them (no reference count changes
+  // when it is copied); it must not outlive this tensor. Strings are shared as usual.
+  Tensor BorrowedView() const;
   // Is this such a view (a buffer it reads but does not own)?
   bool IsBorrowedView() const { return buffer_ != nullptr && buffer_.use_count() == 0; }
 

@@ -58,7 +58,10 @@ struct PlanStep {
   std::vector<int> successors;  // steps waiting on this one
   int initial_pending = 0;      // steps this one waits on
   bool expensive = false;       // worth handing to another thread
-  const Tensor* constant = nullptr;  // kConstant: the op's value, which the graph keeps
+  // kConstant: a borrowed view of the op's value (the graph, which outlives the session,
+  // keeps it): handing it to readers touches no reference count, and nothing writes into
+  // it (a view is never forwarded) or returns it (fetches of views are copied).
+  const Tensor* constant = nullptr;
   VariableSlot* variable = nullptr;  // kVariable
   DeviceInstance* copy_from = nullptr;  // kCopy: null = host memory
   DeviceInstance* copy_to = nullptr;    // kCopy: null = host memory
@@ -94,6 +97,7 @@ class ExecutionPlan {
   bool parallel = false;
   std::vector<std::string> device_names;  // session devices, for step stats
   std::deque<std::string> copy_labels;    // copy steps' labels (stable addresses)
+  std::deque<Tensor> constant_views;      // kConstant steps' values (stable addresses)
 
   // Run states are reused across runs (a run takes one, gives it back).
   std::unique_ptr<RunState> AcquireRunState(ThreadPool* intra_op_pool);

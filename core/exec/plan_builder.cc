@@ -239,7 +239,8 @@ class PlanBuilder {
       step.variable = r_.state->VariableFor(op);
     } else if (op.type() == "Const" && dev.host_accessible && op.constant_value() != nullptr) {
       step.kind = StepKind::kConstant;
-      step.constant = op.constant_value();
+      plan_->constant_views.push_back(op.constant_value()->BorrowedView());
+      step.constant = &plan_->constant_views.back();
     } else {
       if (kernel == nullptr) {
         return Internal("no kernel chosen for ", OpLabel(op), " on ", dev.name);

@@ -36,10 +36,11 @@ Tensor DeepCopy(const Tensor& t) {
   return out;
 }
 
-// Does anything besides `t` hold its buffer (a variable, a constant, a caller's feed)?
+// Does anything besides `t` hold its buffer (a variable, a constant, a caller's feed), or
+// does `t` only borrow it (a graph constant's view)?
 bool Shared(const Tensor& t) {
   if (t.dtype() == DT_STRING) return false;  // strings are never written in place
-  return t.buffer() != nullptr && t.buffer().use_count() > 1;
+  return t.buffer() != nullptr && t.buffer().use_count() != 1;
 }
 
 // Marks a run in flight for Close and the destructor. The count goes up before the run
