@@ -73,6 +73,5 @@ size_t DataTypeSize(DataType dtype) {
   return kTypeInfo[BaseType(dtype)].size;
 }
 
-bool IsPlainDataType(DataType dtype) { return DataTypeSize(dtype) != 0; }
 
 }  // namespace tgraph

@@ -69,7 +69,12 @@ std::optional<DataType> DataTypeFromName(std::string_view name);
 // (string, resource, variant, invalid).
 size_t DataTypeSize(DataType dtype);
 
-// Types whose elements are plain bytes of DataTypeSize (memcpy-able).
-bool IsPlainDataType(DataType dtype);
+// Types whose elements are plain bytes of DataTypeSize (memcpy-able): every valid type
+// but string, resource and variant (asked on every kernel call, so inline).
+inline bool IsPlainDataType(DataType dtype) {
+  const int base = dtype > kDataTypeRefOffset ? dtype - kDataTypeRefOffset : dtype;
+  return base >= 1 && base <= kLastBaseDataType && base != DT_STRING && base != DT_RESOURCE &&
+         base != DT_VARIANT;
+}
 
 }  // namespace tgraph

@@ -91,5 +91,15 @@ TEST(DataTypeTest, SizesMatchFormatsTable) {
   EXPECT_EQ(DataTypeSize(static_cast<DataType>(50)), 0u);
 }
 
+TEST(DataTypeTest, PlainTypesAreThoseWithAFixedElementSize) {
+  EXPECT_FALSE(IsPlainDataType(DT_INVALID));
+  for (int v = 1; v <= kLastBaseDataType; ++v) {
+    const auto dtype = static_cast<DataType>(v);
+    EXPECT_EQ(IsPlainDataType(dtype), DataTypeSize(dtype) != 0) << DataTypeName(dtype);
+    EXPECT_EQ(IsPlainDataType(MakeRefType(dtype)), DataTypeSize(dtype) != 0) << DataTypeName(dtype);
+  }
+  EXPECT_FALSE(IsPlainDataType(static_cast<DataType>(kLastBaseDataType + 1)));
+}
+
 }  // namespace
 }  // namespace tgraph
