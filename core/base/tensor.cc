@@ -7,16 +7,19 @@
 
 namespace tgraph {
 
-std::shared_ptr<TensorBuffer> TensorBuffer::Allocate(size_t size) {
+std::shared_ptr<TensorBuffer> TensorBuffer::Allocate(size_t size, bool zero) {
   if (size <= TensorBuffer::kInlineBytes) return std::make_shared<TensorBuffer>(size);
   constexpr size_t kAlignment = 64;
   // Rounding up must not wrap around to a tiny allocation that memset then overruns.
   if (size > std::numeric_limits<size_t>::max() - kAlignment) return nullptr;
   size_t rounded = (size + kAlignment - 1) / kAlignment * kAlignment;
-  if (rounded == 0) rounded = kAlignment;
   void* data = std::aligned_alloc(kAlignment, rounded);
   if (data == nullptr) return nullptr;
-  std::memset(data, 0, size);
+#ifdef NDEBUG
+  if (zero) std::memset(data, 0, size);
+#else
+  std::memset(data, zero ? 0 : 0xA5, size);
+#endif
   return std::make_shared<TensorBuffer>(data, size, [](void* p, size_t) { std::free(p); });
 }
 
@@ -34,6 +37,14 @@ StatusOr<int64_t> NumElementsOf(const std::vector<int64_t>& dims) {
 }
 
 StatusOr<Tensor> Tensor::Allocate(DataType dtype, std::vector<int64_t> dims) {
+  return AllocateImpl(dtype, std::move(dims), /*zero=*/true);
+}
+
+StatusOr<Tensor> Tensor::AllocateUninitialized(DataType dtype, std::vector<int64_t> dims) {
+  return AllocateImpl(dtype, std::move(dims), /*zero=*/false);
+}
+
+StatusOr<Tensor> Tensor::AllocateImpl(DataType dtype, std::vector<int64_t> dims, bool zero) {
   if (!IsValidDataType(dtype) || IsRefType(dtype)) {
     return InvalidArgument("cannot allocate a tensor of dtype ", DataTypeName(dtype));
   }
@@ -51,7 +62,7 @@ StatusOr<Tensor> Tensor::Allocate(DataType dtype, std::vector<int64_t> dims) {
   if (static_cast<uint64_t>(n) > std::numeric_limits<size_t>::max() / elem) {
     return InvalidArgument("tensor of ", n, " elements is too large");
   }
-  t.buffer_ = TensorBuffer::Allocate(static_cast<size_t>(n) * elem);
+  t.buffer_ = TensorBuffer::Allocate(static_cast<size_t>(n) * elem, zero);
   if (!t.buffer_) return ResourceExhausted("out of memory allocating ", n * elem, " bytes");
   return t;
 }

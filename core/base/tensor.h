@@ -37,7 +37,8 @@ class TensorBuffer {
   // Owned, zeroed memory, 64-byte aligned (Eigen and SIMD kernels want the alignment);
   // buffers of at most kInlineBytes are inline and 16-byte aligned, which no vector load
   // of such a small buffer can exceed.
-  static std::shared_ptr<TensorBuffer> Allocate(size_t size);
+  // `zero` false leaves the bytes unset (debug builds fill them with 0xA5).
+  static std::shared_ptr<TensorBuffer> Allocate(size_t size, bool zero = true);
 
  private:
   void* data_;
@@ -53,6 +54,11 @@ class Tensor {
   // Allocates zero-filled storage (empty strings for DT_STRING). Fails on an invalid dtype,
   // a negative dim, or a size that overflows.
   static StatusOr<Tensor> Allocate(DataType dtype, std::vector<int64_t> dims);
+  // As Allocate, but a plain dtype's bytes are left unset: for kernel outputs and
+  // temporaries, which kernels overwrite in full (zeroing a large output costs as much as
+  // an elementwise op). Debug builds, the sanitizer stage among them, fill the bytes with
+  // 0xA5 instead, so a kernel that reads what it never wrote fails its tests.
+  static StatusOr<Tensor> AllocateUninitialized(DataType dtype, std::vector<int64_t> dims);
   // Adopts memory owned by the caller's deallocator; `size` must equal the shape's byte size.
   static StatusOr<Tensor> Wrap(DataType dtype, std::vector<int64_t> dims,
                                std::shared_ptr<TensorBuffer> buffer);
@@ -91,6 +97,8 @@ class Tensor {
   std::string DebugString(int max_elements = 8) const;
 
  private:
+  static StatusOr<Tensor> AllocateImpl(DataType dtype, std::vector<int64_t> dims, bool zero);
+
   DataType dtype_ = DT_INVALID;
   std::vector<int64_t> dims_;
   int64_t num_elements_ = 0;

@@ -466,7 +466,7 @@ TG_Tensor* ApiAllocateOutput(TG_KernelContext* ctx, int i, const int64_t* dims, 
     const DataType dtype = BaseType(ctx->op->output_type(i));
     auto t = ctx->device_memory && !ctx->output_host_memory[static_cast<size_t>(i)]
                  ? AllocateDeviceTensor(ctx->device, dtype, std::move(d))
-                 : Tensor::Allocate(dtype, std::move(d));
+                 : Tensor::AllocateUninitialized(dtype, std::move(d));
     if (!t.ok()) return t.status().Prepend(StrCat(NodeLabel(*ctx->op), ": output ", i, ": "));
     TG_Tensor& slot = ctx->outputs[static_cast<size_t>(i)];
     slot.tensor = std::move(t).value();
@@ -576,7 +576,7 @@ TG_Tensor* ApiAllocateTemp(TG_KernelContext* ctx, TG_DataType dtype, const int64
     if (!IsValidDataType(t)) return InvalidArgument(where(), ": invalid dtype ", t);
     // Temporaries live where the kernel computes.
     auto tensor = ctx->device_memory ? AllocateDeviceTensor(ctx->device, static_cast<DataType>(t), std::move(d))
-                                     : Tensor::Allocate(static_cast<DataType>(t), std::move(d));
+                                     : Tensor::AllocateUninitialized(static_cast<DataType>(t), std::move(d));
     if (!tensor.ok()) return tensor.status().Prepend(where() + ": ");
     ctx->temps.push_back(std::make_unique<TG_Tensor>(TG_Tensor{std::move(tensor).value()}));
     *out = ctx->temps.back().get();
