@@ -33,12 +33,6 @@ bool IsValidDataType(int value) {
          (value > kDataTypeRefOffset + 0 && value <= kDataTypeRefOffset + kLastBaseDataType);
 }
 
-bool IsRefType(DataType dtype) { return dtype > kDataTypeRefOffset; }
-
-DataType BaseType(DataType dtype) {
-  return IsRefType(dtype) ? static_cast<DataType>(dtype - kDataTypeRefOffset) : dtype;
-}
-
 DataType MakeRefType(DataType dtype) {
   return IsRefType(dtype) || dtype == DT_INVALID
              ? dtype

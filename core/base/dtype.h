@@ -56,8 +56,10 @@ enum DataType : int {
 
 // True for 1..33 and 101..133.
 bool IsValidDataType(int value);
-bool IsRefType(DataType dtype);
-DataType BaseType(DataType dtype);  // strips _REF
+inline bool IsRefType(DataType dtype) { return dtype > kDataTypeRefOffset; }
+inline DataType BaseType(DataType dtype) {  // strips _REF
+  return IsRefType(dtype) ? static_cast<DataType>(dtype - kDataTypeRefOffset) : dtype;
+}
 DataType MakeRefType(DataType dtype);
 
 // TensorFlow's spelling: "float", "int32", "float_ref", ... ("invalid" for DT_INVALID).

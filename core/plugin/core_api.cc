@@ -428,14 +428,14 @@ const TG_Tensor* ApiInput(TG_KernelContext* ctx, int i) {
 }
 TG_DataType ApiExpectedOutputType(const TG_KernelContext* ctx, int i) {
   if (!OutputIndexOk(ctx, i)) return TG_INVALID_DTYPE;
-  return ToC(BaseType(ctx->op->output_type(i)));
+  return ToC(BaseType(ctx->output_types[static_cast<size_t>(i)]));
 }
 
 // Can output i still be produced (in range, not a ref output, not produced yet)? The fast
 // check of every kernel call; CheckOutputSlot says why not.
 bool OutputSlotFree(const TG_KernelContext* ctx, int i) {
   return OutputIndexOk(ctx, i) && !ctx->output_set[static_cast<size_t>(i)] &&
-         !IsRefType(ctx->op->output_type(i));
+         !IsRefType(ctx->output_types[static_cast<size_t>(i)]);
 }
 
 // The checks every way of producing output i shares.
@@ -445,7 +445,7 @@ Status CheckOutputSlot(const TG_KernelContext* ctx, int i, const char* fn) {
     return InvalidArgument(ctx == nullptr ? std::string("kernel") : NodeLabel(*ctx->op), ": ", fn,
                            ": output index ", i, " out of range");
   }
-  if (IsRefType(ctx->op->output_type(i))) {
+  if (IsRefType(ctx->output_types[static_cast<size_t>(i)])) {
     return InvalidArgument(NodeLabel(*ctx->op), ": ", fn, ": output ", i,
                            " is a ref output (use forward_ref_input_to_ref_output)");
   }
@@ -463,7 +463,7 @@ TG_Tensor* ApiAllocateOutput(TG_KernelContext* ctx, int i, const int64_t* dims, 
     if (Status s = ReadDims(dims, num_dims, &d); !s.ok()) {
       return s.Prepend(StrCat(NodeLabel(*ctx->op), ": allocate_output ", i, ": "));
     }
-    const DataType dtype = BaseType(ctx->op->output_type(i));
+    const DataType dtype = BaseType(ctx->output_types[static_cast<size_t>(i)]);
     auto t = ctx->device_memory && !ctx->output_host_memory[static_cast<size_t>(i)]
                  ? AllocateDeviceTensor(ctx->device, dtype, std::move(d))
                  : Tensor::AllocateUninitialized(dtype, std::move(d));
@@ -484,7 +484,7 @@ TG_Tensor* ApiForwardInputToOutput(TG_KernelContext* ctx, int input_index, int o
     }
     if (ctx->refs[static_cast<size_t>(input_index)] != nullptr) return nullptr;  // a variable's buffer
     Tensor& in = ctx->inputs[static_cast<size_t>(input_index)].tensor;
-    const DataType out_type = BaseType(ctx->op->output_type(output_index));
+    const DataType out_type = BaseType(ctx->output_types[static_cast<size_t>(output_index)]);
     if (in.dtype() != out_type || !IsPlainDataType(out_type) || !in.buffer()) return nullptr;
     // Only the context holds the buffer: no caller, feed, other consumer or variable sees it.
     if (in.buffer().use_count() != 1) return nullptr;
@@ -536,7 +536,7 @@ void ApiSetOutputAlias(TG_KernelContext* ctx, int i, const TG_Tensor* t, const i
       }
     }
     const Tensor& src = t->tensor;
-    const DataType out_type = BaseType(ctx->op->output_type(i));
+    const DataType out_type = BaseType(ctx->output_types[static_cast<size_t>(i)]);
     if (src.dtype() != out_type) {
       return InvalidArgument(where(), ": tensor of dtype ", DataTypeName(src.dtype()),
                              " for an output of dtype ", DataTypeName(out_type));

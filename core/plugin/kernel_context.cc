@@ -79,6 +79,8 @@ void PrepareKernelContext(TG_KernelContext* ctx, const Operation& op,
   ctx->refs.assign(num_inputs, nullptr);
   ctx->ref_locked.assign(num_inputs, 0);
   ctx->outputs.resize(num_outputs);
+  ctx->output_types.resize(num_outputs);
+  for (size_t i = 0; i < num_outputs; ++i) ctx->output_types[i] = op.output_type(static_cast<int>(i));
   ctx->output_set.assign(num_outputs, 0);
   ctx->output_refs.assign(num_outputs, nullptr);
   ctx->device = device;

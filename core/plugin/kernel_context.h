@@ -37,6 +37,9 @@ struct TG_KernelContext {
   // deques: stable addresses without a heap allocation per call when unused.)
   std::vector<std::unique_ptr<TG_Tensor>> ref_views;
   std::vector<TG_Tensor> outputs;
+  // Per output: the op's output dtype, which kernels ask about on every call (kept here,
+  // next to the rest of the context, rather than read from the operation each time).
+  std::vector<tgraph::DataType> output_types;
   std::vector<char> output_set;
   // Per output: the slot a ref output forwards (forward_ref_input_to_ref_output).
   std::vector<tgraph::VariableSlot*> output_refs;
