@@ -19,6 +19,7 @@
 #include "core/graph/collections.h"
 #include "core/graph/graph.h"
 #include "core/plugin/abi_handles.h"
+#include "core/plugin/status_boundary.h"
 #include "core/graph/operation.h"
 #include "core/graph/variables.h"
 #include "tgraph/c_api.h"
@@ -66,68 +67,7 @@ inline Output ToOutput(TG_Output o) { return Output{ToOp(o.oper), o.index}; }
 inline TG_Output ToC(Output o) { return TG_Output{ToC(o.op), o.index}; }
 inline TG_Output NullOutput() { return TG_Output{nullptr, -1}; }
 
-// ---- status ----
-inline void SetStatus(TG_Status* s, const Status& st) noexcept {
-  if (s == nullptr) return;
-  try {
-    s->status = st;
-  } catch (...) {
-    s->status = Status(st.code(), std::string());
-  }
-}
-
-// Call inside a catch block: the status for the exception in flight.
-inline Status StatusFromCurrentException() noexcept {
-  try {
-    throw;
-  } catch (const std::bad_alloc&) {
-    return Status(Code::kResourceExhausted, "out of memory");
-  } catch (const std::exception& e) {
-    try {
-      return Status(Code::kInternal, std::string("internal error: ") + e.what());
-    } catch (...) {
-      return Status(Code::kInternal, std::string());
-    }
-  } catch (...) {
-    return Status(Code::kInternal, std::string());
-  }
-}
-
-// The exception boundary: runs fn() -> Status and stores the outcome in `status`.
-template <typename Fn>
-void Guard(TG_Status* status, Fn&& fn) noexcept {
-  Status st;
-  try {
-    st = fn();
-  } catch (...) {
-    st = StatusFromCurrentException();
-  }
-  SetStatus(status, st);
-}
-
-// Runs fn(R* out) -> Status; returns *out on success, `fallback` otherwise.
-template <typename R, typename Fn>
-R GuardValue(TG_Status* status, R fallback, Fn&& fn) noexcept {
-  Status st;
-  R out = fallback;
-  try {
-    st = fn(&out);
-  } catch (...) {
-    st = StatusFromCurrentException();
-  }
-  SetStatus(status, st);
-  return st.ok() ? out : fallback;
-}
-
-// For calls without a status: any exception yields `fallback`.
-template <typename R, typename Fn>
-R NoThrow(R fallback, Fn&& fn) noexcept {
-  try {
-    return fn();
-  } catch (...) {
-    return fallback;
-  }
-}
+// ---- status: SetStatus, Guard, GuardValue, NoThrow (core/plugin/status_boundary.h) ----
 
 inline Status NullArg(const char* fn, const char* what) {
   return InvalidArgument(fn, ": ", what, " is NULL");

@@ -15,71 +15,12 @@
 #include "core/plugin/abi_handles.h"
 #include "core/plugin/kernel_context.h"
 #include "core/plugin/registry.h"
+#include "core/plugin/status_boundary.h"
 
 namespace tgraph {
 namespace {
 
 // ---- helpers ----
-
-void Set(TG_Status* s, const Status& st) noexcept {
-  if (s == nullptr) return;
-  try {
-    s->status = st;
-  } catch (...) {
-    s->status = Status(st.code(), std::string());
-  }
-}
-
-Status CurrentExceptionStatus() noexcept {
-  try {
-    throw;
-  } catch (const std::bad_alloc&) {
-    return Status(Code::kResourceExhausted, "out of memory");
-  } catch (const std::exception& e) {
-    try {
-      return Internal("internal error: ", e.what());
-    } catch (...) {
-      return Status(Code::kInternal, std::string());
-    }
-  } catch (...) {
-    return Status(Code::kInternal, std::string());
-  }
-}
-
-// Runs fn() -> Status and stores the outcome (exceptions included) in `status`.
-template <typename Fn>
-void Guard(TG_Status* status, Fn&& fn) noexcept {
-  Status st;
-  try {
-    st = fn();
-  } catch (...) {
-    st = CurrentExceptionStatus();
-  }
-  Set(status, st);
-}
-
-// Runs fn(R* out) -> Status; returns *out on success, `fallback` otherwise.
-template <typename R, typename Fn>
-R GuardValue(TG_Status* status, R fallback, Fn&& fn) noexcept {
-  Status st;
-  R out = fallback;
-  try {
-    st = fn(&out);
-  } catch (...) {
-    st = CurrentExceptionStatus();
-  }
-  Set(status, st);
-  return st.ok() ? out : fallback;
-}
-
-template <typename R, typename Fn>
-R NoThrow(R fallback, Fn&& fn) noexcept {
-  try {
-    return fn();
-  } catch (...) {
-    return fallback;
-  }
-}
 
 // An int received from C where an enum is declared: copy the bytes, never read an invalid
 // enumerator as the enum type.
@@ -414,7 +355,7 @@ bool OutputIndexOk(const TG_KernelContext* ctx, int i) {
 
 // Fails the node with `st` unless it failed already (the first failure is the one kept).
 void FailContext(TG_KernelContext* ctx, const Status& st) {
-  if (ctx != nullptr && ctx->status.status.ok()) Set(&ctx->status, st);
+  if (ctx != nullptr && ctx->status.status.ok()) SetStatus(&ctx->status, st);
 }
 
 const char* ApiContextNodeName(const TG_KernelContext* ctx) {
