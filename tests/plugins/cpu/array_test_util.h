@@ -1,6 +1,5 @@
-// Helpers for the array / state / random kernel tests: ops with list inputs (ConcatV2, Pack),
-// constant inputs (so shape functions see values), a kernel kept across several runs (random
-// ops: one kernel = one stream), and runs on a real intra-op pool.
+// Helpers for the array / state / random kernel tests: tensor makers and error checks (the
+// fixture for list, constant and ref inputs is in kernel_test_util.h).
 #pragma once
 
 #include <gtest/gtest.h>
@@ -9,120 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "kernel_coverage.h"
-#include "core/exec/thread_pool.h"
 #include "kernel_test_util.h"
 
 namespace tgraph::testing {
-
-// How a test input reaches the node.
-struct ArgIn {
-  std::vector<Tensor> tensors;  // one, or several for a list argument
-  bool is_list = false;
-  bool as_const = false;        // a Const producer (static value known to the shape function)
-  VariableSlot* ref = nullptr;  // a VariableV2 producer; the kernel gets this slot
-};
-
-inline ArgIn In(Tensor t) { return ArgIn{{std::move(t)}, false, false}; }
-inline ArgIn Const(Tensor t) { return ArgIn{{std::move(t)}, false, true}; }
-inline ArgIn List(std::vector<Tensor> ts) { return ArgIn{std::move(ts), true, false}; }
-// A variable input: `slot` is what the kernel sees; `like` gives the VariableV2's static
-// dtype and shape.
-inline ArgIn Ref(VariableSlot* slot, Tensor like) {
-  return ArgIn{{std::move(like)}, false, false, slot};
-}
-
-// A node of `op_type` built over Placeholders / Consts, with its kernel created once.
-class KernelFixture {
- public:
-  KernelFixture(const std::string& op_type, std::vector<ArgIn> args, AttrMap attrs = {},
-                bool known_shapes = true, ThreadPool* pool = nullptr) {
-    LoadCpuPlugin();
-    NodeSpec spec;
-    spec.type = op_type;
-    spec.name = "node";
-    spec.attrs = std::move(attrs);
-    int k = 0;
-    for (const ArgIn& a : args) {
-      NodeSpec::InputGroup group;
-      group.is_list = a.is_list;
-      for (const Tensor& t : a.tensors) {
-        NodeSpec ph;
-        ph.name = "input" + std::to_string(k++);
-        if (a.ref != nullptr) {
-          ph.type = "VariableV2";
-          ph.attrs["dtype"] = AttrOfType(t.dtype());
-          ph.attrs["shape"] = AttrOfShape(t.shape());
-        } else if (a.as_const) {
-          ph.type = "Const";
-          ph.attrs["dtype"] = AttrOfType(t.dtype());
-          ph.attrs["value"] = AttrOfTensor(t);
-        } else {
-          ph.type = "Placeholder";
-          ph.attrs["dtype"] = AttrOfType(t.dtype());
-          ph.attrs["shape"] = AttrOfShape(known_shapes ? t.shape() : PartialShape::Unknown());
-        }
-        auto op = graph_.AddOperation(std::move(ph));
-        if (!op.ok()) {
-          status_ = op.status();
-          return;
-        }
-        group.tensors.push_back(op.value()->output(0));
-        KernelInput in;
-        in.value = t;
-        in.ref = a.ref;
-        inputs_.push_back(std::move(in));
-      }
-      spec.inputs.push_back(std::move(group));
-    }
-    auto node = graph_.AddOperation(std::move(spec));
-    if (!node.ok()) {
-      status_ = node.status();
-      return;
-    }
-    node_ = node.value();
-    auto runner = KernelRunner::Create(*node_, "CPU", pool);
-    if (!runner.ok()) {
-      status_ = runner.status();
-      return;
-    }
-    KernelCoverage::Get().Record(runner.value()->kernel());
-    runner_ = std::move(runner).value();
-  }
-
-  // Construction or kernel-creation status.
-  const Status& status() const { return status_; }
-  const Operation* node() const { return node_; }
-
-  OpRun Run() {
-    OpRun r;
-    if (!status_.ok()) {
-      r.status = status_;
-      return r;
-    }
-    r.status = runner_->Run(inputs_, &r.outputs);
-    return r;
-  }
-
- private:
-  Graph graph_;
-  Status status_;
-  Operation* node_ = nullptr;
-  std::vector<KernelInput> inputs_;
-  std::unique_ptr<KernelRunner> runner_;
-};
-
-inline OpRun RunArgs(const std::string& op_type, std::vector<ArgIn> args, AttrMap attrs = {},
-                     bool known_shapes = true, ThreadPool* pool = nullptr) {
-  KernelFixture f(op_type, std::move(args), std::move(attrs), known_shapes, pool);
-  return f.Run();
-}
-
-// A 4-thread intra-op pool shared by the tests that exercise parallel paths.
-inline ThreadPool* TestPool() {
-  static ThreadPool* pool = new ThreadPool(4);
-  return pool;
-}
 
 template <typename T>
 Tensor Vec(DataType dtype, const std::vector<T>& v) {

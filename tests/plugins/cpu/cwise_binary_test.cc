@@ -6,63 +6,7 @@
 #include <functional>
 #include <limits>
 
-#include "kernel_coverage.h"
-#include "core/exec/thread_pool.h"
 #include "kernel_test_util.h"
-
-namespace tgraph::testing {
-
-// Like RunOp, with an intra-op pool (nullptr: inline), and optionally all inputs as one list
-// argument (AddN's `N * T`). Shared by the CPU kernel test files of this family.
-OpRun RunOpEx(const std::string& op_type, const std::vector<Tensor>& inputs, AttrMap attrs,
-              ThreadPool* pool, bool one_list = false, bool known_shapes = true) {
-  LoadCpuPlugin();
-  OpRun result;
-  Graph g;
-  NodeSpec spec;
-  spec.type = op_type;
-  spec.name = "node";
-  spec.attrs = std::move(attrs);
-  if (one_list) spec.inputs.push_back({{}, true});
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    NodeSpec ph;
-    ph.type = "Placeholder";
-    ph.name = "input" + std::to_string(i);
-    ph.attrs["dtype"] = AttrOfType(inputs[i].dtype());
-    ph.attrs["shape"] = AttrOfShape(known_shapes ? inputs[i].shape() : PartialShape::Unknown());
-    auto op = g.AddOperation(std::move(ph));
-    if (!op.ok()) {
-      result.status = op.status();
-      return result;
-    }
-    if (one_list) {
-      spec.inputs[0].tensors.push_back(op.value()->output(0));
-    } else {
-      spec.inputs.push_back({{op.value()->output(0)}, false});
-    }
-  }
-  auto node = g.AddOperation(std::move(spec));
-  if (!node.ok()) {
-    result.status = node.status();
-    return result;
-  }
-  auto runner = KernelRunner::Create(*node.value(), "CPU", pool);
-  if (!runner.ok()) {
-    result.status = runner.status();
-    return result;
-  }
-  KernelCoverage::Get().Record(runner.value()->kernel());
-  result.status = runner.value()->Run(inputs, &result.outputs);
-  return result;
-}
-
-// A 4-thread intra-op pool for the large-tensor tests.
-ThreadPool* TestPool() {
-  static ThreadPool pool(4);
-  return &pool;
-}
-
-}  // namespace tgraph::testing
 
 namespace tgraph::testing {
 namespace {

@@ -1,14 +1,18 @@
 // Runs single ops on the CPU plugin's kernels through KernelRunner (the executor's building
-// block), for the kernel conformance tests.
+// block), for the kernel conformance tests: the node is built over Placeholders, Consts
+// (static values for shape functions), VariableV2s (ref inputs) or list arguments, and
+// runs inline or on a real intra-op pool. Every kernel run is recorded for the coverage check.
 #pragma once
 
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "kernel_coverage.h"
 #include "core/exec/kernel_runner.h"
+#include "core/exec/thread_pool.h"
 #include "core/graph/attr_value_util.h"
 #include "core/graph/graph.h"
 #include "core/plugin/plugin_loader.h"
@@ -36,55 +40,145 @@ std::vector<T> Values(const Tensor& t) {
   return std::vector<T>(t.flat<T>(), t.flat<T>() + t.NumElements());
 }
 
-// Builds a graph with one Placeholder per input (dtype and static shape from the tensor, or
-// unknown shape when `known_shapes` is false) feeding a node of `op_type` with `attrs`, then
-// runs the node's CPU kernel on `inputs`. Inputs given as ref slots feed a VariableV2 instead.
 struct OpRun {
   Status status;
   std::vector<Tensor> outputs;
 };
 
+// How a test input reaches the node.
+struct ArgIn {
+  std::vector<Tensor> tensors;  // one, or several for a list argument
+  bool is_list = false;
+  bool as_const = false;        // a Const producer (static value known to the shape function)
+  VariableSlot* ref = nullptr;  // a VariableV2 producer; the kernel gets this slot
+};
+
+inline ArgIn In(Tensor t) { return ArgIn{{std::move(t)}, false, false}; }
+inline ArgIn Const(Tensor t) { return ArgIn{{std::move(t)}, false, true}; }
+inline ArgIn List(std::vector<Tensor> ts) { return ArgIn{std::move(ts), true, false}; }
+// A variable input: `slot` is what the kernel sees; `like` gives the VariableV2's static
+// dtype and shape.
+inline ArgIn Ref(VariableSlot* slot, Tensor like) {
+  return ArgIn{{std::move(like)}, false, false, slot};
+}
+
+// A node of `op_type` built over Placeholders / Consts, with its kernel created once.
+class KernelFixture {
+ public:
+  KernelFixture(const std::string& op_type, std::vector<ArgIn> args, AttrMap attrs = {},
+                bool known_shapes = true, ThreadPool* pool = nullptr) {
+    LoadCpuPlugin();
+    NodeSpec spec;
+    spec.type = op_type;
+    spec.name = "node";
+    spec.attrs = std::move(attrs);
+    int k = 0;
+    for (const ArgIn& a : args) {
+      NodeSpec::InputGroup group;
+      group.is_list = a.is_list;
+      for (const Tensor& t : a.tensors) {
+        NodeSpec ph;
+        ph.name = "input" + std::to_string(k++);
+        if (a.ref != nullptr) {
+          ph.type = "VariableV2";
+          ph.attrs["dtype"] = AttrOfType(t.dtype());
+          ph.attrs["shape"] = AttrOfShape(t.shape());
+        } else if (a.as_const) {
+          ph.type = "Const";
+          ph.attrs["dtype"] = AttrOfType(t.dtype());
+          ph.attrs["value"] = AttrOfTensor(t);
+        } else {
+          ph.type = "Placeholder";
+          ph.attrs["dtype"] = AttrOfType(t.dtype());
+          ph.attrs["shape"] = AttrOfShape(known_shapes ? t.shape() : PartialShape::Unknown());
+        }
+        auto op = graph_.AddOperation(std::move(ph));
+        if (!op.ok()) {
+          status_ = op.status();
+          return;
+        }
+        group.tensors.push_back(op.value()->output(0));
+        KernelInput in;
+        in.value = t;
+        in.ref = a.ref;
+        inputs_.push_back(std::move(in));
+      }
+      spec.inputs.push_back(std::move(group));
+    }
+    auto node = graph_.AddOperation(std::move(spec));
+    if (!node.ok()) {
+      status_ = node.status();
+      return;
+    }
+    node_ = node.value();
+    auto runner = KernelRunner::Create(*node_, "CPU", pool);
+    if (!runner.ok()) {
+      status_ = runner.status();
+      return;
+    }
+    KernelCoverage::Get().Record(runner.value()->kernel());
+    runner_ = std::move(runner).value();
+  }
+
+  // Construction or kernel-creation status.
+  const Status& status() const { return status_; }
+  const Operation* node() const { return node_; }
+
+  OpRun Run() {
+    OpRun r;
+    if (!status_.ok()) {
+      r.status = status_;
+      return r;
+    }
+    r.status = runner_->Run(inputs_, &r.outputs);
+    return r;
+  }
+
+ private:
+  Graph graph_;
+  Status status_;
+  Operation* node_ = nullptr;
+  std::vector<KernelInput> inputs_;
+  std::unique_ptr<KernelRunner> runner_;
+};
+
+// Runs a node of `op_type` once over `args` (see KernelFixture).
+inline OpRun RunArgs(const std::string& op_type, std::vector<ArgIn> args, AttrMap attrs = {},
+                     bool known_shapes = true, ThreadPool* pool = nullptr) {
+  KernelFixture f(op_type, std::move(args), std::move(attrs), known_shapes, pool);
+  return f.Run();
+}
+
+// A 4-thread intra-op pool shared by the tests that exercise parallel paths.
+inline ThreadPool* TestPool() {
+  static ThreadPool* pool = new ThreadPool(4);
+  return pool;
+}
+
+// One Placeholder per input (static shape from the tensor, or unknown when `known_shapes` is
+// false) feeding a node of `op_type`; inputs with a slot in `refs` come from a VariableV2
+// and the kernel gets that slot. Kernels get the inline pool.
 inline OpRun RunOp(const std::string& op_type, const std::vector<Tensor>& inputs, AttrMap attrs = {},
                    bool known_shapes = true, std::vector<VariableSlot*> refs = {}) {
-  LoadCpuPlugin();
-  OpRun result;
-  Graph g;
-  NodeSpec spec;
-  spec.type = op_type;
-  spec.name = "node";
-  spec.attrs = std::move(attrs);
-  std::vector<KernelInput> run_inputs;
+  std::vector<ArgIn> args;
   for (size_t i = 0; i < inputs.size(); ++i) {
-    NodeSpec ph;
-    bool is_ref = i < refs.size() && refs[i] != nullptr;
-    ph.type = is_ref ? "VariableV2" : "Placeholder";
-    ph.name = "input" + std::to_string(i);
-    ph.attrs["dtype"] = AttrOfType(inputs[i].dtype());
-    ph.attrs["shape"] = AttrOfShape(known_shapes || is_ref ? inputs[i].shape() : PartialShape::Unknown());
-    auto op = g.AddOperation(std::move(ph));
-    if (!op.ok()) {
-      result.status = op.status();
-      return result;
-    }
-    spec.inputs.push_back({{op.value()->output(0)}, false});
-    KernelInput in;
-    in.value = inputs[i];
-    if (is_ref) in.ref = refs[i];
-    run_inputs.push_back(in);
+    const bool is_ref = i < refs.size() && refs[i] != nullptr;
+    args.push_back(is_ref ? Ref(refs[i], inputs[i]) : In(inputs[i]));
   }
-  auto node = g.AddOperation(std::move(spec));
-  if (!node.ok()) {
-    result.status = node.status();
-    return result;
+  return RunArgs(op_type, std::move(args), std::move(attrs), known_shapes);
+}
+
+// Like RunOp, with an intra-op pool (nullptr: inline), and optionally all inputs as one list
+// argument (AddN's `N * T`).
+inline OpRun RunOpEx(const std::string& op_type, const std::vector<Tensor>& inputs, AttrMap attrs,
+                     ThreadPool* pool, bool one_list = false, bool known_shapes = true) {
+  std::vector<ArgIn> args;
+  if (one_list) {
+    args.push_back(List(inputs));
+  } else {
+    for (const Tensor& t : inputs) args.push_back(In(t));
   }
-  auto runner = KernelRunner::Create(*node.value(), "CPU");
-  if (!runner.ok()) {
-    result.status = runner.status();
-    return result;
-  }
-  KernelCoverage::Get().Record(runner.value()->kernel());
-  result.status = runner.value()->Run(run_inputs, &result.outputs);
-  return result;
+  return RunArgs(op_type, std::move(args), std::move(attrs), known_shapes, pool);
 }
 
 }  // namespace tgraph::testing

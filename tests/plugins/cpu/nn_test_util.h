@@ -12,57 +12,16 @@
 #include <string>
 #include <vector>
 
-#include "kernel_coverage.h"
-#include "core/exec/thread_pool.h"
 #include "kernel_test_util.h"
 
 namespace tgraph::testing {
 
-// A 4-thread intra-op pool, so the kernels' parallel paths (Eigen on the pool, ParallelFor)
-// run too; RunOp alone gives kernels the inline pool.
-inline ThreadPool* TestPool() {
-  static ThreadPool* pool = new ThreadPool(4);
-  return pool;
-}
-
-// RunOp with an intra-op pool (nullptr: inline, as RunOp).
+// RunOp with an intra-op pool (nullptr: inline, as RunOp), so the kernels' parallel paths
+// (Eigen on the pool, ParallelFor) run too.
 inline OpRun RunOpOnPool(ThreadPool* pool, const std::string& op_type,
                          const std::vector<Tensor>& inputs, AttrMap attrs = {},
                          bool known_shapes = true) {
-  if (pool == nullptr) return RunOp(op_type, inputs, std::move(attrs), known_shapes);
-  LoadCpuPlugin();
-  OpRun result;
-  Graph g;
-  NodeSpec spec;
-  spec.type = op_type;
-  spec.name = "node";
-  spec.attrs = std::move(attrs);
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    NodeSpec ph;
-    ph.type = "Placeholder";
-    ph.name = "input" + std::to_string(i);
-    ph.attrs["dtype"] = AttrOfType(inputs[i].dtype());
-    ph.attrs["shape"] = AttrOfShape(known_shapes ? inputs[i].shape() : PartialShape::Unknown());
-    auto op = g.AddOperation(std::move(ph));
-    if (!op.ok()) {
-      result.status = op.status();
-      return result;
-    }
-    spec.inputs.push_back({{op.value()->output(0)}, false});
-  }
-  auto node = g.AddOperation(std::move(spec));
-  if (!node.ok()) {
-    result.status = node.status();
-    return result;
-  }
-  auto runner = KernelRunner::Create(*node.value(), "CPU", pool);
-  if (!runner.ok()) {
-    result.status = runner.status();
-    return result;
-  }
-  KernelCoverage::Get().Record(runner.value()->kernel());
-  result.status = runner.value()->Run(inputs, &result.outputs);
-  return result;
+  return RunOpEx(op_type, inputs, std::move(attrs), pool, /*one_list=*/false, known_shapes);
 }
 
 // Both ways of running: inline and on TestPool().

@@ -11,11 +11,6 @@
 
 namespace tgraph::testing {
 
-// From cwise_binary_test.cc.
-OpRun RunOpEx(const std::string& op_type, const std::vector<Tensor>& inputs, AttrMap attrs,
-              ThreadPool* pool, bool one_list = false, bool known_shapes = true);
-ThreadPool* TestPool();
-
 namespace {
 
 using Dims = std::vector<int64_t>;
