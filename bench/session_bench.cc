@@ -15,9 +15,12 @@
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
+#include <new>
 #include <string>
 #include <unsupported/Eigen/CXX11/Tensor>
 #include <vector>
@@ -27,6 +30,34 @@
 #ifndef TGRAPH_CPU_PLUGIN_PATH
 #error "TGRAPH_CPU_PLUGIN_PATH must name the CPU plugin (set by bench/CMakeLists.txt)"
 #endif
+
+// Counts C++ heap allocations in the whole process (libtgraph and the plugin included: this
+// replacement of the global operator new is what every shared object's `new` resolves to), so
+// the chains can report allocations per run. Data buffers of tensors over 16 bytes come from
+// aligned_alloc and are not counted.
+namespace {
+std::atomic<int64_t> g_allocations{0};
+}  // namespace
+
+// Not inlined: GCC would otherwise see malloc/free meet new/delete and warn
+// (-Wmismatched-new-delete) although both sides are these replacements.
+[[gnu::noinline]] void* operator new(std::size_t size) {
+  g_allocations.fetch_add(1, std::memory_order_relaxed);
+  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
+  throw std::bad_alloc();
+}
+[[gnu::noinline]] void* operator new(std::size_t size, std::align_val_t align) {
+  g_allocations.fetch_add(1, std::memory_order_relaxed);
+  const std::size_t a = static_cast<std::size_t>(align);
+  if (void* p = std::aligned_alloc(a, (size + a - 1) / a * a)) return p;
+  throw std::bad_alloc();
+}
+[[gnu::noinline]] void operator delete(void* p) noexcept { std::free(p); }
+[[gnu::noinline]] void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+[[gnu::noinline]] void operator delete(void* p, std::align_val_t) noexcept { std::free(p); }
+[[gnu::noinline]] void operator delete(void* p, std::size_t, std::align_val_t) noexcept {
+  std::free(p);
+}
 
 namespace {
 
@@ -289,6 +320,12 @@ void RunScalarGraph(benchmark::State& state, ScalarGraph g, ScalarGraph base,
   const std::chrono::duration<double, std::nano> elapsed = std::chrono::steady_clock::now() - start;
   const double ns_per_run = elapsed.count() / static_cast<double>(state.iterations());
   state.counters["ns_per_run"] = ns_per_run;
+  // Allocations of a repeated run (the plan is cached), outside the timed loop.
+  constexpr int kCountedRuns = 1000;
+  const int64_t before = g_allocations.load(std::memory_order_relaxed);
+  for (int i = 0; i < kCountedRuns; ++i) runner.Run();
+  state.counters["allocs_per_run"] =
+      static_cast<double>(g_allocations.load(std::memory_order_relaxed) - before) / kCountedRuns;
   if (extra_nodes > 0) {
     state.counters["base_ns"] = baseline_ns;
     state.counters["extra_node_ns"] = (ns_per_run - baseline_ns) / extra_nodes;
