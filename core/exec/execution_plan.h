@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <atomic>
 #include <deque>
 #include <memory>
 #include <mutex>
@@ -89,6 +90,7 @@ class ExecutionPlan {
   int num_slots = 0;
   std::vector<PlanFeed> feeds;     // in request order
   std::vector<int> fetch_slots;    // per fetch
+  std::vector<char> fetch_moves;   // per fetch: the slot's last fetch, so its value can move
   std::vector<int> slot_reads;     // per slot: reads by steps
   std::vector<char> slot_pinned;   // per slot: fetched, so never released by a reader
   std::vector<int> initial_ready;  // steps with nothing to wait on
@@ -104,6 +106,8 @@ class ExecutionPlan {
   void ReleaseRunState(std::unique_ptr<RunState> state);
 
  private:
+  // One free state without a lock (the common case: one run at a time), then the rest.
+  std::atomic<RunState*> spare_{nullptr};
   std::mutex pool_mu_;
   std::vector<std::unique_ptr<RunState>> free_states_;
 };

@@ -387,6 +387,9 @@ std::unique_ptr<RunState> NewRunState(const ExecutionPlan& plan, ThreadPool* int
 }
 
 std::unique_ptr<RunState> ExecutionPlan::AcquireRunState(ThreadPool* intra_op_pool) {
+  if (RunState* spare = spare_.exchange(nullptr, std::memory_order_acquire)) {
+    return std::unique_ptr<RunState>(spare);
+  }
   {
     std::lock_guard<std::mutex> lock(pool_mu_);
     if (!free_states_.empty()) {
@@ -400,10 +403,16 @@ std::unique_ptr<RunState> ExecutionPlan::AcquireRunState(ThreadPool* intra_op_po
 
 void ExecutionPlan::ReleaseRunState(std::unique_ptr<RunState> state) {
   for (SlotValue& v : state->values) v = SlotValue{};
+  RunState* empty = nullptr;
+  if (spare_.compare_exchange_strong(empty, state.get(), std::memory_order_release,
+                                     std::memory_order_relaxed)) {
+    (void)state.release();
+    return;
+  }
   std::lock_guard<std::mutex> lock(pool_mu_);
   free_states_.push_back(std::move(state));
 }
 
-ExecutionPlan::~ExecutionPlan() = default;
+ExecutionPlan::~ExecutionPlan() { delete spare_.load(); }
 
 }  // namespace tgraph

@@ -124,6 +124,13 @@ class PlanBuilder {
       slot = EnsureIn(slot, kHost);
       plan_->fetch_slots.push_back(slot);
     }
+    plan_->fetch_moves.assign(plan_->fetch_slots.size(), 0);
+    std::vector<char> fetched_later(static_cast<size_t>(plan_->num_slots), 0);
+    for (size_t i = plan_->fetch_slots.size(); i-- > 0;) {
+      char& later = fetched_later[static_cast<size_t>(plan_->fetch_slots[i])];
+      plan_->fetch_moves[i] = !later;
+      later = 1;
+    }
     FinishSlots();
     FinishDependencies();
     for (const PlanDevice& d : devices_) plan_->device_names.push_back(d.name);

@@ -281,7 +281,7 @@ Status Session::Run(const RunOptions& run_options,
   if (status.ok()) {
     outputs->reserve(fetches.size());
     for (size_t i = 0; i < plan->fetch_slots.size(); ++i) {
-      const SlotValue& v = rs->values[static_cast<size_t>(plan->fetch_slots[i])];
+      SlotValue& v = rs->values[static_cast<size_t>(plan->fetch_slots[i])];
       if (v.ref != nullptr) {
         std::lock_guard<std::mutex> lock(v.ref->mu);
         if (!v.ref->initialized) {
@@ -290,6 +290,8 @@ Status Session::Run(const RunOptions& run_options,
           break;
         }
         outputs->push_back(DeepCopy(v.ref->value));
+      } else if (plan->fetch_moves[i]) {
+        outputs->push_back(std::move(v.tensor));  // the run state is cleared next anyway
       } else {
         outputs->push_back(v.tensor);
       }

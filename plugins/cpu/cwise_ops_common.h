@@ -283,6 +283,12 @@ void RunBinary(Context& ctx, const Broadcast& bc, const T* a, const T* b, Out* o
   if (r <= 1) {
     const bool a_scalar = r == 1 && bc.a_strides[0] == 0;
     const bool b_scalar = r == 1 && bc.b_strides[0] == 0;
+    // Too little work to split: skip the pool's call and closure (small graphs run many of
+    // these per step).
+    if (static_cast<double>(n) * F::kCost < 10000) {
+      EvalSegment<F>(out, a, a_scalar, b, b_scalar, n);
+      return;
+    }
     ctx.ParallelFor(n, F::kCost, [&](int64_t begin, int64_t end) {
       EvalSegment<F>(out + begin, a_scalar ? a : a + begin, a_scalar, b_scalar ? b : b + begin,
                      b_scalar, end - begin);
