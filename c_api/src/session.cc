@@ -17,7 +17,6 @@ struct TG_SessionOptions {
 
 struct TG_Session {
   std::unique_ptr<Session> session;
-  Graph* graph = nullptr;
   // A copy taken at creation, so the strings handed out stay put for the session's life
   // whatever the core does with its own list.
   std::vector<SessionDevice> devices;
@@ -182,7 +181,6 @@ extern "C" TG_Session* TG_NewSession(TG_Graph* graph, const TG_SessionOptions* o
     if (graph == nullptr) return NullArg("TG_NewSession", "the graph");
     SessionOptions opts = options == nullptr ? SessionOptions() : options->options;
     auto handle = std::make_unique<TG_Session>();
-    handle->graph = &graph->graph;
     TG_ASSIGN_OR_RETURN(handle->session, Session::Create(&graph->graph, std::move(opts)));
     handle->devices = handle->session->devices();
     *out = handle.release();
@@ -299,7 +297,7 @@ extern "C" void TG_SessionRun(TG_Session* session, const TG_RunOptions* run_opti
 
     ScratchRequest scratch;
     RunRequest& req = *scratch;
-    TG_RETURN_IF_ERROR(ReadRequest(session->graph, inputs, input_values, ninputs, outputs,
+    TG_RETURN_IF_ERROR(ReadRequest(session->session->graph(), inputs, input_values, ninputs, outputs,
                                    noutputs, target_opers, ntargets, &req));
     static const RunOptions kDefaultRunOptions;
     std::vector<Tensor>& fetched = req.fetched;

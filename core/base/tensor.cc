@@ -67,15 +67,23 @@ StatusOr<Tensor> Tensor::AllocateImpl(DataType dtype, std::vector<int64_t> dims,
   return t;
 }
 
+namespace {
+// Points at `buffer` with no control block: copying it touches no reference count, and its
+// use_count() is 0, which is how IsBorrowedView tells it from an owner.
+std::shared_ptr<TensorBuffer> Unowned(TensorBuffer* buffer) {
+  return std::shared_ptr<TensorBuffer>(std::shared_ptr<TensorBuffer>(), buffer);
+}
+}  // namespace
+
 Tensor Tensor::BorrowedView() const {
   Tensor view = *this;
-  if (buffer_) view.buffer_ = std::shared_ptr<TensorBuffer>(std::shared_ptr<TensorBuffer>(), buffer_.get());
+  if (buffer_) view.buffer_ = Unowned(buffer_.get());
   return view;
 }
 
 std::shared_ptr<TensorBuffer> Tensor::TakeBufferLeavingView() {
   std::shared_ptr<TensorBuffer> owned = std::move(buffer_);
-  buffer_ = std::shared_ptr<TensorBuffer>(std::shared_ptr<TensorBuffer>(), owned.get());
+  buffer_ = Unowned(owned.get());
   return owned;
 }
 

@@ -8,10 +8,10 @@
 // the kernel to its output).
 #pragma once
 
-#include <cstdint>
-#include <functional>
 #include <atomic>
+#include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>

@@ -22,9 +22,6 @@ std::string OpLabel(const Operation& op) { return StrCat("'", op.name(), "' (", 
 bool IsVariableOp(const Operation& op) {
   return op.type() == "VariableV2" || op.type() == "Variable";
 }
-bool IsPlaceholder(const Operation& op) {
-  return op.type() == "Placeholder" || op.type() == "PlaceholderV2";
-}
 
 uint64_t TensorKey(const Output& o) {
   return (static_cast<uint64_t>(static_cast<uint32_t>(o.op->id())) << 32) |
@@ -41,25 +38,6 @@ Status CheckOutputOf(const Graph* graph, const Output& o, const char* what) {
                            "' has ", o.op->num_outputs(), " outputs");
   }
   return Status::OK();
-}
-
-// Per flat input (or output) of `op`: is it a host-memory arg of `kernel`?
-// Into `flags` (reused across operations: planning a large graph should not allocate per op).
-void HostMemoryFlags(const Operation& op, const KernelRegistration* kernel, bool outputs,
-                     std::vector<char>* out) {
-  const size_t n = static_cast<size_t>(outputs ? op.num_outputs() : op.num_inputs());
-  std::vector<char>& flags = *out;
-  flags.assign(n, 0);
-  if (kernel == nullptr || kernel->host_memory_args.empty()) return;
-  const tf::OpDef& def = op.registration().op_def;
-  const auto& args = outputs ? op.output_args() : op.input_args();
-  const int num_def_args = outputs ? def.output_arg_size() : def.input_arg_size();
-  for (size_t a = 0; a < args.size() && static_cast<int>(a) < num_def_args; ++a) {
-    const std::string& name =
-        outputs ? def.output_arg(static_cast<int>(a)).name() : def.input_arg(static_cast<int>(a)).name();
-    if (!kernel->IsHostMemoryArg(name)) continue;
-    for (int k = 0; k < args[a].count; ++k) flags[static_cast<size_t>(args[a].start + k)] = 1;
-  }
 }
 
 int64_t StaticElements(const PartialShape& s) {
@@ -259,8 +237,8 @@ class PlanBuilder {
     const int my_space = dev.host_accessible ? kHost : device;
     std::vector<char>& host_inputs = host_inputs_;
     std::vector<char>& host_outputs = host_outputs_;
-    HostMemoryFlags(op, kernel, /*outputs=*/false, &host_inputs);
-    HostMemoryFlags(op, kernel, /*outputs=*/true, &host_outputs);
+    HostMemoryArgFlags(op, kernel, /*outputs=*/false, &host_inputs);
+    HostMemoryArgFlags(op, kernel, /*outputs=*/true, &host_outputs);
     for (int k = 0; k < op.num_inputs(); ++k) {
       int slot = SlotOf(op.input(k));
       const int need = host_inputs[static_cast<size_t>(k)] ? kHost : my_space;

@@ -36,7 +36,7 @@ struct DependencyGraph {
   // exists only to be fed, so it never runs.
   bool IsFedPlaceholder(const Operation* op) const {
     return !fed->empty() && (*has_fed_output)[static_cast<size_t>(op->id())] &&
-           (op->type() == "Placeholder" || op->type() == "PlaceholderV2") &&
+           IsPlaceholder(*op) &&
            fed->count(Key(op->id(), 0)) != 0;
   }
 };
@@ -139,6 +139,10 @@ class CollectVisitor : public boost::default_bfs_visitor {
 };
 
 }  // namespace exec_graph
+
+bool IsPlaceholder(const Operation& op) {
+  return op.type() == "Placeholder" || op.type() == "PlaceholderV2";
+}
 
 StatusOr<PrunedGraph> PruneAndOrder(const Graph& graph, const PruneRequest& request) {
   using namespace exec_graph;

@@ -31,6 +31,9 @@ struct PrunedGraph {
   std::vector<Operation*> ordered;
 };
 
+// Placeholder and PlaceholderV2: operations that exist only to be fed.
+bool IsPlaceholder(const Operation& op);
+
 // INVALID_ARGUMENT naming the operation when the fragment has a cycle. The graph must not
 // change during the call (callers hold its lock).
 StatusOr<PrunedGraph> PruneAndOrder(const Graph& graph, const PruneRequest& request);

@@ -108,10 +108,14 @@ void ThreadPool::ParallelFor(int64_t total, double cost_per_unit_ns,
   state->cv.wait(lock, [&] { return state->done == state->num_blocks; });
 }
 
+bool ThreadPool::RunsInline(ThreadPool* pool, int64_t total, double cost_per_unit_ns) {
+  return pool == nullptr || NumBlocks(pool->NumThreads(), total, cost_per_unit_ns) <= 1;
+}
+
 void ThreadPool::ParallelFor(ThreadPool* pool, int64_t total, double cost_per_unit_ns,
                              const std::function<void(int64_t, int64_t)>& fn) {
   if (total <= 0) return;
-  if (pool == nullptr || pool->NumThreads() <= 1) {
+  if (RunsInline(pool, total, cost_per_unit_ns)) {
     fn(0, total);
     return;
   }

@@ -47,6 +47,9 @@ class ThreadPool {
 
   // How many blocks ParallelFor would use (exposed for tests and cost tuning).
   static int64_t NumBlocks(int num_threads, int64_t total, double cost_per_unit_ns);
+  // Would the static ParallelFor run the whole range inline on the caller? (Callers that
+  // wrap their function for it can skip the wrapping then.)
+  static bool RunsInline(ThreadPool* pool, int64_t total, double cost_per_unit_ns);
 
   TG_ThreadPool* c_handle() { return &handle_; }
   // The handle of the inline pool (no threads).

@@ -545,7 +545,7 @@ void ApiParallelFor(TG_ThreadPool* pool, int64_t total, double cost_per_unit_ns,
   if (fn == nullptr || total <= 0) return;
   ThreadPool* p = pool == nullptr ? nullptr : pool->pool;
   // Most calls on small tensors run inline: decide that before building a std::function.
-  if (p == nullptr || ThreadPool::NumBlocks(p->NumThreads(), total, cost_per_unit_ns) <= 1) {
+  if (ThreadPool::RunsInline(p, total, cost_per_unit_ns)) {
     fn(arg, 0, total);
     return;
   }

@@ -69,6 +69,22 @@ StatusOr<Tensor> AllocateDeviceTensor(DeviceInstance* device, DataType dtype,
   return Tensor::Wrap(dtype, std::move(dims), std::move(buffer));
 }
 
+void HostMemoryArgFlags(const Operation& op, const KernelRegistration* kernel, bool outputs,
+                        std::vector<char>* flags) {
+  const size_t n = static_cast<size_t>(outputs ? op.num_outputs() : op.num_inputs());
+  flags->assign(n, 0);
+  if (kernel == nullptr || kernel->host_memory_args.empty()) return;
+  const tf::OpDef& def = op.registration().op_def;
+  const auto& args = outputs ? op.output_args() : op.input_args();
+  const int num_def_args = outputs ? def.output_arg_size() : def.input_arg_size();
+  for (size_t a = 0; a < args.size() && static_cast<int>(a) < num_def_args; ++a) {
+    const std::string& name =
+        outputs ? def.output_arg(static_cast<int>(a)).name() : def.input_arg(static_cast<int>(a)).name();
+    if (!kernel->IsHostMemoryArg(name)) continue;
+    for (int k = 0; k < args[a].count; ++k) (*flags)[static_cast<size_t>(args[a].start + k)] = 1;
+  }
+}
+
 void PrepareKernelContext(TG_KernelContext* ctx, const Operation& op,
                           const KernelRegistration& kernel, DeviceInstance* device,
                           ThreadPool* pool) {
@@ -85,17 +101,9 @@ void PrepareKernelContext(TG_KernelContext* ctx, const Operation& op,
   ctx->output_refs.assign(num_outputs, nullptr);
   ctx->device = device;
   ctx->device_memory = device != nullptr && !device->device->host_accessible();
-  ctx->output_host_memory.assign(num_outputs, 0);
-  if (ctx->device_memory && !kernel.host_memory_args.empty()) {
-    const tf::OpDef& def = op.registration().op_def;
-    const auto& args = op.output_args();
-    for (size_t a = 0; a < args.size() && static_cast<int>(a) < def.output_arg_size(); ++a) {
-      if (!kernel.IsHostMemoryArg(def.output_arg(static_cast<int>(a)).name())) continue;
-      for (int k = 0; k < args[a].count; ++k) {
-        ctx->output_host_memory[static_cast<size_t>(args[a].start + k)] = 1;
-      }
-    }
-  }
+  // Only a device without host access places outputs by it.
+  HostMemoryArgFlags(op, ctx->device_memory ? &kernel : nullptr, /*outputs=*/true,
+                     &ctx->output_host_memory);
   ctx->pool = pool != nullptr ? pool->c_handle() : ThreadPool::InlineHandle();
 }
 

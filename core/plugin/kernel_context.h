@@ -67,6 +67,11 @@ namespace tgraph {
 StatusOr<Tensor> AllocateDeviceTensor(DeviceInstance* device, DataType dtype,
                                       std::vector<int64_t> dims);
 
+// Per flat input (or output, with `outputs`) of `op`: is it a host-memory arg of `kernel`?
+// Into `flags` (callers reuse it: planning a large graph should not allocate per op).
+void HostMemoryArgFlags(const Operation& op, const KernelRegistration* kernel, bool outputs,
+                        std::vector<char>* flags);
+
 // Sizes `ctx` for calls of `kernel` on `op`: a context is made once per node and reused by
 // every call (no allocation per call when the kernel keeps to its outputs).
 void PrepareKernelContext(TG_KernelContext* ctx, const Operation& op,
