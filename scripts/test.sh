@@ -15,10 +15,9 @@ scripts/build.sh build-asan -DCMAKE_BUILD_TYPE=Debug -DTGRAPH_BUILD_BENCH=OFF \
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --test-dir build-asan --output-on-failure -j "$jobs"
 
-export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1
-cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTGRAPH_BUILD_BENCH=OFF \
-  -DTGRAPH_SANITIZE=thread "-DTGRAPH_TEST_CPU_PLUGIN=$PWD/build/plugins/libtgraph_cpu.so"
-cmake --build build-tsan -j "$jobs" --target c_api_tests
+TGRAPH_TARGETS=c_api_tests scripts/build.sh build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DTGRAPH_BUILD_BENCH=OFF -DTGRAPH_SANITIZE=thread \
+  "-DTGRAPH_TEST_CPU_PLUGIN=$PWD/build/plugins/libtgraph_cpu.so"
 # Session suites only: two GraphDef text-format tests crash under TSan inside protobuf's
 # map-field code (header code compiled here with -fsanitize=thread calling into Debian's
 # uninstrumented libprotobuf), before any thread of ours is involved.
