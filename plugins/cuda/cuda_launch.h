@@ -1,0 +1,112 @@
+// The device code of the CUDA plugin, seen from the host: plain functions that launch one
+// kernel each on `stream` (asynchronously) and return the launch's error (cudaGetLastError).
+// They take raw device pointers and int sizes, so the C++ kernel classes (*.cc, g++) never
+// need nvcc; the definitions are in the *.cu files named below. Sizes are ints: the kernel
+// classes refuse tensors of 2^31 elements or more before calling these.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+
+namespace tgraph_cuda {
+
+// ---- element-wise (cwise.cu) ----
+
+enum class BinaryOp { kAdd, kSub, kMul, kDiv, kMaximum };
+enum class UnaryOp { kNeg, kExp, kLog, kTanh, kSigmoid, kRelu };
+// ReluGrad(gradients, features), SigmoidGrad(y, dy), TanhGrad(y, dy).
+enum class GradOp { kRelu, kSigmoid, kTanh };
+
+// A broadcast of x and y to the output: its dims and each operand's element strides per
+// output dim (0 where the operand is broadcast), at most kMaxBroadcastRank after merging.
+constexpr int kMaxBroadcastRank = 6;
+struct BroadcastShape {
+  int rank;
+  int n;  // output elements
+  int dims[kMaxBroadcastRank];
+  int xs[kMaxBroadcastRank];
+  int ys[kMaxBroadcastRank];
+};
+
+cudaError_t LaunchBinary(BinaryOp op, const float* x, const float* y, float* z, int n,
+                         cudaStream_t stream);
+cudaError_t LaunchBinaryBroadcast(BinaryOp op, const float* x, const float* y, float* z,
+                                  const BroadcastShape& shape, cudaStream_t stream);
+cudaError_t LaunchUnary(UnaryOp op, const float* x, float* y, int n, cudaStream_t stream);
+cudaError_t LaunchGrad(GradOp op, const float* a, const float* b, float* y, int n,
+                       cudaStream_t stream);
+// y = x + bias[(i / inner) % channels] (NHWC: inner 1).
+cudaError_t LaunchBiasAdd(const float* x, const float* bias, float* y, int n, int channels,
+                          int inner, cudaStream_t stream);
+// var (+|-)= value, element-wise (AssignAdd / AssignSub).
+cudaError_t LaunchAssignUpdate(float* var, const float* value, int n, bool subtract,
+                               cudaStream_t stream);
+
+// ---- reductions and softmax (reduce.cu) ----
+
+// x viewed as [outer, reduce, inner]: y[p * inner + q] = scale * sum_r x[p, r, q], one
+// output per block; `outputs` = outer * inner.
+cudaError_t LaunchReduceSum(const float* x, float* y, int outputs, int reduce, int inner,
+                            float scale, cudaStream_t stream);
+// Softmax over the last dim of [rows, cols].
+cudaError_t LaunchSoftmax(const float* x, float* y, int rows, int cols, cudaStream_t stream);
+// SoftmaxCrossEntropyWithLogits over [batch, cols], features and labels read through (row,
+// column) element strides (0 along a broadcast dim).
+cudaError_t LaunchSoftmaxXent(const float* features, const float* labels, float* loss,
+                              float* backprop, int batch, int cols, int f_row, int f_col,
+                              int l_row, int l_col, cudaStream_t stream);
+// SparseSoftmaxCrossEntropyWithLogits: a row whose label is outside [0, cols) writes nothing
+// and atomicMins its row into *bad (which the caller set above any row).
+cudaError_t LaunchSparseXent(const float* features, const int32_t* labels, float* loss,
+                             float* backprop, int batch, int cols, int* bad,
+                             cudaStream_t stream);
+cudaError_t LaunchSparseXent(const float* features, const int64_t* labels, float* loss,
+                             float* backprop, int batch, int cols, int* bad,
+                             cudaStream_t stream);
+
+// ---- data movement, casts, optimizer updates (misc.cu) ----
+
+// Any 4-byte dtype (the bits are copied): y[i] = v[0].
+cudaError_t LaunchFill32(const uint32_t* value, uint32_t* y, int n, cudaStream_t stream);
+
+// Tile: output dims and input dims, size-1 output dims dropped and untiled dims merged.
+constexpr int kMaxTileRank = 6;
+struct TileShape {
+  int rank;
+  int n;  // output elements
+  int out[kMaxTileRank];
+  int in[kMaxTileRank];
+};
+cudaError_t LaunchTile32(const uint32_t* x, uint32_t* y, const TileShape& shape,
+                         cudaStream_t stream);
+
+// GatherV2 over params viewed as [outer, limit, inner]: y[o, j, q] = p[o, idx[j], q]. An
+// index outside [0, limit) writes nothing and atomicMins its position j into *bad.
+cudaError_t LaunchGather32(const uint32_t* params, const int32_t* indices, uint32_t* y, int n,
+                           int num_indices, int limit, int inner, int* bad,
+                           cudaStream_t stream);
+
+// float -> int32 truncates toward zero, saturates, NaN gives 0 (as the CPU plugin).
+cudaError_t LaunchCastFloatToInt32(const float* x, int32_t* y, int n, cudaStream_t stream);
+cudaError_t LaunchCastInt32ToFloat(const int32_t* x, float* y, int n, cudaStream_t stream);
+
+// The optimizer updates, with the CPU plugin's formulas (plugins/cpu/training_rules.h). The
+// scalar hyper-parameters stay in device memory (each a pointer to one float).
+cudaError_t LaunchApplyGradientDescent(float* var, const float* alpha, const float* delta, int n,
+                                       cudaStream_t stream);
+cudaError_t LaunchApplyMomentum(float* var, float* accum, const float* lr, const float* grad,
+                                const float* momentum, int n, bool nesterov,
+                                cudaStream_t stream);
+struct AdamScalars {
+  const float* beta1_power;
+  const float* beta2_power;
+  const float* lr;
+  const float* beta1;
+  const float* beta2;
+  const float* epsilon;
+};
+cudaError_t LaunchApplyAdam(float* var, float* m, float* v, const AdamScalars& scalars,
+                            const float* grad, int n, bool nesterov, cudaStream_t stream);
+
+}  // namespace tgraph_cuda

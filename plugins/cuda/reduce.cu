@@ -1,0 +1,159 @@
+// Reductions over rows: Sum/Mean (and BiasAddGrad) over an [outer, reduce, inner] view,
+// Softmax, and the two softmax cross-entropies. One block of kThreads per output or row;
+// partial results are combined in shared memory. Launch wrappers: cuda_launch.h.
+#include <cmath>
+#include <cstdint>
+
+#include "cuda_launch.h"
+
+namespace tgraph_cuda {
+namespace {
+
+constexpr int kThreads = 256;  // a power of two
+
+// The block-wide sum / max of v (every thread gets it). `part` is kThreads floats of shared
+// memory; it may be reused right after the call returns.
+__device__ float BlockSum(float* part, float v) {
+  const int l = threadIdx.x;
+  part[l] = v;
+  __syncthreads();
+  for (int w = kThreads / 2; w > 0; w >>= 1) {
+    if (l < w) part[l] += part[l + w];
+    __syncthreads();
+  }
+  v = part[0];
+  __syncthreads();
+  return v;
+}
+
+__device__ float BlockMax(float* part, float v) {
+  const int l = threadIdx.x;
+  part[l] = v;
+  __syncthreads();
+  for (int w = kThreads / 2; w > 0; w >>= 1) {
+    if (l < w) part[l] = fmaxf(part[l], part[l + w]);
+    __syncthreads();
+  }
+  v = part[0];
+  __syncthreads();
+  return v;
+}
+
+__global__ void ReduceSumKernel(const float* x, float* y, int reduce, int inner, float scale) {
+  __shared__ float part[kThreads];
+  const int64_t o = blockIdx.x, p = o / inner, q = o % inner;
+  float s = 0.0f;
+  for (int r = threadIdx.x; r < reduce; r += kThreads) s += x[(p * reduce + r) * inner + q];
+  s = BlockSum(part, s);
+  if (threadIdx.x == 0) y[o] = s * scale;
+}
+
+__global__ void SoftmaxKernel(const float* x, float* y, int cols) {
+  __shared__ float part[kThreads];
+  const float* xr = x + static_cast<int64_t>(blockIdx.x) * cols;
+  float* yr = y + static_cast<int64_t>(blockIdx.x) * cols;
+  float m = -INFINITY;
+  for (int c = threadIdx.x; c < cols; c += kThreads) m = fmaxf(m, xr[c]);
+  m = BlockMax(part, m);
+  float s = 0.0f;
+  for (int c = threadIdx.x; c < cols; c += kThreads) s += expf(xr[c] - m);
+  s = BlockSum(part, s);
+  for (int c = threadIdx.x; c < cols; c += kThreads) yr[c] = expf(xr[c] - m) / s;
+}
+
+//   loss[b] = sum_c labels[b, c] * (logsumexp(f[b]) - f[b, c])
+//   backprop[b, c] = softmax(f[b])[c] - labels[b, c]
+__global__ void SoftmaxXentKernel(const float* f, const float* lab, float* loss, float* bp,
+                                  int cols, int f_row, int f_col, int l_row, int l_col) {
+  __shared__ float part[kThreads];
+  const int64_t b = blockIdx.x;
+  const float* fr = f + b * f_row;
+  const float* lr = lab + b * l_row;
+  float* br = bp + b * cols;
+  float m = -INFINITY;
+  for (int c = threadIdx.x; c < cols; c += kThreads) {
+    m = fmaxf(m, fr[static_cast<int64_t>(c) * f_col]);
+  }
+  m = BlockMax(part, m);
+  float s = 0.0f;
+  for (int c = threadIdx.x; c < cols; c += kThreads) {
+    s += expf(fr[static_cast<int64_t>(c) * f_col] - m);
+  }
+  const float log_sum = logf(BlockSum(part, s));
+  float t = 0.0f;
+  for (int c = threadIdx.x; c < cols; c += kThreads) {
+    const float z = fr[static_cast<int64_t>(c) * f_col] - m;
+    const float y = lr[static_cast<int64_t>(c) * l_col];
+    t += y * (log_sum - z);
+    br[c] = expf(z - log_sum) - y;
+  }
+  t = BlockSum(part, t);
+  if (threadIdx.x == 0) loss[b] = t;
+}
+
+// The label is the same for the whole block, so the early return skips no __syncthreads.
+template <typename L>
+__global__ void SparseXentKernel(const float* f, const L* labels, float* loss, float* bp,
+                                 int cols, int* bad) {
+  __shared__ float part[kThreads];
+  const int64_t b = blockIdx.x;
+  const int64_t label = static_cast<int64_t>(labels[b]);
+  if (label < 0 || label >= cols) {
+    if (threadIdx.x == 0) atomicMin(bad, static_cast<int>(b));
+    return;
+  }
+  const float* fr = f + b * cols;
+  float* br = bp + b * cols;
+  float m = -INFINITY;
+  for (int c = threadIdx.x; c < cols; c += kThreads) m = fmaxf(m, fr[c]);
+  m = BlockMax(part, m);
+  float s = 0.0f;
+  for (int c = threadIdx.x; c < cols; c += kThreads) s += expf(fr[c] - m);
+  const float log_sum = logf(BlockSum(part, s));
+  for (int c = threadIdx.x; c < cols; c += kThreads) {
+    br[c] = expf(fr[c] - m - log_sum) - (c == label ? 1.0f : 0.0f);
+  }
+  if (threadIdx.x == 0) loss[b] = log_sum - (fr[label] - m);
+}
+
+template <typename L>
+cudaError_t SparseXent(const float* f, const L* labels, float* loss, float* bp, int batch,
+                       int cols, int* bad, cudaStream_t stream) {
+  SparseXentKernel<L><<<batch, kThreads, 0, stream>>>(f, labels, loss, bp, cols, bad);
+  return cudaGetLastError();
+}
+
+}  // namespace
+
+cudaError_t LaunchReduceSum(const float* x, float* y, int outputs, int reduce, int inner,
+                            float scale, cudaStream_t stream) {
+  ReduceSumKernel<<<outputs, kThreads, 0, stream>>>(x, y, reduce, inner, scale);
+  return cudaGetLastError();
+}
+
+cudaError_t LaunchSoftmax(const float* x, float* y, int rows, int cols, cudaStream_t stream) {
+  SoftmaxKernel<<<rows, kThreads, 0, stream>>>(x, y, cols);
+  return cudaGetLastError();
+}
+
+cudaError_t LaunchSoftmaxXent(const float* features, const float* labels, float* loss,
+                              float* backprop, int batch, int cols, int f_row, int f_col,
+                              int l_row, int l_col, cudaStream_t stream) {
+  SoftmaxXentKernel<<<batch, kThreads, 0, stream>>>(features, labels, loss, backprop, cols,
+                                                    f_row, f_col, l_row, l_col);
+  return cudaGetLastError();
+}
+
+cudaError_t LaunchSparseXent(const float* features, const int32_t* labels, float* loss,
+                             float* backprop, int batch, int cols, int* bad,
+                             cudaStream_t stream) {
+  return SparseXent(features, labels, loss, backprop, batch, cols, bad, stream);
+}
+
+cudaError_t LaunchSparseXent(const float* features, const int64_t* labels, float* loss,
+                             float* backprop, int batch, int cols, int* bad,
+                             cudaStream_t stream) {
+  return SparseXent(features, labels, loss, backprop, batch, cols, bad, stream);
+}
+
+}  // namespace tgraph_cuda

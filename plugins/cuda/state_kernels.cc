@@ -1,0 +1,285 @@
+// Variables on the device: VariableV2, Assign, AssignAdd/AssignSub, and the dense optimizer
+// updates ApplyGradientDescent, ApplyMomentum and ApplyAdam (float32), with the CPU
+// plugin's semantics (plugins/cpu/variable_ops.cc, training_*.cc). The variable's storage is
+// a slot its session owns, kept in this device's memory; these kernels reach it through ref
+// inputs, check every shape before the first write (a rejected update changes nothing),
+// queue the update on the device's stream, and forward the ref to their output. The scalar
+// hyper-parameters stay in device memory: the update kernels read them there.
+#include <algorithm>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "cuda_common.h"
+#include "cuda_kernels.h"
+#include "cuda_launch.h"
+
+namespace tgraph_cuda {
+namespace {
+
+using tgraph::plugin::Api;
+using tgraph::plugin::Construction;
+using tgraph::plugin::Context;
+using tgraph::plugin::KernelBuilder;
+using tgraph::plugin::TensorMut;
+using tgraph::plugin::TensorView;
+
+// VariableV2: the executor binds the session's variable slot to this node's ref output
+// itself. The kernel exists so placement finds VariableV2 on this device; it has nothing
+// to compute and says so if it is ever called.
+class VariableV2Kernel {
+ public:
+  explicit VariableV2Kernel(Construction&) {}
+  void Compute(Context& ctx) {
+    ctx.Fail(TG_INTERNAL,
+             "VariableV2's ref output is its session's variable slot, bound by the executor; "
+             "the kernel cannot produce it on its own");
+  }
+};
+
+class AssignKernel {
+ public:
+  explicit AssignKernel(Construction& c) {
+    c.GetAttr("validate_shape", &validate_shape_);
+    c.GetAttr("use_locking", &use_locking_);
+  }
+  void Compute(Context& ctx) {
+    TensorView value = ctx.input(1);
+    CudaDevice* dev = BindDevice(ctx);
+    if (dev == nullptr) return;
+    {
+      Context::RefLock lock(ctx, 0, use_locking_);
+      TensorMut target;
+      if (ctx.IsRefInitialized(0)) {
+        TensorMut current = ctx.MutableRefInput(0);
+        if (!ctx.ok()) return;
+        if (current.dims() == value.dims()) {
+          target = current;  // same shape: write in place
+        } else if (validate_shape_) {
+          ctx.Fail(TG_INVALID_ARGUMENT,
+                   "Assign requires shapes of both tensors to match. lhs shape= " +
+                       ShapeString(current.dims()) + " rhs shape= " + ShapeString(value.dims()));
+          return;
+        }
+      }
+      if (!target.valid()) {
+        target = ctx.ReallocateRefInput(0, value.dims());  // in this device's memory
+        if (!ctx.ok()) return;
+      }
+      void* dst = DataOf<void>(target);
+      const void* src = DataOf<const void>(value);
+      if (dst != src && value.byte_size() != 0 &&
+          !CudaOk(ctx,
+                  cudaMemcpyAsync(dst, src, value.byte_size(), cudaMemcpyDeviceToDevice,
+                                  dev->stream()),
+                  "copying the value")) {
+        return;
+      }
+    }
+    ctx.ForwardRefInputToRefOutput(0, 0);
+  }
+
+ private:
+  bool validate_shape_ = true;
+  bool use_locking_ = true;
+};
+
+template <bool kSubtract>
+class AssignUpdateKernel {
+ public:
+  explicit AssignUpdateKernel(Construction& c) { c.GetAttr("use_locking", &use_locking_); }
+  void Compute(Context& ctx) {
+    TensorView value = ctx.input(1);
+    CudaDevice* dev = BindDevice(ctx);
+    if (dev == nullptr) return;
+    {
+      Context::RefLock lock(ctx, 0, use_locking_);
+      TensorMut var = ctx.MutableRefInput(0);
+      if (!ctx.ok()) return;
+      if (var.dims() != value.dims()) {
+        ctx.Fail(TG_INVALID_ARGUMENT, "Cannot update variable with shape " +
+                                          ShapeString(var.dims()) + " using a Tensor with shape " +
+                                          ShapeString(value.dims()) + ", shapes must be equal.");
+        return;
+      }
+      const int64_t n = var.num_elements();
+      if (!CheckIntSized(ctx, n, "the variable")) return;
+      if (n != 0 && !CudaOk(ctx,
+                            LaunchAssignUpdate(DataOf<float>(var), DataOf<const float>(value),
+                                               static_cast<int>(n), kSubtract, dev->stream()),
+                            "launch")) {
+        return;
+      }
+    }
+    ctx.ForwardRefInputToRefOutput(0, 0);
+  }
+
+ private:
+  bool use_locking_ = false;
+};
+
+// Ref inputs [0, count): the variables an update writes. With `lock` (use_locking) each
+// variable's mutex is held while this object lives, taken in the order of the variables'
+// buffer addresses so that two updates locking overlapping sets cannot deadlock; a variable
+// passed twice is locked and fetched once (the core's mutexes are not recursive).
+class VarRefs {
+ public:
+  VarRefs(Context& ctx, int count, bool lock) : ctx_(ctx), t_(static_cast<size_t>(count)) {
+    std::vector<const void*> addr(t_.size());
+    std::vector<int> first(t_.size());
+    for (size_t i = 0; i < t_.size(); ++i) {
+      addr[i] = ctx.input(static_cast<int>(i)).data<void>();
+      first[i] = static_cast<int>(i);
+      for (size_t j = 0; j < i && addr[i] != nullptr; ++j) {
+        if (addr[j] == addr[i]) {
+          first[i] = static_cast<int>(j);
+          break;
+        }
+      }
+    }
+    if (lock) {
+      for (size_t i = 0; i < t_.size(); ++i) {
+        if (first[i] == static_cast<int>(i)) locked_.push_back(static_cast<int>(i));
+      }
+      std::sort(locked_.begin(), locked_.end(), [&](int a, int b) {
+        const void* pa = addr[static_cast<size_t>(a)];
+        const void* pb = addr[static_cast<size_t>(b)];
+        return std::less<const void*>()(pa, pb) || (pa == pb && a < b);
+      });
+      for (int i : locked_) Api()->lock_ref_input(ctx.raw(), i);
+    }
+    for (size_t i = 0; i < t_.size(); ++i) {
+      if (first[i] != static_cast<int>(i)) {
+        t_[i] = t_[static_cast<size_t>(first[i])];
+        continue;
+      }
+      t_[i] = ctx.MutableRefInput(static_cast<int>(i));  // FAILED_PRECONDITION if uninitialized
+      if (!ctx.ok()) return;
+    }
+    ok_ = true;
+  }
+  ~VarRefs() {
+    for (size_t k = locked_.size(); k-- > 0;) Api()->unlock_ref_input(ctx_.raw(), locked_[k]);
+  }
+  VarRefs(const VarRefs&) = delete;
+  VarRefs& operator=(const VarRefs&) = delete;
+
+  bool ok() const { return ok_; }
+  float* data(int i) const { return DataOf<float>(t_[static_cast<size_t>(i)]); }
+  std::vector<int64_t> dims(int i) const { return t_[static_cast<size_t>(i)].dims(); }
+
+ private:
+  Context& ctx_;
+  std::vector<TensorMut> t_;
+  std::vector<int> locked_;
+  bool ok_ = false;
+};
+
+// What an update op looks like: its inputs in order (the first kSlots are variables), where
+// the gradient is, and how to launch it on the checked pointers.
+struct GradientDescentRule {
+  static constexpr const char* kInputs[] = {"var", "alpha", "delta"};
+  static constexpr int kSlots = 1, kGrad = 2;
+  explicit GradientDescentRule(Construction&) {}
+  cudaError_t Launch(const VarRefs& v, const std::vector<const float*>& in, int n,
+                     cudaStream_t s) const {
+    return LaunchApplyGradientDescent(v.data(0), in[1], in[2], n, s);
+  }
+};
+
+struct MomentumRule {
+  static constexpr const char* kInputs[] = {"var", "accum", "lr", "grad", "momentum"};
+  static constexpr int kSlots = 2, kGrad = 3;
+  explicit MomentumRule(Construction& c) { c.GetAttr("use_nesterov", &nesterov); }
+  bool nesterov = false;
+  cudaError_t Launch(const VarRefs& v, const std::vector<const float*>& in, int n,
+                     cudaStream_t s) const {
+    return LaunchApplyMomentum(v.data(0), v.data(1), in[2], in[3], in[4], n, nesterov, s);
+  }
+};
+
+struct AdamRule {
+  static constexpr const char* kInputs[] = {"var",  "m",     "v",     "beta1_power", "beta2_power",
+                                            "lr",   "beta1", "beta2", "epsilon",     "grad"};
+  static constexpr int kSlots = 3, kGrad = 9;
+  explicit AdamRule(Construction& c) { c.GetAttr("use_nesterov", &nesterov); }
+  bool nesterov = false;
+  cudaError_t Launch(const VarRefs& v, const std::vector<const float*>& in, int n,
+                     cudaStream_t s) const {
+    const AdamScalars k{in[3], in[4], in[5], in[6], in[7], in[8]};
+    return LaunchApplyAdam(v.data(0), v.data(1), v.data(2), k, in[9], n, nesterov, s);
+  }
+};
+
+template <typename Rule>
+class DenseApplyKernel {
+ public:
+  static constexpr int kNumInputs = static_cast<int>(std::size(Rule::kInputs));
+
+  explicit DenseApplyKernel(Construction& c) : rule_(c) {
+    c.GetAttr("use_locking", &use_locking_);
+  }
+  void Compute(Context& ctx) {
+    CudaDevice* dev = BindDevice(ctx);
+    if (dev == nullptr) return;
+    {
+      VarRefs refs(ctx, Rule::kSlots, use_locking_);
+      if (!refs.ok()) return;
+      const std::vector<int64_t> var = refs.dims(0);
+      for (int i = 1; i < Rule::kSlots; ++i) {
+        if (refs.dims(i) != var) {
+          ctx.Fail(TG_INVALID_ARGUMENT, std::string("var and ") + Rule::kInputs[i] +
+                                            " do not have the same shape: " + ShapeString(var) +
+                                            " vs " + ShapeString(refs.dims(i)));
+          return;
+        }
+      }
+      std::vector<const float*> in(kNumInputs, nullptr);
+      for (int i = Rule::kSlots; i < kNumInputs; ++i) {
+        TensorView t = ctx.input(i);
+        if (i == Rule::kGrad) {
+          if (t.dims() != var) {
+            ctx.Fail(TG_INVALID_ARGUMENT, std::string("var and ") + Rule::kInputs[i] +
+                                              " do not have the same shape: " + ShapeString(var) +
+                                              " vs " + ShapeString(t.dims()));
+            return;
+          }
+        } else if (t.rank() != 0) {
+          ctx.Fail(TG_INVALID_ARGUMENT, std::string(Rule::kInputs[i]) + " is not a scalar: " +
+                                            ShapeString(t.dims()));
+          return;
+        }
+        in[static_cast<size_t>(i)] = DataOf<const float>(t);
+      }
+      int64_t n = 1;
+      for (int64_t d : var) n *= d;
+      if (!CheckIntSized(ctx, n, "the variable")) return;
+      if (n != 0 &&
+          !CudaOk(ctx, rule_.Launch(refs, in, static_cast<int>(n), dev->stream()), "launch")) {
+        return;
+      }
+    }
+    ctx.ForwardRefInputToRefOutput(0, 0);
+  }
+
+ private:
+  Rule rule_;
+  bool use_locking_ = false;
+};
+
+}  // namespace
+
+void RegisterStateKernels(tgraph::plugin::Init& init) {
+  const std::string& type = DeviceType();
+  const std::initializer_list<TG_DataType> types = {TG_FLOAT, TG_INT32};
+  init.Kernel<VariableV2Kernel>(KernelBuilder("VariableV2", type).TypeConstraint("dtype", types));
+  init.Kernel<AssignKernel>(KernelBuilder("Assign", type).TypeConstraint("T", types));
+  auto f = [&](const char* op) { return KernelBuilder(op, type).TypeConstraint("T", TG_FLOAT); };
+  init.Kernel<AssignUpdateKernel<false>>(f("AssignAdd"));
+  init.Kernel<AssignUpdateKernel<true>>(f("AssignSub"));
+  init.Kernel<DenseApplyKernel<GradientDescentRule>>(f("ApplyGradientDescent"));
+  init.Kernel<DenseApplyKernel<MomentumRule>>(f("ApplyMomentum"));
+  init.Kernel<DenseApplyKernel<AdamRule>>(f("ApplyAdam"));
+}
+
+}  // namespace tgraph_cuda

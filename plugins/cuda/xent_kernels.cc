@@ -1,0 +1,141 @@
+// SoftmaxCrossEntropyWithLogits and SparseSoftmaxCrossEntropyWithLogits, float32 (device
+// code: reduce.cu): loss [batch] and backprop [batch, classes], one block per row.
+//
+// Sparse labels stay in device memory (they usually come from the device, and the op's
+// TensorFlow signature has them as ordinary inputs). Each block checks its own label and
+// flags a bad one; the host reads the flag back after the kernel (so this op waits for the
+// stream) and, if a label was out of range, reads that label and fails the node with the
+// CPU plugin's message. The outputs are left unwritten for bad rows; the run fails anyway.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "cuda_common.h"
+#include "cuda_kernels.h"
+#include "cuda_launch.h"
+
+namespace tgraph_cuda {
+namespace {
+
+using tgraph::plugin::Construction;
+using tgraph::plugin::Context;
+using tgraph::plugin::KernelBuilder;
+using tgraph::plugin::TensorMut;
+using tgraph::plugin::TensorView;
+
+// Features and labels broadcast to [batch, classes] (each 2-D, or lower rank and
+// right-aligned, as the CPU plugin accepts).
+class SoftmaxXentKernel {
+ public:
+  explicit SoftmaxXentKernel(Construction&) {}
+  void Compute(Context& ctx) {
+    TensorView features = ctx.input(0), labels = ctx.input(1);
+    std::vector<int64_t> fd = features.dims(), ld = labels.dims();
+    const std::string shapes = "features " + ShapeString(fd) + ", labels " + ShapeString(ld);
+    if (fd.size() > 2 || ld.size() > 2 || std::max(fd.size(), ld.size()) != 2) {
+      ctx.Fail(TG_INVALID_ARGUMENT,
+               "features and labels must be 2-D or broadcast to 2-D, got " + shapes);
+      return;
+    }
+    while (fd.size() < 2) fd.insert(fd.begin(), 1);
+    while (ld.size() < 2) ld.insert(ld.begin(), 1);
+    int64_t dims[2];
+    for (size_t i = 0; i < 2; ++i) {
+      if (fd[i] != ld[i] && fd[i] != 1 && ld[i] != 1) {
+        ctx.Fail(TG_INVALID_ARGUMENT, "features and labels must be broadcastable, got " + shapes);
+        return;
+      }
+      dims[i] = fd[i] == 1 ? ld[i] : fd[i];
+    }
+    const int64_t batch = dims[0], classes = dims[1];
+    if (!CheckIntSized(ctx, batch * classes, "the backprop")) return;
+    CudaDevice* dev = BindDevice(ctx);
+    if (dev == nullptr) return;
+    TensorMut loss = ctx.AllocateOutput(0, {batch});
+    TensorMut backprop = ctx.AllocateOutput(1, {batch, classes});
+    if (!ctx.ok() || batch == 0) return;
+    if (classes == 0) {  // an empty sum: zero loss
+      CudaOk(ctx, cudaMemsetAsync(DataOf<void>(loss), 0, loss.byte_size(), dev->stream()),
+             "filling zeros");
+      return;
+    }
+    // Element strides; 0 along a broadcast dim.
+    const int f_row = fd[0] == 1 ? 0 : static_cast<int>(fd[1]), f_col = fd[1] == 1 ? 0 : 1;
+    const int l_row = ld[0] == 1 ? 0 : static_cast<int>(ld[1]), l_col = ld[1] == 1 ? 0 : 1;
+    CudaOk(ctx,
+           LaunchSoftmaxXent(DataOf<const float>(features), DataOf<const float>(labels),
+                             DataOf<float>(loss), DataOf<float>(backprop),
+                             static_cast<int>(batch), static_cast<int>(classes), f_row, f_col,
+                             l_row, l_col, dev->stream()),
+           "launch");
+  }
+};
+
+template <typename L>
+class SparseSoftmaxXentKernel {
+ public:
+  explicit SparseSoftmaxXentKernel(Construction&) {}
+  void Compute(Context& ctx) {
+    TensorView features = ctx.input(0), labels = ctx.input(1);
+    if (features.rank() != 2 || labels.rank() != 1 || labels.dim(0) != features.dim(0)) {
+      ctx.Fail(TG_INVALID_ARGUMENT,
+               "features must be 2-D [batch, classes] and labels 1-D [batch], got features " +
+                   ShapeString(features.dims()) + ", labels " + ShapeString(labels.dims()));
+      return;
+    }
+    const int64_t batch = features.dim(0), classes = features.dim(1);
+    if (batch > 0 && classes == 0) {
+      ctx.Fail(TG_INVALID_ARGUMENT,
+               "features must have at least one class, got shape " + ShapeString(features.dims()));
+      return;
+    }
+    if (!CheckIntSized(ctx, features.num_elements(), "features")) return;
+    CudaDevice* dev = BindDevice(ctx);
+    if (dev == nullptr) return;
+    TensorMut loss = ctx.AllocateOutput(0, {batch});
+    TensorMut backprop = ctx.AllocateOutput(1, {batch, classes});
+    if (!ctx.ok() || batch == 0) return;
+    TensorMut flag = ctx.AllocateTemp(TG_INT32, {1});
+    if (!ctx.ok()) return;
+    int* flag_p = DataOf<int>(flag);
+    const L* labels_p = DataOf<const L>(labels);
+    if (!CudaOk(ctx, cudaMemsetAsync(flag_p, 0x7f, sizeof(int), dev->stream()),
+                "setting the label check flag") ||
+        !CudaOk(ctx,
+                LaunchSparseXent(DataOf<const float>(features), labels_p, DataOf<float>(loss),
+                                 DataOf<float>(backprop), static_cast<int>(batch),
+                                 static_cast<int>(classes), flag_p, dev->stream()),
+                "launch")) {
+      return;
+    }
+    int bad = kNoFlag;  // the first row with a bad label
+    if (!ReadFlag(ctx, *dev, flag_p, &bad) || bad == kNoFlag) return;
+    L label = 0;
+    if (!CudaOk(ctx,
+                cudaMemcpyAsync(&label, labels_p + bad, sizeof label, cudaMemcpyDeviceToHost,
+                                dev->stream()),
+                "reading the bad label") ||
+        !CudaOk(ctx, cudaStreamSynchronize(dev->stream()), "reading the bad label")) {
+      return;
+    }
+    ctx.Fail(TG_INVALID_ARGUMENT, "labels[" + std::to_string(bad) + "] = " +
+                                      std::to_string(label) +
+                                      " is outside the valid range of classes [0, " +
+                                      std::to_string(classes) + ")");
+  }
+};
+
+}  // namespace
+
+void RegisterXentKernels(tgraph::plugin::Init& init) {
+  auto f = [](const char* op) {
+    return KernelBuilder(op, DeviceType()).TypeConstraint("T", TG_FLOAT);
+  };
+  init.Kernel<SoftmaxXentKernel>(f("SoftmaxCrossEntropyWithLogits"));
+  init.Kernel<SparseSoftmaxXentKernel<int32_t>>(
+      f("SparseSoftmaxCrossEntropyWithLogits").TypeConstraint("Tlabels", TG_INT32));
+  init.Kernel<SparseSoftmaxXentKernel<int64_t>>(
+      f("SparseSoftmaxCrossEntropyWithLogits").TypeConstraint("Tlabels", TG_INT64));
+}
+
+}  // namespace tgraph_cuda
