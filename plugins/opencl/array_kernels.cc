@@ -14,16 +14,11 @@
 namespace tgraph_opencl {
 namespace {
 
-using tgraph::plugin::Api;
 using tgraph::plugin::Construction;
 using tgraph::plugin::Context;
 using tgraph::plugin::KernelBuilder;
 using tgraph::plugin::TensorMut;
 using tgraph::plugin::TensorView;
-
-const cl::Buffer& MemOf(const TensorView& t) {
-  return static_cast<const ClBuffer*>(Api()->tensor_data(t.raw()))->mem;
-}
 
 // Const: the value is copied out of the attr at creation (it lives only that long), written
 // to each device once, and copied device-side into every run's output, so a run moves no
@@ -297,7 +292,7 @@ class GatherV2Kernel {
     TensorView params = ctx.input(0), indices = ctx.input(1), axis_t = ctx.input(2);
     if (batch_dims_ != 0) {
       ctx.Fail(TG_UNIMPLEMENTED, "GatherV2 with batch_dims " + std::to_string(batch_dims_) +
-                                     " is not implemented on " + kDeviceType);
+                                     " is not implemented on " + DeviceType());
       return;
     }
     if (axis_t.num_elements() != 1) {
@@ -411,33 +406,33 @@ class CastKernel {
 
 void RegisterArrayKernels(tgraph::plugin::Init& init) {
   const std::initializer_list<TG_DataType> types = {TG_FLOAT, TG_INT32};
-  init.Kernel<ConstKernel>(KernelBuilder("Const", kDeviceType).TypeConstraint("dtype", TG_FLOAT));
+  init.Kernel<ConstKernel>(KernelBuilder("Const", DeviceType()).TypeConstraint("dtype", TG_FLOAT));
   init.Kernel<ConstKernel>(
-      KernelBuilder("Const", kDeviceType).TypeConstraint("dtype", TG_INT32).HostMemory("output"));
-  init.Kernel<IdentityKernel>(KernelBuilder("Identity", kDeviceType).TypeConstraint("T", types));
-  init.Kernel<ReshapeKernel>(KernelBuilder("Reshape", kDeviceType)
+      KernelBuilder("Const", DeviceType()).TypeConstraint("dtype", TG_INT32).HostMemory("output"));
+  init.Kernel<IdentityKernel>(KernelBuilder("Identity", DeviceType()).TypeConstraint("T", types));
+  init.Kernel<ReshapeKernel>(KernelBuilder("Reshape", DeviceType())
                                  .TypeConstraint("T", types)
                                  .TypeConstraint("Tshape", {TG_INT32, TG_INT64})
                                  .HostMemory("shape"));
-  init.Kernel<FillKernel>(KernelBuilder("Fill", kDeviceType)
+  init.Kernel<FillKernel>(KernelBuilder("Fill", DeviceType())
                               .TypeConstraint("T", types)
                               .TypeConstraint("index_type", {TG_INT32, TG_INT64})
                               .HostMemory("dims"));
-  init.Kernel<ExpandDimsKernel>(KernelBuilder("ExpandDims", kDeviceType)
+  init.Kernel<ExpandDimsKernel>(KernelBuilder("ExpandDims", DeviceType())
                                     .TypeConstraint("T", types)
                                     .TypeConstraint("Tdim", {TG_INT32, TG_INT64})
                                     .HostMemory("dim"));
-  init.Kernel<TileKernel>(KernelBuilder("Tile", kDeviceType)
+  init.Kernel<TileKernel>(KernelBuilder("Tile", DeviceType())
                               .TypeConstraint("T", types)
                               .TypeConstraint("Tmultiples", {TG_INT32, TG_INT64})
                               .HostMemory("multiples"));
-  init.Kernel<GatherV2Kernel>(KernelBuilder("GatherV2", kDeviceType)
+  init.Kernel<GatherV2Kernel>(KernelBuilder("GatherV2", DeviceType())
                                   .TypeConstraint("Tparams", TG_FLOAT)
                                   .TypeConstraint("Tindices", TG_INT32)
                                   .TypeConstraint("Taxis", {TG_INT32, TG_INT64})
                                   .HostMemory("axis"));
-  init.Kernel<ZerosLikeKernel>(KernelBuilder("ZerosLike", kDeviceType).TypeConstraint("T", types));
-  init.Kernel<CastKernel>(KernelBuilder("Cast", kDeviceType)
+  init.Kernel<ZerosLikeKernel>(KernelBuilder("ZerosLike", DeviceType()).TypeConstraint("T", types));
+  init.Kernel<CastKernel>(KernelBuilder("Cast", DeviceType())
                               .TypeConstraint("SrcT", types)
                               .TypeConstraint("DstT", types));
 }

@@ -22,7 +22,12 @@
 
 namespace tgraph_opencl {
 
-constexpr const char* kDeviceType = "GPU";
+// The device type the plugin registers its devices and kernels under: "GPU" unless another
+// GPU backend loaded first took it ("OPENCL_GPU" then), or TGRAPH_OPENCL_DEVICE_TYPE names
+// one. Fixed once by RegisterDevice, before any kernel is registered.
+const std::string& DeviceType();
+// "/device:<type>:<ordinal>", for messages.
+std::string DeviceName(int ordinal);
 
 struct ClBuffer {
   cl::Buffer mem;
@@ -92,8 +97,13 @@ Arg A(const T& v) {
 // Enqueues `kernel` of `program` over `global` (1 or 2 dims; each rounded up to a multiple
 // of `local` when given). Fails the node with the OpenCL error and returns false.
 bool Launch(tgraph::plugin::Context& ctx, const char* program, const char* kernel,
-            std::initializer_list<Arg> args, std::vector<size_t> global,
+            const std::vector<Arg>& args, std::vector<size_t> global,
             std::vector<size_t> local = {});
+
+// The cl::Buffer of a device tensor that has one (not zero bytes).
+inline const cl::Buffer& MemOf(const tgraph::plugin::TensorView& t) {
+  return static_cast<const ClBuffer*>(tgraph::plugin::Api()->tensor_data(t.raw()))->mem;
+}
 
 // Turns an OpenCL exception into a failed node status.
 void FailFromClError(tgraph::plugin::Context& ctx, const std::exception& e, const char* what);

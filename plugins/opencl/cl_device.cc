@@ -3,10 +3,11 @@
 //
 // Discovery (once, at plugin load): TGRAPH_OPENCL_PLATFORM picks the platform by index
 // ("1") or by a case-insensitive substring of its name ("pocl"); without it, the first
-// platform that has a device. Every device of that platform becomes /device:GPU:N, all in
-// one context (so device-to-device copies are plain buffer copies), each with one in-order
-// queue. No platform, or none matching, is not an error: the plugin loads, reports zero
-// devices and logs why.
+// platform that has a device. Every device of that platform becomes /device:GPU:N (or
+// OPENCL_GPU:N, see DeviceType), all in one context (so device-to-device copies are plain
+// buffer copies), each with one in-order queue. No platform, or none matching, is not an
+// error: the plugin loads, logs one line saying why it has no device, and registers
+// nothing (no device type, no kernels), so another backend may still take "GPU".
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
@@ -37,6 +38,12 @@ struct Discovery {
 Discovery& Found() {
   static Discovery* d = new Discovery();
   return *d;
+}
+
+// Set once by RegisterDevice (plugin load is single-threaded), read by kernels afterwards.
+std::string& DeviceTypeSlot() {
+  static std::string* type = new std::string("GPU");
+  return *type;
 }
 
 std::string Lower(std::string s) {
@@ -121,12 +128,17 @@ void Discover() {
   }
   d.created.assign(d.devices.size(), nullptr);
   if (d.devices.empty()) {
-    Api()->log(TG_LOG_WARNING, ("opencl plugin: no device: " + why).c_str());
-    return;
+    Api()->log(TG_LOG_WARNING,
+               ("opencl plugin: no device (" + why + "); registering no device type or kernels")
+                   .c_str());
   }
+}
+
+void LogDevices() {
+  const Discovery& d = Found();
   std::string line = "opencl plugin: " + std::to_string(d.devices.size()) + " device(s):";
   for (size_t i = 0; i < d.devices.size(); ++i) {
-    line += " /device:GPU:" + std::to_string(i) + " = " + d.descriptions[i] + ";";
+    line += " " + DeviceName(static_cast<int>(i)) + " = " + d.descriptions[i] + ";";
   }
   Api()->log(TG_LOG_INFO, line.c_str());
 }
@@ -145,7 +157,7 @@ void* CreateDevice(void*, int ordinal, TG_Status* status) {
   Discovery& d = Found();
   if (ordinal < 0 || static_cast<size_t>(ordinal) >= d.devices.size()) {
     SetStatus(status, TG_INVALID_ARGUMENT,
-              "/device:GPU:" + std::to_string(ordinal) + " does not exist (the OpenCL plugin has " +
+              DeviceName(ordinal) + " does not exist (the OpenCL plugin has " +
                   std::to_string(d.devices.size()) + " device(s))");
     return nullptr;
   }
@@ -156,7 +168,7 @@ void* CreateDevice(void*, int ordinal, TG_Status* status) {
       dev = new ClDevice(ordinal, d.devices[static_cast<size_t>(ordinal)]);
     } catch (const cl::Error& e) {
       SetStatus(status, TG_INTERNAL,
-                "creating /device:GPU:" + std::to_string(ordinal) + ": " + e.what() +
+                "creating " + DeviceName(ordinal) + ": " + e.what() +
                     ": OpenCL error " + std::to_string(e.err()));
       return nullptr;
     }
@@ -176,8 +188,7 @@ TG_Code CodeOf(cl_int err) {
 
 void SetClStatus(TG_Status* status, void* state, const char* what, const cl::Error& e) {
   SetStatus(status, CodeOf(e.err()),
-            "/device:GPU:" + std::to_string(static_cast<ClDevice*>(state)->ordinal()) + " " +
-                what + ": " + e.what() + ": OpenCL error " + std::to_string(e.err()));
+            DeviceName(static_cast<ClDevice*>(state)->ordinal()) + " " + what + ": " + e.what() + ": OpenCL error " + std::to_string(e.err()));
 }
 
 void* Allocate(void* state, size_t bytes, size_t, TG_Status* status) {
@@ -287,9 +298,9 @@ KernelSlot& ClDevice::Kernel(const std::string& program, const std::string& kern
       throw std::runtime_error("building OpenCL program '" + program + "' failed (error " +
                                std::to_string(e.err()) + "): " + log);
     }
-    Api()->log(TG_LOG_INFO, ("opencl plugin: built program '" + program + "' for /device:GPU:" +
-                             std::to_string(ordinal_))
-                                .c_str());
+    Api()->log(TG_LOG_INFO,
+               ("opencl plugin: built program '" + program + "' for " + DeviceName(ordinal_))
+                   .c_str());
     p = programs_.emplace(program, std::move(built)).first;
   }
   auto slot = std::make_unique<KernelSlot>();
@@ -310,7 +321,7 @@ void FailFromClError(tgraph::plugin::Context& ctx, const std::exception& e, cons
 }
 
 bool Launch(tgraph::plugin::Context& ctx, const char* program, const char* kernel,
-            std::initializer_list<Arg> args, std::vector<size_t> global,
+            const std::vector<Arg>& args, std::vector<size_t> global,
             std::vector<size_t> local) {
   try {
     ClDevice& dev = DeviceOf(ctx);
@@ -346,13 +357,23 @@ std::string ShapeString(const std::vector<int64_t>& dims) {
   return s + "]";
 }
 
-void RegisterDevice(tgraph::plugin::Init& init) {
-  if (!init.ok()) return;
+const std::string& DeviceType() { return DeviceTypeSlot(); }
+
+std::string DeviceName(int ordinal) {
+  return "/device:" + DeviceType() + ":" + std::to_string(ordinal);
+}
+
+bool RegisterDevice(tgraph::plugin::Init& init) {
+  if (!init.ok()) return false;
   Discover();
+  if (Found().devices.empty()) return false;
+  DeviceTypeSlot() =
+      tgraph::plugin::ChooseDeviceType("TGRAPH_OPENCL_DEVICE_TYPE", "GPU", "OPENCL_GPU");
+  LogDevices();
   TG_DeviceDefinition def;
   std::memset(&def, 0, sizeof def);
   def.struct_size = sizeof def;
-  def.device_type = kDeviceType;
+  def.device_type = DeviceType().c_str();
   def.device_count = &DeviceCount;
   def.device_description = &DeviceDescription;
   def.create_device = &CreateDevice;
@@ -366,6 +387,7 @@ void RegisterDevice(tgraph::plugin::Init& init) {
   def.stream = &Stream;
   def.host_accessible = 0;
   Api()->register_device(&def, init.status());
+  return init.ok();
 }
 
 }  // namespace tgraph_opencl

@@ -5,10 +5,14 @@
 
 namespace tgraph_opencl {
 
-void RegisterDevice(tgraph::plugin::Init& init);         // cl_device.cc
+// Discovers the devices and registers the device type; false (and nothing registered) when
+// there is no device, so the plugin then registers no kernels either.
+bool RegisterDevice(tgraph::plugin::Init& init);         // cl_device.cc
 void RegisterCwiseKernels(tgraph::plugin::Init& init);   // cwise_kernels.cc
 void RegisterNnKernels(tgraph::plugin::Init& init);      // nn_kernels.cc
 void RegisterArrayKernels(tgraph::plugin::Init& init);   // array_kernels.cc
 void RegisterXentKernels(tgraph::plugin::Init& init);    // xent_kernels.cc
+void RegisterTrainingKernels(tgraph::plugin::Init& init);  // training_kernels.cc
+void RegisterConvKernels(tgraph::plugin::Init& init);    // conv_kernels.cc
 
 }  // namespace tgraph_opencl

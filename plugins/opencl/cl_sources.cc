@@ -174,6 +174,41 @@ __kernel void tg_reduce_sum(__global const float* x, __global float* y, int redu
   if (l == 0) y[o] = part[0] * scale;
 }
 
+/* Max: as tg_reduce_sum; a NaN anywhere gives NaN, an empty reduction -inf (as the CPU). */
+float tg_nan_max(float a, float b) { return isnan(a) ? a : (isnan(b) || b > a) ? b : a; }
+__kernel void tg_reduce_max(__global const float* x, __global float* y, int reduce, int inner) {
+  __local float part[RG];
+  const int o = get_group_id(0), l = get_local_id(0);
+  const long p = o / inner, q = o % inner;
+  float m = -INFINITY;
+  for (int r = l; r < reduce; r += RG) m = tg_nan_max(m, x[(p * reduce + r) * inner + q]);
+  part[l] = m;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int w = RG / 2; w > 0; w >>= 1) {
+    if (l < w) part[l] = tg_nan_max(part[l], part[l + w]);
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  if (l == 0) y[o] = part[0];
+}
+
+/* ArgMax over the middle dim of [outer, reduce, inner], one output per work item: the
+ * smallest index of the largest value; a NaN counts as the largest (the first NaN wins). */
+#define ARGMAX(NAME, OUT)                                                                  \
+__kernel void NAME(__global const float* x, __global OUT* y, int n, int reduce, int inner) { \
+  const int o = get_global_id(0);                                                          \
+  if (o >= n) return;                                                                      \
+  __global const float* xp = x + (long)(o / inner) * reduce * inner + o % inner;           \
+  float best = xp[0];                                                                      \
+  int at = 0;                                                                              \
+  for (int r = 1; r < reduce && !isnan(best); ++r) {                                       \
+    const float v = xp[(long)r * inner];                                                   \
+    if (isnan(v) || v > best) { best = v; at = r; }                                        \
+  }                                                                                        \
+  y[o] = (OUT)at;                                                                          \
+}
+ARGMAX(tg_argmax_i32, int)
+ARGMAX(tg_argmax_i64, long)
+
 /* Softmax over the last dim: one work-group per row; max, then sum of exp, then divide. */
 __kernel void tg_softmax(__global const float* x, __global float* y, int cols) {
   __local float part[RG];
@@ -353,6 +388,8 @@ const char* ProgramSource(const std::string& name) {
   if (name == "reduce") return kReduce;
   if (name == "misc") return kMisc;
   if (name == "xent") return kXent;
+  if (name == "train") return kTrainSource;
+  if (name == "conv") return kConvSource;
   return nullptr;
 }
 

@@ -1,4 +1,5 @@
-// The OpenCL C sources of the plugin's programs ("cwise", "matmul", "reduce", "misc", "xent").
+// The OpenCL C sources of the plugin's programs ("cwise", "matmul", "reduce", "misc", "xent"
+// in cl_sources.cc; "train" in cl_sources_train.cc; "conv" in cl_sources_conv.cc).
 #pragma once
 
 #include <string>
@@ -7,5 +8,8 @@ namespace tgraph_opencl {
 
 // The program's source, or NULL for an unknown name.
 const char* ProgramSource(const std::string& name);
+
+extern const char kTrainSource[];
+extern const char kConvSource[];
 
 }  // namespace tgraph_opencl

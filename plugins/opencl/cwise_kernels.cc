@@ -221,7 +221,7 @@ struct TanhGradKernel : GradKernel {
 }  // namespace
 
 void RegisterCwiseKernels(tgraph::plugin::Init& init) {
-  auto f = [](const char* op) { return KernelBuilder(op, kDeviceType).TypeConstraint("T", TG_FLOAT); };
+  auto f = [](const char* op) { return KernelBuilder(op, DeviceType()).TypeConstraint("T", TG_FLOAT); };
   init.Kernel<AddKernel>(f("Add"));
   init.Kernel<AddKernel>(f("AddV2"));
   init.Kernel<SubKernel>(f("Sub"));

@@ -1,5 +1,5 @@
-// MatMul (tiled, local memory), BiasAdd, BiasAddGrad, Softmax and Sum/Mean over adjacent
-// axes, float32 (programs "matmul" and "reduce", cl_sources.cc).
+// MatMul (tiled, local memory), BiasAdd, BiasAddGrad, Softmax, Sum/Mean/Max over adjacent
+// axes and ArgMax, float32 (programs "matmul" and "reduce", cl_sources.cc).
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -207,11 +207,13 @@ class SoftmaxKernel {
   }
 };
 
-// Sum / Mean over a set of axes that are adjacent once size-1 dims are ignored (the last
-// axis, all axes, a middle block); other sets are UNIMPLEMENTED on this device.
+// Sum / Mean / Max over a set of axes that are adjacent once size-1 dims are ignored (the
+// last axis, all axes, a middle block); other sets are UNIMPLEMENTED on this device.
+enum class Reduction { kSum, kMean, kMax };
+
 class ReduceKernel {
  public:
-  ReduceKernel(Construction& c, bool mean) : mean_(mean) {
+  ReduceKernel(Construction& c, Reduction kind) : kind_(kind) {
     if (c.HasAttr("keep_dims")) c.GetAttr("keep_dims", &keep_dims_);
   }
   void Compute(Context& ctx) {
@@ -244,7 +246,7 @@ class ReduceKernel {
         if (dims[d] == 1) continue;
         if (phase == 2) {
           ctx.Fail(TG_UNIMPLEMENTED, "reducing non-adjacent axes of " + ShapeString(dims) +
-                                         " is not implemented on " + kDeviceType);
+                                         " is not implemented on " + DeviceType());
           return;
         }
         phase = 1;
@@ -262,29 +264,94 @@ class ReduceKernel {
     if (!ctx.ok() || outputs == 0) return;
     const cl_mem xm = x.num_elements() == 0 ? nullptr : BufferOf(x), ym = BufferOf(y);
     const cl_int R = static_cast<cl_int>(reduce), I = static_cast<cl_int>(inner);
-    // Mean of an empty axis: 0 * inf = NaN, as 0 / 0.
-    const float scale = mean_ ? (reduce == 0 ? INFINITY : 1.0f / static_cast<float>(reduce)) : 1.0f;
     const size_t rg = static_cast<size_t>(DeviceOf(ctx).reduce_group());
+    if (kind_ == Reduction::kMax) {
+      Launch(ctx, "reduce", "tg_reduce_max", {A(xm), A(ym), A(R), A(I)},
+             {static_cast<size_t>(outputs) * rg}, {rg});
+      return;
+    }
+    // Mean of an empty axis: 0 * inf = NaN, as 0 / 0.
+    const float scale = kind_ == Reduction::kMean
+                            ? (reduce == 0 ? INFINITY : 1.0f / static_cast<float>(reduce))
+                            : 1.0f;
     Launch(ctx, "reduce", "tg_reduce_sum", {A(xm), A(ym), A(R), A(I), A(scale)},
            {static_cast<size_t>(outputs) * rg}, {rg});
   }
 
  private:
-  bool mean_;
+  Reduction kind_;
   bool keep_dims_ = false;
 };
 
 struct SumKernel : ReduceKernel {
-  explicit SumKernel(Construction& c) : ReduceKernel(c, false) {}
+  explicit SumKernel(Construction& c) : ReduceKernel(c, Reduction::kSum) {}
 };
 struct MeanKernel : ReduceKernel {
-  explicit MeanKernel(Construction& c) : ReduceKernel(c, true) {}
+  explicit MeanKernel(Construction& c) : ReduceKernel(c, Reduction::kMean) {}
+};
+struct MaxKernel : ReduceKernel {
+  explicit MaxKernel(Construction& c) : ReduceKernel(c, Reduction::kMax) {}
+};
+
+// ArgMax(input, dimension): dimension a host scalar; int32 or int64 output (output_type).
+class ArgMaxKernel {
+ public:
+  explicit ArgMaxKernel(Construction& c) {
+    if (c.HasAttr("output_type")) c.GetAttr("output_type", &out_type_);
+  }
+  void Compute(Context& ctx) {
+    TensorView x = ctx.input(0), dim_t = ctx.input(1);
+    const std::vector<int64_t> dims = x.dims();
+    const int64_t rank = static_cast<int64_t>(dims.size());
+    if (dim_t.rank() != 0) {
+      ctx.Fail(TG_INVALID_ARGUMENT,
+               "dimension must be a scalar, but has shape " + ShapeString(dim_t.dims()));
+      return;
+    }
+    int64_t axis = dim_t.dtype() == TG_INT32 ? dim_t.data<int32_t>()[0] : dim_t.data<int64_t>()[0];
+    if (axis < -rank || axis >= rank) {
+      ctx.Fail(TG_INVALID_ARGUMENT, "Expected dimension in the range [" + std::to_string(-rank) +
+                                        ", " + std::to_string(rank) + "), but got " +
+                                        std::to_string(axis));
+      return;
+    }
+    if (axis < 0) axis += rank;
+    const int64_t reduce = dims[static_cast<size_t>(axis)];
+    if (reduce == 0) {
+      ctx.Fail(TG_INVALID_ARGUMENT, "Reduction axis " + std::to_string(axis) +
+                                        " is empty in shape " + ShapeString(dims));
+      return;
+    }
+    if (out_type_ == TG_INT32 && reduce - 1 > 0x7fffffff) {
+      ctx.Fail(TG_INVALID_ARGUMENT, "axis " + std::to_string(axis) + " of size " +
+                                        std::to_string(reduce) + " does not fit the output type");
+      return;
+    }
+    std::vector<int64_t> out_dims;
+    int64_t inner = 1;
+    for (int64_t d = 0; d < rank; ++d) {
+      if (d != axis) out_dims.push_back(dims[static_cast<size_t>(d)]);
+      if (d > axis) inner *= dims[static_cast<size_t>(d)];
+    }
+    if (!CheckIntSized(ctx, x.num_elements(), "the input")) return;
+    TensorMut y = ctx.AllocateOutput(0, out_dims);
+    const int64_t n = x.num_elements() / reduce;
+    if (!ctx.ok() || n == 0) return;
+    const cl_mem xm = BufferOf(x), ym = BufferOf(y);
+    const cl_int N = static_cast<cl_int>(n), R = static_cast<cl_int>(reduce),
+                 I = static_cast<cl_int>(inner);
+    Launch(ctx, "reduce", out_type_ == TG_INT32 ? "tg_argmax_i32" : "tg_argmax_i64",
+           {A(xm), A(ym), A(N), A(R), A(I)}, {static_cast<size_t>(n)});
+  }
+
+ private:
+  TG_DataType out_type_ = TG_INT64;
 };
 
 }  // namespace
 
 void RegisterNnKernels(tgraph::plugin::Init& init) {
-  auto f = [](const char* op) { return KernelBuilder(op, kDeviceType).TypeConstraint("T", TG_FLOAT); };
+  auto f = [](const char* op) { return KernelBuilder(op, DeviceType()).TypeConstraint("T", TG_FLOAT); };
   init.Kernel<MatMulKernel>(f("MatMul"));
   init.Kernel<BiasAddKernel>(f("BiasAdd"));
   init.Kernel<BiasAddGradKernel>(f("BiasAddGrad"));
@@ -293,6 +360,12 @@ void RegisterNnKernels(tgraph::plugin::Init& init) {
       f("Sum").TypeConstraint("Tidx", {TG_INT32, TG_INT64}).HostMemory("reduction_indices"));
   init.Kernel<MeanKernel>(
       f("Mean").TypeConstraint("Tidx", {TG_INT32, TG_INT64}).HostMemory("reduction_indices"));
+  init.Kernel<MaxKernel>(
+      f("Max").TypeConstraint("Tidx", {TG_INT32, TG_INT64}).HostMemory("reduction_indices"));
+  init.Kernel<ArgMaxKernel>(f("ArgMax")
+                                .TypeConstraint("Tidx", {TG_INT32, TG_INT64})
+                                .TypeConstraint("output_type", {TG_INT32, TG_INT64})
+                                .HostMemory("dimension"));
 }
 
 }  // namespace tgraph_opencl

@@ -147,7 +147,7 @@ class SparseSoftmaxXentKernel {
 
 void RegisterXentKernels(tgraph::plugin::Init& init) {
   auto f = [](const char* op) {
-    return KernelBuilder(op, kDeviceType).TypeConstraint("T", TG_FLOAT);
+    return KernelBuilder(op, DeviceType()).TypeConstraint("T", TG_FLOAT);
   };
   init.Kernel<SoftmaxXentKernel>(f("SoftmaxCrossEntropyWithLogits"));
   init.Kernel<SparseSoftmaxXentKernel<int32_t>>(

@@ -35,7 +35,7 @@ inline std::string LoadPlugins() {
   return error;
 }
 
-// A host tensor's value: dims and elements (float or int32, kept as double).
+// A host tensor's value: dims and elements (float, int32 or int64, kept as double).
 struct Value {
   TG_DataType dtype = TG_FLOAT;
   std::vector<int64_t> dims;
@@ -49,8 +49,10 @@ inline Value ValueOf(const TG_Tensor* t) {
   for (int i = 0; i < TG_NumDims(t); ++i) v.dims.push_back(TG_Dim(t, i));
   const int64_t n = TG_TensorElementCount(t);
   for (int64_t i = 0; i < n; ++i) {
-    v.values.push_back(v.dtype == TG_INT32 ? static_cast<const int32_t*>(TG_TensorData(t))[i]
-                                           : static_cast<const float*>(TG_TensorData(t))[i]);
+    const void* p = TG_TensorData(t);
+    v.values.push_back(v.dtype == TG_INT32   ? static_cast<const int32_t*>(p)[i]
+                       : v.dtype == TG_INT64 ? static_cast<double>(static_cast<const int64_t*>(p)[i])
+                                             : static_cast<const float*>(p)[i]);
   }
   return v;
 }

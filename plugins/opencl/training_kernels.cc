@@ -1,0 +1,332 @@
+// Variables and their updates on the device, float32: VariableV2 (placement only), Assign,
+// AssignAdd / AssignSub, and the dense optimizer updates ApplyGradientDescent,
+// ApplyMomentum, ApplyAdam, ApplyAdagrad, ApplyRMSProp and ApplyCenteredRMSProp with the
+// CPU plugin's semantics (plugins/cpu/variable_ops.cc, training_dense_ops.cc).
+//
+// A variable's storage lives in this device's memory (the core allocates it through our
+// allocator when a kernel here reallocates the ref). Every update is an enqueued kernel or
+// buffer copy: the variable's lock (use_locking) orders the enqueues, and the in-order queue
+// orders the writes. Hyper-parameters (lr, momentum, beta1_power, ...) are device scalars,
+// as TensorFlow's GPU kernels take them: they are usually Consts or variables on the same
+// device, and the update kernel reads them itself, so a training step makes no host round
+// trip. Shapes and ranks are checked on the host before anything is enqueued, so a rejected
+// update changes nothing.
+#include <algorithm>
+#include <functional>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "cl_common.h"
+#include "cl_kernels.h"
+
+namespace tgraph_opencl {
+namespace {
+
+using tgraph::plugin::Api;
+using tgraph::plugin::Construction;
+using tgraph::plugin::Context;
+using tgraph::plugin::KernelBuilder;
+using tgraph::plugin::TensorMut;
+using tgraph::plugin::TensorView;
+
+// The executor binds VariableV2's ref output to the session's variable slot itself; the
+// kernel exists so that placement may put a variable on this device.
+class VariableV2Kernel {
+ public:
+  explicit VariableV2Kernel(Construction&) {}
+  void Compute(Context& ctx) {
+    ctx.Fail(TG_INTERNAL,
+             "VariableV2's ref output is its session's variable slot, bound by the executor; "
+             "the kernel cannot produce it on its own");
+  }
+};
+
+class AssignKernel {
+ public:
+  explicit AssignKernel(Construction& c) {
+    c.GetAttr("validate_shape", &validate_shape_);
+    c.GetAttr("use_locking", &use_locking_);
+  }
+  void Compute(Context& ctx) {
+    TensorView value = ctx.input(1);
+    {
+      Context::RefLock lock(ctx, 0, use_locking_);
+      TensorMut target;
+      if (ctx.IsRefInitialized(0)) {
+        TensorMut current = ctx.MutableRefInput(0);
+        if (!ctx.ok()) return;
+        if (current.dims() == value.dims()) {
+          target = current;  // same shape: write in place
+        } else if (validate_shape_) {
+          ctx.Fail(TG_INVALID_ARGUMENT,
+                   "Assign requires shapes of both tensors to match. lhs shape= " +
+                       ShapeString(current.dims()) + " rhs shape= " + ShapeString(value.dims()));
+          return;
+        }
+      }
+      if (!target.valid()) {  // uninitialized, or reshaped without validate_shape
+        target = ctx.ReallocateRefInput(0, value.dims());
+        if (!ctx.ok()) return;
+      }
+      const size_t bytes = value.byte_size();
+      if (bytes != 0 && BufferOf(value) != BufferOf(target)) {
+        try {
+          DeviceOf(ctx).queue().enqueueCopyBuffer(MemOf(value), MemOf(target), 0, 0, bytes);
+        } catch (const std::exception& e) {
+          FailFromClError(ctx, e, "copying the value into the variable");
+          return;
+        }
+      }
+    }
+    ctx.ForwardRefInputToRefOutput(0, 0);
+  }
+
+ private:
+  bool validate_shape_ = true;
+  bool use_locking_ = true;
+};
+
+// AssignAdd / AssignSub: var = var (+|-) value, through the element-wise kernels of program
+// "cwise" with the output aliasing the first operand.
+class AssignUpdateKernel {
+ public:
+  AssignUpdateKernel(Construction& c, const char* cl_kernel) : cl_kernel_(cl_kernel) {
+    c.GetAttr("use_locking", &use_locking_);
+  }
+  void Compute(Context& ctx) {
+    TensorView value = ctx.input(1);
+    {
+      Context::RefLock lock(ctx, 0, use_locking_);
+      TensorMut var = ctx.MutableRefInput(0);
+      if (!ctx.ok()) return;
+      if (var.dims() != value.dims()) {
+        ctx.Fail(TG_INVALID_ARGUMENT, "Cannot update variable with shape " +
+                                          ShapeString(var.dims()) + " using a Tensor with shape " +
+                                          ShapeString(value.dims()) + ", shapes must be equal.");
+        return;
+      }
+      const int64_t n = var.num_elements();
+      if (!CheckIntSized(ctx, n, "the variable")) return;
+      if (n != 0) {
+        const cl_mem vm = BufferOf(var), xm = BufferOf(value);
+        const cl_int count = static_cast<cl_int>(n);
+        if (!Launch(ctx, "cwise", cl_kernel_, {A(vm), A(xm), A(vm), A(count)},
+                    {static_cast<size_t>(n)})) {
+          return;
+        }
+      }
+    }
+    ctx.ForwardRefInputToRefOutput(0, 0);
+  }
+
+ private:
+  const char* cl_kernel_;
+  bool use_locking_ = false;
+};
+
+struct AssignAddKernel : AssignUpdateKernel {
+  explicit AssignAddKernel(Construction& c) : AssignUpdateKernel(c, "tg_add_same") {}
+};
+struct AssignSubKernel : AssignUpdateKernel {
+  explicit AssignSubKernel(Construction& c) : AssignUpdateKernel(c, "tg_sub_same") {}
+};
+
+// ---- optimizer updates ----
+//
+// A rule names its op's inputs in order (the first kSlots are the variables it writes, kGrad
+// is the gradient, every other input a scalar), its OpenCL kernel, and the bool attr passed
+// to the kernel after the element count (nullptr: none). The kernel's arguments are the
+// inputs' buffers in op order, then the count, then the flag.
+struct GradientDescentRule {
+  static constexpr const char* kOp = "ApplyGradientDescent";
+  static constexpr const char* kKernel = "tg_apply_gradient_descent";
+  static constexpr const char* kInputs[] = {"var", "alpha", "delta"};
+  static constexpr int kSlots = 1, kGrad = 2;
+  static constexpr const char* kFlag = nullptr;
+  static constexpr bool kFlagDefault = false;
+};
+struct MomentumRule {
+  static constexpr const char* kOp = "ApplyMomentum";
+  static constexpr const char* kKernel = "tg_apply_momentum";
+  static constexpr const char* kInputs[] = {"var", "accum", "lr", "grad", "momentum"};
+  static constexpr int kSlots = 2, kGrad = 3;
+  static constexpr const char* kFlag = "use_nesterov";
+  static constexpr bool kFlagDefault = false;
+};
+struct AdamRule {
+  static constexpr const char* kOp = "ApplyAdam";
+  static constexpr const char* kKernel = "tg_apply_adam";
+  static constexpr const char* kInputs[] = {"var",  "m",     "v",     "beta1_power", "beta2_power",
+                                            "lr",   "beta1", "beta2", "epsilon",     "grad"};
+  static constexpr int kSlots = 3, kGrad = 9;
+  static constexpr const char* kFlag = "use_nesterov";
+  static constexpr bool kFlagDefault = false;
+};
+struct AdagradRule {
+  static constexpr const char* kOp = "ApplyAdagrad";
+  static constexpr const char* kKernel = "tg_apply_adagrad";
+  static constexpr const char* kInputs[] = {"var", "accum", "lr", "grad"};
+  static constexpr int kSlots = 2, kGrad = 3;
+  static constexpr const char* kFlag = "update_slots";
+  static constexpr bool kFlagDefault = true;
+};
+struct RMSPropRule {
+  static constexpr const char* kOp = "ApplyRMSProp";
+  static constexpr const char* kKernel = "tg_apply_rms_prop";
+  static constexpr const char* kInputs[] = {"var", "ms",       "mom",     "lr",
+                                            "rho", "momentum", "epsilon", "grad"};
+  static constexpr int kSlots = 3, kGrad = 7;
+  static constexpr const char* kFlag = nullptr;
+  static constexpr bool kFlagDefault = false;
+};
+struct CenteredRMSPropRule {
+  static constexpr const char* kOp = "ApplyCenteredRMSProp";
+  static constexpr const char* kKernel = "tg_apply_centered_rms_prop";
+  static constexpr const char* kInputs[] = {"var", "mg",       "ms",      "mom", "lr",
+                                            "rho", "momentum", "epsilon", "grad"};
+  static constexpr int kSlots = 4, kGrad = 8;
+  static constexpr const char* kFlag = nullptr;
+  static constexpr bool kFlagDefault = false;
+};
+
+// The ref inputs [0, n) an update writes, fetched once each. With `lock` (use_locking) each
+// distinct variable's mutex is held while this object lives, taken in the order of the
+// variables' handles so that two updates locking overlapping sets cannot deadlock; a
+// variable passed twice is locked once (the core's mutexes are not recursive).
+class LockedRefs {
+ public:
+  LockedRefs(Context& ctx, int n, bool lock) : ctx_(ctx) {
+    std::vector<const void*> handle(static_cast<size_t>(n));
+    std::vector<int> first(static_cast<size_t>(n));
+    for (int i = 0; i < n; ++i) {
+      const size_t k = static_cast<size_t>(i);
+      handle[k] = Api()->tensor_data(ctx.input(i).raw());
+      first[k] = i;
+      for (int j = 0; j < i && handle[k] != nullptr; ++j) {
+        if (handle[static_cast<size_t>(j)] == handle[k]) {
+          first[k] = j;
+          break;
+        }
+      }
+    }
+    if (lock) {
+      for (int i = 0; i < n; ++i) {
+        if (first[static_cast<size_t>(i)] == i) locked_.push_back(i);
+      }
+      std::sort(locked_.begin(), locked_.end(), [&](int a, int b) {
+        const void* ha = handle[static_cast<size_t>(a)];
+        const void* hb = handle[static_cast<size_t>(b)];
+        return std::less<const void*>()(ha, hb) || (ha == hb && a < b);
+      });
+      for (int i : locked_) Api()->lock_ref_input(ctx.raw(), i);
+    }
+    refs_.resize(static_cast<size_t>(n));
+    for (int i = 0; i < n; ++i) {
+      const size_t k = static_cast<size_t>(i);
+      if (first[k] != i) {
+        refs_[k] = refs_[static_cast<size_t>(first[k])];
+        continue;
+      }
+      refs_[k] = ctx.MutableRefInput(i);  // FAILED_PRECONDITION when uninitialized
+      if (!ctx.ok()) return;
+    }
+    ok_ = true;
+  }
+  ~LockedRefs() {
+    for (auto it = locked_.rbegin(); it != locked_.rend(); ++it) {
+      Api()->unlock_ref_input(ctx_.raw(), *it);
+    }
+  }
+  LockedRefs(const LockedRefs&) = delete;
+  LockedRefs& operator=(const LockedRefs&) = delete;
+
+  bool ok() const { return ok_; }
+  const TensorMut& operator[](int i) const { return refs_[static_cast<size_t>(i)]; }
+
+ private:
+  Context& ctx_;
+  std::vector<TensorMut> refs_;
+  std::vector<int> locked_;
+  bool ok_ = false;
+};
+
+template <typename Rule>
+class ApplyKernel {
+ public:
+  static constexpr int kNumInputs = static_cast<int>(std::size(Rule::kInputs));
+
+  explicit ApplyKernel(Construction& c) {
+    c.GetAttr("use_locking", &use_locking_);
+    flag_ = Rule::kFlagDefault;
+    if (Rule::kFlag != nullptr && c.HasAttr(Rule::kFlag)) c.GetAttr(Rule::kFlag, &flag_);
+  }
+
+  void Compute(Context& ctx) {
+    {
+      LockedRefs refs(ctx, Rule::kSlots, use_locking_);
+      if (!refs.ok() || !Check(ctx, refs)) return;
+      const int64_t n = refs[0].num_elements();
+      if (!CheckIntSized(ctx, n, "var")) return;
+      if (n != 0) {
+        std::vector<cl_mem> mems(kNumInputs);
+        for (int i = 0; i < kNumInputs; ++i) {
+          mems[static_cast<size_t>(i)] = i < Rule::kSlots ? BufferOf(refs[i]) : BufferOf(ctx.input(i));
+        }
+        std::vector<Arg> args;
+        for (const cl_mem& m : mems) args.push_back(A(m));
+        const cl_int count = static_cast<cl_int>(n), flag = flag_ ? 1 : 0;
+        args.push_back(A(count));
+        if (Rule::kFlag != nullptr) args.push_back(A(flag));
+        if (!Launch(ctx, "train", Rule::kKernel, args, {static_cast<size_t>(n)})) return;
+      }
+    }
+    ctx.ForwardRefInputToRefOutput(0, 0);
+  }
+
+ private:
+  // Every slot and the gradient have var's shape; every other input is a scalar.
+  static bool Check(Context& ctx, const LockedRefs& refs) {
+    const std::vector<int64_t> var = refs[0].dims();
+    for (int i = 1; i < kNumInputs; ++i) {
+      const std::vector<int64_t> dims = i < Rule::kSlots ? refs[i].dims() : ctx.input(i).dims();
+      if (i < Rule::kSlots || i == Rule::kGrad) {
+        if (dims != var) {
+          ctx.Fail(TG_INVALID_ARGUMENT, std::string("var and ") + Rule::kInputs[i] +
+                                            " do not have the same shape: " + ShapeString(var) +
+                                            " vs " + ShapeString(dims));
+          return false;
+        }
+      } else if (!dims.empty()) {
+        ctx.Fail(TG_INVALID_ARGUMENT,
+                 std::string(Rule::kInputs[i]) + " is not a scalar: " + ShapeString(dims));
+        return false;
+      }
+    }
+    return true;
+  }
+
+  bool use_locking_ = false;
+  bool flag_ = false;
+};
+
+}  // namespace
+
+void RegisterTrainingKernels(tgraph::plugin::Init& init) {
+  const std::string& type = DeviceType();
+  init.Kernel<VariableV2Kernel>(
+      KernelBuilder("VariableV2", type).TypeConstraint("dtype", {TG_FLOAT, TG_INT32}));
+  init.Kernel<AssignKernel>(
+      KernelBuilder("Assign", type).TypeConstraint("T", {TG_FLOAT, TG_INT32}));
+  init.Kernel<AssignAddKernel>(KernelBuilder("AssignAdd", type).TypeConstraint("T", TG_FLOAT));
+  init.Kernel<AssignSubKernel>(KernelBuilder("AssignSub", type).TypeConstraint("T", TG_FLOAT));
+  auto apply = [&](const char* op) { return KernelBuilder(op, type).TypeConstraint("T", TG_FLOAT); };
+  init.Kernel<ApplyKernel<GradientDescentRule>>(apply(GradientDescentRule::kOp));
+  init.Kernel<ApplyKernel<MomentumRule>>(apply(MomentumRule::kOp));
+  init.Kernel<ApplyKernel<AdamRule>>(apply(AdamRule::kOp));
+  init.Kernel<ApplyKernel<AdagradRule>>(apply(AdagradRule::kOp));
+  init.Kernel<ApplyKernel<RMSPropRule>>(apply(RMSPropRule::kOp));
+  init.Kernel<ApplyKernel<CenteredRMSPropRule>>(apply(CenteredRMSPropRule::kOp));
+}
+
+}  // namespace tgraph_opencl
