@@ -1,4 +1,4 @@
-// Data movement on the device, float32 and int32: Const (float uploaded once per device,
+// Data movement on the device, float32 and int32: NoOp, Const (float uploaded once per device,
 // then a device-side copy per run; int32 in host memory), Identity, Reshape and ExpandDims
 // (aliases, no copy), Fill, Tile, ZerosLike, Cast between float and int32, and float
 // GatherV2 with int32 indices (program "misc", cl_sources.cc).
@@ -67,6 +67,14 @@ class ConstKernel {
   bool host_ = false;  // int32: registered with its output in host memory
   std::mutex mu_;
   std::map<int, cl::Buffer> uploaded_;  // by device ordinal
+};
+
+// NoOp (a training op groups its updates with one): nothing to enqueue. Registered so that
+// the group lands with its updates instead of needing soft placement.
+class NoOpKernel {
+ public:
+  explicit NoOpKernel(Construction&) {}
+  void Compute(Context&) {}
 };
 
 class IdentityKernel {
@@ -409,6 +417,7 @@ void RegisterArrayKernels(tgraph::plugin::Init& init) {
   init.Kernel<ConstKernel>(KernelBuilder("Const", DeviceType()).TypeConstraint("dtype", TG_FLOAT));
   init.Kernel<ConstKernel>(
       KernelBuilder("Const", DeviceType()).TypeConstraint("dtype", TG_INT32).HostMemory("output"));
+  init.Kernel<NoOpKernel>(KernelBuilder("NoOp", DeviceType()));
   init.Kernel<IdentityKernel>(KernelBuilder("Identity", DeviceType()).TypeConstraint("T", types));
   init.Kernel<ReshapeKernel>(KernelBuilder("Reshape", DeviceType())
                                  .TypeConstraint("T", types)
