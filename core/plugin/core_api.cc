@@ -127,6 +127,10 @@ void ApiRegisterDevice(const TG_DeviceDefinition* def, TG_Status* status) {
   Register("register_device", def, status,
            [](PluginRegistrations* r, const TG_DeviceDefinition& d) { return r->AddDevice(d); });
 }
+int ApiDeviceTypeRegistered(const char* device_type) {
+  if (device_type == nullptr) return 0;
+  return NoThrow(0, [&] { return DeviceRegistry::Global()->Find(device_type) != nullptr ? 1 : 0; });
+}
 void ApiRegisterSaver(const TG_SaverDefinition* def, TG_Status* status) {
   Register("register_saver", def, status,
            [](PluginRegistrations* r, const TG_SaverDefinition& d) { return r->AddSaver(d); });
@@ -642,7 +646,10 @@ TG_Tensor* ApiReallocateRefInput(TG_KernelContext* ctx, int i, const int64_t* di
     auto where = [&] { return StrCat(NodeLabel(*ctx->op), ": reallocate_ref_input ", i); };
     std::vector<int64_t> d;
     if (Status s = ReadDims(dims, num_dims, &d); !s.ok()) return s.Prepend(where() + ": ");
-    auto t = Tensor::Allocate(BaseType(ctx->op->input_type(i)), std::move(d));
+    // A variable on a device keeps its storage in that device's memory.
+    const DataType dtype = BaseType(ctx->op->input_type(i));
+    auto t = ctx->device_memory ? AllocateDeviceTensor(ctx->device, dtype, std::move(d))
+                                : Tensor::Allocate(dtype, std::move(d));
     if (!t.ok()) return t.status().Prepend(where() + ": ");
     return WithSlot(ctx, i, [&](VariableSlot& slot) -> Status {
       slot.value = std::move(t).value();
@@ -826,6 +833,7 @@ TG_CoreApi MakeApi() {
   api.shape_attr_bool = ApiShapeAttrBool;
   api.shape_node_name = ApiShapeNodeName;
   FillGradientServices(&api);
+  api.device_type_registered = ApiDeviceTypeRegistered;
   return api;
 }
 

@@ -56,8 +56,8 @@ extern "C" {
 #endif
 
 /* The ABI this header describes. 1 = the first release; 2 appended the gradient-building
- * services to TG_CoreApi. */
-#define TG_PLUGIN_ABI_VERSION 2u
+ * services to TG_CoreApi; 3 appended device_type_registered. */
+#define TG_PLUGIN_ABI_VERSION 3u
 
 /* ===================================================================================== */
 /* Opaque handles, owned by the core (TG_Status and TG_Tensor come from types.h)          */
@@ -372,6 +372,13 @@ typedef struct TG_CoreApi {
   int (*grad_finish_node)(TG_GradNodeBuilder* node, TG_Status* status);
   /* The result: the gradient of the forward op's input i (not calling it = no gradient). */
   void (*grad_set_input_gradient)(TG_GradientContext* ctx, int i, int tensor, TG_Status* status);
+
+  /* ---- devices (ABI 3) ----
+   * Non-zero when `device_type` is already registered by a plugin loaded earlier. Registering
+   * a taken type fails the plugin's load (ALREADY_EXISTS), so a backend that finds devices
+   * asks first and, when e.g. "GPU" is taken by another GPU backend, registers under its own
+   * name instead ("CUDA_GPU", "OPENCL_GPU"); see DESIGN.md "Devices". */
+  int (*device_type_registered)(const char* device_type);
 } TG_CoreApi;
 
 /* What the plugin tells the core about itself (filled inside TG_PluginInit). The strings

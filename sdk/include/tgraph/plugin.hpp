@@ -18,6 +18,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <initializer_list>
@@ -48,6 +49,21 @@ inline void SetStatus(TG_Status* status, TG_Code code, const std::string& messag
   Api()->set_status(status, code, message.c_str());
 }
 inline bool IsOk(const TG_Status* status) { return Api()->status_code(status) == TG_OK; }
+
+// The device type a backend registers its devices and kernels under: the environment
+// variable `env_var` when set (the user's explicit choice), else `preferred` (e.g. "GPU")
+// unless a backend loaded earlier has taken it, else `fallback` (e.g. "CUDA_GPU"). Two GPU
+// backends in one process thus both load: the first is /device:GPU:N, the second is named
+// after itself. A core older than ABI 3 cannot be asked; `preferred` is used then.
+inline std::string ChooseDeviceType(const char* env_var, const char* preferred,
+                                    const char* fallback) {
+  const char* forced = env_var != nullptr ? std::getenv(env_var) : nullptr;
+  if (forced != nullptr && forced[0] != '\0') return forced;
+  if (TG_PLUGIN_API_HAS(device_type_registered) && Api()->device_type_registered(preferred)) {
+    return fallback;
+  }
+  return preferred;
+}
 
 // A read-only view of a tensor owned by the core.
 class TensorView {

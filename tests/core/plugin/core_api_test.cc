@@ -43,6 +43,15 @@ TEST(CoreApiTest, EveryMemberIsSet) {
   }
 }
 
+// A backend asks before registering a device type another backend may have taken (ABI 3).
+TEST(CoreApiTest, DeviceTypeRegistered) {
+  ASSERT_NE(testing::LoadGoodPlugin(), nullptr);
+  EXPECT_EQ(api()->device_type_registered("TESTDEV"), 1);  // the good test plugin's device
+  EXPECT_EQ(api()->device_type_registered("CPU_BUT_NOT_LOADED"), 0);
+  EXPECT_EQ(api()->device_type_registered(""), 0);
+  EXPECT_EQ(api()->device_type_registered(nullptr), 0);
+}
+
 TEST(CoreApiTest, RegistrationOutsideInitIsRefused) {
   TG_Status st;
   TG_OpDefinition op;
