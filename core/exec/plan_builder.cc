@@ -215,11 +215,9 @@ class PlanBuilder {
     step.instance = dev.instance;
     step.label = &op.name();
     if (IsVariableOp(op)) {
-      if (!dev.host_accessible) {
-        return Unimplemented("variable ", OpLabel(op), " is placed on ", dev.name,
-                             ", but variables live in host memory for now; place it on a "
-                             "host-accessible device");
-      }
+      // The variable's storage lives in its device's memory space: readers elsewhere get a
+      // copy step like any other value's, and kernels colocated with it (Assign, Apply*)
+      // update it in place there.
       step.kind = StepKind::kVariable;
       step.variable = r_.state->VariableFor(op);
     } else if (op.type() == "Const" && dev.host_accessible && op.constant_value() != nullptr) {
@@ -255,8 +253,8 @@ class PlanBuilder {
     step.num_outputs = op.num_outputs();
     step.first_output = plan_->num_slots;
     for (int k = 0; k < op.num_outputs(); ++k) {
-      NewSlot(host_outputs[static_cast<size_t>(k)] || step.kind != StepKind::kKernel ? kHost : my_space,
-              index);
+      const bool host = host_outputs[static_cast<size_t>(k)] || step.kind == StepKind::kConstant;
+      NewSlot(host ? kHost : my_space, index);
     }
     step_of_op_[static_cast<size_t>(op.id())] = index;
     plan_->steps.push_back(std::move(step));

@@ -186,7 +186,7 @@ class SessionPlacementTest : public CApiTest {
     return op;
   }
 
-  // Runs with trace level 1; float fetches only.
+  // Runs with trace level 1; float fetches (doubles are narrowed to float).
   RunResult Run(TG_Session* session, std::vector<TG_Output> fetches,
                 std::vector<TG_Operation*> targets = {},
                 std::vector<std::pair<TG_Output, TG_Tensor*>> feeds = {}) {
@@ -212,6 +212,9 @@ class SessionPlacementTest : public CApiTest {
       if (t != nullptr && TG_TensorType(t) == TG_FLOAT) {
         const auto* p = static_cast<const float*>(TG_TensorData(t));
         v.assign(p, p + TG_TensorElementCount(t));
+      } else if (t != nullptr && TG_TensorType(t) == TG_DOUBLE) {
+        const auto* p = static_cast<const double*>(TG_TensorData(t));
+        for (int64_t i = 0; i < TG_TensorElementCount(t); ++i) v.push_back(static_cast<float>(p[i]));
       }
       r.values.push_back(v);
       TG_DeleteTensor(t);
@@ -452,9 +455,10 @@ TEST_F(SessionPlacementTest, VariableOpsStayTogetherUnderSoftPlacement) {
   TG_GraphPushDevice(g_, kDev0, s_);
   TG_ASSERT_OK(s_);
   const int64_t n = 2;
-  TG_Tensor* init = TG_AllocateTensor(TG_FLOAT, &n, 1, 2 * sizeof(float));
-  static_cast<float*>(TG_TensorData(init))[0] = 1.5f;
-  static_cast<float*>(TG_TensorData(init))[1] = -2.5f;
+  // A double variable: TESTACC has VariableV2 kernels for float only.
+  TG_Tensor* init = TG_AllocateTensor(TG_DOUBLE, &n, 1, 2 * sizeof(double));
+  static_cast<double*>(TG_TensorData(init))[0] = 1.5;
+  static_cast<double*>(TG_TensorData(init))[1] = -2.5;
   TG_VariableOptions opts;
   TG_InitVariableOptions(&opts);
   opts.name = "placed_var";
@@ -476,7 +480,7 @@ TEST_F(SessionPlacementTest, VariableOpsStayTogetherUnderSoftPlacement) {
   r = Run(session, {}, {assign});
   ASSERT_RUN_OK(r);
   const std::string var_device = r.DeviceOf("placed_var");
-  EXPECT_EQ(var_device, kCpu) << "TESTACC has no VariableV2 kernel\n" << r.StepsString();
+  EXPECT_EQ(var_device, kCpu) << "TESTACC has no double VariableV2 kernel\n" << r.StepsString();
   EXPECT_EQ(r.DeviceOf("placed_var/Assign"), var_device) << r.StepsString();
   r = Run(session, {read});
   ASSERT_RUN_OK(r);
@@ -484,6 +488,74 @@ TEST_F(SessionPlacementTest, VariableOpsStayTogetherUnderSoftPlacement) {
   EXPECT_EQ(r.DeviceOf("placed_var/read"), var_device)
       << "Identity has a TESTACC kernel, but the read is colocated with its variable\n"
       << r.StepsString();
+}
+
+// A variable placed on a device that is not host-accessible keeps its storage in that
+// device's memory: Assign and AssignAdd update it there, readers elsewhere get one copy,
+// values persist between runs and stay separate between sessions, and deleting the sessions
+// gives every buffer back (TearDown checks the allocator).
+TEST_F(SessionPlacementTest, VariableOnDeviceLivesInDeviceMemory) {
+  TG_GraphPushDevice(g_, kDev0, s_);
+  TG_ASSERT_OK(s_);
+  const int64_t n = 2;
+  TG_Tensor* init = TG_AllocateTensor(TG_FLOAT, &n, 1, 2 * sizeof(float));
+  static_cast<float*>(TG_TensorData(init))[0] = 1.5f;
+  static_cast<float*>(TG_TensorData(init))[1] = -2.5f;
+  TG_VariableOptions opts;
+  TG_InitVariableOptions(&opts);
+  opts.name = "dev_var";
+  TG_Variable* v = TG_GraphNewVariableFromTensor(g_, init, &opts, s_);
+  TG_DeleteTensor(init);
+  TG_ASSERT_OK(s_);
+  TG_Operation* delta = Vec("delta", {10, 20}, kCpu);  // host memory: copied in per run
+  TG_Operation* bump = Op2("AssignAdd", "bump", TG_VariableOutput(v).oper, delta);
+  TG_GraphPopDevice(g_, s_);
+  TG_ASSERT_OK(s_);
+  TG_Operation* assign = TG_VariableInitializer(v);
+  TG_Output read = TG_VariableReadValue(v);
+  TG_Output host_read = Out(Op2("AddV2", "host_read", read.oper, read.oper, kCpu));
+
+  TG_Session* session = NewSession();
+  const DevStats before = Stats();
+  RunResult r = Run(session, {}, {assign});
+  ASSERT_RUN_OK(r);
+  EXPECT_EQ(r.DeviceOf("dev_var"), kDev0) << r.StepsString();
+  EXPECT_EQ(r.DeviceOf("dev_var/Assign"), kDev0) << r.StepsString();
+  EXPECT_EQ(r.AllCopies(), 0) << "the initial value is a TESTACC Const\n" << r.StepsString();
+  EXPECT_EQ((Stats() - before).live, 1) << "the variable's storage is one TESTACC buffer";
+
+  r = Run(session, {}, {bump});
+  ASSERT_RUN_OK(r);
+  EXPECT_EQ(r.DeviceOf("bump"), kDev0) << r.StepsString();
+  EXPECT_EQ(r.Copies("delta:0", kDev0), 1) << r.StepsString();
+  r = Run(session, {}, {bump});
+  ASSERT_RUN_OK(r);
+
+  // Read on the device, consumed on the CPU: one copy to the host.
+  r = Run(session, {host_read, read});
+  ASSERT_RUN_OK(r);
+  EXPECT_EQ(r.values[0], (std::vector<float>{43, 75}));
+  EXPECT_EQ(r.values[1], (std::vector<float>{21.5f, 37.5f}));
+  EXPECT_EQ(r.DeviceOf("dev_var/read"), kDev0) << r.StepsString();
+  EXPECT_TRUE(r.CopiedToHost("dev_var/read:0", kDev0)) << r.StepsString();
+  // The ref output itself, fetched: copied out of device memory.
+  r = Run(session, {TG_VariableOutput(v)});
+  ASSERT_RUN_OK(r);
+  EXPECT_EQ(r.values[0], (std::vector<float>{21.5f, 37.5f}));
+
+  // A second session on the graph has its own, uninitialized variable.
+  TG_Session* other = NewSession();
+  r = Run(other, {read});
+  EXPECT_EQ(r.code, TG_FAILED_PRECONDITION) << r.message;
+  EXPECT_TRUE(Contains(r.message, "dev_var")) << r.message;
+  r = Run(other, {}, {assign});
+  ASSERT_RUN_OK(r);
+  r = Run(other, {read});
+  ASSERT_RUN_OK(r);
+  EXPECT_EQ(r.values[0], (std::vector<float>{1.5f, -2.5f}));
+  r = Run(session, {read});
+  ASSERT_RUN_OK(r);
+  EXPECT_EQ(r.values[0], (std::vector<float>{21.5f, 37.5f}));
 }
 
 TEST_F(SessionPlacementTest, LogDevicePlacementWritesOneLinePerOp) {

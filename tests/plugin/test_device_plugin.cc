@@ -26,8 +26,9 @@
 //    live allocations, bad frees, bad accesses].
 //
 // Kernels on TESTACC: Const, Identity (numeric dtypes), AddV2 and Mul (float, same-shape
-// inputs only), NoOp. Deliberately no MatMul and no variable ops, so tests can exercise soft
-// placement and colocation fallbacks.
+// inputs only), NoOp, and float variables (VariableV2, Assign, AssignAdd), whose storage then
+// lives in TESTACC memory. Deliberately no MatMul and no double variables, so tests can
+// exercise soft placement and colocation fallbacks.
 #include <atomic>
 #include <cstdint>
 #include <cstdlib>
@@ -355,6 +356,79 @@ class BinaryKernel {
   }
 };
 
+// VariableV2: the executor binds the session's variable slot to the ref output; the kernel
+// only tells placement that float variables may live here.
+class VariableKernel {
+ public:
+  explicit VariableKernel(Construction&) {}
+  void Compute(Context& ctx) {
+    ctx.Fail(TG_INTERNAL, "VariableV2's output is bound by the executor, not computed");
+  }
+};
+
+// Assign (float): the variable's buffer must be (re)allocated in this device's memory.
+class AssignKernel {
+ public:
+  explicit AssignKernel(Construction& c) { c.GetAttr("validate_shape", &validate_shape_); }
+  void Compute(Context& ctx) {
+    TensorView value = ctx.input(1);
+    if (!CheckOnDevice(ctx, value, "value")) return;
+    {
+      Context::RefLock lock(ctx, 0, true);
+      TensorMut target;
+      if (ctx.IsRefInitialized(0)) {
+        TensorMut current = ctx.MutableRefInput(0);
+        if (!ctx.ok()) return;
+        if (current.dims() == value.dims()) {
+          target = current;
+        } else if (validate_shape_) {
+          ctx.Fail(TG_INVALID_ARGUMENT, "Assign requires shapes of both tensors to match. lhs shape= " +
+                                            DimsString(current.dims()) + " rhs shape= " +
+                                            DimsString(value.dims()));
+          return;
+        }
+      }
+      if (!target.valid()) {
+        target = ctx.ReallocateRefInput(0, value.dims());
+        if (!ctx.ok()) return;
+      }
+      if (!CheckOnDevice(ctx, target, "variable")) return;
+      if (value.byte_size() > 0) {
+        std::memcpy(target.mutable_data<unsigned char>(), value.data<unsigned char>(),
+                    value.byte_size());
+      }
+    }
+    ctx.ForwardRefInputToRefOutput(0, 0);
+  }
+
+ private:
+  bool validate_shape_ = true;
+};
+
+// AssignAdd (float), in place in device memory.
+class AssignAddKernel {
+ public:
+  explicit AssignAddKernel(Construction&) {}
+  void Compute(Context& ctx) {
+    TensorView value = ctx.input(1);
+    {
+      Context::RefLock lock(ctx, 0, true);
+      TensorMut var = ctx.MutableRefInput(0);
+      if (!ctx.ok()) return;
+      if (var.dims() != value.dims()) {
+        ctx.Fail(TG_INVALID_ARGUMENT, "AssignAdd: shapes " + DimsString(var.dims()) + " and " +
+                                          DimsString(value.dims()) + " differ");
+        return;
+      }
+      if (!CheckOnDevice(ctx, var, "variable") || !CheckOnDevice(ctx, value, "value")) return;
+      float* p = var.mutable_data<float>();
+      const float* v = value.data<float>();
+      for (int64_t i = 0; i < var.num_elements(); ++i) p[i] += v[i];
+    }
+    ctx.ForwardRefInputToRefOutput(0, 0);
+  }
+};
+
 class NoOpKernel {
  public:
   explicit NoOpKernel(Construction&) {}
@@ -411,6 +485,9 @@ extern "C" TG_PLUGIN_EXPORT void TG_PluginInit(const TG_PluginInitArgs* args, TG
       KernelBuilder("AddV2", kDeviceType).TypeConstraint("T", TG_FLOAT));
   init.Kernel<BinaryKernel<MulFn>>(KernelBuilder("Mul", kDeviceType).TypeConstraint("T", TG_FLOAT));
   init.Kernel<NoOpKernel>(KernelBuilder("NoOp", kDeviceType));
+  init.Kernel<VariableKernel>(KernelBuilder("VariableV2", kDeviceType).TypeConstraint("dtype", TG_FLOAT));
+  init.Kernel<AssignKernel>(KernelBuilder("Assign", kDeviceType).TypeConstraint("T", TG_FLOAT));
+  init.Kernel<AssignAddKernel>(KernelBuilder("AssignAdd", kDeviceType).TypeConstraint("T", TG_FLOAT));
   if (!init.ok()) return;
 
   TG_DeviceDefinition device;
