@@ -117,9 +117,10 @@ TEST_F(CudaStateTest, AssignReshapesOnlyWithoutValidateShape) {
     TG_Output read = b.Op("Identity", {v.ref}, {}, "read");
     return Steps{{{v.assign}, {reshape}}, {read}};
   });
+  // With validate_shape (a fed value: a constant one is refused while building).
   Builder gpu(kGpu);
   Var v = MakeVar(gpu, "v", 3);
-  TG_Output other = gpu.DeviceConst({2, 2}, {1, 2, 3, 4});
+  TG_Output other = gpu.Feed({2, 2}, {1, 2, 3, 4});
   TG_Output bad = gpu.Op("Assign", {v.ref, other}, {}, "bad_assign");
   const RunResult r = RunSteps(gpu, Steps{{{v.assign}}, {bad}});
   EXPECT_EQ(r.code, TG_INVALID_ARGUMENT) << r.message;
