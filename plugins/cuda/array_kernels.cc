@@ -1,4 +1,4 @@
-// Data movement on the device, float32 and int32: Const (float uploaded once per device,
+// Data movement on the device, float32 and int32: NoOp, Const (float uploaded once per device,
 // then a device-side copy per run; int32 in host memory), Identity, Reshape, Squeeze and
 // ExpandDims (aliases, no copy), Fill, Tile, ZerosLike, Cast between float and int32, and
 // float GatherV2 with int32 indices (device code: misc.cu).
@@ -88,6 +88,14 @@ class ConstKernel {
   bool host_ = false;  // int32: registered with its output in host memory
   std::mutex mu_;
   std::map<int, void*> uploaded_;  // by device ordinal
+};
+
+// NoOp (a training op groups its updates with one): nothing to do. Registered so that a
+// NoOp under a GPU device scope is placed with the ops it groups.
+class NoOpKernel {
+ public:
+  explicit NoOpKernel(Construction&) {}
+  void Compute(Context&) {}
 };
 
 class IdentityKernel {
@@ -458,6 +466,7 @@ class CastKernel {
 void RegisterArrayKernels(tgraph::plugin::Init& init) {
   const std::string& type = DeviceType();
   const std::initializer_list<TG_DataType> types = {TG_FLOAT, TG_INT32};
+  init.Kernel<NoOpKernel>(KernelBuilder("NoOp", type));
   init.Kernel<ConstKernel>(KernelBuilder("Const", type).TypeConstraint("dtype", TG_FLOAT));
   init.Kernel<ConstKernel>(
       KernelBuilder("Const", type).TypeConstraint("dtype", TG_INT32).HostMemory("output"));

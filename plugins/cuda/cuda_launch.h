@@ -49,6 +49,15 @@ cudaError_t LaunchAssignUpdate(float* var, const float* value, int n, bool subtr
 // output per block; `outputs` = outer * inner.
 cudaError_t LaunchReduceSum(const float* x, float* y, int outputs, int reduce, int inner,
                             float scale, cudaStream_t stream);
+// Max over the same view; NaN wins (as the CPU plugin), an empty reduction gives -inf.
+cudaError_t LaunchReduceMax(const float* x, float* y, int outputs, int reduce, int inner,
+                            cudaStream_t stream);
+// ArgMax over the middle dim of [outer, reduce, inner] (reduce >= 1), `outputs` = outer *
+// inner: the smallest index of the largest value; a NaN counts as the largest.
+cudaError_t LaunchArgMax(const float* x, int32_t* y, int outputs, int reduce, int inner,
+                         cudaStream_t stream);
+cudaError_t LaunchArgMax(const float* x, int64_t* y, int outputs, int reduce, int inner,
+                         cudaStream_t stream);
 // Softmax over the last dim of [rows, cols].
 cudaError_t LaunchSoftmax(const float* x, float* y, int rows, int cols, cudaStream_t stream);
 // SoftmaxCrossEntropyWithLogits over [batch, cols], features and labels read through (row,
@@ -108,5 +117,17 @@ struct AdamScalars {
 };
 cudaError_t LaunchApplyAdam(float* var, float* m, float* v, const AdamScalars& scalars,
                             const float* grad, int n, bool nesterov, cudaStream_t stream);
+cudaError_t LaunchApplyAdagrad(float* var, float* accum, const float* lr, const float* grad,
+                               int n, bool update_slots, cudaStream_t stream);
+struct RMSPropScalars {
+  const float* lr;
+  const float* rho;
+  const float* momentum;
+  const float* epsilon;
+};
+// Centered when `mg` is not NULL (ApplyCenteredRMSProp).
+cudaError_t LaunchApplyRMSProp(float* var, float* mg, float* ms, float* mom,
+                               const RMSPropScalars& scalars, const float* grad, int n,
+                               cudaStream_t stream);
 
 }  // namespace tgraph_cuda

@@ -1,5 +1,6 @@
 // Data movement (Fill, Tile, GatherV2 over 4-byte elements), Cast between float and int32,
-// and the dense optimizer updates. One thread per element. Launch wrappers: cuda_launch.h.
+// and the dense optimizer updates (GradientDescent, Momentum, Adam, Adagrad, RMSProp and
+// centered RMSProp). One thread per element. Launch wrappers: cuda_launch.h.
 #include <climits>
 #include <cmath>
 #include <cstdint>
@@ -104,6 +105,41 @@ __global__ void AdamKernel(float* var, float* m, float* v, AdamScalars k, const 
   var[i] -= step * lr_t / (sqrtf(vi) + eps);
 }
 
+// accum += grad^2 (update_slots);  var -= lr * grad / sqrt(accum)
+__global__ void AdagradKernel(float* var, float* accum, const float* lr, const float* grad,
+                              int n, bool update_slots) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const float g = grad[i];
+  float a = accum[i];
+  if (update_slots) {
+    a += g * g;
+    accum[i] = a;
+  }
+  var[i] -= g * lr[0] / sqrtf(a);
+}
+
+// (centered: mg += (grad - mg) * (1 - rho))
+// ms += (grad^2 - ms) * (1 - rho)
+// mom = mom * momentum + lr * grad / sqrt(ms [- mg^2] + epsilon);  var -= mom
+__global__ void RMSPropKernel(float* var, float* mg, float* ms, float* mom, RMSPropScalars k,
+                              const float* grad, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const float g = grad[i], decay = 1.0f - k.rho[0];
+  const float s = ms[i] + (g * g - ms[i]) * decay;
+  ms[i] = s;
+  float denom = s + k.epsilon[0];
+  if (mg != nullptr) {
+    const float c = mg[i] + (g - mg[i]) * decay;
+    mg[i] = c;
+    denom = s - c * c + k.epsilon[0];
+  }
+  const float m = mom[i] * k.momentum[0] + g * k.lr[0] / sqrtf(denom);
+  mom[i] = m;
+  var[i] -= m;
+}
+
 }  // namespace
 
 cudaError_t LaunchFill32(const uint32_t* value, uint32_t* y, int n, cudaStream_t stream) {
@@ -151,6 +187,19 @@ cudaError_t LaunchApplyMomentum(float* var, float* accum, const float* lr, const
 cudaError_t LaunchApplyAdam(float* var, float* m, float* v, const AdamScalars& scalars,
                             const float* grad, int n, bool nesterov, cudaStream_t stream) {
   AdamKernel<<<Blocks(n), kBlock, 0, stream>>>(var, m, v, scalars, grad, n, nesterov);
+  return cudaGetLastError();
+}
+
+cudaError_t LaunchApplyAdagrad(float* var, float* accum, const float* lr, const float* grad,
+                               int n, bool update_slots, cudaStream_t stream) {
+  AdagradKernel<<<Blocks(n), kBlock, 0, stream>>>(var, accum, lr, grad, n, update_slots);
+  return cudaGetLastError();
+}
+
+cudaError_t LaunchApplyRMSProp(float* var, float* mg, float* ms, float* mom,
+                               const RMSPropScalars& scalars, const float* grad, int n,
+                               cudaStream_t stream) {
+  RMSPropKernel<<<Blocks(n), kBlock, 0, stream>>>(var, mg, ms, mom, scalars, grad, n);
   return cudaGetLastError();
 }
 

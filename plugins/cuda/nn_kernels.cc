@@ -1,5 +1,5 @@
-// MatMul (cuBLAS SGEMM), BiasAdd, BiasAddGrad, Softmax and Sum/Mean over adjacent axes,
-// float32 (device code: cwise.cu, reduce.cu).
+// MatMul (cuBLAS SGEMM), BiasAdd, BiasAddGrad, Softmax, Sum/Mean/Max over adjacent axes
+// and ArgMax, float32 (device code: cwise.cu, reduce.cu).
 #include <cmath>
 #include <string>
 #include <vector>
@@ -210,9 +210,11 @@ class SoftmaxKernel {
   }
 };
 
-// Sum / Mean over a set of axes that are adjacent once size-1 dims are ignored (the last
-// axis, all axes, a middle block); other sets are UNIMPLEMENTED on this device.
-template <bool kMean>
+// Sum / Mean / Max over a set of axes that are adjacent once size-1 dims are ignored (the
+// last axis, all axes, a middle block); other sets are UNIMPLEMENTED on this device.
+enum class Reduction { kSum, kMean, kMax };
+
+template <Reduction kKind>
 class ReduceKernel {
  public:
   explicit ReduceKernel(Construction& c) {
@@ -267,9 +269,17 @@ class ReduceKernel {
     const int64_t outputs = outer * inner;
     if (!ctx.ok() || outputs == 0) return;
     const float* xp = x.num_elements() == 0 ? nullptr : DataOf<const float>(x);
+    if (kKind == Reduction::kMax) {
+      CudaOk(ctx,
+             LaunchReduceMax(xp, DataOf<float>(y), static_cast<int>(outputs),
+                             static_cast<int>(reduce), static_cast<int>(inner), dev->stream()),
+             "launch");
+      return;
+    }
     // Mean of an empty axis: 0 * inf = NaN, as 0 / 0.
-    const float scale =
-        kMean ? (reduce == 0 ? INFINITY : 1.0f / static_cast<float>(reduce)) : 1.0f;
+    const float scale = kKind == Reduction::kMean
+                            ? (reduce == 0 ? INFINITY : 1.0f / static_cast<float>(reduce))
+                            : 1.0f;
     CudaOk(ctx,
            LaunchReduceSum(xp, DataOf<float>(y), static_cast<int>(outputs),
                            static_cast<int>(reduce), static_cast<int>(inner), scale,
@@ -279,6 +289,60 @@ class ReduceKernel {
 
  private:
   bool keep_dims_ = false;
+};
+
+// ArgMax(input, dimension): dimension a host scalar; int32 or int64 output (output_type).
+class ArgMaxKernel {
+ public:
+  explicit ArgMaxKernel(Construction& c) {
+    if (c.HasAttr("output_type")) c.GetAttr("output_type", &out_type_);
+  }
+  void Compute(Context& ctx) {
+    TensorView x = ctx.input(0), dim_t = ctx.input(1);
+    const std::vector<int64_t> dims = x.dims();
+    const int64_t rank = static_cast<int64_t>(dims.size());
+    if (dim_t.rank() != 0) {
+      ctx.Fail(TG_INVALID_ARGUMENT,
+               "dimension must be a scalar, but has shape " + ShapeString(dim_t.dims()));
+      return;
+    }
+    int64_t axis = dim_t.dtype() == TG_INT32 ? dim_t.data<int32_t>()[0] : dim_t.data<int64_t>()[0];
+    if (axis < -rank || axis >= rank) {
+      ctx.Fail(TG_INVALID_ARGUMENT, "Expected dimension in the range [" + std::to_string(-rank) +
+                                        ", " + std::to_string(rank) + "), but got " +
+                                        std::to_string(axis));
+      return;
+    }
+    if (axis < 0) axis += rank;
+    const int64_t reduce = dims[static_cast<size_t>(axis)];
+    if (reduce == 0) {
+      ctx.Fail(TG_INVALID_ARGUMENT, "Reduction axis " + std::to_string(axis) +
+                                        " is empty in shape " + ShapeString(dims));
+      return;
+    }
+    std::vector<int64_t> out_dims;
+    int64_t inner = 1;
+    for (int64_t d = 0; d < rank; ++d) {
+      if (d != axis) out_dims.push_back(dims[static_cast<size_t>(d)]);
+      if (d > axis) inner *= dims[static_cast<size_t>(d)];
+    }
+    if (!CheckIntSized(ctx, x.num_elements(), "the input")) return;
+    CudaDevice* dev = BindDevice(ctx);
+    if (dev == nullptr) return;
+    TensorMut y = ctx.AllocateOutput(0, out_dims);
+    const int64_t n = x.num_elements() / reduce;
+    if (!ctx.ok() || n == 0) return;
+    const float* xp = DataOf<const float>(x);
+    const int N = static_cast<int>(n), R = static_cast<int>(reduce), I = static_cast<int>(inner);
+    CudaOk(ctx,
+           out_type_ == TG_INT32
+               ? LaunchArgMax(xp, DataOf<int32_t>(y), N, R, I, dev->stream())
+               : LaunchArgMax(xp, DataOf<int64_t>(y), N, R, I, dev->stream()),
+           "launch");
+  }
+
+ private:
+  TG_DataType out_type_ = TG_INT64;
 };
 
 }  // namespace
@@ -291,10 +355,16 @@ void RegisterNnKernels(tgraph::plugin::Init& init) {
   init.Kernel<BiasAddKernel>(f("BiasAdd"));
   init.Kernel<BiasAddGradKernel>(f("BiasAddGrad"));
   init.Kernel<SoftmaxKernel>(f("Softmax"));
-  init.Kernel<ReduceKernel<false>>(
-      f("Sum").TypeConstraint("Tidx", {TG_INT32, TG_INT64}).HostMemory("reduction_indices"));
-  init.Kernel<ReduceKernel<true>>(
-      f("Mean").TypeConstraint("Tidx", {TG_INT32, TG_INT64}).HostMemory("reduction_indices"));
+  auto reduction = [&](const char* op) {
+    return f(op).TypeConstraint("Tidx", {TG_INT32, TG_INT64}).HostMemory("reduction_indices");
+  };
+  init.Kernel<ReduceKernel<Reduction::kSum>>(reduction("Sum"));
+  init.Kernel<ReduceKernel<Reduction::kMean>>(reduction("Mean"));
+  init.Kernel<ReduceKernel<Reduction::kMax>>(reduction("Max"));
+  init.Kernel<ArgMaxKernel>(f("ArgMax")
+                                .TypeConstraint("Tidx", {TG_INT32, TG_INT64})
+                                .TypeConstraint("output_type", {TG_INT32, TG_INT64})
+                                .HostMemory("dimension"));
 }
 
 }  // namespace tgraph_cuda

@@ -1,5 +1,5 @@
-// Reductions over rows: Sum/Mean (and BiasAddGrad) over an [outer, reduce, inner] view,
-// Softmax, and the two softmax cross-entropies. One block of kThreads per output or row;
+// Reductions over rows: Sum/Mean (and BiasAddGrad) and Max over an [outer, reduce, inner]
+// view, ArgMax, Softmax, and the two softmax cross-entropies. One block of kThreads per output or row;
 // partial results are combined in shared memory. Launch wrappers: cuda_launch.h.
 #include <cmath>
 #include <cstdint>
@@ -46,6 +46,49 @@ __global__ void ReduceSumKernel(const float* x, float* y, int reduce, int inner,
   for (int r = threadIdx.x; r < reduce; r += kThreads) s += x[(p * reduce + r) * inner + q];
   s = BlockSum(part, s);
   if (threadIdx.x == 0) y[o] = s * scale;
+}
+
+// The larger of a and b, NaN if either is.
+__device__ float NanMax(float a, float b) { return isnan(a) ? a : (isnan(b) || b > a) ? b : a; }
+
+__global__ void ReduceMaxKernel(const float* x, float* y, int reduce, int inner) {
+  __shared__ float part[kThreads];
+  const int64_t o = blockIdx.x, p = o / inner, q = o % inner;
+  float m = -INFINITY;
+  for (int r = threadIdx.x; r < reduce; r += kThreads) m = NanMax(m, x[(p * reduce + r) * inner + q]);
+  const int l = threadIdx.x;
+  part[l] = m;
+  __syncthreads();
+  for (int w = kThreads / 2; w > 0; w >>= 1) {
+    if (l < w) part[l] = NanMax(part[l], part[l + w]);
+    __syncthreads();
+  }
+  if (l == 0) y[o] = part[0];
+}
+
+// One output per thread (the reduced dim is usually short: classes).
+template <typename Out>
+__global__ void ArgMaxKernel(const float* x, Out* y, int n, int reduce, int inner) {
+  const int o = blockIdx.x * blockDim.x + threadIdx.x;
+  if (o >= n) return;
+  const float* xp = x + static_cast<int64_t>(o / inner) * reduce * inner + o % inner;
+  float best = xp[0];
+  int at = 0;
+  for (int r = 1; r < reduce && !isnan(best); ++r) {
+    const float v = xp[static_cast<int64_t>(r) * inner];
+    if (isnan(v) || v > best) {
+      best = v;
+      at = r;
+    }
+  }
+  y[o] = static_cast<Out>(at);
+}
+
+template <typename Out>
+cudaError_t ArgMax(const float* x, Out* y, int n, int reduce, int inner, cudaStream_t stream) {
+  ArgMaxKernel<Out><<<(n + kThreads - 1) / kThreads, kThreads, 0, stream>>>(x, y, n, reduce,
+                                                                           inner);
+  return cudaGetLastError();
 }
 
 __global__ void SoftmaxKernel(const float* x, float* y, int cols) {
@@ -129,6 +172,22 @@ cudaError_t LaunchReduceSum(const float* x, float* y, int outputs, int reduce, i
                             float scale, cudaStream_t stream) {
   ReduceSumKernel<<<outputs, kThreads, 0, stream>>>(x, y, reduce, inner, scale);
   return cudaGetLastError();
+}
+
+cudaError_t LaunchReduceMax(const float* x, float* y, int outputs, int reduce, int inner,
+                            cudaStream_t stream) {
+  ReduceMaxKernel<<<outputs, kThreads, 0, stream>>>(x, y, reduce, inner);
+  return cudaGetLastError();
+}
+
+cudaError_t LaunchArgMax(const float* x, int32_t* y, int outputs, int reduce, int inner,
+                         cudaStream_t stream) {
+  return ArgMax(x, y, outputs, reduce, inner, stream);
+}
+
+cudaError_t LaunchArgMax(const float* x, int64_t* y, int outputs, int reduce, int inner,
+                         cudaStream_t stream) {
+  return ArgMax(x, y, outputs, reduce, inner, stream);
 }
 
 cudaError_t LaunchSoftmax(const float* x, float* y, int rows, int cols, cudaStream_t stream) {

@@ -1,5 +1,6 @@
 // Variables on the device: VariableV2, Assign, AssignAdd/AssignSub, and the dense optimizer
-// updates ApplyGradientDescent, ApplyMomentum and ApplyAdam (float32), with the CPU
+// updates ApplyGradientDescent, ApplyMomentum, ApplyAdam, ApplyAdagrad, ApplyRMSProp and
+// ApplyCenteredRMSProp (float32), with the CPU
 // plugin's semantics (plugins/cpu/variable_ops.cc, training_*.cc). The variable's storage is
 // a slot its session owns, kept in this device's memory; these kernels reach it through ref
 // inputs, check every shape before the first write (a rejected update changes nothing),
@@ -211,6 +212,41 @@ struct AdamRule {
   }
 };
 
+struct AdagradRule {
+  static constexpr const char* kInputs[] = {"var", "accum", "lr", "grad"};
+  static constexpr int kSlots = 2, kGrad = 3;
+  explicit AdagradRule(Construction& c) { c.GetAttr("update_slots", &update_slots); }
+  bool update_slots = true;
+  cudaError_t Launch(const VarRefs& v, const std::vector<const float*>& in, int n,
+                     cudaStream_t s) const {
+    return LaunchApplyAdagrad(v.data(0), v.data(1), in[2], in[3], n, update_slots, s);
+  }
+};
+
+struct RMSPropRule {
+  static constexpr const char* kInputs[] = {"var", "ms",       "mom",     "lr",
+                                            "rho", "momentum", "epsilon", "grad"};
+  static constexpr int kSlots = 3, kGrad = 7;
+  explicit RMSPropRule(Construction&) {}
+  cudaError_t Launch(const VarRefs& v, const std::vector<const float*>& in, int n,
+                     cudaStream_t s) const {
+    const RMSPropScalars k{in[3], in[4], in[5], in[6]};
+    return LaunchApplyRMSProp(v.data(0), nullptr, v.data(1), v.data(2), k, in[7], n, s);
+  }
+};
+
+struct CenteredRMSPropRule {
+  static constexpr const char* kInputs[] = {"var", "mg",       "ms",      "mom", "lr",
+                                            "rho", "momentum", "epsilon", "grad"};
+  static constexpr int kSlots = 4, kGrad = 8;
+  explicit CenteredRMSPropRule(Construction&) {}
+  cudaError_t Launch(const VarRefs& v, const std::vector<const float*>& in, int n,
+                     cudaStream_t s) const {
+    const RMSPropScalars k{in[4], in[5], in[6], in[7]};
+    return LaunchApplyRMSProp(v.data(0), v.data(1), v.data(2), v.data(3), k, in[8], n, s);
+  }
+};
+
 template <typename Rule>
 class DenseApplyKernel {
  public:
@@ -280,6 +316,9 @@ void RegisterStateKernels(tgraph::plugin::Init& init) {
   init.Kernel<DenseApplyKernel<GradientDescentRule>>(f("ApplyGradientDescent"));
   init.Kernel<DenseApplyKernel<MomentumRule>>(f("ApplyMomentum"));
   init.Kernel<DenseApplyKernel<AdamRule>>(f("ApplyAdam"));
+  init.Kernel<DenseApplyKernel<AdagradRule>>(f("ApplyAdagrad"));
+  init.Kernel<DenseApplyKernel<RMSPropRule>>(f("ApplyRMSProp"));
+  init.Kernel<DenseApplyKernel<CenteredRMSPropRule>>(f("ApplyCenteredRMSProp"));
 }
 
 }  // namespace tgraph_cuda

@@ -26,7 +26,7 @@ size_t Count(const std::vector<int64_t>& dims) {
 // ---- SigmoidGrad / TanhGrad (y, dy) ----
 
 class CudaOutputGradTest : public CudaBackwardTest,
-                             public ::testing::WithParamInterface<const char*> {};
+                           public ::testing::WithParamInterface<const char*> {};
 
 TEST_P(CudaOutputGradTest, MatchesCpu) {
   const char* op = GetParam();

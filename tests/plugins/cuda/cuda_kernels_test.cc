@@ -30,7 +30,7 @@ struct BinaryCase {
 };
 
 class CudaBinaryTest : public CudaKernelTest,
-                         public ::testing::WithParamInterface<const char*> {};
+                       public ::testing::WithParamInterface<const char*> {};
 
 TEST_P(CudaBinaryTest, MatchesCpuWithBroadcasting) {
   const char* op = GetParam();
@@ -84,7 +84,7 @@ TEST_F(CudaKernelTest, IncompatibleShapesFail) {
 // ---- unary ops ----
 
 class CudaUnaryTest : public CudaKernelTest,
-                        public ::testing::WithParamInterface<const char*> {};
+                      public ::testing::WithParamInterface<const char*> {};
 
 TEST_P(CudaUnaryTest, MatchesCpu) {
   const char* op = GetParam();

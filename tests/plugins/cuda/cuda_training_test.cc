@@ -1,0 +1,251 @@
+// Variables and optimizer updates on /device:GPU:0 against the CPU plugin: the same graph
+// (variables, their initializers and the update op, all placed on one device with
+// TG_GraphPushDevice) is run on each device, the update three times, and every variable's
+// value must match. Hyper-parameters are float Consts on the device (device scalars, as
+// the CUDA kernels take them); gradients are fed. Skipped, saying why, without a device.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "device_test_util.h"
+
+namespace {
+
+using devtest::Builder;
+using devtest::kCpu;
+using devtest::kGpu;
+using devtest::Random;
+using devtest::RunResult;
+
+class CudaTrainingTest : public devtest::DeviceTest {};
+
+// A variable on the builder's device holding `values` of `dims`.
+TG_Variable* NewVariable(Builder& b, const std::string& name, const std::vector<int64_t>& dims,
+                         const std::vector<float>& values) {
+  TG_Status* s = TG_NewStatus();
+  TG_Tensor* t = TG_AllocateTensor(TG_FLOAT, dims.data(), static_cast<int>(dims.size()),
+                                   values.size() * sizeof(float));
+  if (!values.empty()) std::memcpy(TG_TensorData(t), values.data(), values.size() * sizeof(float));
+  TG_VariableOptions opts;
+  TG_InitVariableOptions(&opts);
+  opts.name = name.c_str();
+  TG_GraphPushDevice(b.graph(), b.device().c_str(), s);
+  TG_Variable* v = TG_GraphNewVariableFromTensor(b.graph(), t, &opts, s);
+  EXPECT_EQ(TG_GetCode(s), TG_OK) << TG_Message(s);
+  TG_GraphPopDevice(b.graph(), s);
+  TG_DeleteTensor(t);
+  TG_DeleteStatus(s);
+  return v;
+}
+
+// Runs the initializers, then `update` `steps` times, then fetches `reads`; returns the
+// last run (its values) with the update runs' step stats in `update_run`.
+RunResult InitUpdateRead(Builder& b, const std::vector<TG_Variable*>& vars, TG_Output update,
+                         int steps, RunResult* update_run) {
+  TG_Status* s = TG_NewStatus();
+  TG_Session* session = TG_NewSession(b.graph(), nullptr, s);
+  EXPECT_NE(session, nullptr) << TG_Message(s);
+  RunResult r;
+  if (session == nullptr) return r;
+  std::vector<TG_Output> inits, reads;
+  for (TG_Variable* v : vars) {
+    inits.push_back(TG_Output{TG_VariableInitializer(v), 0});
+    reads.push_back(TG_VariableReadValue(v));
+  }
+  r = b.RunIn(session, inits);
+  for (int i = 0; r.code == TG_OK && i < steps; ++i) {
+    r = b.RunIn(session, {update});
+    if (update_run != nullptr) *update_run = r;
+  }
+  if (r.code == TG_OK) r = b.RunIn(session, reads);
+  TG_DeleteSession(session, s);
+  TG_DeleteStatus(s);
+  return r;
+}
+
+void ExpectSameValues(const RunResult& want, const RunResult& got, double rtol, double atol) {
+  ASSERT_EQ(want.code, TG_OK) << want.message;
+  ASSERT_EQ(got.code, TG_OK) << got.message;
+  ASSERT_EQ(got.values.size(), want.values.size());
+  for (size_t f = 0; f < want.values.size(); ++f) {
+    EXPECT_EQ(got.values[f].dims, want.values[f].dims) << "fetch " << f;
+    ASSERT_EQ(got.values[f].values.size(), want.values[f].values.size());
+    for (size_t i = 0; i < want.values[f].values.size(); ++i) {
+      const double a = want.values[f].values[i], g = got.values[f].values[i];
+      EXPECT_NEAR(g, a, atol + rtol * std::abs(a)) << "fetch " << f << " element " << i;
+    }
+  }
+}
+
+// An update op's inputs in order: 'v' the variable (random values), 'p' a positive slot
+// ([1, 2): accumulators under a square root), 'm' a small slot ([-0.3, 0.3)), 's' the next
+// scalar of `scalars`, 'g' the gradient (fed).
+struct UpdateCase {
+  const char* op;
+  const char* kinds;
+  std::vector<float> scalars;
+  const char* flag;  // a bool attr to set, or nullptr
+  bool flag_value;
+  bool use_locking;
+};
+
+void PrintTo(const UpdateCase& c, std::ostream* os) { *os << c.op << " " << c.kinds; }
+
+TG_Output BuildUpdate(Builder& b, const UpdateCase& c, std::vector<TG_Variable*>* vars) {
+  const std::vector<int64_t> dims = {7, 9};
+  std::vector<TG_Output> inputs;
+  size_t scalar = 0;
+  for (size_t i = 0; c.kinds[i] != '\0'; ++i) {
+    const uint32_t seed = static_cast<uint32_t>(20 + i);
+    switch (c.kinds[i]) {
+      case 'v':
+      case 'p':
+      case 'm': {
+        const float lo = c.kinds[i] == 'p' ? 1.0f : c.kinds[i] == 'm' ? -0.3f : -2.0f;
+        const float hi = c.kinds[i] == 'p' ? 2.0f : c.kinds[i] == 'm' ? 0.3f : 2.0f;
+        vars->push_back(NewVariable(b, "slot" + std::to_string(i), dims, Random(63, lo, hi, seed)));
+        inputs.push_back(TG_VariableOutput(vars->back()));
+        break;
+      }
+      case 's':
+        inputs.push_back(b.DeviceConst({}, {c.scalars.at(scalar++)}));
+        break;
+      default:
+        inputs.push_back(b.Feed(dims, Random(63, -1.0f, 1.0f, seed)));
+    }
+  }
+  return b.Op(c.op, inputs, [&](TG_OperationDescription* d) {
+    TG_SetAttrBool(d, "use_locking", c.use_locking ? 1 : 0);
+    if (c.flag != nullptr) TG_SetAttrBool(d, c.flag, c.flag_value ? 1 : 0);
+  }, "update");
+}
+
+class CudaUpdateTest : public CudaTrainingTest,
+                       public ::testing::WithParamInterface<UpdateCase> {};
+
+TEST_P(CudaUpdateTest, MatchesCpuOverThreeSteps) {
+  const UpdateCase& c = GetParam();
+  Builder cpu(kCpu), gpu(kGpu);
+  std::vector<TG_Variable*> cpu_vars, gpu_vars;
+  const TG_Output cpu_update = BuildUpdate(cpu, c, &cpu_vars);
+  const TG_Output gpu_update = BuildUpdate(gpu, c, &gpu_vars);
+  RunResult cpu_step, gpu_step;
+  const RunResult want = InitUpdateRead(cpu, cpu_vars, cpu_update, 3, &cpu_step);
+  const RunResult got = InitUpdateRead(gpu, gpu_vars, gpu_update, 3, &gpu_step);
+  ExpectSameValues(want, got, 1e-5, 1e-6);
+  EXPECT_EQ(gpu_step.DeviceOf("update"), kGpu) << gpu_step.StepsString();
+  EXPECT_EQ(cpu_step.DeviceOf("update"), kCpu) << cpu_step.StepsString();
+  // The update's step moves the gradient in and the variable's value out, nothing else:
+  // the scalars and the slots stay on the device.
+  EXPECT_EQ(gpu_step.Copies(), 2) << gpu_step.StepsString();
+}
+
+std::string CaseName(const ::testing::TestParamInfo<UpdateCase>& info) {
+  std::string name = info.param.op;
+  if (info.param.flag != nullptr) name += std::string("_") + info.param.flag + (info.param.flag_value ? "_on" : "_off");
+  if (info.param.use_locking) name += "_locking";
+  return name;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Ops, CudaUpdateTest,
+    ::testing::Values(
+        UpdateCase{"ApplyGradientDescent", "vsg", {0.1f}, nullptr, false, false},
+        UpdateCase{"ApplyGradientDescent", "vsg", {0.1f}, nullptr, false, true},
+        UpdateCase{"ApplyMomentum", "vmsgs", {0.1f, 0.9f}, "use_nesterov", false, false},
+        UpdateCase{"ApplyMomentum", "vmsgs", {0.1f, 0.9f}, "use_nesterov", true, true},
+        UpdateCase{"ApplyAdam", "vmpssssssg", {0.9f, 0.999f, 0.01f, 0.9f, 0.999f, 1e-8f},
+                   "use_nesterov", false, false},
+        UpdateCase{"ApplyAdam", "vmpssssssg", {0.81f, 0.998f, 0.01f, 0.9f, 0.999f, 1e-8f},
+                   "use_nesterov", true, true},
+        UpdateCase{"ApplyAdagrad", "vpsg", {0.1f}, "update_slots", true, false},
+        UpdateCase{"ApplyAdagrad", "vpsg", {0.1f}, "update_slots", false, false},
+        UpdateCase{"ApplyRMSProp", "vppssssg", {0.01f, 0.9f, 0.5f, 1e-6f}, nullptr, false, true},
+        UpdateCase{"ApplyCenteredRMSProp", "vmppssssg", {0.01f, 0.9f, 0.5f, 1e-6f}, nullptr,
+                   false, false}),
+    CaseName);
+
+TEST_F(CudaTrainingTest, UpdateRejectsBadShapesAndUninitializedVariables) {
+  // (Fed with unknown shapes, so that bad shapes reach the kernel.)
+  auto run = [](Builder& b, bool init, std::vector<int64_t> grad_dims, std::vector<int64_t> lr_dims) {
+    TG_Variable* v = NewVariable(b, "w", {2, 3}, Random(6));
+    std::vector<float> lr(lr_dims.empty() ? 1 : 2, 0.1f);
+    TG_Output update = b.Op("ApplyGradientDescent",
+                            {TG_VariableOutput(v), b.Feed(lr_dims, lr),
+                             b.Feed(grad_dims, Random(grad_dims.size() == 2 ? 6 : 3))},
+                            {}, "sgd");
+    TG_Status* s = TG_NewStatus();
+    TG_Session* session = TG_NewSession(b.graph(), nullptr, s);
+    RunResult r;
+    if (init) r = b.RunIn(session, {TG_Output{TG_VariableInitializer(v), 0}});
+    if (r.code == TG_OK) r = b.RunIn(session, {update});
+    TG_DeleteSession(session, s);
+    TG_DeleteStatus(s);
+    return r;
+  };
+  {
+    Builder gpu(kGpu);
+    const RunResult r = run(gpu, true, {3}, {});
+    EXPECT_EQ(r.code, TG_INVALID_ARGUMENT) << r.message;
+    EXPECT_NE(r.message.find("var and delta do not have the same shape: [2,3] vs [3]"),
+              std::string::npos)
+        << r.message;
+  }
+  {
+    Builder gpu(kGpu);
+    const RunResult r = run(gpu, true, {2, 3}, {2});
+    EXPECT_EQ(r.code, TG_INVALID_ARGUMENT) << r.message;
+    EXPECT_NE(r.message.find("alpha is not a scalar: [2]"), std::string::npos) << r.message;
+  }
+  {
+    Builder gpu(kGpu);
+    const RunResult r = run(gpu, false, {2, 3}, {});
+    EXPECT_EQ(r.code, TG_FAILED_PRECONDITION) << r.message;
+  }
+}
+
+// Assign (in place, reshaping without validate_shape, refusing a new shape with it),
+// AssignAdd and AssignSub, each against the CPU.
+TEST_F(CudaTrainingTest, AssignAndAssignAddSubMatchCpu) {
+  for (const char* op : {"Assign", "AssignAdd", "AssignSub"}) {
+    SCOPED_TRACE(op);
+    Builder cpu(kCpu), gpu(kGpu);
+    std::vector<TG_Variable*> cv, gv;
+    auto build = [&](Builder& b, std::vector<TG_Variable*>* vars) {
+      vars->push_back(NewVariable(b, "w", {4, 5}, Random(20, -1, 1, 5)));
+      return b.Op(op, {TG_VariableOutput(vars->back()), b.Feed({4, 5}, Random(20, -1, 1, 6))},
+                  {}, "update");
+    };
+    const TG_Output cu = build(cpu, &cv), gu = build(gpu, &gv);
+    RunResult cpu_step, gpu_step;
+    ExpectSameValues(InitUpdateRead(cpu, cv, cu, 2, &cpu_step),
+                     InitUpdateRead(gpu, gv, gu, 2, &gpu_step), 1e-6, 1e-6);
+    EXPECT_EQ(gpu_step.DeviceOf("update"), kGpu) << gpu_step.StepsString();
+  }
+  // validate_shape false: the variable takes the value's shape (reallocated on the device).
+  Builder cpu(kCpu), gpu(kGpu);
+  std::vector<TG_Variable*> cv, gv;
+  auto build = [&](Builder& b, std::vector<TG_Variable*>* vars, bool validate) {
+    vars->push_back(NewVariable(b, "w", {2, 2}, {1, 2, 3, 4}));
+    return b.Op("Assign", {TG_VariableOutput(vars->back()), b.Feed({3, 1}, {7, 8, 9})},
+                [&](TG_OperationDescription* d) { TG_SetAttrBool(d, "validate_shape", validate); },
+                "assign");
+  };
+  const TG_Output cu = build(cpu, &cv, false), gu = build(gpu, &gv, false);
+  const RunResult want = InitUpdateRead(cpu, cv, cu, 1, nullptr);
+  const RunResult got = InitUpdateRead(gpu, gv, gu, 1, nullptr);
+  ExpectSameValues(want, got, 0, 0);
+  ASSERT_EQ(got.values.size(), 1u);
+  EXPECT_EQ(got.values[0].dims, (std::vector<int64_t>{3, 1}));
+  Builder bad(kGpu);
+  std::vector<TG_Variable*> bv;
+  const RunResult r = InitUpdateRead(bad, bv, build(bad, &bv, true), 1, nullptr);
+  EXPECT_EQ(r.code, TG_INVALID_ARGUMENT) << r.message;
+  EXPECT_NE(r.message.find("Assign requires shapes of both tensors to match"), std::string::npos)
+      << r.message;
+}
+
+}  // namespace
