@@ -16,6 +16,7 @@
 #include "core/autodiff/gradient_registry.h"
 #include "core/autodiff/plugin_gradient.h"
 #include "core/graph/graph.h"
+#include "core/graph/graph_context_guard.h"
 #include "core/plugin/registry.h"
 
 namespace tgraph {
@@ -107,24 +108,6 @@ std::vector<char> OpsBetween(const Graph& graph, const std::vector<Output>& xs,
   MarkReachable(walk, y_ops, &between);
   return between;
 }
-
-// Pops a name scope on every path out.
-class ScopeGuard {
- public:
-  explicit ScopeGuard(Graph& graph) : graph_(graph) {}
-  ~ScopeGuard() {
-    if (pushed_) (void)graph_.PopNameScope();
-  }
-  Status Push(const std::string& name) {
-    StatusOr<std::string> scope = graph_.PushNameScope(name);
-    pushed_ = scope.ok();
-    return scope.status();
-  }
-
- private:
-  Graph& graph_;
-  bool pushed_ = false;
-};
 
 // Where an op's gradient comes from.
 struct GradientSource {
@@ -240,8 +223,8 @@ StatusOr<std::vector<GradValue>> AddGradients(Graph& graph, const std::vector<Ou
     sources.emplace(op, source);
   }
 
-  ScopeGuard prefix_scope(graph);
-  TG_RETURN_IF_ERROR(prefix_scope.Push(options.prefix.empty() ? "gradients" : options.prefix));
+  GraphContextGuard prefix_scope(graph);
+  TG_RETURN_IF_ERROR(prefix_scope.NameScope(options.prefix.empty() ? "gradients" : options.prefix).status());
   GraphBuilder builder(graph);
 
   // Gradients received per op output, summed when the op is reached.
@@ -287,8 +270,8 @@ StatusOr<std::vector<GradValue>> AddGradients(Graph& graph, const std::vector<Ou
 
     auto source_it = sources.find(op);
     if (source_it == sources.end() || source_it->second.not_differentiable) continue;
-    ScopeGuard op_scope(graph);
-    TG_RETURN_IF_ERROR(op_scope.Push(op->name() + "_grad"));
+    GraphContextGuard op_scope(graph);
+    TG_RETURN_IF_ERROR(op_scope.NameScope(op->name() + "_grad").status());
     GradientContext ctx(graph, op, std::move(out_grads));
     Status s = source_it->second.core ? (*source_it->second.core)(ctx)
                                       : CallPluginGradient(*source_it->second.plugin, ctx);

@@ -8,6 +8,7 @@
 #include "core/autodiff/gradient_context.h"
 #include "core/autodiff/random_seed.h"
 #include "core/graph/graph.h"
+#include "core/graph/graph_context_guard.h"
 
 namespace tgraph {
 namespace {
@@ -80,8 +81,8 @@ StatusOr<Output> FilledValue(Graph& graph, DataType dtype, const std::vector<int
     TG_ASSIGN_OR_RETURN(Tensor t, Filled(dtype, dims, value));
     return b.Const(t, name);
   }
-  ScopedNameScope scope(graph);
-  TG_ASSIGN_OR_RETURN(std::string full, scope.Push(name));
+  GraphContextGuard scope(graph);
+  TG_ASSIGN_OR_RETURN(std::string full, scope.NameScope(name));
   TG_ASSIGN_OR_RETURN(Tensor shape, ShapeTensor(dims));
   Output shape_t = b.Const(shape, "shape_as_tensor");
   TG_ASSIGN_OR_RETURN(Tensor scalar, Filled(dtype, {}, value));
@@ -139,8 +140,8 @@ StatusOr<Output> RandomTensor(Graph& graph, const RandomTensorArgs& args, const 
                               bool uniform, const std::string& name) {
   TG_RETURN_IF_ERROR(CheckRandomDtype(args.dtype));
   std::lock_guard lock(graph.mutex());
-  ScopedNameScope scope(graph);
-  TG_ASSIGN_OR_RETURN(std::string full, scope.Push(name));
+  GraphContextGuard scope(graph);
+  TG_ASSIGN_OR_RETURN(std::string full, scope.NameScope(name));
   GraphBuilder b(graph);
   Output shape = args.shape;
   if (shape.op == nullptr) {
@@ -237,8 +238,8 @@ InitialValueFn InitializerFn(InitializerSpec spec, DataType dtype, std::vector<i
   return [spec = std::move(spec), dtype, dims = std::move(dims),
           open_initializer_scope](Graph& graph) -> StatusOr<Output> {
     if (!open_initializer_scope) return BuildInitializer(graph, spec, dtype, dims);
-    ScopedNameScope scope(graph);
-    TG_RETURN_IF_ERROR(scope.Push("Initializer").status());
+    GraphContextGuard scope(graph);
+    TG_RETURN_IF_ERROR(scope.NameScope("Initializer").status());
     return BuildInitializer(graph, spec, dtype, dims);
   };
 }

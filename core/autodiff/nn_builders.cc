@@ -6,6 +6,7 @@
 #include "core/autodiff/initializers.h"
 #include "core/autodiff/random_seed.h"
 #include "core/graph/graph.h"
+#include "core/graph/graph_context_guard.h"
 
 namespace tgraph {
 namespace {
@@ -62,26 +63,6 @@ Output DimVector(GraphBuilder& b, Output shape, int32_t i) {
   return b.Op("StridedSlice", {shape, b.ConstInt32({i}), b.ConstInt32({i + 1}), b.ConstInt32({1})});
 }
 
-// Pops a colocation entry when it goes out of scope.
-class ScopedColocation {
- public:
-  explicit ScopedColocation(Graph& graph) : graph_(graph) {}
-  ~ScopedColocation() { Pop(); }
-  Status Push(Operation* op) {
-    Status s = graph_.PushColocateWith(op);
-    active_ = s.ok();
-    return s;
-  }
-  void Pop() {
-    if (active_) (void)graph_.PopColocateWith();
-    active_ = false;
-  }
-
- private:
-  Graph& graph_;
-  bool active_ = false;
-};
-
 }  // namespace
 
 StatusOr<Output> EmbeddingLookup(Graph& graph, Output params, Output ids,
@@ -94,16 +75,16 @@ StatusOr<Output> EmbeddingLookup(Graph& graph, Output params, Output ids,
   if (params.shape().known_rank() && params.shape().rank() < 1) {
     return InvalidArgument(fn, ": params ('", params.Name(), "') must have rank >= 1, but is a scalar");
   }
-  ScopedNameScope scope(graph);
-  TG_ASSIGN_OR_RETURN(std::string full, scope.Push(name.empty() ? "embedding_lookup" : name));
+  GraphContextGuard scope(graph);
+  TG_ASSIGN_OR_RETURN(std::string full, scope.NameScope(name.empty() ? "embedding_lookup" : name));
   GraphBuilder b(graph);
   // The gather runs where params live (a variable's rows are read in place), the Identity
   // frees the result from that constraint.
-  ScopedColocation colocate(graph);
-  TG_RETURN_IF_ERROR(colocate.Push(params.op));
+  GraphContextGuard colocate(graph);
+  TG_RETURN_IF_ERROR(colocate.ColocateWith(params.op));
   Output axis = Int32Const(b, 0, "axis");
   Output gathered = b.Op("GatherV2", {params, ids, axis}, {}, full + "/");
-  colocate.Pop();
+  colocate.PopAll();
   Output result = b.Op("Identity", {gathered}, {}, "Identity");
   TG_RETURN_IF_ERROR(b.status());
   return result;
@@ -130,8 +111,8 @@ StatusOr<Output> Dropout(Graph& graph, Output x, double keep_prob, Output keep_p
     }
     if (keep_prob == 1) return x;  // TF: nothing to drop, no nodes
   }
-  ScopedNameScope scope(graph);
-  TG_ASSIGN_OR_RETURN(std::string full, scope.Push(name.empty() ? "dropout" : name));
+  GraphContextGuard scope(graph);
+  TG_ASSIGN_OR_RETURN(std::string full, scope.NameScope(name.empty() ? "dropout" : name));
   GraphBuilder b(graph);
   Output kp = keep_prob_tensor.op != nullptr ? keep_prob_tensor : b.Scalar(dtype, keep_prob, "keep_prob");
   Output shape = b.Op("Shape", {x}, {}, "Shape");
@@ -173,8 +154,8 @@ StatusOr<Output> SigmoidCrossEntropyWithLogits(Graph& graph, Output labels, Outp
     return InvalidArgument(fn, ": logits and labels must have the same shape (",
                            logits.shape().ToString(), " vs ", labels.shape().ToString(), ")");
   }
-  ScopedNameScope scope(graph);
-  TG_ASSIGN_OR_RETURN(std::string full, scope.Push(name.empty() ? "logistic_loss" : name));
+  GraphContextGuard scope(graph);
+  TG_ASSIGN_OR_RETURN(std::string full, scope.NameScope(name.empty() ? "logistic_loss" : name));
   GraphBuilder b(graph);
   // max(x, 0) - x * z + log(1 + exp(-|x|)): never exponentiates a positive number.
   Output zeros = b.Op("ZerosLike", {logits}, {}, "zeros_like");
@@ -231,8 +212,8 @@ StatusOr<Output> NceLoss(Graph& graph, Output weights, Output biases, Output lab
                            num_classes, ") for the unique sampler");
   }
 
-  ScopedNameScope scope(graph);
-  TG_ASSIGN_OR_RETURN(std::string full, scope.Push(options.name.empty() ? "nce_loss" : options.name));
+  GraphContextGuard scope(graph);
+  TG_ASSIGN_OR_RETURN(std::string full, scope.NameScope(options.name.empty() ? "nce_loss" : options.name));
   GraphBuilder b(graph);
   const auto num_true = static_cast<int32_t>(options.num_true);
   Output labels64 = BaseType(labels.dtype()) == DT_INT64 ? labels : b.Cast(labels, DT_INT64);

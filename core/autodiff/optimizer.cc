@@ -5,44 +5,10 @@
 #include "core/autodiff/add_gradients.h"
 #include "core/graph/collections.h"
 #include "core/graph/graph.h"
+#include "core/graph/graph_context_guard.h"
 
 namespace tgraph {
 namespace {
-
-// Undoes a graph-context push on every path out.
-class ContextGuard {
- public:
-  explicit ContextGuard(Graph& graph) : graph_(graph) {}
-  ~ContextGuard() {
-    for (auto it = pops_.rbegin(); it != pops_.rend(); ++it) (void)(graph_.*(*it))();
-  }
-  Status NameScope(const std::string& name, std::string* opened = nullptr) {
-    StatusOr<std::string> s = graph_.PushNameScope(name);
-    if (!s.ok()) return s.status();
-    if (opened) *opened = *s;
-    pops_.push_back(&Graph::PopNameScope);
-    return Status::OK();
-  }
-  Status ClearControlDependencies() {
-    TG_RETURN_IF_ERROR(graph_.PushClearControlDependencies());
-    pops_.push_back(&Graph::PopControlDependencies);
-    return Status::OK();
-  }
-  Status ControlDependencies(std::vector<Operation*> ops) {
-    TG_RETURN_IF_ERROR(graph_.PushControlDependencies(std::move(ops)));
-    pops_.push_back(&Graph::PopControlDependencies);
-    return Status::OK();
-  }
-  Status ColocateWith(Operation* op) {
-    TG_RETURN_IF_ERROR(graph_.PushColocateWith(op));
-    pops_.push_back(&Graph::PopColocateWith);
-    return Status::OK();
-  }
-
- private:
-  Graph& graph_;
-  std::vector<Status (Graph::*)()> pops_;
-};
 
 const char* KindName(OptimizerKind kind) {
   switch (kind) {
@@ -172,7 +138,7 @@ class AdamOptimizer : public Optimizer {
                                  const std::vector<Variable*>& vars) override {
     if (vars.empty() || !EnsurePowers(b, vars[0])) return updates;
     Graph& g = b.graph();
-    ContextGuard guard(g);
+    GraphContextGuard guard(g);
     if (!b.Fail(guard.ControlDependencies(updates)).ok()) return updates;
     if (!b.Fail(guard.ColocateWith(Power(1)->op)).ok()) return updates;
     Variable* p1 = Power(1);
@@ -377,8 +343,8 @@ StatusOr<Variable*> Optimizer::MakeSlot(Graph& graph, Variable* var, const std::
     return InvalidArgument(name(), ": variable '", var->name, "' needs a fully defined shape for its ",
                            slot_name, " slot, has ", var->shape.ToString());
   }
-  ContextGuard guard(graph);
-  TG_RETURN_IF_ERROR(guard.NameScope(""));
+  GraphContextGuard guard(graph);
+  TG_RETURN_IF_ERROR(guard.NameScope("").status());
   TG_RETURN_IF_ERROR(guard.ClearControlDependencies());
   TG_RETURN_IF_ERROR(guard.ColocateWith(var->op));
   VariableOptions options;
@@ -405,8 +371,8 @@ StatusOr<Variable*> Optimizer::MakeNonSlot(Graph& graph, Variable* first, const 
   for (const auto& [n, v] : non_slots_) {
     if (n == var_name) return v;
   }
-  ContextGuard guard(graph);
-  TG_RETURN_IF_ERROR(guard.NameScope(""));
+  GraphContextGuard guard(graph);
+  TG_RETURN_IF_ERROR(guard.NameScope("").status());
   TG_RETURN_IF_ERROR(guard.ClearControlDependencies());
   TG_RETURN_IF_ERROR(guard.ColocateWith(first->op));
   VariableOptions options;
@@ -453,15 +419,15 @@ StatusOr<Operation*> Optimizer::ApplyGradients(Graph& graph, const std::vector<G
   GraphBuilder b(graph);
   for (const GradAndVar& gv : used) TG_RETURN_IF_ERROR(CreateSlots(b, gv.var));
 
-  ContextGuard scope(graph);
+  GraphContextGuard scope(graph);
   std::string scope_name;
-  TG_RETURN_IF_ERROR(scope.NameScope(name.empty() ? this->name() : name, &scope_name));
+  TG_ASSIGN_OR_RETURN(scope_name, scope.NameScope(name.empty() ? this->name() : name));
   Prepare(b);
   std::vector<Operation*> updates;
   std::vector<Variable*> vars;
   for (const GradAndVar& gv : used) {
-    ContextGuard per_var(graph);
-    TG_RETURN_IF_ERROR(per_var.NameScope("update_" + gv.var->name));
+    GraphContextGuard per_var(graph);
+    TG_RETURN_IF_ERROR(per_var.NameScope("update_" + gv.var->name).status());
     TG_RETURN_IF_ERROR(per_var.ColocateWith(gv.var->op));
     Operation* update = nullptr;
     if (gv.grad.is_sparse()) {
@@ -482,7 +448,7 @@ StatusOr<Operation*> Optimizer::ApplyGradients(Graph& graph, const std::vector<G
   Operation* group = b.OpNode("NoOp", {}, {}, global_step ? "update" : scope_name + "/", finish);
   TG_RETURN_IF_ERROR(b.status());
   if (global_step == nullptr) return group;
-  ContextGuard step_scope(graph);
+  GraphContextGuard step_scope(graph);
   TG_RETURN_IF_ERROR(step_scope.ColocateWith(global_step->op));
   Output one = b.Scalar(global_step->dtype, 1.0);
   Operation* step = b.OpNode("AssignAdd", {global_step->ref(), one}, Locking(options_),
@@ -502,8 +468,8 @@ StatusOr<Operation*> Optimizer::Minimize(Graph& graph, Output loss, Variable* gl
   }
   if (options_.clip_norm > 0) {
     GraphBuilder b(graph);
-    ContextGuard scope(graph);
-    TG_RETURN_IF_ERROR(scope.NameScope("clip_by_global_norm"));
+    GraphContextGuard scope(graph);
+    TG_RETURN_IF_ERROR(scope.NameScope("clip_by_global_norm").status());
     grads = ClipByGlobalNorm(b, grads, options_.clip_norm);
     TG_RETURN_IF_ERROR(b.status());
   }
@@ -542,8 +508,8 @@ StatusOr<Variable*> GetOrCreateGlobalStep(Graph& graph) {
     return FailedPrecondition("a variable named 'global_step' exists but is not in the '",
                               collection_keys::kGlobalStep, "' collection");
   }
-  ContextGuard guard(graph);
-  TG_RETURN_IF_ERROR(guard.NameScope(""));
+  GraphContextGuard guard(graph);
+  TG_RETURN_IF_ERROR(guard.NameScope("").status());
   TG_RETURN_IF_ERROR(guard.ClearControlDependencies());
   VariableOptions options;
   options.name = "global_step";

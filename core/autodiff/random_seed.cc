@@ -46,15 +46,4 @@ std::pair<int64_t, int64_t> GetSeed(const Graph& graph, std::optional<int64_t> o
   return seeds;
 }
 
-ScopedNameScope::~ScopedNameScope() {
-  if (active_) (void)graph_.PopNameScope();
-}
-
-StatusOr<std::string> ScopedNameScope::Push(const std::string& name) {
-  if (active_) return Internal("ScopedNameScope pushed twice");
-  StatusOr<std::string> scope = graph_.PushNameScope(name);
-  active_ = scope.ok();
-  return scope;
-}
-
 }  // namespace tgraph

@@ -26,20 +26,4 @@ std::optional<int64_t> GraphSeed(const Graph& graph);
 // Seeds are reduced modulo 2^31 - 1, and (0, 0) from set seeds becomes (0, 2^31 - 1).
 std::pair<int64_t, int64_t> GetSeed(const Graph& graph, std::optional<int64_t> op_seed);
 
-// Opens a name scope and pops it when it goes out of scope, so early returns leave the
-// graph's context as they found it.
-class ScopedNameScope {
- public:
-  explicit ScopedNameScope(Graph& graph) : graph_(graph) {}
-  ~ScopedNameScope();
-  ScopedNameScope(const ScopedNameScope&) = delete;
-  ScopedNameScope& operator=(const ScopedNameScope&) = delete;
-  // The scope's full name ("outer/dropout_1").
-  StatusOr<std::string> Push(const std::string& name);
-
- private:
-  Graph& graph_;
-  bool active_ = false;
-};
-
 }  // namespace tgraph

@@ -2,28 +2,10 @@
 
 #include "core/graph/attr_value_util.h"
 #include "core/graph/graph.h"
+#include "core/graph/graph_context_guard.h"
 
 namespace tgraph {
 namespace {
-
-// Pops a name scope when it goes out of scope, so every early return leaves the graph's
-// context as it found it.
-class NameScopeGuard {
- public:
-  explicit NameScopeGuard(Graph& graph) : graph_(graph) {}
-  ~NameScopeGuard() {
-    if (active_) (void)graph_.PopNameScope();
-  }
-  StatusOr<std::string> Push(const std::string& name) {
-    auto scope = graph_.PushNameScope(name);
-    active_ = scope.ok();
-    return scope;
-  }
-
- private:
-  Graph& graph_;
-  bool active_ = false;
-};
 
 StatusOr<Output> MakeConst(Graph& graph, const Tensor& value, const std::string& name) {
   NodeSpec spec;
@@ -43,8 +25,8 @@ StatusOr<Variable*> VariableStore::CreateVariable(const InitialValueFn& initial_
   std::lock_guard lock(g.mutex());
   if (g.finalized()) return FailedPrecondition("Graph is finalized and cannot be modified (tried to create variable '", options.name, "')");
   if (!initial_value) return InvalidArgument("variable '", options.name, "' has no initial value");
-  NameScopeGuard scope_guard(g);
-  TG_ASSIGN_OR_RETURN(std::string scope, scope_guard.Push(options.name.empty() ? "Variable" : options.name));
+  GraphContextGuard scope_guard(g);
+  TG_ASSIGN_OR_RETURN(std::string scope, scope_guard.NameScope(options.name.empty() ? "Variable" : options.name));
 
   TG_ASSIGN_OR_RETURN(Output init, initial_value(g));
   if (init.op == nullptr || init.op->graph() != &g) {
@@ -176,16 +158,16 @@ StatusOr<Variable*> VariableStore::GetVariable(const std::string& name, DataType
   if (!initializer) return InvalidArgument("variable ", full, " has no initializer");
 
   // Variable names depend on the variable scope only, never on the name scope.
-  NameScopeGuard reset(g);
-  TG_RETURN_IF_ERROR(reset.Push("").status());
+  GraphContextGuard reset(g);
+  TG_RETURN_IF_ERROR(reset.NameScope("").status());
   VariableOptions opts = options;
   opts.name = full;
   TG_ASSIGN_OR_RETURN(
       Variable * var,
       CreateVariable(
           [&](Graph& graph) -> StatusOr<Output> {
-            NameScopeGuard init_scope(graph);
-            TG_RETURN_IF_ERROR(init_scope.Push("Initializer").status());
+            GraphContextGuard init_scope(graph);
+            TG_RETURN_IF_ERROR(init_scope.NameScope("Initializer").status());
             TG_ASSIGN_OR_RETURN(Output value, initializer(graph));
             if (dtype != DT_INVALID && BaseType(value.dtype()) != BaseType(dtype)) {
               return InvalidArgument("initializer of variable ", full, " produced ",
