@@ -1,5 +1,6 @@
 #include "core/exec/kernel_runner.h"
 
+#include "core/exec/device_copy.h"
 #include "core/ops/op_registry.h"
 #include "core/plugin/kernel_context.h"
 #include "core/plugin/registry.h"
@@ -81,12 +82,24 @@ Status PrepareInputs(const Operation& op, const std::vector<KernelInput>& given,
 
 StatusOr<std::unique_ptr<KernelRunner>> KernelRunner::Create(const Operation& op,
                                                              const std::string& device_type,
-                                                             ThreadPool* intra_op_pool) {
+                                                             ThreadPool* intra_op_pool,
+                                                             int device_ordinal) {
   TG_ASSIGN_OR_RETURN(const KernelRegistration* kernel,
                       KernelRegistry::Global()->Find(op.name(), op.type(), op.attrs(), device_type));
+  DeviceInstance* device = nullptr;
+  if (DeviceRegistry::Global()->Find(kernel->device_type) != nullptr) {
+    TG_ASSIGN_OR_RETURN(device,
+                        DeviceRegistry::Global()->GetInstance(kernel->device_type, device_ordinal));
+  }
   TG_ASSIGN_OR_RETURN(void* state, CreateKernelState(*kernel, op));
   std::unique_ptr<KernelRunner> runner(new KernelRunner(op, kernel, intra_op_pool));
   runner->state_ = state;
+  runner->device_ = device;
+  runner->device_memory_ = device != nullptr && !device->device->host_accessible();
+  if (runner->device_memory_) {
+    HostMemoryArgFlags(op, kernel, /*outputs=*/false, &runner->host_memory_inputs_);
+    HostMemoryArgFlags(op, kernel, /*outputs=*/true, &runner->host_memory_outputs_);
+  }
   return runner;
 }
 
@@ -98,11 +111,79 @@ Status KernelRunner::Run(const std::vector<KernelInput>& inputs, std::vector<Ten
   if (outputs == nullptr) return InvalidArgument(NodeLabel(op_), ": Run: outputs is NULL");
   std::vector<KernelInput> prepared;
   TG_RETURN_IF_ERROR(PrepareInputs(op_, inputs, &prepared));
-  DeviceInstance* device = nullptr;
-  if (DeviceRegistry::Global()->Find(kernel_->device_type) != nullptr) {
-    TG_ASSIGN_OR_RETURN(device, DeviceRegistry::Global()->GetInstance(kernel_->device_type, 0));
+  if (device_memory_) return RunInDeviceMemory(std::move(prepared), outputs);
+  return CallKernel(*kernel_, state_, op_, std::move(prepared), device_, pool_, outputs);
+}
+
+Status KernelRunner::RunInDeviceMemory(std::vector<KernelInput> inputs,
+                                       std::vector<Tensor>* outputs) {
+  // One device-side slot per distinct variable (two inputs may name the same one).
+  std::vector<std::pair<VariableSlot*, std::unique_ptr<VariableSlot>>> slots;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    KernelInput& in = inputs[i];
+    const std::string label = StrCat(InputLabel(op_, static_cast<int>(i)), " of ", NodeLabel(op_));
+    if (in.ref == nullptr) {
+      if (!host_memory_inputs_[i]) {
+        TG_ASSIGN_OR_RETURN(in.value, CopyTensor(in.value, nullptr, device_, label));
+      }
+      continue;
+    }
+    VariableSlot* twin = nullptr;
+    for (const auto& [host, device] : slots) {
+      if (host == in.ref) twin = device.get();
+    }
+    if (twin == nullptr) {
+      auto device_slot = std::make_unique<VariableSlot>();
+      std::lock_guard<std::mutex> lock(in.ref->mu);
+      device_slot->name = in.ref->name;
+      device_slot->initialized = in.ref->initialized;
+      if (in.ref->initialized) {
+        TG_ASSIGN_OR_RETURN(device_slot->value, CopyTensor(in.ref->value, nullptr, device_,
+                                                           StrCat("variable ", in.ref->name)));
+      }
+      twin = device_slot.get();
+      slots.emplace_back(in.ref, std::move(device_slot));
+    }
+    in.ref = twin;
   }
-  return CallKernel(*kernel_, state_, op_, std::move(prepared), device, pool_, outputs);
+
+  Status status = CallKernel(*kernel_, state_, op_, std::move(inputs), device_, pool_, outputs);
+  // Variables come home even when the kernel failed: it may have written them first.
+  for (const auto& [host, device] : slots) {
+    std::lock_guard<std::mutex> lock(device->mu);
+    if (!device->initialized) continue;
+    auto value = CopyTensor(device->value, device_, nullptr, StrCat("variable ", host->name));
+    if (!value.ok()) {
+      if (status.ok()) status = value.status();
+      continue;
+    }
+    std::lock_guard<std::mutex> host_lock(host->mu);
+    host->value = std::move(value).value();
+    host->initialized = true;
+  }
+  if (status.ok()) {
+    for (size_t i = 0; i < outputs->size(); ++i) {
+      // A ref output is the device slot's value; other outputs follow the kernel's
+      // host-memory args.
+      const bool in_device_memory =
+          IsRefType(op_.output_type(static_cast<int>(i))) || !host_memory_outputs_[i];
+      if (!in_device_memory) continue;
+      Tensor& out = (*outputs)[i];
+      auto host = CopyTensor(out, device_, nullptr, StrCat("output ", i, " of ", NodeLabel(op_)));
+      if (!host.ok()) {
+        status = host.status();
+        break;
+      }
+      out = std::move(host).value();
+    }
+  }
+  // Nothing queued for the device may outlive the call (its inputs die with it).
+  Status synced = SynchronizeDevice(device_);
+  if (!status.ok()) {
+    outputs->clear();
+    return status;
+  }
+  return synced;
 }
 
 Status KernelRunner::Run(const std::vector<Tensor>& inputs, std::vector<Tensor>* outputs) {

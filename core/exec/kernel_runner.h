@@ -1,7 +1,9 @@
 // Runs one node's kernel outside a session, through the same plugin ABI the executor uses:
 // picks the registered kernel for the node and device, creates it once, and calls compute
 // with given input tensors. The executor (issue 5) builds on it; kernel tests use it as a
-// harness.
+// harness, on the CPU and (device conformance) on devices whose memory the host cannot
+// read: there the runner moves inputs, variables and outputs across, so callers always
+// give and get host tensors.
 #pragma once
 
 #include <memory>
@@ -16,6 +18,7 @@
 namespace tgraph {
 
 class ThreadPool;
+struct DeviceInstance;
 struct KernelRegistration;
 
 // A variable's storage as a ref input sees it (sessions own these; tests make their own).
@@ -35,11 +38,14 @@ struct KernelInput {
 class KernelRunner {
  public:
   // Finds the kernel for `op` on `device_type` (matching type constraints against the op's
-  // attrs; highest priority wins) and calls its create. NOT_FOUND naming the op, its type
-  // and the device when no kernel matches; create's status otherwise.
+  // attrs; highest priority wins) and calls its create. When a device of that type is
+  // registered, the kernel runs with instance `device_ordinal` of it (created on first
+  // use). NOT_FOUND naming the op, its type and the device when no kernel matches; the
+  // device registry's status for a bad ordinal; create's status otherwise.
   static StatusOr<std::unique_ptr<KernelRunner>> Create(const Operation& op,
                                                         const std::string& device_type = "CPU",
-                                                        ThreadPool* intra_op_pool = nullptr);
+                                                        ThreadPool* intra_op_pool = nullptr,
+                                                        int device_ordinal = 0);
   ~KernelRunner();  // calls the kernel's destroy
   KernelRunner(const KernelRunner&) = delete;
   KernelRunner& operator=(const KernelRunner&) = delete;
@@ -47,6 +53,12 @@ class KernelRunner {
   // Runs compute. Checks input count and dtypes first; ref inputs need `ref` set and an
   // initialized slot unless the op allows uninitialized input. Outputs come back in
   // `outputs` (a ref output yields the variable's current value). Errors name the node.
+  //
+  // On a device that is not host-accessible, inputs and outputs are still host tensors:
+  // inputs are copied to the device (except the kernel's host-memory args), each variable
+  // gets a device-side slot holding a copy of its value, outputs in device memory are
+  // copied back and the device is synchronized. After the call (failed or not) each
+  // variable's host slot holds the device slot's value (a new host buffer).
   Status Run(const std::vector<KernelInput>& inputs, std::vector<Tensor>* outputs);
   // Convenience for ops without ref inputs.
   Status Run(const std::vector<Tensor>& inputs, std::vector<Tensor>* outputs);
@@ -57,10 +69,17 @@ class KernelRunner {
  private:
   KernelRunner(const Operation& op, const KernelRegistration* kernel, ThreadPool* pool)
       : op_(op), kernel_(kernel), pool_(pool) {}
+  // Run's path for a device without host access: `inputs` are prepared host values.
+  Status RunInDeviceMemory(std::vector<KernelInput> inputs, std::vector<Tensor>* outputs);
+
   const Operation& op_;
   const KernelRegistration* kernel_;
   ThreadPool* pool_;
   void* state_ = nullptr;
+  DeviceInstance* device_ = nullptr;  // null: the host (no device of the kernel's type)
+  bool device_memory_ = false;        // device_ is not host-accessible
+  // Per flat input / output: a host-memory arg of the kernel (only set with device_memory_).
+  std::vector<char> host_memory_inputs_, host_memory_outputs_;
 };
 
 }  // namespace tgraph
