@@ -2,6 +2,8 @@
 // block), for the kernel conformance tests: the node is built over Placeholders, Consts
 // (static values for shape functions), VariableV2s (ref inputs) or list arguments, and
 // runs inline or on a real intra-op pool. Every kernel run is recorded for the coverage check.
+// With TGRAPH_CONFORMANCE_PLUGIN set, each node also runs on that plugin's device and must
+// match the CPU (device_conformance.h).
 #pragma once
 
 #include <gtest/gtest.h>
@@ -10,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "device_conformance.h"
 #include "kernel_coverage.h"
 #include "core/exec/kernel_runner.h"
 #include "core/exec/thread_pool.h"
@@ -23,6 +26,12 @@ namespace tgraph::testing {
 inline void LoadCpuPlugin() {
   static Status status = LoadPlugin(TGRAPH_CPU_PLUGIN_PATH).status();
   ASSERT_TRUE(status.ok()) << status.ToString();
+}
+
+// The device every node is compared on, when the comparison mode is on and has a device.
+inline const ConformanceDevice* ActiveConformanceDevice() {
+  const ConformanceDevice& d = GetConformanceDevice(TGRAPH_CPU_PLUGIN_PATH);
+  return d.active() ? &d : nullptr;
 }
 
 template <typename T>
@@ -114,32 +123,106 @@ class KernelFixture {
     auto runner = KernelRunner::Create(*node_, "CPU", pool);
     if (!runner.ok()) {
       status_ = runner.status();
-      return;
+    } else {
+      KernelCoverage::Get().Record(runner.value()->kernel());
+      runner_ = std::move(runner).value();
     }
-    KernelCoverage::Get().Record(runner.value()->kernel());
-    runner_ = std::move(runner).value();
+    PrepareDeviceRunner(pool);
   }
 
   // Construction or kernel-creation status.
   const Status& status() const { return status_; }
   const Operation* node() const { return node_; }
 
+  // Runs the node on the CPU; in device comparison mode also on the device, from the same
+  // inputs and variable contents, and compares (the CPU result is what comes back).
   OpRun Run() {
     OpRun r;
-    if (!status_.ok()) {
+    if (node_ == nullptr) {
       r.status = status_;
       return r;
     }
-    r.status = runner_->Run(inputs_, &r.outputs);
+    // Runs of one fixture from several threads (tests of locked variable updates) are
+    // serialized in comparison mode: a comparison needs the variables to hold still from the
+    // CPU run to the device run. The CPU-only suite keeps checking the concurrency.
+    std::unique_lock<std::mutex> serialized;
+    if (device_ != nullptr) serialized = std::unique_lock<std::mutex>(device_mu_);
+    std::vector<KernelInput> device_inputs;
+    std::vector<std::pair<VariableSlot*, VariableSlot*>> slots;
+    std::string inputs_description;  // as they were before the run (it may change variables)
+    if (device_ != nullptr) {
+      device_inputs = DeviceInputs(&slots);
+      inputs_description = InputsDescription(inputs_);
+    }
+    if (!status_.ok()) {
+      r.status = status_;
+    } else {
+      r.status = runner_->Run(inputs_, &r.outputs);
+    }
+    if (device_ != nullptr) {
+      OpRun d;
+      d.status = device_runner_ != nullptr ? device_runner_->Run(device_inputs, &d.outputs)
+                                           : device_status_;
+      KernelCoverage::Device().Record(*device_kernel_);
+      CompareDeviceRun(*node_, "/device:" + device_->type + ":0", inputs_description,
+                       r.status, r.outputs, d.status, d.outputs, slots);
+    }
     return r;
   }
 
  private:
+  // The device's kernel for the node, when the comparison mode is on and there is one.
+  void PrepareDeviceRunner(ThreadPool* pool) {
+    const ConformanceDevice* device = ActiveConformanceDevice();
+    if (device == nullptr) return;
+    device_kernel_ = KernelRegistry::Global()->FindOrNull(node_->type(), node_->attrs(), device->type);
+    if (device_kernel_ == nullptr) return;  // nothing to compare
+    device_ = device;
+    auto runner = KernelRunner::Create(*node_, device->type, pool);
+    if (runner.ok()) {
+      device_runner_ = std::move(runner).value();
+    } else {
+      device_status_ = runner.status();  // compared with the CPU's status at run time
+    }
+  }
+
+  // The inputs of a device run: the same values, and for each variable a copy of the CPU
+  // slot as it is now (before the CPU run changes it); `slots` pairs them up.
+  std::vector<KernelInput> DeviceInputs(std::vector<std::pair<VariableSlot*, VariableSlot*>>* slots) {
+    device_slots_.clear();
+    std::vector<KernelInput> inputs = inputs_;
+    for (KernelInput& in : inputs) {
+      if (in.ref == nullptr) continue;
+      VariableSlot* copy = nullptr;
+      for (const auto& [cpu, dev] : *slots) {
+        if (cpu == in.ref) copy = dev;
+      }
+      if (copy == nullptr) {
+        device_slots_.push_back(std::make_unique<VariableSlot>());
+        copy = device_slots_.back().get();
+        std::lock_guard<std::mutex> lock(in.ref->mu);
+        copy->name = in.ref->name;
+        copy->initialized = in.ref->initialized;
+        copy->value = DeepCopy(in.ref->value);
+        slots->emplace_back(in.ref, copy);
+      }
+      in.ref = copy;
+    }
+    return inputs;
+  }
+
   Graph graph_;
   Status status_;
   Operation* node_ = nullptr;
   std::vector<KernelInput> inputs_;
   std::unique_ptr<KernelRunner> runner_;
+  // Device comparison mode (device_ is null when it is off or the device has no kernel).
+  const ConformanceDevice* device_ = nullptr;
+  const KernelRegistration* device_kernel_ = nullptr;
+  std::unique_ptr<KernelRunner> device_runner_;
+  Status device_status_;
+  std::vector<std::unique_ptr<VariableSlot>> device_slots_;
+  std::mutex device_mu_;
 };
 
 // Runs a node of `op_type` once over `args` (see KernelFixture).
