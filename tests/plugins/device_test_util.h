@@ -99,13 +99,15 @@ inline bool SessionHasDevice(const std::string& device) {
   return found;
 }
 
-// Why the device plugin offers no device: its "no device" log line, if it wrote one.
+// Why the device plugin offers no device: its log line saying "no device", if it wrote one.
 inline std::string NoDeviceReason() {
   const std::string& log = LoadPlugins().device_log;
   const size_t at = log.find("no device");
   if (at == std::string::npos) return "the session lists no " + std::string(kGpu);
-  const size_t end = log.find('\n', at);
-  return log.substr(at, end == std::string::npos ? std::string::npos : end - at);
+  const size_t begin = log.rfind('\n', at), end = log.find('\n', at);
+  const size_t from = begin == std::string::npos ? 0 : begin + 1;
+  return "the plugin logged \"" +
+         log.substr(from, end == std::string::npos ? std::string::npos : end - from) + "\"";
 }
 
 // A host tensor's value: dims and elements (float or int32, kept as double).
