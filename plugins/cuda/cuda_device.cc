@@ -279,7 +279,8 @@ bool RegisterDevice(tgraph::plugin::Init& init) {
   std::string why;
   d.descriptions = Discover(&why);
   if (d.descriptions.empty()) {
-    Api()->log(TG_LOG_WARNING, ("cuda plugin: no device (" + why + "); registering nothing").c_str());
+    const std::string line = "cuda plugin: no device (" + why + "); registering nothing";
+    Api()->log(TG_LOG_WARNING, line.c_str());
     return false;
   }
   d.created.assign(d.descriptions.size(), nullptr);

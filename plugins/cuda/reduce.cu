@@ -1,6 +1,6 @@
 // Reductions over rows: Sum/Mean (and BiasAddGrad) and Max over an [outer, reduce, inner]
-// view, ArgMax, Softmax, and the two softmax cross-entropies. One block of kThreads per output or row;
-// partial results are combined in shared memory. Launch wrappers: cuda_launch.h.
+// view, ArgMax, Softmax, and the two softmax cross-entropies. One block of kThreads per
+// output or row; partial results are combined in shared memory. Launch wrappers: cuda_launch.h.
 #include <cmath>
 #include <cstdint>
 
@@ -55,7 +55,9 @@ __global__ void ReduceMaxKernel(const float* x, float* y, int reduce, int inner)
   __shared__ float part[kThreads];
   const int64_t o = blockIdx.x, p = o / inner, q = o % inner;
   float m = -INFINITY;
-  for (int r = threadIdx.x; r < reduce; r += kThreads) m = NanMax(m, x[(p * reduce + r) * inner + q]);
+  for (int r = threadIdx.x; r < reduce; r += kThreads) {
+    m = NanMax(m, x[(p * reduce + r) * inner + q]);
+  }
   const int l = threadIdx.x;
   part[l] = m;
   __syncthreads();

@@ -71,9 +71,12 @@ inline const LoadedPlugins& LoadPlugins() {
     LoadedPlugins l;
     TG_Status* s = TG_NewStatus();
     TG_LoadPlugin(TGRAPH_CPU_PLUGIN_PATH, s);
-    if (TG_GetCode(s) != TG_OK) l.error += std::string(TGRAPH_CPU_PLUGIN_PATH) + ": " + TG_Message(s) + "\n";
+    auto check = [&](const char* path) {
+      if (TG_GetCode(s) != TG_OK) l.error += std::string(path) + ": " + TG_Message(s) + "\n";
+    };
+    check(TGRAPH_CPU_PLUGIN_PATH);
     l.device_log = CapturingStderr([&] { TG_LoadPlugin(TGRAPH_DEVICE_PLUGIN_PATH, s); });
-    if (TG_GetCode(s) != TG_OK) l.error += std::string(TGRAPH_DEVICE_PLUGIN_PATH) + ": " + TG_Message(s) + "\n";
+    check(TGRAPH_DEVICE_PLUGIN_PATH);
     // Pass the log on, so the test's output still shows it.
     std::fputs(l.device_log.c_str(), stderr);
     TG_DeleteStatus(s);
@@ -338,7 +341,8 @@ inline RunResult ExpectDeviceMatchesCpu(const BuildFn& build, double rtol = 1e-5
                         std::abs(a - b) <= rtol * std::abs(a) + atol;
       if (!same) {
         ++bad;
-        ADD_FAILURE() << "fetch " << f << " element " << i << ": CPU " << a << ", " << kGpu << " " << b;
+        ADD_FAILURE() << "fetch " << f << " element " << i << ": CPU " << a << ", " << kGpu
+                      << " " << b;
       }
     }
   }

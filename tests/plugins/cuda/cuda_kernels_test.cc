@@ -1,7 +1,8 @@
 // Every CUDA kernel against the CPU plugin's result for the same inputs: the same graph is
 // built twice, once on /device:CPU:0 and once on /device:GPU:0, and run through sessions of
-// the C API (skipped, saying why, without a CUDA device). Inputs are fed placeholders (copied to the device by the executor);
-// shapes and axes are host-side Consts, as the kernels declare them host memory.
+// the C API (skipped, saying why, without a CUDA device). Inputs are fed placeholders
+// (copied to the device by the executor); shapes and axes are host-side Consts, as the
+// kernels declare them host memory.
 #include <gtest/gtest.h>
 
 #include <cmath>

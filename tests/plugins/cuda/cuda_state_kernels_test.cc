@@ -111,9 +111,9 @@ TEST_F(CudaStateTest, AssignReshapesOnlyWithoutValidateShape) {
   ExpectStateMatchesCpu([](Builder& b) {
     Var v = MakeVar(b, "v", 3);
     TG_Output other = b.DeviceConst({2, 2}, {1, 2, 3, 4});
-    TG_Output reshape = b.Op("Assign", {v.ref, other},
-                             [](TG_OperationDescription* d) { TG_SetAttrBool(d, "validate_shape", 0); },
-                             "reassign");
+    TG_Output reshape = b.Op(
+        "Assign", {v.ref, other},
+        [](TG_OperationDescription* d) { TG_SetAttrBool(d, "validate_shape", 0); }, "reassign");
     TG_Output read = b.Op("Identity", {v.ref}, {}, "read");
     return Steps{{{v.assign}, {reshape}}, {read}};
   });
