@@ -136,12 +136,15 @@ Status RunKernelCompute(const KernelRegistration& kernel, void* state, TG_Kernel
   }
   // A kernel that forgot to unlock a variable must not leave it locked.
   for (size_t i = 0; i < num_inputs; ++i) {
-    if (ctx->ref_locked[i]) {
-      ctx->ref_locked[i] = 0;
-      ctx->refs[i]->mu.unlock();
+    // Only a ref input can be locked: value inputs leave ref_locked unread.
+    if (ctx->refs[i] != nullptr) {
+      if (ctx->ref_locked[i]) {
+        ctx->ref_locked[i] = 0;
+        ctx->refs[i]->mu.unlock();
+      }
+      ctx->refs[i] = nullptr;
     }
     ctx->inputs[i].tensor.Clear();
-    ctx->refs[i] = nullptr;
   }
   if (!ctx->ref_views.empty()) ctx->ref_views.clear();
   if (!ctx->temps.empty()) ctx->temps.clear();

@@ -262,6 +262,14 @@ struct Broadcast {
 // out[0, n) = F(a, b) on one contiguous segment; a scalar operand repeats its one value.
 template <typename F, typename T, typename Out>
 void EvalSegment(Out* out, const T* a, bool a_scalar, const T* b, bool b_scalar, Eigen::Index n) {
+  // One element (scalar graphs): F's expression on plain values, where F says it is the
+  // same operator (kScalarExpr), costs less than setting up an Eigen evaluation.
+  if constexpr (requires { F::kScalarExpr; }) {
+    if (n == 1) {
+      *out = static_cast<Out>(F::Expr(*a, *b));
+      return;
+    }
+  }
   Vec<Out> o(out, n);
   if (a_scalar) {
     ConstVec<T> bm(b, n);
