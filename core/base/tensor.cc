@@ -76,9 +76,21 @@ std::shared_ptr<TensorBuffer> Unowned(TensorBuffer* buffer) {
 }  // namespace
 
 Tensor Tensor::BorrowedView() const {
-  Tensor view = *this;
-  if (buffer_) view.buffer_ = Unowned(buffer_.get());
+  Tensor view;
+  view.BorrowFrom(*this);
   return view;
+}
+
+void Tensor::BorrowFrom(const Tensor& owner) {
+  dtype_ = owner.dtype_;
+  dims_ = owner.dims_;
+  num_elements_ = owner.num_elements_;
+  if (owner.buffer_) {
+    buffer_ = Unowned(owner.buffer_.get());
+  } else {
+    buffer_.reset();
+  }
+  strings_ = owner.strings_;
 }
 
 std::shared_ptr<TensorBuffer> Tensor::TakeBufferLeavingView() {
@@ -89,12 +101,16 @@ std::shared_ptr<TensorBuffer> Tensor::TakeBufferLeavingView() {
 
 Tensor Tensor::TakeLeavingView() {
   Tensor owner;
-  owner.dtype_ = dtype_;
-  owner.dims_ = dims_;
-  owner.num_elements_ = num_elements_;
-  owner.buffer_ = TakeBufferLeavingView();
-  owner.strings_ = strings_;
+  TakeLeavingViewInto(&owner);
   return owner;
+}
+
+void Tensor::TakeLeavingViewInto(Tensor* owner) {
+  owner->dtype_ = dtype_;
+  owner->dims_ = dims_;
+  owner->num_elements_ = num_elements_;
+  owner->buffer_ = TakeBufferLeavingView();
+  owner->strings_ = strings_;
 }
 
 StatusOr<Tensor> Tensor::Wrap(DataType dtype, std::vector<int64_t> dims,

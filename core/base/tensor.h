@@ -85,11 +85,27 @@ class Tensor {
   // buffer, this one keeps reading it as a view. (Forwarding with an unchanged shape: no
   // shape is re-validated, since this one's already was.)
   Tensor TakeLeavingView();
+  // As `*owner = TakeLeavingView()`, written into `owner` in place: the kernel-call path
+  // runs it once per forwarded output, and a temporary tensor there costs more than the
+  // hand-over itself.
+  void TakeLeavingViewInto(Tensor* owner);
   // A copy that reads this tensor's bytes without owning them (no reference count changes
   // when it is copied); it must not outlive this tensor. Strings are shared as usual.
   Tensor BorrowedView() const;
+  // Makes this a view of `owner` (as `*this = owner.BorrowedView()`, in place).
+  void BorrowFrom(const Tensor& owner);
   // Is this such a view (a buffer it reads but does not own)?
   bool IsBorrowedView() const { return buffer_ != nullptr && buffer_.use_count() == 0; }
+
+  // Back to an empty DT_INVALID tensor, as `*this = Tensor()` but in place (the executor
+  // clears every kernel's inputs after each call). The dims' capacity is kept for reuse.
+  void Clear() {
+    dtype_ = DT_INVALID;
+    dims_.clear();
+    num_elements_ = 0;
+    buffer_.reset();
+    strings_.reset();
+  }
 
   // DT_STRING elements, row-major.
   std::vector<std::string>& strings() { return *strings_; }

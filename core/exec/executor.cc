@@ -12,6 +12,12 @@ using Clock = std::chrono::steady_clock;
 
 std::string OpLabel(const Operation& op) { return StrCat("node '", op.name(), "' (", op.type(), ")"); }
 
+// `v = SlotValue{}`, in place (run once or more per step: no temporary).
+void Clear(SlotValue& v) {
+  v.tensor.Clear();
+  v.ref = nullptr;
+}
+
 // The value of a slot as a plain tensor: a ref's variable is read (it must be initialized).
 Status ReadSlot(const SlotValue& v, const PlanStep& reader, Tensor* out) {
   if (v.ref == nullptr) {
@@ -97,7 +103,7 @@ class StepRunner {
       SlotValue& o = rs_.values[static_cast<size_t>(step.first_output + k)];
       if (VariableSlot* ref = ctx.output_refs[static_cast<size_t>(k)]) {
         o.ref = ref;
-        ctx.outputs[static_cast<size_t>(k)].tensor = Tensor();
+        ctx.outputs[static_cast<size_t>(k)].tensor.Clear();
       } else {
         o.tensor = std::move(ctx.outputs[static_cast<size_t>(k)].tensor);
       }
@@ -108,7 +114,7 @@ class StepRunner {
   // Inputs copied in before a failure are let go.
   static void ClearInputs(TG_KernelContext& ctx, size_t upto) {
     for (size_t k = 0; k <= upto && k < ctx.inputs.size(); ++k) {
-      ctx.inputs[k].tensor = Tensor();
+      ctx.inputs[k].tensor.Clear();
       ctx.refs[k] = nullptr;
     }
   }
@@ -121,10 +127,10 @@ class StepRunner {
       if (parallel_) {
         if (rs_.reads_left[static_cast<size_t>(in.slot)].fetch_sub(1, std::memory_order_acq_rel) == 1 &&
             !plan_.slot_pinned[static_cast<size_t>(in.slot)]) {
-          v = SlotValue{};
+          Clear(v);
         }
       } else if (in.release && !in.move) {
-        v = SlotValue{};
+        Clear(v);
       }
     }
   }
@@ -133,7 +139,7 @@ class StepRunner {
   void DropUnread(const PlanStep& step) {
     for (int k = 0; k < step.num_outputs; ++k) {
       const size_t s = static_cast<size_t>(step.first_output + k);
-      if (plan_.slot_reads[s] == 0 && !plan_.slot_pinned[s]) rs_.values[s] = SlotValue{};
+      if (plan_.slot_reads[s] == 0 && !plan_.slot_pinned[s]) Clear(rs_.values[s]);
     }
   }
 
@@ -339,7 +345,7 @@ std::unique_ptr<RunState> ExecutionPlan::AcquireRunState(ThreadPool* intra_op_po
 }
 
 void ExecutionPlan::ReleaseRunState(std::unique_ptr<RunState> state) {
-  for (SlotValue& v : state->values) v = SlotValue{};
+  for (SlotValue& v : state->values) Clear(v);
   RunState* empty = nullptr;
   if (spare_.compare_exchange_strong(empty, state.get(), std::memory_order_release,
                                      std::memory_order_relaxed)) {

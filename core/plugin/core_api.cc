@@ -441,7 +441,7 @@ TG_Tensor* ApiForwardInputToOutput(TG_KernelContext* ctx, int input_index, int o
     if (num_dims == static_cast<int>(in_dims.size()) &&
         (num_dims == 0 || std::equal(dims, dims + num_dims, in_dims.begin()))) {
       // The common case (elementwise ops): the input's own, already valid shape.
-      slot.tensor = in.TakeLeavingView();
+      in.TakeLeavingViewInto(&slot.tensor);
       ctx->output_set[static_cast<size_t>(output_index)] = 1;
       return &slot;
     }
@@ -473,6 +473,27 @@ bool IsAliasable(const TG_KernelContext* ctx, const TG_Tensor* t) {
   return false;
 }
 
+// set_output_alias's common case (Identity and friends): a value input that owns its
+// buffer, aliased with its own shape. The output takes the input's reference over and the
+// input reads on through a view until compute ends (no reference count is touched). False
+// when that does not apply: the caller then shares the buffer the general way.
+bool TakeInputForAlias(TG_KernelContext* ctx, int i, const TG_Tensor* t, const int64_t* dims,
+                       int num_dims) {
+  size_t k = 0;
+  while (k < ctx->inputs.size() && &ctx->inputs[k] != t) ++k;
+  if (k == ctx->inputs.size()) return false;
+  Tensor& in = ctx->inputs[k].tensor;
+  if (ctx->refs[k] != nullptr || in.IsBorrowedView() || !in.buffer()) return false;
+  const std::vector<int64_t>& in_dims = in.dims();
+  if (num_dims != static_cast<int>(in_dims.size()) ||
+      (num_dims > 0 && (dims == nullptr || !std::equal(dims, dims + num_dims, in_dims.begin())))) {
+    return false;
+  }
+  in.TakeLeavingViewInto(&ctx->outputs[static_cast<size_t>(i)].tensor);
+  ctx->output_set[static_cast<size_t>(i)] = 1;
+  return true;
+}
+
 void ApiSetOutputAlias(TG_KernelContext* ctx, int i, const TG_Tensor* t, const int64_t* dims,
                        int num_dims, TG_Status* status) {
   Guard(status, [&]() -> Status {
@@ -497,6 +518,7 @@ void ApiSetOutputAlias(TG_KernelContext* ctx, int i, const TG_Tensor* t, const i
       return InvalidArgument(where(), ": tensor of dtype ", DataTypeName(src.dtype()),
                              " for an output of dtype ", DataTypeName(out_type));
     }
+    if (TakeInputForAlias(ctx, i, t, dims, num_dims)) return Status::OK();
     std::vector<int64_t> d;
     if (Status s = ReadDims(dims, num_dims, &d); !s.ok()) return s.Prepend(where() + ": ");
     TG_ASSIGN_OR_RETURN(int64_t n, NumElementsOf(d));

@@ -107,12 +107,26 @@ void PrepareKernelContext(TG_KernelContext* ctx, const Operation& op,
   ctx->pool = pool != nullptr ? pool->c_handle() : ThreadPool::InlineHandle();
 }
 
+namespace {
+
+// No output produced yet. Most kernels have one output: stores, not two memset calls.
+void ResetOutputs(TG_KernelContext* ctx) {
+  if (ctx->output_set.size() == 1) {
+    ctx->output_set[0] = 0;
+    ctx->output_refs[0] = nullptr;
+    return;
+  }
+  std::fill(ctx->output_set.begin(), ctx->output_set.end(), 0);
+  std::fill(ctx->output_refs.begin(), ctx->output_refs.end(), nullptr);
+}
+
+}  // namespace
+
 Status RunKernelCompute(const KernelRegistration& kernel, void* state, TG_KernelContext* ctx) {
   const Operation& op = *ctx->op;
   const size_t num_inputs = ctx->inputs.size();
-  ctx->status.status = Status::OK();
-  std::fill(ctx->output_set.begin(), ctx->output_set.end(), 0);
-  std::fill(ctx->output_refs.begin(), ctx->output_refs.end(), nullptr);
+  if (!ctx->status.status.ok()) ctx->status.status = Status::OK();
+  ResetOutputs(ctx);
   try {
     kernel.compute(state, ctx);
   } catch (const std::exception& e) {
@@ -122,22 +136,25 @@ Status RunKernelCompute(const KernelRegistration& kernel, void* state, TG_Kernel
   }
   // A kernel that forgot to unlock a variable must not leave it locked.
   for (size_t i = 0; i < num_inputs; ++i) {
-    if (ctx->ref_locked[i]) {
-      ctx->ref_locked[i] = 0;
-      ctx->refs[i]->mu.unlock();
+    // Only a ref input can be locked: value inputs leave ref_locked unread.
+    if (ctx->refs[i] != nullptr) {
+      if (ctx->ref_locked[i]) {
+        ctx->ref_locked[i] = 0;
+        ctx->refs[i]->mu.unlock();
+      }
+      ctx->refs[i] = nullptr;
     }
-    ctx->inputs[i].tensor = Tensor();
-    ctx->refs[i] = nullptr;
+    ctx->inputs[i].tensor.Clear();
   }
-  ctx->ref_views.clear();
-  ctx->temps.clear();
+  if (!ctx->ref_views.empty()) ctx->ref_views.clear();
+  if (!ctx->temps.empty()) ctx->temps.clear();
   if (!ctx->status.status.ok()) {
-    for (TG_Tensor& t : ctx->outputs) t.tensor = Tensor();
+    for (TG_Tensor& t : ctx->outputs) t.tensor.Clear();
     return NameNode(op, ctx->status.status);
   }
   for (size_t i = 0; i < ctx->outputs.size(); ++i) {
     if (!ctx->output_set[i]) {
-      for (TG_Tensor& t : ctx->outputs) t.tensor = Tensor();
+      for (TG_Tensor& t : ctx->outputs) t.tensor.Clear();
       return Internal("node '", op.name(), "' (", op.type(), "): the kernel (",
                       kernel.DebugString(), ") did not produce output ", i);
     }

@@ -14,21 +14,25 @@ using ScalarOf = std::remove_const_t<typename A::Scalar>;
 
 struct AddF {
   static constexpr double kCost = 1;
+  static constexpr bool kScalarExpr = true;  // also valid on plain values
   template <class A, class B>
   static auto Expr(const A& a, const B& b) { return a + b; }
 };
 struct SubF {
   static constexpr double kCost = 1;
+  static constexpr bool kScalarExpr = true;  // also valid on plain values
   template <class A, class B>
   static auto Expr(const A& a, const B& b) { return a - b; }
 };
 struct MulF {
   static constexpr double kCost = 1;
+  static constexpr bool kScalarExpr = true;  // also valid on plain values
   template <class A, class B>
   static auto Expr(const A& a, const B& b) { return a * b; }
 };
 struct RealDivF {
   static constexpr double kCost = 2;
+  static constexpr bool kScalarExpr = true;
   template <class A, class B>
   static auto Expr(const A& a, const B& b) { return a / b; }
 };

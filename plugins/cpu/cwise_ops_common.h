@@ -262,6 +262,14 @@ struct Broadcast {
 // out[0, n) = F(a, b) on one contiguous segment; a scalar operand repeats its one value.
 template <typename F, typename T, typename Out>
 void EvalSegment(Out* out, const T* a, bool a_scalar, const T* b, bool b_scalar, Eigen::Index n) {
+  // One element (scalar graphs): F's expression on plain values, where F says it is the
+  // same operator (kScalarExpr), costs less than setting up an Eigen evaluation.
+  if constexpr (requires { F::kScalarExpr; }) {
+    if (n == 1) {
+      *out = static_cast<Out>(F::Expr(*a, *b));
+      return;
+    }
+  }
   Vec<Out> o(out, n);
   if (a_scalar) {
     ConstVec<T> bm(b, n);
@@ -274,6 +282,23 @@ void EvalSegment(Out* out, const T* a, bool a_scalar, const T* b, bool b_scalar,
   }
 }
 
+// out[0, n) = F(a, b) over one flat segment, split across the pool when large enough.
+template <typename F, typename T, typename Out>
+void RunFlat(Context& ctx, int64_t n, const T* a, bool a_scalar, const T* b, bool b_scalar,
+             Out* out) {
+  if (n == 0) return;
+  // Too little work to split: skip the pool's call and closure (small graphs run many of
+  // these per step).
+  if (static_cast<double>(n) * F::kCost < 10000) {
+    EvalSegment<F>(out, a, a_scalar, b, b_scalar, n);
+    return;
+  }
+  ctx.ParallelFor(n, F::kCost, [&](int64_t begin, int64_t end) {
+    EvalSegment<F>(out + begin, a_scalar ? a : a + begin, a_scalar, b_scalar ? b : b + begin,
+                   b_scalar, end - begin);
+  });
+}
+
 // Evaluates out = F(a, b) for a valid Broadcast `bc`; `out` holds NumElements(out_dims).
 template <typename F, typename T, typename Out>
 void RunBinary(Context& ctx, const Broadcast& bc, const T* a, const T* b, Out* out) {
@@ -283,16 +308,7 @@ void RunBinary(Context& ctx, const Broadcast& bc, const T* a, const T* b, Out* o
   if (r <= 1) {
     const bool a_scalar = r == 1 && bc.a_strides[0] == 0;
     const bool b_scalar = r == 1 && bc.b_strides[0] == 0;
-    // Too little work to split: skip the pool's call and closure (small graphs run many of
-    // these per step).
-    if (static_cast<double>(n) * F::kCost < 10000) {
-      EvalSegment<F>(out, a, a_scalar, b, b_scalar, n);
-      return;
-    }
-    ctx.ParallelFor(n, F::kCost, [&](int64_t begin, int64_t end) {
-      EvalSegment<F>(out + begin, a_scalar ? a : a + begin, a_scalar, b_scalar ? b : b + begin,
-                     b_scalar, end - begin);
-    });
+    RunFlat<F>(ctx, n, a, a_scalar, b, b_scalar, out);
     return;
   }
   const int64_t inner = bc.dims[r - 1];
@@ -337,6 +353,7 @@ class BinaryKernel {
   void Compute(Context& ctx) {
     const TensorView a = ctx.input(0), b = ctx.input(1);
     const std::vector<int64_t> ad = a.dims(), bd = b.dims();
+    if (ad == bd || ad.empty() || bd.empty()) return ComputeFlat(ctx, a, ad, b, bd);
     const Broadcast bc(ad, bd);
     if (!bc.valid) return ctx.Fail(TG_INVALID_ARGUMENT, bc.Error(ad, bd));
     if constexpr (requires { F::Check(ctx, b); }) {
@@ -358,6 +375,33 @@ class BinaryKernel {
     }
     if (!ctx.ok() || !out.valid()) return;
     RunBinary<F>(ctx, bc, a.data<T>(), b.data<T>(), out.mutable_data<Out>());
+  }
+
+ private:
+  // Same shapes, or a rank-0 operand: the result has the other operand's shape and is one
+  // flat segment, so the broadcast analysis (and its vectors) is skipped. Small graphs of
+  // scalars run this on every step.
+  void ComputeFlat(Context& ctx, const TensorView& a, const std::vector<int64_t>& ad,
+                   const TensorView& b, const std::vector<int64_t>& bd) {
+    if constexpr (requires { F::Check(ctx, b); }) {
+      if (!F::Check(ctx, b)) return;
+    }
+    // The output has the shape of a (b when a is the rank-0 one); that input's buffer may
+    // be overwritten in place.
+    const bool out_is_b = ad.empty() && !bd.empty();
+    const std::vector<int64_t>& out_dims = out_is_b ? bd : ad;
+    TensorMut out;
+    if constexpr (std::is_same_v<T, Out>) {
+      out = ctx.ForwardOrAllocateOutput(out_is_b ? 1 : 0, 0, out_dims);
+    } else {
+      out = ctx.AllocateOutput(0, out_dims);
+    }
+    // Both ways of producing the output fail the node when they give no tensor.
+    if (!out.valid()) return;
+    const bool a_scalar = ad.empty() && !bd.empty();
+    const bool b_scalar = bd.empty() && !ad.empty();
+    RunFlat<F>(ctx, NumElements(out_dims), a.data<T>(), a_scalar, b.data<T>(), b_scalar,
+               out.mutable_data<Out>());
   }
 };
 

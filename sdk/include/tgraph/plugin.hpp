@@ -76,8 +76,9 @@ class TensorView {
   int rank() const { return Api()->tensor_num_dims(t_); }
   int64_t dim(int i) const { return Api()->tensor_dim(t_, i); }
   std::vector<int64_t> dims() const {
-    std::vector<int64_t> d(static_cast<size_t>(rank()));
-    for (int i = 0; i < rank(); ++i) d[static_cast<size_t>(i)] = dim(i);
+    const int r = rank();  // one call through the table, not one per dim
+    std::vector<int64_t> d(static_cast<size_t>(r < 0 ? 0 : r));
+    for (int i = 0; i < r; ++i) d[static_cast<size_t>(i)] = dim(i);
     return d;
   }
   int64_t num_elements() const { return Api()->tensor_num_elements(t_); }

@@ -166,5 +166,50 @@ TEST(TensorTest, TakeLeavingViewHandsOverTheWholeTensor) {
   EXPECT_EQ(t.flat<int32_t>()[5], 7);
 }
 
+TEST(TensorTest, TakeLeavingViewIntoWritesTheOwnerInPlace) {
+  Tensor t = Tensor::Allocate(DT_FLOAT, {2}).value();
+  t.flat<float>()[0] = 3;
+  const void* data = t.data();
+  Tensor owner = Tensor::Allocate(DT_INT32, {4}).value();  // replaced wholesale
+  t.TakeLeavingViewInto(&owner);
+  EXPECT_FALSE(owner.IsBorrowedView());
+  EXPECT_EQ(owner.buffer().use_count(), 1);
+  EXPECT_EQ(owner.dtype(), DT_FLOAT);
+  EXPECT_EQ(owner.dims(), (std::vector<int64_t>{2}));
+  EXPECT_EQ(owner.NumElements(), 2);
+  EXPECT_EQ(owner.data(), data);
+  EXPECT_TRUE(t.IsBorrowedView());
+  EXPECT_EQ(t.flat<float>()[0], 3);
+}
+
+TEST(TensorTest, BorrowFromViewsWithoutAReference) {
+  Tensor owner = Tensor::Allocate(DT_FLOAT, {3}).value();
+  Tensor view = Tensor::Allocate(DT_INT64, {1}).value();
+  view.BorrowFrom(owner);
+  EXPECT_TRUE(view.IsBorrowedView());
+  EXPECT_EQ(owner.buffer().use_count(), 1);
+  EXPECT_EQ(view.data(), owner.data());
+  EXPECT_EQ(view.dtype(), DT_FLOAT);
+  EXPECT_EQ(view.dims(), owner.dims());
+  Tensor strings = Tensor::Allocate(DT_STRING, {2}).value();
+  view.BorrowFrom(strings);  // no buffer: the strings are shared as by a copy
+  EXPECT_FALSE(view.IsBorrowedView());
+  EXPECT_EQ(view.data(), nullptr);
+  EXPECT_EQ(&view.strings(), &strings.strings());
+}
+
+TEST(TensorTest, ClearLetsGoOfEverything) {
+  Tensor t = Tensor::Allocate(DT_FLOAT, {2, 2}).value();
+  std::shared_ptr<TensorBuffer> kept = t.buffer();
+  t.Clear();
+  EXPECT_EQ(kept.use_count(), 1);
+  EXPECT_EQ(t.dtype(), DT_INVALID);
+  EXPECT_EQ(t.rank(), 0);
+  EXPECT_EQ(t.NumElements(), 0);
+  EXPECT_EQ(t.data(), nullptr);
+  EXPECT_EQ(t.ByteSize(), 0u);
+  EXPECT_TRUE(t.Equals(Tensor()));
+}
+
 }  // namespace
 }  // namespace tgraph

@@ -365,6 +365,34 @@ TEST_F(KernelRunnerTest, AliasOfAForwardedInputSharesItsNewOwner) {
   EXPECT_EQ(Values<float>(out[0]), (std::vector<float>{2, 3, 4}));
 }
 
+// set_output_alias of an input with its own shape hands the input's reference to the
+// output: the output owns the bytes (no view), and no second reference is made.
+TEST_F(KernelRunnerTest, AliasOfAnInputTakesItsReference) {
+  Operation* x = Placeholder(DT_FLOAT, PartialShape({3}));
+  Operation* n = Node("Identity", {x});
+  auto r = Runner(n, "TESTDEV");
+  ASSERT_NE(r, nullptr);
+  const KernelRegistration& kernel = r->kernel();
+  auto state = CreateKernelState(kernel, *n);
+  ASSERT_TRUE(state.ok()) << state.status().ToString();
+  for (bool caller_keeps_x : {false, true}) {
+    SCOPED_TRACE(caller_keeps_x ? "caller keeps x" : "x handed over");
+    Tensor x_value = Make<float>(DT_FLOAT, {3}, {1, 2, 3});
+    const void* x_data = x_value.data();
+    std::vector<KernelInput> inputs(1);
+    inputs[0].value = caller_keeps_x ? x_value : std::move(x_value);
+    std::vector<Tensor> out;
+    Status s = CallKernel(kernel, state.value(), *n, std::move(inputs), nullptr, nullptr, &out);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    ASSERT_EQ(out.size(), 1u);
+    EXPECT_EQ(out[0].data(), x_data);
+    EXPECT_FALSE(out[0].IsBorrowedView());
+    EXPECT_EQ(out[0].buffer().use_count(), caller_keeps_x ? 2 : 1);
+    EXPECT_EQ(Values<float>(out[0]), (std::vector<float>{1, 2, 3}));
+  }
+  if (kernel.destroy != nullptr) kernel.destroy(state.value());
+}
+
 TEST_F(KernelRunnerTest, RefInputs) {
   Operation* var = Variable(DT_FLOAT, PartialShape({3}));
   Operation* value = Placeholder(DT_FLOAT, PartialShape({3}));
