@@ -102,7 +102,10 @@ class DynamicStitchOp {
       TensorView idx = ctx.input(m);
       const std::vector<int64_t> data_dims = ctx.input(n + m).dims();
       const std::vector<int64_t> idx_dims = idx.dims();
-      const std::string tag = "[" + std::to_string(m) + "]";
+      // Appended piecewise: GCC 12 -O3 gives a false -Wrestrict on "[" + to_string(m).
+      std::string tag = "[";
+      tag += std::to_string(m);
+      tag += ']';
       if (!StartsWith(ctx, data_dims, idx_dims, "data" + tag, "indices" + tag)) return;
       const std::vector<int64_t> rest(data_dims.begin() + static_cast<ptrdiff_t>(idx_dims.size()),
                                       data_dims.end());

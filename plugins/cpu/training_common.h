@@ -74,10 +74,13 @@ class VarRefs {
       for (int i = 0; i < N; ++i) {
         if (first_[At(i)] == i) order_[At(num_locked_++)] = i;
       }
-      std::sort(order_.begin(), order_.begin() + num_locked_, [&](int a, int b) {
-        return std::less<const void*>()(addr[At(a)], addr[At(b)]) ||
-               (addr[At(a)] == addr[At(b)] && a < b);
-      });
+      // One variable needs no order (and GCC 12 -O3 warns on sorting a one-element array).
+      if constexpr (N > 1) {
+        std::sort(order_.begin(), order_.begin() + num_locked_, [&](int a, int b) {
+          return std::less<const void*>()(addr[At(a)], addr[At(b)]) ||
+                 (addr[At(a)] == addr[At(b)] && a < b);
+        });
+      }
       for (int k = 0; k < num_locked_; ++k) {
         tgraph::plugin::Api()->lock_ref_input(ctx.raw(), order_[At(k)]);
       }
