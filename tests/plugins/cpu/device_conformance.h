@@ -286,6 +286,29 @@ inline std::string InputsDescription(const std::vector<KernelInput>& inputs) {
   return out.empty() ? "no inputs" : out;
 }
 
+// The tests that compared at least one node (for the summary at exit).
+class ComparedTests {
+ public:
+  static ComparedTests& Get() {
+    static ComparedTests* const tests = new ComparedTests();
+    return *tests;
+  }
+  void AddCurrent() {
+    const ::testing::TestInfo* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    if (info == nullptr) return;
+    std::lock_guard<std::mutex> lock(mu_);
+    names_.insert(StrCat(info->test_suite_name(), ".", info->name()));
+  }
+  size_t size() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return names_.size();
+  }
+
+ private:
+  mutable std::mutex mu_;
+  std::set<std::string> names_;
+};
+
 // The cases a device kernel refused as UNIMPLEMENTED, with how often (reported at exit).
 class UnsupportedCases {
  public:

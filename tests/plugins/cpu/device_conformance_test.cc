@@ -38,8 +38,9 @@ class DeviceCoverageCheck : public ::testing::Environment {
       }
     }
     std::cerr << "device conformance: " << KernelCoverage::Device().runs()
-              << " node runs compared on /device:" << d.type << ":0; " << compared << " of "
-              << total << " " << d.type << " kernels of " << d.plugin->name << " compared\n";
+              << " node runs in " << ComparedTests::Get().size()
+              << " tests compared on /device:" << d.type << ":0; " << compared << " of " << total
+              << " " << d.type << " kernels of " << d.plugin->name << " compared\n";
     const auto unsupported = UnsupportedCases::Get().counts();
     if (!unsupported.empty()) {
       std::cerr << "device conformance: cases the " << d.type

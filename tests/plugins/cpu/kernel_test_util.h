@@ -164,6 +164,7 @@ class KernelFixture {
       d.status = device_runner_ != nullptr ? device_runner_->Run(device_inputs, &d.outputs)
                                            : device_status_;
       KernelCoverage::Device().Record(*device_kernel_);
+      ComparedTests::Get().AddCurrent();
       CompareDeviceRun(*node_, "/device:" + device_->type + ":0", inputs_description,
                        r.status, r.outputs, d.status, d.outputs, slots);
     }
