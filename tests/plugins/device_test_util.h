@@ -1,11 +1,13 @@
-// Helpers for a device plugin's tests, through tgraph/c_api.h only, for any device plugin:
+// Helpers for a device plugin's tests, through tgraph/c_api.h only, for any device plugin
+// (tests/plugins/device/ holds the tests every backend runs; they are built once per backend):
 // the CPU plugin and the device plugin loaded by path (TGRAPH_CPU_PLUGIN_PATH,
 // TGRAPH_DEVICE_PLUGIN_PATH; TGRAPH_DEVICE_NAME names the backend in messages, e.g. "CUDA"),
 // a graph builder that puts every op it makes (but not the fed placeholders or the
 // host-side Consts) on one device, a runner that returns the fetched values with the run's
-// step stats, and a fixture that skips, saying why, when the plugin has no device. A test
-// builds the same computation for /device:CPU:0 and /device:GPU:0 and compares.
-// (Generalizes tests/plugins/opencl/opencl_test_util.h.)
+// step stats, and a fixture that skips, saying why, when the plugin has no device (or fails,
+// where the target defines TGRAPH_DEVICE_REQUIRED: the OpenCL tests run on PoCL in CI and
+// must never skip). A test builds the same computation for /device:CPU:0 and the device
+// and compares.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -113,7 +115,7 @@ inline std::string NoDeviceReason() {
          log.substr(from, end == std::string::npos ? std::string::npos : end - from) + "\"";
 }
 
-// A host tensor's value: dims and elements (float or int32, kept as double).
+// A host tensor's value: dims and elements (float, int32 or int64, kept as double).
 struct Value {
   TG_DataType dtype = TG_FLOAT;
   std::vector<int64_t> dims;
@@ -127,8 +129,10 @@ inline Value ValueOf(const TG_Tensor* t) {
   for (int i = 0; i < TG_NumDims(t); ++i) v.dims.push_back(TG_Dim(t, i));
   const int64_t n = TG_TensorElementCount(t);
   for (int64_t i = 0; i < n; ++i) {
-    v.values.push_back(v.dtype == TG_INT32 ? static_cast<const int32_t*>(TG_TensorData(t))[i]
-                                           : static_cast<const float*>(TG_TensorData(t))[i]);
+    const void* p = TG_TensorData(t);
+    v.values.push_back(v.dtype == TG_INT32   ? static_cast<const int32_t*>(p)[i]
+                       : v.dtype == TG_INT64 ? static_cast<double>(static_cast<const int64_t*>(p)[i])
+                                             : static_cast<const float*>(p)[i]);
   }
   return v;
 }
@@ -350,20 +354,26 @@ inline RunResult ExpectDeviceMatchesCpu(const BuildFn& build, double rtol = 1e-5
 }
 
 // Runtime tests' fixture: both plugins loaded, and the device present or the test skipped,
-// saying why (a CUDA plugin on a machine without a GPU or driver loads and has no device).
+// saying why (a CUDA plugin on a machine without a GPU or driver loads and has no device);
+// with TGRAPH_DEVICE_REQUIRED a missing device is a failure instead.
 class DeviceTest : public ::testing::Test {
  protected:
   void SetUp() override {
     ASSERT_EQ(LoadPlugins().error, "");
     if (!SessionHasDevice(kGpu)) {
+#ifdef TGRAPH_DEVICE_REQUIRED
+      GTEST_FAIL() << "no " << TGRAPH_DEVICE_NAME << " device (" << TGRAPH_DEVICE_REQUIRED
+                   << "): " << NoDeviceReason();
+#else
       GTEST_SKIP() << "no " << TGRAPH_DEVICE_NAME << " device: " << NoDeviceReason();
+#endif
     }
   }
 
   // Runs `build` on the device only and expects it to fail with `code` and a message naming the
   // node and containing `text`.
   static void ExpectDeviceError(const BuildFn& build, TG_Code code, const std::string& node,
-                             const std::string& text) {
+                                const std::string& text) {
     Builder gpu(kGpu);
     const RunResult r = gpu.Run(build(gpu));
     EXPECT_EQ(r.code, code) << r.message;

@@ -5,18 +5,19 @@
 
 #include <cstdlib>
 #include <string>
+#include <vector>
 
-#include "opencl_test_util.h"
+#include "device_test_util.h"
 
 namespace {
 
-using cltest::Builder;
+using devtest::Builder;
 
 TEST(OpenClDeviceType, EnvironmentVariableNamesTheDeviceType) {
   const char* env = std::getenv("TGRAPH_OPENCL_DEVICE_TYPE");
   ASSERT_NE(env, nullptr) << "run through ctest (ENVIRONMENT TGRAPH_OPENCL_DEVICE_TYPE=OPENCL_GPU)";
   ASSERT_STREQ(env, "OPENCL_GPU");
-  ASSERT_EQ(cltest::LoadPlugins(), "");
+  ASSERT_EQ(devtest::LoadPlugins().error, "");
 
   Builder b("/device:OPENCL_GPU:0");
   TG_Output y = b.Op("Relu", {b.Feed({3}, {-1.0f, 0.5f, 2.0f})}, {}, "relu");
@@ -33,7 +34,7 @@ TEST(OpenClDeviceType, EnvironmentVariableNamesTheDeviceType) {
     }
   }
   EXPECT_TRUE(found) << "no /device:OPENCL_GPU:0 (is PoCL installed?)";
-  const cltest::RunResult r = b.RunIn(session, {y});
+  const devtest::RunResult r = b.RunIn(session, {y});
   ASSERT_EQ(r.code, TG_OK) << r.message;
   EXPECT_EQ(r.DeviceOf("relu"), "/device:OPENCL_GPU:0") << r.StepsString();
   EXPECT_EQ(r.values[0].values, (std::vector<double>{0.0, 0.5, 2.0}));

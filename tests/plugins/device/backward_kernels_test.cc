@@ -1,5 +1,5 @@
-// The OpenCL kernels of an MLP's backward pass (SigmoidGrad, TanhGrad, BiasAddGrad, the
-// softmax cross-entropy losses) against the CPU plugin, as opencl_kernels_test.cc does for
+// The device kernels of an MLP's backward pass (SigmoidGrad, TanhGrad, BiasAddGrad, the
+// softmax cross-entropy losses) against the CPU plugin, as kernels_test.cc does for
 // the forward kernels: one graph built for /device:CPU:0 and for /device:GPU:0, fed the same
 // values, compared element by element; error paths run on GPU:0 only.
 #include <gtest/gtest.h>
@@ -7,15 +7,15 @@
 #include <string>
 #include <vector>
 
-#include "opencl_test_util.h"
+#include "device_test_util.h"
 
 namespace {
 
-using cltest::Builder;
-using cltest::ExpectGpuMatchesCpu;
-using cltest::Random;
+using devtest::Builder;
+using devtest::ExpectDeviceMatchesCpu;
+using devtest::Random;
 
-class OpenClBackwardTest : public cltest::GpuTest {};
+class BackwardTest : public devtest::DeviceTest {};
 
 size_t Count(const std::vector<int64_t>& dims) {
   size_t n = 1;
@@ -25,24 +25,24 @@ size_t Count(const std::vector<int64_t>& dims) {
 
 // ---- SigmoidGrad / TanhGrad (y, dy) ----
 
-class OpenClOutputGradTest : public OpenClBackwardTest,
+class OutputGradTest : public BackwardTest,
                              public ::testing::WithParamInterface<const char*> {};
 
-TEST_P(OpenClOutputGradTest, MatchesCpu) {
+TEST_P(OutputGradTest, MatchesCpu) {
   const char* op = GetParam();
-  ExpectGpuMatchesCpu([&](Builder& b) {
+  ExpectDeviceMatchesCpu([&](Builder& b) {
     return std::vector<TG_Output>{
         b.Op(op, {b.Feed({7, 13}, Random(91, -1, 1, 41)), b.Feed({7, 13}, Random(91, -3, 3, 42))})};
   });
   // One element count is enough (TensorFlow's kernels); the output takes y's shape.
-  ExpectGpuMatchesCpu([&](Builder& b) {
+  ExpectDeviceMatchesCpu([&](Builder& b) {
     return std::vector<TG_Output>{
         b.Op(op, {b.Feed({2, 6}, Random(12, -1, 1, 43)), b.Feed({12}, Random(12, -3, 3, 44))})};
   });
-  ExpectGpuMatchesCpu([&](Builder& b) {
+  ExpectDeviceMatchesCpu([&](Builder& b) {
     return std::vector<TG_Output>{b.Op(op, {b.Feed({0, 3}, {}), b.Feed({0, 3}, {})})};
   });
-  ExpectGpuError(
+  ExpectDeviceError(
       [&](Builder& b) {
         return std::vector<TG_Output>{
             b.Op(op, {b.Feed({2, 3}, Random(6)), b.Feed({5}, Random(5))}, {}, "og")};
@@ -50,18 +50,18 @@ TEST_P(OpenClOutputGradTest, MatchesCpu) {
       TG_INVALID_ARGUMENT, "og", "same number of elements");
 }
 
-INSTANTIATE_TEST_SUITE_P(Ops, OpenClOutputGradTest, ::testing::Values("SigmoidGrad", "TanhGrad"));
+INSTANTIATE_TEST_SUITE_P(Ops, OutputGradTest, ::testing::Values("SigmoidGrad", "TanhGrad"));
 
 // ---- BiasAddGrad ----
 
-TEST_F(OpenClBackwardTest, BiasAddGradMatchesCpuInBothFormats) {
+TEST_F(BackwardTest, BiasAddGradMatchesCpuInBothFormats) {
   struct Case {
     std::vector<int64_t> dims;
     const char* format;
   };
   const std::vector<Case> cases = {
       {{8, 10}, "NHWC"},        // an MLP layer
-      {{300, 3}, "NHWC"},       // more rows than a work-group
+      {{300, 3}, "NHWC"},       // more rows than a work-group / block
       {{2, 3, 4, 5}, "NHWC"},
       {{0, 4}, "NHWC"},         // empty batch: zeros
       {{2, 3, 4, 5}, "NCHW"},   // spatial dims summed first
@@ -71,13 +71,13 @@ TEST_F(OpenClBackwardTest, BiasAddGradMatchesCpuInBothFormats) {
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(std::string(c.format) + " rank " + std::to_string(c.dims.size()));
-    ExpectGpuMatchesCpu([&](Builder& b) {
+    ExpectDeviceMatchesCpu([&](Builder& b) {
       return std::vector<TG_Output>{
           b.Op("BiasAddGrad", {b.Feed(c.dims, Random(Count(c.dims), -1, 1, 45))},
                [&](TG_OperationDescription* d) { TG_SetAttrString(d, "data_format", c.format, 4); })};
     }, 1e-5, 1e-5);
   }
-  ExpectGpuError(
+  ExpectDeviceError(
       [](Builder& b) {
         return std::vector<TG_Output>{b.Op("BiasAddGrad", {b.Feed({4}, Random(4))}, {}, "bag")};
       },
@@ -86,13 +86,13 @@ TEST_F(OpenClBackwardTest, BiasAddGradMatchesCpuInBothFormats) {
 
 // ---- SoftmaxCrossEntropyWithLogits ----
 
-TEST_F(OpenClBackwardTest, SoftmaxXentMatchesCpuWithBroadcasting) {
+TEST_F(BackwardTest, SoftmaxXentMatchesCpuWithBroadcasting) {
   struct Case {
     std::vector<int64_t> features, labels;
   };
   const std::vector<Case> cases = {
       {{8, 10}, {8, 10}},   // an MLP's logits
-      {{3, 300}, {3, 300}}, // more classes than a work-group
+      {{3, 300}, {3, 300}}, // more classes than a work-group / block
       {{4, 5}, {1, 5}},     // labels broadcast over the batch
       {{1, 5}, {4, 5}},     // features broadcast over the batch
       {{4, 5}, {5}},        // 1-D labels
@@ -101,7 +101,7 @@ TEST_F(OpenClBackwardTest, SoftmaxXentMatchesCpuWithBroadcasting) {
       {{3, 0}, {3, 0}},     // no classes: zero loss
   };
   for (const Case& c : cases) {
-    ExpectGpuMatchesCpu([&](Builder& b) {
+    ExpectDeviceMatchesCpu([&](Builder& b) {
       // Labels in [0, 1): not normalized (any values are valid).
       TG_Output f = b.Feed(c.features, Random(Count(c.features), -8, 8, 46));
       TG_Output l = b.Feed(c.labels, Random(Count(c.labels), 0, 1, 47));
@@ -109,7 +109,7 @@ TEST_F(OpenClBackwardTest, SoftmaxXentMatchesCpuWithBroadcasting) {
       return std::vector<TG_Output>{x, TG_Output{x.oper, 1}};
     }, 1e-5, 1e-5, "xent");
   }
-  ExpectGpuError(
+  ExpectDeviceError(
       [](Builder& b) {
         return std::vector<TG_Output>{b.Op("SoftmaxCrossEntropyWithLogits",
                                            {b.Feed({4, 5}, Random(20)), b.Feed({3, 5}, Random(15))},
@@ -120,7 +120,7 @@ TEST_F(OpenClBackwardTest, SoftmaxXentMatchesCpuWithBroadcasting) {
 
 // ---- SparseSoftmaxCrossEntropyWithLogits (labels in device memory) ----
 
-TEST_F(OpenClBackwardTest, SparseSoftmaxXentMatchesCpuForBothLabelTypes) {
+TEST_F(BackwardTest, SparseSoftmaxXentMatchesCpuForBothLabelTypes) {
   for (bool wide : {false, true}) {
     for (std::vector<int64_t> dims : {std::vector<int64_t>{8, 10}, std::vector<int64_t>{3, 300},
                                       std::vector<int64_t>{5, 1}, std::vector<int64_t>{0, 4}}) {
@@ -128,7 +128,7 @@ TEST_F(OpenClBackwardTest, SparseSoftmaxXentMatchesCpuForBothLabelTypes) {
                    std::to_string(dims[0]) + "x" + std::to_string(dims[1]));
       std::vector<int32_t> labels;
       for (int64_t i = 0; i < dims[0]; ++i) labels.push_back(static_cast<int32_t>((i * 7) % dims[1]));
-      ExpectGpuMatchesCpu([&](Builder& b) {
+      ExpectDeviceMatchesCpu([&](Builder& b) {
         TG_Output l = wide ? b.FeedInt64({dims[0]}, std::vector<int64_t>(labels.begin(), labels.end()))
                            : b.FeedInt({dims[0]}, labels);
         TG_Output x = b.Op("SparseSoftmaxCrossEntropyWithLogits",
@@ -143,16 +143,16 @@ TEST_F(OpenClBackwardTest, SparseSoftmaxXentMatchesCpuForBothLabelTypes) {
   }
 }
 
-TEST_F(OpenClBackwardTest, SparseSoftmaxXentRejectsOutOfRangeLabels) {
-  // The first bad row is reported, whichever work-group finds its label first.
-  ExpectGpuError(
+TEST_F(BackwardTest, SparseSoftmaxXentRejectsOutOfRangeLabels) {
+  // The first bad row is reported, whichever work-group / block finds its label first.
+  ExpectDeviceError(
       [](Builder& b) {
         return std::vector<TG_Output>{b.Op("SparseSoftmaxCrossEntropyWithLogits",
                                            {b.Feed({4, 3}, Random(12)), b.FeedInt({4}, {0, 2, 3, -1})},
                                            {}, "sx")};
       },
       TG_INVALID_ARGUMENT, "sx", "labels[2] = 3 is outside the valid range of classes [0, 3)");
-  ExpectGpuError(
+  ExpectDeviceError(
       [](Builder& b) {
         return std::vector<TG_Output>{b.Op(
             "SparseSoftmaxCrossEntropyWithLogits",
@@ -160,14 +160,14 @@ TEST_F(OpenClBackwardTest, SparseSoftmaxXentRejectsOutOfRangeLabels) {
             [](TG_OperationDescription* d) { TG_SetAttrType(d, "Tlabels", TG_INT64); }, "sx64")};
       },
       TG_INVALID_ARGUMENT, "sx64", "labels[1] = -5000000000 is outside the valid range");
-  ExpectGpuError(
+  ExpectDeviceError(
       [](Builder& b) {
         return std::vector<TG_Output>{b.Op("SparseSoftmaxCrossEntropyWithLogits",
                                            {b.Feed({4, 3}, Random(12)), b.FeedInt({3}, {0, 1, 2})},
                                            {}, "sxs")};
       },
       TG_INVALID_ARGUMENT, "sxs", "labels 1-D [batch]");
-  ExpectGpuError(
+  ExpectDeviceError(
       [](Builder& b) {
         return std::vector<TG_Output>{b.Op("SparseSoftmaxCrossEntropyWithLogits",
                                            {b.Feed({2, 0}, {}), b.FeedInt({2}, {0, 0})}, {}, "sx0")};

@@ -7,15 +7,15 @@
 #include <string>
 #include <vector>
 
-#include "opencl_test_util.h"
+#include "device_test_util.h"
 
 namespace {
 
-using cltest::Builder;
-using cltest::kCpu;
-using cltest::kGpu;
-using cltest::Random;
-using cltest::RunResult;
+using devtest::Builder;
+using devtest::kCpu;
+using devtest::kGpu;
+using devtest::Random;
+using devtest::RunResult;
 
 constexpr int64_t kBatch = 8, kIn = 12, kHidden = 24, kOut = 10;
 
@@ -71,9 +71,9 @@ Mlp BuildMlpGradients(Builder& b) {
   return m;
 }
 
-class OpenClMlpGradTest : public cltest::GpuTest {};
+class MlpGradTest : public devtest::DeviceTest {};
 
-TEST_F(OpenClMlpGradTest, GradientsMatchCpuWithOnlyFeedAndFetchCopies) {
+TEST_F(MlpGradTest, GradientsMatchCpuWithOnlyFeedAndFetchCopies) {
   Builder cpu(kCpu), gpu(kGpu);
   const Mlp cm = BuildMlpGradients(cpu), gm = BuildMlpGradients(gpu);
   const RunResult want = cpu.Run(cm.grads);
@@ -93,7 +93,7 @@ TEST_F(OpenClMlpGradTest, GradientsMatchCpuWithOnlyFeedAndFetchCopies) {
   }
   // Every compute step runs on the GPU but the host-side Consts (axes, shapes).
   int copies = 0;
-  for (const cltest::Step& step : got.steps) {
+  for (const devtest::Step& step : got.steps) {
     if (step.op == "_Copy") {
       ++copies;
       continue;

@@ -1,7 +1,9 @@
-// Every OpenCL kernel against the CPU plugin's result for the same inputs: the same graph is
-// built twice, once on /device:CPU:0 and once on /device:GPU:0 (PoCL in CI), and run through
-// sessions of the C API. Inputs are fed placeholders (copied to the device by the executor);
-// shapes and axes are host-side Consts, as the kernels declare them host memory.
+// Every kernel of the device plugin under test (built once per backend: opencl_tests,
+// cuda_tests) against the CPU plugin's result for the same inputs: the same graph is built
+// twice, once on /device:CPU:0 and once on /device:GPU:0, and run through sessions of the C
+// API (OpenCL on PoCL in CI; without a device, CUDA skips saying why). Inputs are fed
+// placeholders (copied to the device by the executor); shapes and axes are host-side Consts,
+// as the kernels declare them host memory.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -9,19 +11,19 @@
 #include <string>
 #include <vector>
 
-#include "opencl_test_util.h"
+#include "device_test_util.h"
 
 namespace {
 
-using cltest::Builder;
-using cltest::ExpectGpuMatchesCpu;
-using cltest::kGpu;
-using cltest::Random;
-using cltest::RunResult;
+using devtest::Builder;
+using devtest::ExpectDeviceMatchesCpu;
+using devtest::kGpu;
+using devtest::Random;
+using devtest::RunResult;
 
-// The fixture (plugins loaded, GPU:0 present, ExpectGpuError) is shared with the backward
-// kernels' tests (opencl_test_util.h).
-class OpenClKernelTest : public cltest::GpuTest {};
+// The fixture (plugins loaded, GPU:0 present, ExpectDeviceError) is shared with the backward
+// kernels' tests (tests/plugins/device_test_util.h).
+class KernelTest : public devtest::DeviceTest {};
 
 // ---- binary ops with broadcasting ----
 
@@ -29,10 +31,10 @@ struct BinaryCase {
   std::vector<int64_t> x, y;
 };
 
-class OpenClBinaryTest : public OpenClKernelTest,
+class BinaryTest : public KernelTest,
                          public ::testing::WithParamInterface<const char*> {};
 
-TEST_P(OpenClBinaryTest, MatchesCpuWithBroadcasting) {
+TEST_P(BinaryTest, MatchesCpuWithBroadcasting) {
   const char* op = GetParam();
   const std::vector<BinaryCase> cases = {
       {{2, 3, 4}, {2, 3, 4}},   // same shape
@@ -54,26 +56,26 @@ TEST_P(OpenClBinaryTest, MatchesCpuWithBroadcasting) {
     };
     // RealDiv: keep the divisor away from zero.
     const float lo = std::string(op) == "RealDiv" ? 0.5f : -2.0f;
-    ExpectGpuMatchesCpu([&](Builder& b) {
+    ExpectDeviceMatchesCpu([&](Builder& b) {
       return std::vector<TG_Output>{b.Op(op, {b.Feed(c.x, Random(count(c.x), -2.0f, 2.0f, 3)),
                                               b.Feed(c.y, Random(count(c.y), lo, 2.0f, 4))})};
     });
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Ops, OpenClBinaryTest,
+INSTANTIATE_TEST_SUITE_P(Ops, BinaryTest,
                          ::testing::Values("Add", "AddV2", "Sub", "Mul", "RealDiv", "Maximum"));
 
-TEST_F(OpenClKernelTest, MaximumPropagatesNaN) {
+TEST_F(KernelTest, MaximumPropagatesNaN) {
   const float nan = std::numeric_limits<float>::quiet_NaN();
-  ExpectGpuMatchesCpu([&](Builder& b) {
+  ExpectDeviceMatchesCpu([&](Builder& b) {
     return std::vector<TG_Output>{
         b.Op("Maximum", {b.Feed({4}, {nan, 1, 2, nan}), b.Feed({4}, {0, nan, 3, nan})})};
   });
 }
 
-TEST_F(OpenClKernelTest, IncompatibleShapesFail) {
-  ExpectGpuError(
+TEST_F(KernelTest, IncompatibleShapesFail) {
+  ExpectDeviceError(
       [](Builder& b) {
         return std::vector<TG_Output>{
             b.Op("AddV2", {b.Feed({2, 3}, Random(6)), b.Feed({4}, Random(4))}, {}, "bad_add")};
@@ -83,34 +85,34 @@ TEST_F(OpenClKernelTest, IncompatibleShapesFail) {
 
 // ---- unary ops ----
 
-class OpenClUnaryTest : public OpenClKernelTest,
+class UnaryTest : public KernelTest,
                         public ::testing::WithParamInterface<const char*> {};
 
-TEST_P(OpenClUnaryTest, MatchesCpu) {
+TEST_P(UnaryTest, MatchesCpu) {
   const char* op = GetParam();
   // Log: positive inputs; the others span both signs.
   const float lo = std::string(op) == "Log" ? 0.01f : -6.0f;
-  ExpectGpuMatchesCpu([&](Builder& b) {
+  ExpectDeviceMatchesCpu([&](Builder& b) {
     return std::vector<TG_Output>{b.Op(op, {b.Feed({3, 41}, Random(123, lo, 6.0f, 7))})};
   }, 1e-5, 1e-6);
-  ExpectGpuMatchesCpu([&](Builder& b) {
+  ExpectDeviceMatchesCpu([&](Builder& b) {
     return std::vector<TG_Output>{b.Op(op, {b.Feed({0}, {})})};
   });
 }
 
-INSTANTIATE_TEST_SUITE_P(Ops, OpenClUnaryTest,
+INSTANTIATE_TEST_SUITE_P(Ops, UnaryTest,
                          ::testing::Values("Neg", "Exp", "Log", "Tanh", "Sigmoid", "Relu"));
 
-TEST_F(OpenClKernelTest, ReluGradMatchesCpu) {
+TEST_F(KernelTest, ReluGradMatchesCpu) {
   const float nan = std::numeric_limits<float>::quiet_NaN();
   std::vector<float> features = Random(50, -1, 1, 9);
   features[3] = 0.0f;
   features[4] = nan;
-  ExpectGpuMatchesCpu([&](Builder& b) {
+  ExpectDeviceMatchesCpu([&](Builder& b) {
     return std::vector<TG_Output>{
         b.Op("ReluGrad", {b.Feed({5, 10}, Random(50, -3, 3, 8)), b.Feed({5, 10}, features)})};
   });
-  ExpectGpuError(
+  ExpectDeviceError(
       [](Builder& b) {
         return std::vector<TG_Output>{
             b.Op("ReluGrad", {b.Feed({2, 3}, Random(6)), b.Feed({3, 2}, Random(6))}, {}, "rg")};
@@ -121,9 +123,9 @@ TEST_F(OpenClKernelTest, ReluGradMatchesCpu) {
 // ---- data movement ----
 // (Error cases feed their shapes: a constant bad shape is refused while building.)
 
-TEST_F(OpenClKernelTest, IdentityAndReshapeAliasWithoutCopies) {
+TEST_F(KernelTest, IdentityAndReshapeAliasWithoutCopies) {
   for (bool ints : {false, true}) {
-    RunResult r = ExpectGpuMatchesCpu([&](Builder& b) {
+    RunResult r = ExpectDeviceMatchesCpu([&](Builder& b) {
       TG_Output x = ints ? b.FeedInt({2, 6}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12})
                          : b.Feed({2, 6}, Random(12));
       TG_Output id = b.Op("Identity", {x}, {}, "id");
@@ -139,14 +141,14 @@ TEST_F(OpenClKernelTest, IdentityAndReshapeAliasWithoutCopies) {
   }
 }
 
-TEST_F(OpenClKernelTest, ReshapeRejectsBadShapes) {
-  ExpectGpuError(
+TEST_F(KernelTest, ReshapeRejectsBadShapes) {
+  ExpectDeviceError(
       [](Builder& b) {
         return std::vector<TG_Output>{
             b.Op("Reshape", {b.Feed({2, 3}, Random(6)), b.HostInts({2}, {4, 2})}, {}, "rs")};
       },
       TG_INVALID_ARGUMENT, "rs", "6 values, but the requested shape has 8");
-  ExpectGpuError(
+  ExpectDeviceError(
       [](Builder& b) {
         return std::vector<TG_Output>{
             b.Op("Reshape", {b.Feed({2, 3}, Random(6)), b.FeedInt({2}, {-1, -1})}, {}, "rs2")};
@@ -154,20 +156,20 @@ TEST_F(OpenClKernelTest, ReshapeRejectsBadShapes) {
       TG_INVALID_ARGUMENT, "rs2", "only one input size may be -1");
 }
 
-TEST_F(OpenClKernelTest, FillAndZerosLikeMatchCpu) {
-  ExpectGpuMatchesCpu([](Builder& b) {
+TEST_F(KernelTest, FillAndZerosLikeMatchCpu) {
+  ExpectDeviceMatchesCpu([](Builder& b) {
     return std::vector<TG_Output>{b.Op("Fill", {b.HostInts({3}, {2, 3, 4}), b.Feed({}, {2.5f})})};
   });
-  ExpectGpuMatchesCpu([](Builder& b) {
+  ExpectDeviceMatchesCpu([](Builder& b) {
     return std::vector<TG_Output>{b.Op("Fill", {b.HostInts({2}, {5, 1}), b.FeedInt({}, {-7})})};
   });
-  ExpectGpuMatchesCpu([](Builder& b) {
+  ExpectDeviceMatchesCpu([](Builder& b) {
     return std::vector<TG_Output>{b.Op("ZerosLike", {b.Feed({3, 5}, Random(15))})};
   });
-  ExpectGpuMatchesCpu([](Builder& b) {
+  ExpectDeviceMatchesCpu([](Builder& b) {
     return std::vector<TG_Output>{b.Op("ZerosLike", {b.FeedInt({2}, {4, 5})})};
   });
-  ExpectGpuError(
+  ExpectDeviceError(
       [](Builder& b) {
         return std::vector<TG_Output>{
             b.Op("Fill", {b.FeedInt({2}, {2, -1}), b.Feed({}, {1.0f})}, {}, "fill")};
@@ -175,19 +177,19 @@ TEST_F(OpenClKernelTest, FillAndZerosLikeMatchCpu) {
       TG_INVALID_ARGUMENT, "fill", "must be non-negative");
 }
 
-TEST_F(OpenClKernelTest, ExpandDimsAliasesAtEveryPosition) {
+TEST_F(KernelTest, ExpandDimsAliasesAtEveryPosition) {
   for (int32_t dim : {0, 1, 2, -1, -3}) {
     SCOPED_TRACE("dim " + std::to_string(dim));
-    RunResult r = ExpectGpuMatchesCpu([&](Builder& b) {
+    RunResult r = ExpectDeviceMatchesCpu([&](Builder& b) {
       return std::vector<TG_Output>{
           b.Op("ExpandDims", {b.Feed({2, 3}, Random(6)), b.HostInts({}, {dim})}, {}, "ed")};
     });
     EXPECT_EQ(r.Copies(), 2) << r.StepsString();
   }
-  ExpectGpuMatchesCpu([](Builder& b) {
+  ExpectDeviceMatchesCpu([](Builder& b) {
     return std::vector<TG_Output>{b.Op("ExpandDims", {b.FeedInt({3}, {4, 5, 6}), b.HostInts({1}, {0})})};
   });
-  ExpectGpuError(
+  ExpectDeviceError(
       [](Builder& b) {
         return std::vector<TG_Output>{
             b.Op("ExpandDims", {b.Feed({2, 3}, Random(6)), b.FeedInt({}, {3})}, {}, "ed")};
@@ -195,7 +197,36 @@ TEST_F(OpenClKernelTest, ExpandDimsAliasesAtEveryPosition) {
       TG_INVALID_ARGUMENT, "ed", "Tried to expand dim index 3");
 }
 
-TEST_F(OpenClKernelTest, TileMatchesCpu) {
+// The OpenCL plugin has no Squeeze kernel (TGRAPH_DEVICE_LACKS_SQUEEZE): left out there.
+#ifndef TGRAPH_DEVICE_LACKS_SQUEEZE
+TEST_F(KernelTest, SqueezeAliasesWithoutCopies) {
+  for (std::vector<int64_t> axes : {std::vector<int64_t>{}, std::vector<int64_t>{0},
+                                    std::vector<int64_t>{-1, 2}}) {
+    SCOPED_TRACE(std::to_string(axes.size()) + " squeeze_dims");
+    RunResult r = ExpectDeviceMatchesCpu([&](Builder& b) {
+      return std::vector<TG_Output>{
+          b.Op("Squeeze", {b.Feed({1, 3, 1, 2, 1}, Random(6))},
+               [&](TG_OperationDescription* d) {
+                 TG_SetAttrIntList(d, "squeeze_dims", axes.data(), static_cast<int>(axes.size()));
+               },
+               "sq")};
+    });
+    EXPECT_EQ(r.Copies(), 2) << r.StepsString();
+  }
+  ExpectDeviceError(
+      [](Builder& b) {
+        const int64_t axis = 1;
+        return std::vector<TG_Output>{b.Op("Squeeze", {b.Feed({2, 3}, Random(6))},
+                                           [&](TG_OperationDescription* d) {
+                                             TG_SetAttrIntList(d, "squeeze_dims", &axis, 1);
+                                           },
+                                           "sq")};
+      },
+      TG_INVALID_ARGUMENT, "sq", "Can not squeeze dim[1]");
+}
+#endif
+
+TEST_F(KernelTest, TileMatchesCpu) {
   struct Case {
     std::vector<int64_t> dims;
     std::vector<int32_t> multiples;
@@ -213,28 +244,28 @@ TEST_F(OpenClKernelTest, TileMatchesCpu) {
     SCOPED_TRACE("rank " + std::to_string(c.dims.size()));
     size_t n = 1;
     for (int64_t d : c.dims) n *= static_cast<size_t>(d);
-    ExpectGpuMatchesCpu([&](Builder& b) {
+    ExpectDeviceMatchesCpu([&](Builder& b) {
       return std::vector<TG_Output>{b.Op(
           "Tile", {b.Feed(c.dims, Random(n)),
                    b.HostInts({static_cast<int64_t>(c.multiples.size())}, c.multiples)})};
     });
   }
-  ExpectGpuMatchesCpu([](Builder& b) {
+  ExpectDeviceMatchesCpu([](Builder& b) {
     return std::vector<TG_Output>{b.Op("Tile", {b.FeedInt({2}, {7, -8}), b.HostInts({1}, {3})})};
   });
-  ExpectGpuError(
+  ExpectDeviceError(
       [](Builder& b) {
         return std::vector<TG_Output>{
             b.Op("Tile", {b.Feed({2, 3}, Random(6)), b.FeedInt({1}, {2})}, {}, "tile")};
       },
       TG_INVALID_ARGUMENT, "tile", "Expected multiples argument to be a vector of length 2");
-  ExpectGpuError(
+  ExpectDeviceError(
       [](Builder& b) {
         return std::vector<TG_Output>{
             b.Op("Tile", {b.Feed({2}, Random(2)), b.FeedInt({1}, {-1})}, {}, "tile")};
       },
       TG_INVALID_ARGUMENT, "tile", "Expected multiples[0] >= 0");
-  ExpectGpuError(
+  ExpectDeviceError(
       [](Builder& b) {
         return std::vector<TG_Output>{
             b.Op("Tile", {b.Feed({1, 1, 1, 1, 1, 1, 1}, Random(1)),
@@ -243,7 +274,7 @@ TEST_F(OpenClKernelTest, TileMatchesCpu) {
       TG_UNIMPLEMENTED, "tile", "needs more than 6 dims");
 }
 
-TEST_F(OpenClKernelTest, GatherV2MatchesCpu) {
+TEST_F(KernelTest, GatherV2MatchesCpu) {
   struct Case {
     std::vector<int64_t> params, indices_dims;
     std::vector<int32_t> indices;
@@ -261,13 +292,13 @@ TEST_F(OpenClKernelTest, GatherV2MatchesCpu) {
     SCOPED_TRACE("axis " + std::to_string(c.axis) + " of rank " + std::to_string(c.params.size()));
     size_t n = 1;
     for (int64_t d : c.params) n *= static_cast<size_t>(d);
-    ExpectGpuMatchesCpu([&](Builder& b) {
+    ExpectDeviceMatchesCpu([&](Builder& b) {
       return std::vector<TG_Output>{b.Op("GatherV2", {b.Feed(c.params, Random(n)),
                                                       b.FeedInt(c.indices_dims, c.indices),
                                                       b.HostInts({}, {c.axis})})};
     });
   }
-  ExpectGpuError(
+  ExpectDeviceError(
       [](Builder& b) {
         return std::vector<TG_Output>{b.Op(
             "GatherV2", {b.Feed({5, 3}, Random(15)), b.FeedInt({2, 2}, {0, 1, 5, -1}),
@@ -275,14 +306,14 @@ TEST_F(OpenClKernelTest, GatherV2MatchesCpu) {
             {}, "gather")};
       },
       TG_INVALID_ARGUMENT, "gather", "indices[1,0] = 5 is not in [0, 5)");
-  ExpectGpuError(
+  ExpectDeviceError(
       [](Builder& b) {
         return std::vector<TG_Output>{b.Op(
             "GatherV2", {b.Feed({5, 3}, Random(15)), b.FeedInt({1}, {0}), b.FeedInt({}, {2})},
             {}, "gather")};
       },
       TG_INVALID_ARGUMENT, "gather", "Expected axis in the range [-2, 2)");
-  ExpectGpuError(
+  ExpectDeviceError(
       [](Builder& b) {
         return std::vector<TG_Output>{b.Op(
             "GatherV2", {b.Feed({2, 3}, Random(6)), b.FeedInt({2, 1}, {0, 1}), b.HostInts({}, {1})},
@@ -293,7 +324,7 @@ TEST_F(OpenClKernelTest, GatherV2MatchesCpu) {
 
 // An int32 Const on GPU:0 lives in host memory: a host-memory consumer (Reshape's shape)
 // takes it without a copy, a device consumer (Cast) gets it copied in.
-TEST_F(OpenClKernelTest, Int32ConstIsHostMemory) {
+TEST_F(KernelTest, Int32ConstIsHostMemory) {
   TG_Status* s = TG_NewStatus();
   Builder b(kGpu);
   TG_GraphPushDevice(b.graph(), kGpu, s);
@@ -318,9 +349,9 @@ TEST_F(OpenClKernelTest, Int32ConstIsHostMemory) {
   EXPECT_EQ(got.values[1].values, (std::vector<double>{1, -2, 3}));
 }
 
-TEST_F(OpenClKernelTest, CastBetweenFloatAndInt32MatchesCpu) {
+TEST_F(KernelTest, CastBetweenFloatAndInt32MatchesCpu) {
   const float nan = std::numeric_limits<float>::quiet_NaN();
-  ExpectGpuMatchesCpu([&](Builder& b) {
+  ExpectDeviceMatchesCpu([&](Builder& b) {
     return std::vector<TG_Output>{b.Op(
         "Cast", {b.Feed({8}, {-2.7f, -0.5f, 0.0f, 0.5f, 2.7f, 1e10f, -1e10f, nan})},
         [](TG_OperationDescription* d) {
@@ -328,14 +359,14 @@ TEST_F(OpenClKernelTest, CastBetweenFloatAndInt32MatchesCpu) {
           TG_SetAttrType(d, "DstT", TG_INT32);
         })};
   });
-  ExpectGpuMatchesCpu([](Builder& b) {
+  ExpectDeviceMatchesCpu([](Builder& b) {
     return std::vector<TG_Output>{b.Op("Cast", {b.FeedInt({4}, {-3, 0, 7, 16777217})},
                                        [](TG_OperationDescription* d) {
                                          TG_SetAttrType(d, "SrcT", TG_INT32);
                                          TG_SetAttrType(d, "DstT", TG_FLOAT);
                                        })};
   });
-  ExpectGpuMatchesCpu([](Builder& b) {
+  ExpectDeviceMatchesCpu([](Builder& b) {
     return std::vector<TG_Output>{b.Op("Cast", {b.Feed({3}, {1.5f, -2, 3})},
                                        [](TG_OperationDescription* d) {
                                          TG_SetAttrType(d, "SrcT", TG_FLOAT);
@@ -346,13 +377,13 @@ TEST_F(OpenClKernelTest, CastBetweenFloatAndInt32MatchesCpu) {
 
 // ---- nn ops ----
 
-TEST_F(OpenClKernelTest, MatMulMatchesCpuWithTransposes) {
+TEST_F(KernelTest, MatMulMatchesCpuWithTransposes) {
   const int64_t m = 37, k = 53, n = 29;
   for (bool ta : {false, true}) {
     for (bool tb : {false, true}) {
       SCOPED_TRACE(std::string("transpose_a=") + (ta ? "1" : "0") + " transpose_b=" +
                    (tb ? "1" : "0"));
-      ExpectGpuMatchesCpu([&](Builder& b) {
+      ExpectDeviceMatchesCpu([&](Builder& b) {
         TG_Output a = b.Feed(ta ? std::vector<int64_t>{k, m} : std::vector<int64_t>{m, k},
                              Random(static_cast<size_t>(m * k), -1, 1, 11));
         TG_Output bb = b.Feed(tb ? std::vector<int64_t>{n, k} : std::vector<int64_t>{k, n},
@@ -365,10 +396,10 @@ TEST_F(OpenClKernelTest, MatMulMatchesCpuWithTransposes) {
     }
   }
   // Empty inner dimension: zeros.
-  ExpectGpuMatchesCpu([](Builder& b) {
+  ExpectDeviceMatchesCpu([](Builder& b) {
     return std::vector<TG_Output>{b.Op("MatMul", {b.Feed({3, 0}, {}), b.Feed({0, 4}, {})})};
   });
-  ExpectGpuError(
+  ExpectDeviceError(
       [](Builder& b) {
         return std::vector<TG_Output>{
             b.Op("MatMul", {b.Feed({2, 3}, Random(6)), b.Feed({2, 3}, Random(6))}, {}, "mm")};
@@ -376,17 +407,17 @@ TEST_F(OpenClKernelTest, MatMulMatchesCpuWithTransposes) {
       TG_INVALID_ARGUMENT, "mm", "Matrix size-incompatible");
 }
 
-TEST_F(OpenClKernelTest, BiasAddMatchesCpuInBothFormats) {
-  ExpectGpuMatchesCpu([](Builder& b) {
+TEST_F(KernelTest, BiasAddMatchesCpuInBothFormats) {
+  ExpectDeviceMatchesCpu([](Builder& b) {
     return std::vector<TG_Output>{
         b.Op("BiasAdd", {b.Feed({4, 5, 6}, Random(120)), b.Feed({6}, Random(6, -1, 1, 2))})};
   });
-  ExpectGpuMatchesCpu([](Builder& b) {
+  ExpectDeviceMatchesCpu([](Builder& b) {
     return std::vector<TG_Output>{
         b.Op("BiasAdd", {b.Feed({2, 3, 4, 5}, Random(120)), b.Feed({3}, Random(3, -1, 1, 2))},
              [](TG_OperationDescription* d) { TG_SetAttrString(d, "data_format", "NCHW", 4); })};
   });
-  ExpectGpuError(
+  ExpectDeviceError(
       [](Builder& b) {
         return std::vector<TG_Output>{
             b.Op("BiasAdd", {b.Feed({4, 5}, Random(20)), b.Feed({4}, Random(4))}, {}, "ba")};
@@ -394,12 +425,12 @@ TEST_F(OpenClKernelTest, BiasAddMatchesCpuInBothFormats) {
       TG_INVALID_ARGUMENT, "ba", "does not match the channel dimension");
 }
 
-TEST_F(OpenClKernelTest, SoftmaxMatchesCpu) {
+TEST_F(KernelTest, SoftmaxMatchesCpu) {
   for (std::vector<int64_t> dims : {std::vector<int64_t>{6, 10}, std::vector<int64_t>{3, 200},
                                     std::vector<int64_t>{2, 2, 1}, std::vector<int64_t>{7}}) {
     size_t n = 1;
     for (int64_t d : dims) n *= static_cast<size_t>(d);
-    ExpectGpuMatchesCpu([&](Builder& b) {
+    ExpectDeviceMatchesCpu([&](Builder& b) {
       return std::vector<TG_Output>{b.Op("Softmax", {b.Feed(dims, Random(n, -20, 20, 5))})};
     }, 1e-5, 1e-7);
   }
@@ -411,12 +442,12 @@ struct ReduceCase {
   bool keep_dims;
 };
 
-TEST_F(OpenClKernelTest, SumAndMeanMatchCpu) {
+TEST_F(KernelTest, SumAndMeanMatchCpu) {
   const std::vector<ReduceCase> cases = {
       {{4, 7}, {1}, false},          // last axis
       {{4, 7}, {-1}, true},          // negative axis, keep_dims
       {{4, 7}, {0, 1}, false},       // all axes
-      {{3, 1000}, {0, 1}, true},     // all axes, more than a work-group per output
+      {{3, 1000}, {0, 1}, true},     // all axes, more than a work-group / block per output
       {{5, 7}, {0}, false},          // first axis (strided)
       {{2, 3, 4, 5}, {1, 2}, false}, // a middle block
       {{2, 1, 4}, {0, 2}, false},    // adjacent once the size-1 dim is ignored
@@ -429,7 +460,7 @@ TEST_F(OpenClKernelTest, SumAndMeanMatchCpu) {
                    std::to_string(c.dims.size()) + "-d");
       size_t n = 1;
       for (int64_t d : c.dims) n *= static_cast<size_t>(d);
-      ExpectGpuMatchesCpu([&](Builder& b) {
+      ExpectDeviceMatchesCpu([&](Builder& b) {
         return std::vector<TG_Output>{
             b.Op(op,
                  {b.Feed(c.dims, Random(n, -1, 1, 13)),
@@ -440,14 +471,14 @@ TEST_F(OpenClKernelTest, SumAndMeanMatchCpu) {
   }
 }
 
-TEST_F(OpenClKernelTest, ReductionErrors) {
-  ExpectGpuError(
+TEST_F(KernelTest, ReductionErrors) {
+  ExpectDeviceError(
       [](Builder& b) {
         return std::vector<TG_Output>{
             b.Op("Sum", {b.Feed({2, 3, 4}, Random(24)), b.HostInts({2}, {0, 2})}, {}, "sum")};
       },
       TG_UNIMPLEMENTED, "sum", "non-adjacent");
-  ExpectGpuError(
+  ExpectDeviceError(
       [](Builder& b) {
         return std::vector<TG_Output>{
             b.Op("Mean", {b.Feed({2, 3}, Random(6)), b.HostInts({1}, {2})}, {}, "mean")};

@@ -2,7 +2,7 @@
 // (variables, their initializers and the update op, all placed on one device with
 // TG_GraphPushDevice) is run on each device, the update three times, and every variable's
 // value must match. Hyper-parameters are float Consts on the device (device scalars, as
-// the CUDA kernels take them); gradients are fed. Skipped, saying why, without a device.
+// the device kernels take them); gradients are fed.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -20,7 +20,7 @@ using devtest::kGpu;
 using devtest::Random;
 using devtest::RunResult;
 
-class CudaTrainingTest : public devtest::DeviceTest {};
+class TrainingTest : public devtest::DeviceTest {};
 
 // A variable on the builder's device holding `values` of `dims`.
 TG_Variable* NewVariable(Builder& b, const std::string& name, const std::vector<int64_t>& dims,
@@ -123,10 +123,10 @@ TG_Output BuildUpdate(Builder& b, const UpdateCase& c, std::vector<TG_Variable*>
   }, "update");
 }
 
-class CudaUpdateTest : public CudaTrainingTest,
-                       public ::testing::WithParamInterface<UpdateCase> {};
+class UpdateTest : public TrainingTest,
+                         public ::testing::WithParamInterface<UpdateCase> {};
 
-TEST_P(CudaUpdateTest, MatchesCpuOverThreeSteps) {
+TEST_P(UpdateTest, MatchesCpuOverThreeSteps) {
   const UpdateCase& c = GetParam();
   Builder cpu(kCpu), gpu(kGpu);
   std::vector<TG_Variable*> cpu_vars, gpu_vars;
@@ -151,7 +151,7 @@ std::string CaseName(const ::testing::TestParamInfo<UpdateCase>& info) {
 }
 
 INSTANTIATE_TEST_SUITE_P(
-    Ops, CudaUpdateTest,
+    Ops, UpdateTest,
     ::testing::Values(
         UpdateCase{"ApplyGradientDescent", "vsg", {0.1f}, nullptr, false, false},
         UpdateCase{"ApplyGradientDescent", "vsg", {0.1f}, nullptr, false, true},
@@ -168,7 +168,7 @@ INSTANTIATE_TEST_SUITE_P(
                    false, false}),
     CaseName);
 
-TEST_F(CudaTrainingTest, UpdateRejectsBadShapesAndUninitializedVariables) {
+TEST_F(TrainingTest, UpdateRejectsBadShapesAndUninitializedVariables) {
   // (Fed with unknown shapes, so that bad shapes reach the kernel.)
   auto run = [](Builder& b, bool init, std::vector<int64_t> grad_dims, std::vector<int64_t> lr_dims) {
     TG_Variable* v = NewVariable(b, "w", {2, 3}, Random(6));
@@ -209,7 +209,7 @@ TEST_F(CudaTrainingTest, UpdateRejectsBadShapesAndUninitializedVariables) {
 
 // Assign (in place, reshaping without validate_shape, refusing a new shape with it),
 // AssignAdd and AssignSub, each against the CPU.
-TEST_F(CudaTrainingTest, AssignAndAssignAddSubMatchCpu) {
+TEST_F(TrainingTest, AssignAndAssignAddSubMatchCpu) {
   for (const char* op : {"Assign", "AssignAdd", "AssignSub"}) {
     SCOPED_TRACE(op);
     Builder cpu(kCpu), gpu(kGpu);
