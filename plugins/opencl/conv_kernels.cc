@@ -64,12 +64,24 @@ class Conv2DKernel {
                                         ShapeString(f.dims()));
       return;
     }
+    // The same checks, codes and order as the CPU plugin (device conformance compares them).
+    if (x.dim(3) != f.dim(2) && x.dim(3) % f.dim(2) == 0) {
+      ctx.Fail(TG_UNIMPLEMENTED, "grouped convolution (input depth " + std::to_string(x.dim(3)) +
+                                     ", filter input depth " + std::to_string(f.dim(2)) +
+                                     ") is not supported on " + DeviceType());
+      return;
+    }
     if (x.dim(3) != f.dim(2)) {
       ctx.Fail(TG_INVALID_ARGUMENT, "input depth " + std::to_string(x.dim(3)) +
                                         " does not match the filter's in_depth " +
                                         std::to_string(f.dim(2)) + " (input " +
                                         ShapeString(x.dims()) + ", filter " +
                                         ShapeString(f.dims()) + ")");
+      return;
+    }
+    if (f.dim(0) <= 0 || f.dim(1) <= 0) {
+      ctx.Fail(TG_INVALID_ARGUMENT, "filter height and width must be > 0, got filter shape " +
+                                        ShapeString(f.dims()));
       return;
     }
     int64_t oh = 0, ow = 0, pad_top = 0, pad_left = 0;
