@@ -98,6 +98,10 @@ class ExecutionPlan {
   // step runs in order on the calling thread.
   bool parallel = false;
   std::vector<std::string> device_names;  // session devices, for step stats
+  // Devices without host access that run steps of this plan: their queued work is waited
+  // for once at the end of a run, so a run leaves nothing running and reports the errors of
+  // work it enqueued (kernels on such devices return before their work has finished).
+  std::vector<DeviceInstance*> devices_to_synchronize;
   std::deque<std::string> copy_labels;    // copy steps' labels (stable addresses)
   std::deque<Tensor> constant_views;      // kConstant steps' values (stable addresses)
 

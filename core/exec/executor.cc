@@ -299,7 +299,9 @@ class ParallelRun {
 
 }  // namespace
 
-Status ExecutePlan(const ExecuteArgs& args) {
+namespace {
+
+Status ExecuteSteps(const ExecuteArgs& args) {
   if (!args.plan->parallel) return ExecuteSerial(args);
   const size_t steps = args.plan->steps.size();
   for (size_t i = 0; i < steps; ++i) {
@@ -311,6 +313,18 @@ Status ExecutePlan(const ExecuteArgs& args) {
   if (steps == 0) return Status::OK();
   ParallelRun run(args);
   return run.Run();
+}
+
+}  // namespace
+
+Status ExecutePlan(const ExecuteArgs& args) {
+  Status status = ExecuteSteps(args);
+  // Once per run and device, even after a failure: nothing of this run stays queued.
+  for (DeviceInstance* device : args.plan->devices_to_synchronize) {
+    Status synced = SynchronizeDevice(device);
+    if (status.ok() && !synced.ok()) status = synced.Prepend("at the end of the run: ");
+  }
+  return status;
 }
 
 std::unique_ptr<RunState> NewRunState(const ExecutionPlan& plan, ThreadPool* intra_op_pool) {

@@ -112,6 +112,14 @@ class PlanBuilder {
     FinishSlots();
     FinishDependencies();
     for (const PlanDevice& d : devices_) plan_->device_names.push_back(d.name);
+    for (const PlanStep& step : plan_->steps) {
+      const PlanDevice& d = devices_[static_cast<size_t>(step.device)];
+      auto& sync = plan_->devices_to_synchronize;
+      if (!d.host_accessible && d.instance != nullptr &&
+          std::find(sync.begin(), sync.end(), d.instance) == sync.end()) {
+        sync.push_back(d.instance);
+      }
+    }
     return std::move(plan_);
   }
 

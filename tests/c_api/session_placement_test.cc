@@ -34,10 +34,10 @@ bool Contains(const std::string& haystack, const std::string& needle) {
 
 // What TestDevStats reports (see test_device_plugin.cc).
 struct DevStats {
-  int64_t h2d = 0, d2h = 0, d2d = 0, live = 0, bad_frees = 0, bad_accesses = 0;
+  int64_t h2d = 0, d2h = 0, d2d = 0, live = 0, bad_frees = 0, bad_accesses = 0, syncs = 0;
   DevStats operator-(const DevStats& o) const {
     return {h2d - o.h2d, d2h - o.d2h, d2d - o.d2d, live - o.live, bad_frees - o.bad_frees,
-            bad_accesses - o.bad_accesses};
+            bad_accesses - o.bad_accesses, syncs - o.syncs};
   }
 };
 
@@ -128,9 +128,9 @@ class SessionPlacementTest : public CApiTest {
       TG_Tensor* out = nullptr;
       TG_SessionRun(session, nullptr, nullptr, nullptr, 0, &fetch, &out, 1, nullptr, 0, nullptr,
                     s);
-      if (TG_GetCode(s) == TG_OK && TG_TensorElementCount(out) == 6) {
+      if (TG_GetCode(s) == TG_OK && TG_TensorElementCount(out) == 7) {
         const auto* v = static_cast<const int64_t*>(TG_TensorData(out));
-        st = {v[0], v[1], v[2], v[3], v[4], v[5]};
+        st = {v[0], v[1], v[2], v[3], v[4], v[5], v[6]};
       }
       TG_DeleteTensor(out);
     }
@@ -524,10 +524,13 @@ TEST_F(SessionPlacementTest, VariableOnDeviceLivesInDeviceMemory) {
   EXPECT_EQ(r.AllCopies(), 0) << "the initial value is a TESTACC Const\n" << r.StepsString();
   EXPECT_EQ((Stats() - before).live, 1) << "the variable's storage is one TESTACC buffer";
 
+  DevStats at = Stats();
   r = Run(session, {}, {bump});
   ASSERT_RUN_OK(r);
   EXPECT_EQ(r.DeviceOf("bump"), kDev0) << r.StepsString();
   EXPECT_EQ(r.Copies("delta:0", kDev0), 1) << r.StepsString();
+  // Nothing is fetched, yet the run waits for the device once before it returns.
+  EXPECT_EQ((Stats() - at).syncs, 1);
   r = Run(session, {}, {bump});
   ASSERT_RUN_OK(r);
 

@@ -23,7 +23,7 @@
 // The plugin exports only TG_PluginInit, so the counters reach tests through an op,
 // TestDevStats (CPU kernel, stateful), whose int64 output is
 //   [host->device copies, device->host copies, device->device copies,
-//    live allocations, bad frees, bad accesses].
+//    live allocations, bad frees, bad accesses, synchronize calls].
 //
 // Kernels on TESTACC: Const, Identity (numeric dtypes), AddV2 and Mul (float, same-shape
 // inputs only), NoOp, and float variables (VariableV2, Assign, AssignAdd), whose storage then
@@ -81,7 +81,7 @@ struct LiveBuffer {
 };
 
 struct Stats {
-  std::atomic<int64_t> h2d{0}, d2h{0}, d2d{0}, bad_frees{0}, bad_accesses{0};
+  std::atomic<int64_t> h2d{0}, d2h{0}, d2d{0}, bad_frees{0}, bad_accesses{0}, syncs{0};
   std::mutex mu;
   std::map<uintptr_t, LiveBuffer> live;  // start address -> buffer
 };
@@ -259,7 +259,7 @@ void CopyDeviceToDevice(void* state, void* dst, const void* src, size_t bytes, T
   std::memcpy(dst, src, bytes);
 }
 
-void Synchronize(void*, TG_Status*) {}
+void Synchronize(void*, TG_Status*) { GetStats().syncs.fetch_add(1); }
 
 void* Stream(void*) { return nullptr; }
 
@@ -437,7 +437,7 @@ class NoOpKernel {
 
 // ---- TestDevStats ----
 
-constexpr int64_t kNumStats = 6;
+constexpr int64_t kNumStats = 7;
 
 void StatsShape(ShapeContext& c) { c.SetOutput(0, {kNumStats}); }
 
@@ -460,6 +460,7 @@ class StatsKernel {
     o[3] = live;
     o[4] = s.bad_frees.load();
     o[5] = s.bad_accesses.load();
+    o[6] = s.syncs.load();
   }
 };
 
@@ -472,7 +473,7 @@ extern "C" TG_PLUGIN_EXPORT void TG_PluginInit(const TG_PluginInitArgs* args, TG
               .Output("stats: int64")
               .Stateful()
               .Summary("TESTACC counters: [h2d, d2h, d2d copies, live buffers, bad frees, "
-                       "bad accesses]")
+                       "bad accesses, synchronize calls]")
               .SetShapeFn(StatsShape));
   // A CPU kernel: its output is host memory the test reads directly.
   init.Kernel<StatsKernel>(KernelBuilder("TestDevStats", "CPU"));
