@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "device_common/host_shapes.h"
 #include "tgraph/plugin.hpp"
 
 namespace tgraph_cuda {
@@ -79,6 +80,6 @@ bool CheckIntSized(tgraph::plugin::Context& ctx, int64_t n, const char* what);
 constexpr int kNoFlag = 0x7f7f7f7f;  // what cudaMemsetAsync(..., 0x7f, 4) writes
 bool ReadFlag(tgraph::plugin::Context& ctx, CudaDevice& dev, const int* flag, int* value);
 
-std::string ShapeString(const std::vector<int64_t>& dims);
+using tgraph_device_common::ShapeString;
 
 }  // namespace tgraph_cuda

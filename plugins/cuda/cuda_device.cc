@@ -267,12 +267,6 @@ bool ReadFlag(tgraph::plugin::Context& ctx, CudaDevice& dev, const int* flag, in
          CudaOk(ctx, cudaStreamSynchronize(dev.stream()), "waiting for the check");
 }
 
-std::string ShapeString(const std::vector<int64_t>& dims) {
-  std::string s = "[";
-  for (size_t i = 0; i < dims.size(); ++i) s += (i ? "," : "") + std::to_string(dims[i]);
-  return s + "]";
-}
-
 bool RegisterDevice(tgraph::plugin::Init& init) {
   if (!init.ok()) return false;
   Discovery& d = Found();

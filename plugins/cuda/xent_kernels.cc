@@ -6,13 +6,13 @@
 // flags a bad one; the host reads the flag back after the kernel (so this op waits for the
 // stream) and, if a label was out of range, reads that label and fails the node with the
 // CPU plugin's message. The outputs are left unwritten for bad rows; the run fails anyway.
-#include <algorithm>
 #include <string>
 #include <vector>
 
 #include "cuda_common.h"
 #include "cuda_kernels.h"
 #include "cuda_launch.h"
+#include "device_common/xent_args.h"
 
 namespace tgraph_cuda {
 namespace {
@@ -22,6 +22,10 @@ using tgraph::plugin::Context;
 using tgraph::plugin::KernelBuilder;
 using tgraph::plugin::TensorMut;
 using tgraph::plugin::TensorView;
+using tgraph_device_common::CheckSparseXent;
+using tgraph_device_common::FailBadLabel;
+using tgraph_device_common::PlanSoftmaxXent;
+using tgraph_device_common::XentPlan;
 
 // Features and labels broadcast to [batch, classes] (each 2-D, or lower rank and
 // right-aligned, as the CPU plugin accepts).
@@ -30,24 +34,11 @@ class SoftmaxXentKernel {
   explicit SoftmaxXentKernel(Construction&) {}
   void Compute(Context& ctx) {
     TensorView features = ctx.input(0), labels = ctx.input(1);
-    std::vector<int64_t> fd = features.dims(), ld = labels.dims();
-    const std::string shapes = "features " + ShapeString(fd) + ", labels " + ShapeString(ld);
-    if (fd.size() > 2 || ld.size() > 2 || std::max(fd.size(), ld.size()) != 2) {
-      ctx.Fail(TG_INVALID_ARGUMENT,
-               "features and labels must be 2-D or broadcast to 2-D, got " + shapes);
-      return;
-    }
-    while (fd.size() < 2) fd.insert(fd.begin(), 1);
-    while (ld.size() < 2) ld.insert(ld.begin(), 1);
-    int64_t dims[2];
-    for (size_t i = 0; i < 2; ++i) {
-      if (fd[i] != ld[i] && fd[i] != 1 && ld[i] != 1) {
-        ctx.Fail(TG_INVALID_ARGUMENT, "features and labels must be broadcastable, got " + shapes);
-        return;
-      }
-      dims[i] = fd[i] == 1 ? ld[i] : fd[i];
-    }
-    const int64_t batch = dims[0], classes = dims[1];
+    XentPlan plan;
+    if (!PlanSoftmaxXent(ctx, features, labels, &plan)) return;
+    const std::vector<int64_t>& fd = plan.fd;
+    const std::vector<int64_t>& ld = plan.ld;
+    const int64_t batch = plan.batch, classes = plan.classes;
     if (!CheckIntSized(ctx, batch * classes, "the backprop")) return;
     CudaDevice* dev = BindDevice(ctx);
     if (dev == nullptr) return;
@@ -77,18 +68,8 @@ class SparseSoftmaxXentKernel {
   explicit SparseSoftmaxXentKernel(Construction&) {}
   void Compute(Context& ctx) {
     TensorView features = ctx.input(0), labels = ctx.input(1);
-    if (features.rank() != 2 || labels.rank() != 1 || labels.dim(0) != features.dim(0)) {
-      ctx.Fail(TG_INVALID_ARGUMENT,
-               "features must be 2-D [batch, classes] and labels 1-D [batch], got features " +
-                   ShapeString(features.dims()) + ", labels " + ShapeString(labels.dims()));
-      return;
-    }
+    if (!CheckSparseXent(ctx, features, labels)) return;
     const int64_t batch = features.dim(0), classes = features.dim(1);
-    if (batch > 0 && classes == 0) {
-      ctx.Fail(TG_INVALID_ARGUMENT,
-               "features must have at least one class, got shape " + ShapeString(features.dims()));
-      return;
-    }
     if (!CheckIntSized(ctx, features.num_elements(), "features")) return;
     CudaDevice* dev = BindDevice(ctx);
     if (dev == nullptr) return;
@@ -118,10 +99,7 @@ class SparseSoftmaxXentKernel {
         !CudaOk(ctx, cudaStreamSynchronize(dev->stream()), "reading the bad label")) {
       return;
     }
-    ctx.Fail(TG_INVALID_ARGUMENT, "labels[" + std::to_string(bad) + "] = " +
-                                      std::to_string(label) +
-                                      " is outside the valid range of classes [0, " +
-                                      std::to_string(classes) + ")");
+    FailBadLabel(ctx, bad, label, classes);
   }
 };
 

@@ -10,6 +10,7 @@
 
 #include "cl_common.h"
 #include "cl_kernels.h"
+#include "device_common/array_args.h"
 
 namespace tgraph_opencl {
 namespace {
@@ -19,6 +20,14 @@ using tgraph::plugin::Context;
 using tgraph::plugin::KernelBuilder;
 using tgraph::plugin::TensorMut;
 using tgraph::plugin::TensorView;
+using tgraph_device_common::ExpandDimsDims;
+using tgraph_device_common::FailBadIndex;
+using tgraph_device_common::FillDims;
+using tgraph_device_common::GatherPlan;
+using tgraph_device_common::MergeTileDims;
+using tgraph_device_common::PlanGatherV2;
+using tgraph_device_common::ReshapeDims;
+using tgraph_device_common::TileDims;
 
 // Const: the value is copied out of the attr at creation (it lives only that long), written
 // to each device once, and copied device-side into every run's output, so a run moves no
@@ -91,52 +100,9 @@ class ReshapeKernel {
  public:
   explicit ReshapeKernel(Construction&) {}
   void Compute(Context& ctx) {
-    TensorView in = ctx.input(0), shape = ctx.input(1);
-    if (shape.rank() > 1) {
-      ctx.Fail(TG_INVALID_ARGUMENT, "shape must be a vector, got shape " +
-                                        ShapeString(shape.dims()));
-      return;
-    }
+    TensorView in = ctx.input(0);
     std::vector<int64_t> dims;
-    int unknown = -1;
-    int64_t product = 1;
-    for (int64_t i = 0; i < shape.num_elements(); ++i) {
-      const int64_t d = shape.dtype() == TG_INT32 ? shape.data<int32_t>()[i]
-                                                  : shape.data<int64_t>()[i];
-      if (d == -1) {
-        if (unknown >= 0) {
-          ctx.Fail(TG_INVALID_ARGUMENT, "only one input size may be -1, not both " +
-                                            std::to_string(unknown) + " and " + std::to_string(i));
-          return;
-        }
-        unknown = static_cast<int>(i);
-      } else if (d < 0) {
-        ctx.Fail(TG_INVALID_ARGUMENT, "size " + std::to_string(i) +
-                                          " must be non-negative, not " + std::to_string(d));
-        return;
-      } else {
-        product *= d;
-      }
-      dims.push_back(d);
-    }
-    const int64_t n = in.num_elements();
-    if (unknown >= 0) {
-      if (product == 0 || n % product != 0) {
-        ctx.Fail(TG_INVALID_ARGUMENT, "Input to reshape is a tensor with " + std::to_string(n) +
-                                          " values, which cannot be reshaped to " +
-                                          ShapeString(dims));
-        return;
-      }
-      dims[static_cast<size_t>(unknown)] = n / product;
-      product = n;
-    }
-    if (product != n) {
-      ctx.Fail(TG_INVALID_ARGUMENT, "Input to reshape is a tensor with " + std::to_string(n) +
-                                        " values, but the requested shape has " +
-                                        std::to_string(product) + " (shape " +
-                                        ShapeString(in.dims()) + " to " + ShapeString(dims) + ")");
-      return;
-    }
+    if (!ReshapeDims(ctx, in, ctx.input(1), &dims)) return;
     ctx.SetOutputAlias(0, in, dims);
   }
 };
@@ -147,30 +113,10 @@ class FillKernel {
  public:
   explicit FillKernel(Construction&) {}
   void Compute(Context& ctx) {
-    TensorView dims_t = ctx.input(0), value = ctx.input(1);
-    if (dims_t.rank() != 1) {
-      ctx.Fail(TG_INVALID_ARGUMENT, "dims must be a vector, got shape " +
-                                        ShapeString(dims_t.dims()));
-      return;
-    }
-    if (value.rank() != 0) {
-      ctx.Fail(TG_INVALID_ARGUMENT, "value must be a scalar, got shape " +
-                                        ShapeString(value.dims()));
-      return;
-    }
+    TensorView value = ctx.input(1);
     std::vector<int64_t> dims;
     int64_t n = 1;
-    for (int64_t i = 0; i < dims_t.num_elements(); ++i) {
-      const int64_t d = dims_t.dtype() == TG_INT32 ? dims_t.data<int32_t>()[i]
-                                                   : dims_t.data<int64_t>()[i];
-      if (d < 0) {
-        ctx.Fail(TG_INVALID_ARGUMENT, "dims[" + std::to_string(i) + "] = " + std::to_string(d) +
-                                          " must be non-negative");
-        return;
-      }
-      dims.push_back(d);
-      n = d == 0 || n <= 0x7fffffff ? n * d : n;
-    }
+    if (!FillDims(ctx, ctx.input(0), value, &dims, &n)) return;
     if (!CheckIntSized(ctx, n, "the output")) return;
     TensorMut out = ctx.AllocateOutput(0, dims);
     if (!ctx.ok() || n == 0) return;
@@ -201,23 +147,9 @@ class ExpandDimsKernel {
  public:
   explicit ExpandDimsKernel(Construction&) {}
   void Compute(Context& ctx) {
-    TensorView in = ctx.input(0), dim_t = ctx.input(1);
-    if (dim_t.num_elements() != 1) {
-      ctx.Fail(TG_INVALID_ARGUMENT, "'dim' must be a tensor with a single value, got shape " +
-                                        ShapeString(dim_t.dims()));
-      return;
-    }
-    const int64_t dim = dim_t.dtype() == TG_INT32 ? dim_t.data<int32_t>()[0]
-                                                  : dim_t.data<int64_t>()[0];
-    std::vector<int64_t> dims = in.dims();
-    const int64_t rank = static_cast<int64_t>(dims.size());
-    if (dim < -rank - 1 || dim > rank) {
-      ctx.Fail(TG_INVALID_ARGUMENT, "Tried to expand dim index " + std::to_string(dim) +
-                                        " for tensor with " + std::to_string(rank) +
-                                        " dimensions.");
-      return;
-    }
-    dims.insert(dims.begin() + (dim < 0 ? dim + rank + 1 : dim), 1);
+    TensorView in = ctx.input(0);
+    std::vector<int64_t> dims;
+    if (!ExpandDimsDims(ctx, in, ctx.input(1), &dims)) return;
     ctx.SetOutputAlias(0, in, dims);
   }
 };
@@ -236,52 +168,18 @@ class TileKernel {
  public:
   explicit TileKernel(Construction&) {}
   void Compute(Context& ctx) {
-    TensorView in = ctx.input(0), mult = ctx.input(1);
+    TensorView in = ctx.input(0);
     const std::vector<int64_t> in_dims = in.dims();
-    if (mult.rank() != 1 || mult.num_elements() != static_cast<int64_t>(in_dims.size())) {
-      ctx.Fail(TG_INVALID_ARGUMENT, "Expected multiples argument to be a vector of length " +
-                                        std::to_string(in_dims.size()) + " but got shape " +
-                                        ShapeString(mult.dims()));
-      return;
-    }
     std::vector<int64_t> out_dims;
-    TileShape s{};
     int64_t n = 1;
-    for (size_t d = 0; d < in_dims.size(); ++d) {
-      const int64_t m = mult.dtype() == TG_INT32 ? mult.data<int32_t>()[d]
-                                                 : mult.data<int64_t>()[d];
-      if (m < 0) {
-        ctx.Fail(TG_INVALID_ARGUMENT, "Expected multiples[" + std::to_string(d) +
-                                          "] >= 0, but got " + std::to_string(m));
-        return;
-      }
-      out_dims.push_back(in_dims[d] * m);
-      n = out_dims.back() == 0 || n <= 0x7fffffff ? n * out_dims.back() : n;
-    }
+    if (!TileDims(ctx, in_dims, ctx.input(1), &out_dims, &n)) return;
     if (!CheckIntSized(ctx, n, "the output") || !CheckIntSized(ctx, in.num_elements(), "input")) {
       return;
     }
+    TileShape s;
+    if (!MergeTileDims(ctx, in_dims, out_dims, n, &s)) return;
     TensorMut out = ctx.AllocateOutput(0, out_dims);
     if (!ctx.ok() || n == 0) return;
-    // Output dims of size 1 are dropped (coordinate 0 in and out); an untiled dim is merged
-    // into the kept dim before it ((c1 % in1) * in2 + c2 is (c1 * in2 + c2) % (in1 * in2)).
-    for (size_t d = 0; d < out_dims.size(); ++d) {
-      if (out_dims[d] == 1) continue;
-      if (s.rank > 0 && out_dims[d] == in_dims[d]) {
-        s.out[s.rank - 1] *= static_cast<cl_int>(out_dims[d]);
-        s.in[s.rank - 1] *= static_cast<cl_int>(in_dims[d]);
-        continue;
-      }
-      if (s.rank == kMaxTileRank) {
-        ctx.Fail(TG_UNIMPLEMENTED, "Tile of " + ShapeString(in_dims) + " needs more than " +
-                                       std::to_string(kMaxTileRank) + " dims after merging");
-        return;
-      }
-      s.out[s.rank] = static_cast<cl_int>(out_dims[d]);
-      s.in[s.rank] = static_cast<cl_int>(in_dims[d]);
-      ++s.rank;
-    }
-    s.n = static_cast<cl_int>(n);
     const cl_mem im = BufferOf(in), om = BufferOf(out);
     Launch(ctx, "misc", "tg_tile32", {A(im), A(om), A(s)}, {static_cast<size_t>(n)});
   }
@@ -297,47 +195,17 @@ class GatherV2Kernel {
     if (c.HasAttr("batch_dims")) c.GetAttr("batch_dims", &batch_dims_);
   }
   void Compute(Context& ctx) {
-    TensorView params = ctx.input(0), indices = ctx.input(1), axis_t = ctx.input(2);
-    if (batch_dims_ != 0) {
-      ctx.Fail(TG_UNIMPLEMENTED, "GatherV2 with batch_dims " + std::to_string(batch_dims_) +
-                                     " is not implemented on " + DeviceType());
+    TensorView params = ctx.input(0), indices = ctx.input(1);
+    GatherPlan plan;
+    if (!PlanGatherV2(ctx, batch_dims_, DeviceType(), params, indices, ctx.input(2), &plan)) {
       return;
     }
-    if (axis_t.num_elements() != 1) {
-      ctx.Fail(TG_INVALID_ARGUMENT, "axis must be a scalar, got shape " +
-                                        ShapeString(axis_t.dims()));
-      return;
-    }
-    const std::vector<int64_t> pd = params.dims(), id = indices.dims();
-    const int64_t rank = static_cast<int64_t>(pd.size());
-    if (rank < 1) {
-      ctx.Fail(TG_INVALID_ARGUMENT, "params must be at least 1 dimensional");
-      return;
-    }
-    int64_t axis = axis_t.dtype() == TG_INT32 ? axis_t.data<int32_t>()[0]
-                                              : axis_t.data<int64_t>()[0];
-    if (axis < -rank || axis >= rank) {
-      ctx.Fail(TG_INVALID_ARGUMENT, "Expected axis in the range [" + std::to_string(-rank) +
-                                        ", " + std::to_string(rank) + "), but got " +
-                                        std::to_string(axis));
-      return;
-    }
-    if (axis < 0) axis += rank;
-    int64_t outer = 1, inner = 1;
-    std::vector<int64_t> out_dims;
-    for (int64_t d = 0; d < rank; ++d) {
-      if (d < axis) outer *= pd[static_cast<size_t>(d)];
-      if (d > axis) inner *= pd[static_cast<size_t>(d)];
-      if (d == axis) out_dims.insert(out_dims.end(), id.begin(), id.end());
-      if (d != axis) out_dims.push_back(pd[static_cast<size_t>(d)]);
-    }
-    const int64_t nidx = indices.num_elements(), limit = pd[static_cast<size_t>(axis)];
-    const int64_t n = outer * nidx * inner;
+    const int64_t nidx = plan.nidx, limit = plan.limit, n = plan.n;
     if (!CheckIntSized(ctx, params.num_elements(), "params") ||
         !CheckIntSized(ctx, n, "the output")) {
       return;
     }
-    TensorMut out = ctx.AllocateOutput(0, out_dims);
+    TensorMut out = ctx.AllocateOutput(0, plan.out_dims);
     if (!ctx.ok() || n == 0) return;
     ClDevice& dev = DeviceOf(ctx);
     cl_int bad = 0x7fffffff;  // the first bad index position, INT_MAX if none
@@ -352,7 +220,7 @@ class GatherV2Kernel {
     const cl_mem pm = limit == 0 ? nullptr : BufferOf(params), im = BufferOf(indices),
                  om = BufferOf(out), flag = bad_mem();
     const cl_int N = static_cast<cl_int>(n), J = static_cast<cl_int>(nidx),
-                 L = static_cast<cl_int>(limit), I = static_cast<cl_int>(inner);
+                 L = static_cast<cl_int>(limit), I = static_cast<cl_int>(plan.inner);
     if (!Launch(ctx, "misc", "tg_gather32",
                 {A(pm), A(im), A(om), A(N), A(J), A(L), A(I), A(flag)},
                 {static_cast<size_t>(n)})) {
@@ -368,15 +236,7 @@ class GatherV2Kernel {
       FailFromClError(ctx, e, "reading the index check back");
       return;
     }
-    // The position as a coordinate of indices, e.g. indices[1,2].
-    std::string where;
-    int64_t flat = bad;
-    for (size_t d = id.size(); d-- > 0;) {
-      where = std::to_string(flat % id[d]) + (where.empty() ? "" : ",") + where;
-      flat /= id[d];
-    }
-    ctx.Fail(TG_INVALID_ARGUMENT, "indices[" + where + "] = " + std::to_string(value) +
-                                      " is not in [0, " + std::to_string(limit) + ")");
+    FailBadIndex(ctx, indices.dims(), bad, value, limit);
   }
 
  private:

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "device_common/host_shapes.h"
 #include "tgraph/plugin.hpp"
 
 namespace tgraph_opencl {
@@ -111,6 +112,6 @@ void FailFromClError(tgraph::plugin::Context& ctx, const std::exception& e, cons
 // Element counts handed to kernels are ints: bigger tensors are refused with a status.
 bool CheckIntSized(tgraph::plugin::Context& ctx, int64_t n, const char* what);
 
-std::string ShapeString(const std::vector<int64_t>& dims);
+using tgraph_device_common::ShapeString;
 
 }  // namespace tgraph_opencl

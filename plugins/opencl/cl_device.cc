@@ -351,12 +351,6 @@ bool CheckIntSized(tgraph::plugin::Context& ctx, int64_t n, const char* what) {
   return false;
 }
 
-std::string ShapeString(const std::vector<int64_t>& dims) {
-  std::string s = "[";
-  for (size_t i = 0; i < dims.size(); ++i) s += (i ? "," : "") + std::to_string(dims[i]);
-  return s + "]";
-}
-
 const std::string& DeviceType() { return DeviceTypeSlot(); }
 
 std::string DeviceName(int ordinal) {

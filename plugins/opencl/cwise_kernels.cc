@@ -1,12 +1,12 @@
 // Element-wise float kernels: Add/AddV2/Sub/Mul/RealDiv/Maximum with NumPy broadcasting,
 // Neg/Exp/Log/Tanh/Sigmoid/Relu, and ReluGrad/SigmoidGrad/TanhGrad (program "cwise",
 // cl_sources.cc).
-#include <algorithm>
 #include <string>
 #include <vector>
 
 #include "cl_common.h"
 #include "cl_kernels.h"
+#include "device_common/broadcast_plan.h"
 
 namespace tgraph_opencl {
 namespace {
@@ -16,6 +16,9 @@ using tgraph::plugin::Context;
 using tgraph::plugin::KernelBuilder;
 using tgraph::plugin::TensorMut;
 using tgraph::plugin::TensorView;
+using tgraph_device_common::BroadcastPlan;
+using tgraph_device_common::PlanBroadcast;
+using tgraph_device_common::Product;
 
 constexpr int kMaxBcastRank = 6;
 
@@ -27,56 +30,6 @@ struct Bcast {
   cl_int xs[kMaxBcastRank];
   cl_int ys[kMaxBcastRank];
 };
-
-// The broadcast of x and y: output dims, and the operands' element strides per output dim
-// (0 where an operand is broadcast), with size-1 dims dropped and mergeable dims merged.
-struct BroadcastPlan {
-  std::vector<int64_t> out_dims;
-  std::vector<int64_t> dims, xs, ys;
-};
-
-bool PlanBroadcast(const std::vector<int64_t>& x, const std::vector<int64_t>& y,
-                   BroadcastPlan* plan) {
-  const size_t rank = std::max(x.size(), y.size());
-  std::vector<int64_t> xd(rank, 1), yd(rank, 1);
-  std::copy(x.begin(), x.end(), xd.begin() + static_cast<long>(rank - x.size()));
-  std::copy(y.begin(), y.end(), yd.begin() + static_cast<long>(rank - y.size()));
-  plan->out_dims.assign(rank, 0);
-  for (size_t d = 0; d < rank; ++d) {
-    if (xd[d] != yd[d] && xd[d] != 1 && yd[d] != 1) return false;
-    plan->out_dims[d] = xd[d] == 1 ? yd[d] : xd[d];
-  }
-  // Row-major strides, zeroed along broadcast dims; then drop size-1 output dims.
-  std::vector<int64_t> xs(rank), ys(rank);
-  int64_t sx = 1, sy = 1;
-  for (size_t d = rank; d-- > 0;) {
-    xs[d] = xd[d] == 1 ? 0 : sx;
-    ys[d] = yd[d] == 1 ? 0 : sy;
-    sx *= xd[d];
-    sy *= yd[d];
-  }
-  for (size_t d = 0; d < rank; ++d) {
-    if (plan->out_dims[d] == 1) continue;
-    const int64_t n = plan->out_dims[d];
-    // Merge with the previous kept dim when both operands step through them as one.
-    if (!plan->dims.empty() && plan->xs.back() == xs[d] * n && plan->ys.back() == ys[d] * n) {
-      plan->dims.back() *= n;
-      plan->xs.back() = xs[d];
-      plan->ys.back() = ys[d];
-      continue;
-    }
-    plan->dims.push_back(n);
-    plan->xs.push_back(xs[d]);
-    plan->ys.push_back(ys[d]);
-  }
-  return true;
-}
-
-int64_t Product(const std::vector<int64_t>& dims) {
-  int64_t n = 1;
-  for (int64_t d : dims) n *= d;
-  return n;
-}
 
 class BinaryKernel {
  public:

@@ -1,0 +1,240 @@
+// The host side of the data-movement kernels every device plugin has (Reshape, ExpandDims,
+// Fill, Tile, GatherV2): argument checks and output shapes, failing the node with the same
+// messages on every device. Element-count limits (CheckIntSized) stay in the plugins: their
+// messages name the plugin's kernels.
+#pragma once
+
+#include <cstdint>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "device_common/host_shapes.h"
+#include "tgraph/plugin.hpp"
+
+namespace tgraph_device_common {
+
+// Reshape(tensor, shape): the output dims, one -1 inferred; false after failing the node.
+inline bool ReshapeDims(tgraph::plugin::Context& ctx, const tgraph::plugin::TensorView& in,
+                        const tgraph::plugin::TensorView& shape, std::vector<int64_t>* dims) {
+  if (shape.rank() > 1) {
+    ctx.Fail(TG_INVALID_ARGUMENT, "shape must be a vector, got shape " +
+                                      ShapeString(shape.dims()));
+    return false;
+  }
+  dims->clear();
+  int unknown = -1;
+  int64_t product = 1;
+  for (int64_t i = 0; i < shape.num_elements(); ++i) {
+    const int64_t d = IndexAt(shape, i);
+    if (d == -1) {
+      if (unknown >= 0) {
+        ctx.Fail(TG_INVALID_ARGUMENT, "only one input size may be -1, not both " +
+                                          std::to_string(unknown) + " and " + std::to_string(i));
+        return false;
+      }
+      unknown = static_cast<int>(i);
+    } else if (d < 0) {
+      ctx.Fail(TG_INVALID_ARGUMENT, "size " + std::to_string(i) +
+                                        " must be non-negative, not " + std::to_string(d));
+      return false;
+    } else {
+      product *= d;
+    }
+    dims->push_back(d);
+  }
+  const int64_t n = in.num_elements();
+  if (unknown >= 0) {
+    if (product == 0 || n % product != 0) {
+      ctx.Fail(TG_INVALID_ARGUMENT, "Input to reshape is a tensor with " + std::to_string(n) +
+                                        " values, which cannot be reshaped to " +
+                                        ShapeString(*dims));
+      return false;
+    }
+    (*dims)[static_cast<size_t>(unknown)] = n / product;
+    product = n;
+  }
+  if (product != n) {
+    ctx.Fail(TG_INVALID_ARGUMENT, "Input to reshape is a tensor with " + std::to_string(n) +
+                                      " values, but the requested shape has " +
+                                      std::to_string(product) + " (shape " +
+                                      ShapeString(in.dims()) + " to " + ShapeString(*dims) + ")");
+    return false;
+  }
+  return true;
+}
+
+// ExpandDims(input, dim): the input's dims with a 1 inserted at `dim` (in [-rank - 1, rank]).
+inline bool ExpandDimsDims(tgraph::plugin::Context& ctx, const tgraph::plugin::TensorView& in,
+                           const tgraph::plugin::TensorView& dim_t, std::vector<int64_t>* dims) {
+  if (dim_t.num_elements() != 1) {
+    ctx.Fail(TG_INVALID_ARGUMENT, "'dim' must be a tensor with a single value, got shape " +
+                                      ShapeString(dim_t.dims()));
+    return false;
+  }
+  const int64_t dim = IndexAt(dim_t, 0);
+  *dims = in.dims();
+  const int64_t rank = static_cast<int64_t>(dims->size());
+  if (dim < -rank - 1 || dim > rank) {
+    ctx.Fail(TG_INVALID_ARGUMENT, "Tried to expand dim index " + std::to_string(dim) +
+                                      " for tensor with " + std::to_string(rank) +
+                                      " dimensions.");
+    return false;
+  }
+  dims->insert(dims->begin() + (dim < 0 ? dim + rank + 1 : dim), 1);
+  return true;
+}
+
+// Fill(dims, value): the output dims and element count (saturating past 2^31 - 1, which
+// CheckIntSized refuses anyway).
+inline bool FillDims(tgraph::plugin::Context& ctx, const tgraph::plugin::TensorView& dims_t,
+                     const tgraph::plugin::TensorView& value, std::vector<int64_t>* dims,
+                     int64_t* n) {
+  if (dims_t.rank() != 1) {
+    ctx.Fail(TG_INVALID_ARGUMENT, "dims must be a vector, got shape " +
+                                      ShapeString(dims_t.dims()));
+    return false;
+  }
+  if (value.rank() != 0) {
+    ctx.Fail(TG_INVALID_ARGUMENT, "value must be a scalar, got shape " +
+                                      ShapeString(value.dims()));
+    return false;
+  }
+  dims->clear();
+  *n = 1;
+  for (int64_t i = 0; i < dims_t.num_elements(); ++i) {
+    const int64_t d = IndexAt(dims_t, i);
+    if (d < 0) {
+      ctx.Fail(TG_INVALID_ARGUMENT, "dims[" + std::to_string(i) + "] = " + std::to_string(d) +
+                                        " must be non-negative");
+      return false;
+    }
+    dims->push_back(d);
+    *n = d == 0 || *n <= 0x7fffffff ? *n * d : *n;
+  }
+  return true;
+}
+
+// Tile(input, multiples): the output dims and element count (saturating as FillDims').
+inline bool TileDims(tgraph::plugin::Context& ctx, const std::vector<int64_t>& in_dims,
+                     const tgraph::plugin::TensorView& mult, std::vector<int64_t>* out_dims,
+                     int64_t* n) {
+  if (mult.rank() != 1 || mult.num_elements() != static_cast<int64_t>(in_dims.size())) {
+    ctx.Fail(TG_INVALID_ARGUMENT, "Expected multiples argument to be a vector of length " +
+                                      std::to_string(in_dims.size()) + " but got shape " +
+                                      ShapeString(mult.dims()));
+    return false;
+  }
+  out_dims->clear();
+  *n = 1;
+  for (size_t d = 0; d < in_dims.size(); ++d) {
+    const int64_t m = IndexAt(mult, static_cast<int64_t>(d));
+    if (m < 0) {
+      ctx.Fail(TG_INVALID_ARGUMENT, "Expected multiples[" + std::to_string(d) +
+                                        "] >= 0, but got " + std::to_string(m));
+      return false;
+    }
+    out_dims->push_back(in_dims[d] * m);
+    *n = out_dims->back() == 0 || *n <= 0x7fffffff ? *n * out_dims->back() : *n;
+  }
+  return true;
+}
+
+// Fills a device's tile shape struct (int fields rank and n, int arrays out and in, as the
+// OpenCL source's and cuda_launch.h's TileShape) for a tile whose counts fit ints. Output
+// dims of size 1 are dropped (coordinate 0 in and out); an untiled dim is merged into the
+// kept dim before it ((c1 % in1) * in2 + c2 is (c1 * in2 + c2) % (in1 * in2)).
+template <class TileShape>
+bool MergeTileDims(tgraph::plugin::Context& ctx, const std::vector<int64_t>& in_dims,
+                   const std::vector<int64_t>& out_dims, int64_t n, TileShape* s) {
+  using Int = decltype(s->rank);
+  constexpr size_t kMaxRank = std::size(TileShape{}.out);
+  *s = TileShape{};
+  for (size_t d = 0; d < out_dims.size(); ++d) {
+    if (out_dims[d] == 1) continue;
+    if (s->rank > 0 && out_dims[d] == in_dims[d]) {
+      s->out[s->rank - 1] *= static_cast<Int>(out_dims[d]);
+      s->in[s->rank - 1] *= static_cast<Int>(in_dims[d]);
+      continue;
+    }
+    if (static_cast<size_t>(s->rank) == kMaxRank) {
+      ctx.Fail(TG_UNIMPLEMENTED, "Tile of " + ShapeString(in_dims) + " needs more than " +
+                                     std::to_string(kMaxRank) + " dims after merging");
+      return false;
+    }
+    s->out[s->rank] = static_cast<Int>(out_dims[d]);
+    s->in[s->rank] = static_cast<Int>(in_dims[d]);
+    ++s->rank;
+  }
+  s->n = static_cast<Int>(n);
+  return true;
+}
+
+// GatherV2(params, indices, axis) with batch_dims 0, as [outer, limit, inner] params read at
+// nidx indices into [outer, nidx, inner].
+struct GatherPlan {
+  std::vector<int64_t> out_dims;
+  int64_t inner = 1;
+  int64_t nidx = 0;   // indices' element count
+  int64_t limit = 0;  // params' size along the axis: indices must be in [0, limit)
+  int64_t n = 0;      // output elements
+};
+
+inline bool PlanGatherV2(tgraph::plugin::Context& ctx, int64_t batch_dims,
+                         const std::string& device_type, const tgraph::plugin::TensorView& params,
+                         const tgraph::plugin::TensorView& indices,
+                         const tgraph::plugin::TensorView& axis_t, GatherPlan* plan) {
+  if (batch_dims != 0) {
+    ctx.Fail(TG_UNIMPLEMENTED, "GatherV2 with batch_dims " + std::to_string(batch_dims) +
+                                   " is not implemented on " + device_type);
+    return false;
+  }
+  if (axis_t.num_elements() != 1) {
+    ctx.Fail(TG_INVALID_ARGUMENT, "axis must be a scalar, got shape " +
+                                      ShapeString(axis_t.dims()));
+    return false;
+  }
+  const std::vector<int64_t> pd = params.dims(), id = indices.dims();
+  const int64_t rank = static_cast<int64_t>(pd.size());
+  if (rank < 1) {
+    ctx.Fail(TG_INVALID_ARGUMENT, "params must be at least 1 dimensional");
+    return false;
+  }
+  int64_t axis = IndexAt(axis_t, 0);
+  if (axis < -rank || axis >= rank) {
+    ctx.Fail(TG_INVALID_ARGUMENT, "Expected axis in the range [" + std::to_string(-rank) +
+                                      ", " + std::to_string(rank) + "), but got " +
+                                      std::to_string(axis));
+    return false;
+  }
+  if (axis < 0) axis += rank;
+  int64_t outer = 1;
+  plan->inner = 1;
+  plan->out_dims.clear();
+  for (int64_t d = 0; d < rank; ++d) {
+    if (d < axis) outer *= pd[static_cast<size_t>(d)];
+    if (d > axis) plan->inner *= pd[static_cast<size_t>(d)];
+    if (d == axis) plan->out_dims.insert(plan->out_dims.end(), id.begin(), id.end());
+    if (d != axis) plan->out_dims.push_back(pd[static_cast<size_t>(d)]);
+  }
+  plan->nidx = indices.num_elements();
+  plan->limit = pd[static_cast<size_t>(axis)];
+  plan->n = outer * plan->nidx * plan->inner;
+  return true;
+}
+
+// Fails a gather whose index at flat position `bad` of indices (dims `index_dims`) is
+// `value`, not in [0, limit): "indices[1,2] = 7 is not in [0, 5)", as the CPU plugin words it.
+inline void FailBadIndex(tgraph::plugin::Context& ctx, const std::vector<int64_t>& index_dims,
+                         int64_t bad, int64_t value, int64_t limit) {
+  std::string where;
+  int64_t flat = bad;
+  for (size_t d = index_dims.size(); d-- > 0;) {
+    where = std::to_string(flat % index_dims[d]) + (where.empty() ? "" : ",") + where;
+    flat /= index_dims[d];
+  }
+  ctx.Fail(TG_INVALID_ARGUMENT, "indices[" + where + "] = " + std::to_string(value) +
+                                    " is not in [0, " + std::to_string(limit) + ")");
+}
+
+}  // namespace tgraph_device_common
