@@ -382,4 +382,29 @@ class DeviceTest : public ::testing::Test {
   }
 };
 
+// After a backend found no device: no session lists a GPU, a graph asking for /device:GPU:0
+// fails placement naming the op and the device, and CPU work still runs.
+inline void ExpectNoGpuAndCpuStillWorks() {
+  TG_Status* s = TG_NewStatus();
+  Builder gpu(kGpu);
+  TG_Output y = gpu.Op("Relu", {gpu.Feed({2}, {-1.0f, 1.0f})}, {}, "relu_on_gpu");
+  TG_Session* session = TG_NewSession(gpu.graph(), nullptr, s);
+  ASSERT_NE(session, nullptr) << TG_Message(s);
+  for (int i = 0; i < TG_SessionNumDevices(session); ++i) {
+    EXPECT_STREQ(TG_SessionDeviceType(session, i), "CPU") << TG_SessionDeviceName(session, i);
+  }
+  const RunResult r = gpu.RunIn(session, {y});
+  EXPECT_EQ(r.code, TG_INVALID_ARGUMENT) << r.message;
+  EXPECT_NE(r.message.find("relu_on_gpu"), std::string::npos) << r.message;
+  EXPECT_NE(r.message.find("/device:GPU:0"), std::string::npos) << r.message;
+  TG_DeleteSession(session, s);
+  TG_DeleteStatus(s);
+
+  Builder cpu(kCpu);
+  TG_Output z = cpu.Op("Relu", {cpu.Feed({2}, {-1.0f, 1.0f})});
+  const RunResult ok = cpu.Run({z});
+  ASSERT_EQ(ok.code, TG_OK) << ok.message;
+  EXPECT_EQ(ok.values[0].values, (std::vector<double>{0.0, 1.0}));
+}
+
 }  // namespace devtest
