@@ -297,10 +297,6 @@ class ParallelRun {
   Status error_;
 };
 
-}  // namespace
-
-namespace {
-
 Status ExecuteSteps(const ExecuteArgs& args) {
   if (!args.plan->parallel) return ExecuteSerial(args);
   const size_t steps = args.plan->steps.size();
