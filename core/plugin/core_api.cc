@@ -424,6 +424,12 @@ TG_Tensor* ApiAllocateOutput(TG_KernelContext* ctx, int i, const int64_t* dims, 
   });
 }
 
+// True when the dims a plugin passed are exactly `have` (a tensor's own shape).
+bool DimsEqual(const int64_t* dims, int num_dims, const std::vector<int64_t>& have) {
+  return num_dims == static_cast<int>(have.size()) &&
+         (num_dims == 0 || (dims != nullptr && std::equal(dims, dims + num_dims, have.begin())));
+}
+
 TG_Tensor* ApiForwardInputToOutput(TG_KernelContext* ctx, int input_index, int output_index,
                                    const int64_t* dims, int num_dims) {
   return NoThrow<TG_Tensor*>(nullptr, [&]() -> TG_Tensor* {
@@ -437,9 +443,7 @@ TG_Tensor* ApiForwardInputToOutput(TG_KernelContext* ctx, int input_index, int o
     // Only the context holds the buffer: no caller, feed, other consumer or variable sees it.
     if (in.buffer().use_count() != 1) return nullptr;
     TG_Tensor& slot = ctx->outputs[static_cast<size_t>(output_index)];
-    const std::vector<int64_t>& in_dims = in.dims();
-    if (num_dims == static_cast<int>(in_dims.size()) &&
-        (num_dims == 0 || std::equal(dims, dims + num_dims, in_dims.begin()))) {
+    if (DimsEqual(dims, num_dims, in.dims())) {
       // The common case (elementwise ops): the input's own, already valid shape.
       in.TakeLeavingViewInto(&slot.tensor);
       ctx->output_set[static_cast<size_t>(output_index)] = 1;
@@ -484,11 +488,7 @@ bool TakeInputForAlias(TG_KernelContext* ctx, int i, const TG_Tensor* t, const i
   if (k == ctx->inputs.size()) return false;
   Tensor& in = ctx->inputs[k].tensor;
   if (ctx->refs[k] != nullptr || in.IsBorrowedView() || !in.buffer()) return false;
-  const std::vector<int64_t>& in_dims = in.dims();
-  if (num_dims != static_cast<int>(in_dims.size()) ||
-      (num_dims > 0 && (dims == nullptr || !std::equal(dims, dims + num_dims, in_dims.begin())))) {
-    return false;
-  }
+  if (!DimsEqual(dims, num_dims, in.dims())) return false;
   in.TakeLeavingViewInto(&ctx->outputs[static_cast<size_t>(i)].tensor);
   ctx->output_set[static_cast<size_t>(i)] = 1;
   return true;
