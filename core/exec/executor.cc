@@ -71,7 +71,17 @@ class StepRunner {
     for (size_t k = 0; k < step.inputs.size(); ++k) {
       const StepInput& in = step.inputs[k];
       SlotValue& v = rs_.values[static_cast<size_t>(in.slot)];
-      Tensor& dst = ctx.inputs[k].tensor;
+      KernelCallInput& call = ctx.inputs[k];
+      if (!in.ref && v.ref == nullptr && !parallel_) {
+        // The kernel reads the slot in place; it may take the buffer when this is the
+        // slot's last read (nothing else reads it later).
+        call.value = &v;
+        call.may_forward = in.move;
+        continue;
+      }
+      call.value = &call.own;
+      call.may_forward = true;
+      Tensor& dst = call.own.tensor;
       if (in.ref) {
         if (v.ref == nullptr) {
           ClearInputs(ctx, k);
@@ -83,7 +93,7 @@ class StepRunner {
           return FailedPrecondition("Attempting to use uninitialized value ", v.ref->name,
                                     " (read by ", OpLabel(op), ")");
         }
-        ctx.refs[k] = v.ref;
+        call.ref = v.ref;
         dst = v.ref->value;
       } else if (v.ref != nullptr) {
         Status s = ReadSlot(v, step, &dst);
@@ -91,21 +101,20 @@ class StepRunner {
           ClearInputs(ctx, k);
           return s;
         }
-      } else if (!parallel_ && in.move) {
-        dst = std::move(v.tensor);
       } else {
         dst = v.tensor;
       }
     }
-    ReleaseInputs(step);
-    TG_RETURN_IF_ERROR(RunKernelCompute(*step.kernel, step.kernel_state, &ctx));
+    // A parallel run's inputs are the context's own copies: the slots read last go now,
+    // so an input buffer only this call holds can be forwarded.
+    if (parallel_) ReleaseInputs(step);
+    Status status = RunKernelCompute(*step.kernel, step.kernel_state, &ctx);
+    if (!parallel_) ReleaseInputs(step);
+    TG_RETURN_IF_ERROR(status);
+    // Values are in their slots already; a ref output leaves its variable there.
     for (int k = 0; k < step.num_outputs; ++k) {
-      SlotValue& o = rs_.values[static_cast<size_t>(step.first_output + k)];
-      if (VariableSlot* ref = ctx.output_refs[static_cast<size_t>(k)]) {
-        o.ref = ref;
-        ctx.outputs[static_cast<size_t>(k)].tensor.Clear();
-      } else {
-        o.tensor = std::move(ctx.outputs[static_cast<size_t>(k)].tensor);
+      if (VariableSlot* ref = ctx.outputs[static_cast<size_t>(k)].ref) {
+        rs_.values[static_cast<size_t>(step.first_output + k)].ref = ref;
       }
     }
     return Status::OK();
@@ -114,13 +123,15 @@ class StepRunner {
   // Inputs copied in before a failure are let go.
   static void ClearInputs(TG_KernelContext& ctx, size_t upto) {
     for (size_t k = 0; k <= upto && k < ctx.inputs.size(); ++k) {
-      ctx.inputs[k].tensor.Clear();
-      ctx.refs[k] = nullptr;
+      KernelCallInput& call = ctx.inputs[k];
+      call.own.tensor.Clear();
+      call.ref = nullptr;
+      call.value = &call.own;
     }
   }
 
-  // Slots read for the last time are released before compute, so a kernel may forward a
-  // buffer that only it holds.
+  // Slots read for the last time are released: in a parallel run before compute (the
+  // reader holds its own copy), in a serial run after it (the kernel read the slot).
   void ReleaseInputs(const PlanStep& step) {
     for (const StepInput& in : step.inputs) {
       SlotValue& v = rs_.values[static_cast<size_t>(in.slot)];
@@ -129,7 +140,7 @@ class StepRunner {
             !plan_.slot_pinned[static_cast<size_t>(in.slot)]) {
           Clear(v);
         }
-      } else if (in.release && !in.move) {
+      } else if (in.release) {
         Clear(v);
       }
     }
@@ -330,7 +341,12 @@ std::unique_ptr<RunState> NewRunState(const ExecutionPlan& plan, ThreadPool* int
   for (size_t i = 0; i < plan.steps.size(); ++i) {
     const PlanStep& step = plan.steps[i];
     if (step.kind != StepKind::kKernel) continue;
-    PrepareKernelContext(&rs->contexts[i], *step.op, *step.kernel, step.instance, intra_op_pool);
+    TG_KernelContext& ctx = rs->contexts[i];
+    PrepareKernelContext(&ctx, *step.op, *step.kernel, step.instance, intra_op_pool);
+    // Kernels write their outputs straight into the run's slots (sized once: stable).
+    for (int k = 0; k < step.num_outputs; ++k) {
+      ctx.outputs[static_cast<size_t>(k)].value = &rs->values[static_cast<size_t>(step.first_output + k)];
+    }
   }
   if (plan.parallel) {
     rs->pending = std::make_unique<std::atomic<int>[]>(plan.steps.size());

@@ -29,9 +29,10 @@ namespace tgraph {
 
 class ThreadPool;
 
-// A value in a slot: a tensor, or (for a ref output) the variable it refers to.
-struct SlotValue {
-  Tensor tensor;
+// A value in a slot: a tensor, or (for a ref output) the variable it refers to. A
+// TG_Tensor, so that a kernel reads its inputs from (and writes its outputs into) the
+// slots themselves.
+struct SlotValue : TG_Tensor {
   VariableSlot* ref = nullptr;
 };
 

@@ -372,18 +372,19 @@ TG_Status* ApiContextStatus(TG_KernelContext* ctx) { return ctx == nullptr ? nul
 int ApiNumInputs(const TG_KernelContext* ctx) { return ctx == nullptr ? 0 : static_cast<int>(ctx->inputs.size()); }
 int ApiNumOutputs(const TG_KernelContext* ctx) { return ctx == nullptr ? 0 : static_cast<int>(ctx->outputs.size()); }
 const TG_Tensor* ApiInput(TG_KernelContext* ctx, int i) {
-  return InputIndexOk(ctx, i) ? &ctx->inputs[static_cast<size_t>(i)] : nullptr;
+  return InputIndexOk(ctx, i) ? ctx->inputs[static_cast<size_t>(i)].value : nullptr;
 }
 TG_DataType ApiExpectedOutputType(const TG_KernelContext* ctx, int i) {
   if (!OutputIndexOk(ctx, i)) return TG_INVALID_DTYPE;
-  return ToC(BaseType(ctx->output_types[static_cast<size_t>(i)]));
+  return ToC(BaseType(ctx->outputs[static_cast<size_t>(i)].type));
 }
 
 // Can output i still be produced (in range, not a ref output, not produced yet)? The fast
 // check of every kernel call; CheckOutputSlot says why not.
 bool OutputSlotFree(const TG_KernelContext* ctx, int i) {
-  return OutputIndexOk(ctx, i) && !ctx->output_set[static_cast<size_t>(i)] &&
-         !IsRefType(ctx->output_types[static_cast<size_t>(i)]);
+  if (!OutputIndexOk(ctx, i)) return false;
+  const KernelCallOutput& out = ctx->outputs[static_cast<size_t>(i)];
+  return !out.set && !IsRefType(out.type);
 }
 
 // The checks every way of producing output i shares.
@@ -393,11 +394,11 @@ Status CheckOutputSlot(const TG_KernelContext* ctx, int i, const char* fn) {
     return InvalidArgument(ctx == nullptr ? std::string("kernel") : NodeLabel(*ctx->op), ": ", fn,
                            ": output index ", i, " out of range");
   }
-  if (IsRefType(ctx->output_types[static_cast<size_t>(i)])) {
+  if (IsRefType(ctx->outputs[static_cast<size_t>(i)].type)) {
     return InvalidArgument(NodeLabel(*ctx->op), ": ", fn, ": output ", i,
                            " is a ref output (use forward_ref_input_to_ref_output)");
   }
-  if (ctx->output_set[static_cast<size_t>(i)]) {
+  if (ctx->outputs[static_cast<size_t>(i)].set) {
     return InvalidArgument(NodeLabel(*ctx->op), ": ", fn, ": output ", i, " was already produced");
   }
   return Status::OK();
@@ -411,15 +412,15 @@ TG_Tensor* ApiAllocateOutput(TG_KernelContext* ctx, int i, const int64_t* dims, 
     if (Status s = ReadDims(dims, num_dims, &d); !s.ok()) {
       return s.Prepend(StrCat(NodeLabel(*ctx->op), ": allocate_output ", i, ": "));
     }
-    const DataType dtype = BaseType(ctx->output_types[static_cast<size_t>(i)]);
-    auto t = ctx->device_memory && !ctx->output_host_memory[static_cast<size_t>(i)]
+    KernelCallOutput& slot = ctx->outputs[static_cast<size_t>(i)];
+    const DataType dtype = BaseType(slot.type);
+    auto t = ctx->device_memory && !slot.host_memory
                  ? AllocateDeviceTensor(ctx->device, dtype, std::move(d))
                  : Tensor::AllocateUninitialized(dtype, std::move(d));
     if (!t.ok()) return t.status().Prepend(StrCat(NodeLabel(*ctx->op), ": output ", i, ": "));
-    TG_Tensor& slot = ctx->outputs[static_cast<size_t>(i)];
-    slot.tensor = std::move(t).value();
-    ctx->output_set[static_cast<size_t>(i)] = 1;
-    *out = &slot;
+    slot.value->tensor = std::move(t).value();
+    slot.set = true;
+    *out = slot.value;
     return Status::OK();
   });
 }
@@ -436,18 +437,19 @@ TG_Tensor* ApiForwardInputToOutput(TG_KernelContext* ctx, int input_index, int o
     if (!InputIndexOk(ctx, input_index) || !OutputSlotFree(ctx, output_index)) {
       return nullptr;
     }
-    if (ctx->refs[static_cast<size_t>(input_index)] != nullptr) return nullptr;  // a variable's buffer
-    Tensor& in = ctx->inputs[static_cast<size_t>(input_index)].tensor;
-    const DataType out_type = BaseType(ctx->output_types[static_cast<size_t>(output_index)]);
+    const KernelCallInput& call = ctx->inputs[static_cast<size_t>(input_index)];
+    if (!call.may_forward || call.ref != nullptr) return nullptr;  // shared, or a variable's buffer
+    Tensor& in = call.value->tensor;
+    KernelCallOutput& slot = ctx->outputs[static_cast<size_t>(output_index)];
+    const DataType out_type = BaseType(slot.type);
     if (in.dtype() != out_type || !IsPlainDataType(out_type) || !in.buffer()) return nullptr;
-    // Only the context holds the buffer: no caller, feed, other consumer or variable sees it.
+    // Only this call holds the buffer: no caller, feed, other consumer or variable sees it.
     if (in.buffer().use_count() != 1) return nullptr;
-    TG_Tensor& slot = ctx->outputs[static_cast<size_t>(output_index)];
     if (DimsEqual(dims, num_dims, in.dims())) {
       // The common case (elementwise ops): the input's own, already valid shape.
-      in.TakeLeavingViewInto(&slot.tensor);
-      ctx->output_set[static_cast<size_t>(output_index)] = 1;
-      return &slot;
+      in.TakeLeavingViewInto(&slot.value->tensor);
+      slot.set = true;
+      return slot.value;
     }
     std::vector<int64_t> d;
     if (!ReadDims(dims, num_dims, &d).ok()) return nullptr;
@@ -457,19 +459,19 @@ TG_Tensor* ApiForwardInputToOutput(TG_KernelContext* ctx, int input_index, int o
     // (inputs are cleared before outputs). Same dtype and element count: Wrap cannot fail.
     auto t = Tensor::Wrap(out_type, std::move(d), in.TakeBufferLeavingView());
     if (!t.ok()) return nullptr;
-    slot.tensor = std::move(t).value();
-    ctx->output_set[static_cast<size_t>(output_index)] = 1;
-    return &slot;
+    slot.value->tensor = std::move(t).value();
+    slot.set = true;
+    return slot.value;
   });
 }
 
 // Is `t` one of this call's inputs or an output already produced?
 bool IsAliasable(const TG_KernelContext* ctx, const TG_Tensor* t) {
-  for (const TG_Tensor& in : ctx->inputs) {
-    if (&in == t) return true;
+  for (const KernelCallInput& in : ctx->inputs) {
+    if (in.value == t) return true;
   }
-  for (size_t k = 0; k < ctx->outputs.size(); ++k) {
-    if (&ctx->outputs[k] == t && ctx->output_set[k]) return true;
+  for (const KernelCallOutput& out : ctx->outputs) {
+    if (out.value == t && out.set) return true;
   }
   for (const auto& r : ctx->ref_views) {
     if (r.get() == t) return true;
@@ -484,13 +486,15 @@ bool IsAliasable(const TG_KernelContext* ctx, const TG_Tensor* t) {
 bool TakeInputForAlias(TG_KernelContext* ctx, int i, const TG_Tensor* t, const int64_t* dims,
                        int num_dims) {
   size_t k = 0;
-  while (k < ctx->inputs.size() && &ctx->inputs[k] != t) ++k;
+  while (k < ctx->inputs.size() && ctx->inputs[k].value != t) ++k;
   if (k == ctx->inputs.size()) return false;
-  Tensor& in = ctx->inputs[k].tensor;
-  if (ctx->refs[k] != nullptr || in.IsBorrowedView() || !in.buffer()) return false;
+  const KernelCallInput& call = ctx->inputs[k];
+  Tensor& in = call.value->tensor;
+  if (!call.may_forward || call.ref != nullptr || in.IsBorrowedView() || !in.buffer()) return false;
   if (!DimsEqual(dims, num_dims, in.dims())) return false;
-  in.TakeLeavingViewInto(&ctx->outputs[static_cast<size_t>(i)].tensor);
-  ctx->output_set[static_cast<size_t>(i)] = 1;
+  KernelCallOutput& out = ctx->outputs[static_cast<size_t>(i)];
+  in.TakeLeavingViewInto(&out.value->tensor);
+  out.set = true;
   return true;
 }
 
@@ -504,16 +508,17 @@ void ApiSetOutputAlias(TG_KernelContext* ctx, int i, const TG_Tensor* t, const i
     }
     // An input forwarded earlier in this call is only a view: alias its owner instead.
     if (t->tensor.IsBorrowedView()) {
-      for (size_t k = 0; k < ctx->outputs.size(); ++k) {
-        const Tensor& o = ctx->outputs[k].tensor;
-        if (ctx->output_set[k] && !o.IsBorrowedView() && o.data() == t->tensor.data()) {
-          t = &ctx->outputs[k];
+      for (const KernelCallOutput& out : ctx->outputs) {
+        const Tensor& o = out.value->tensor;
+        if (out.set && !o.IsBorrowedView() && o.data() == t->tensor.data()) {
+          t = out.value;
           break;
         }
       }
     }
     const Tensor& src = t->tensor;
-    const DataType out_type = BaseType(ctx->output_types[static_cast<size_t>(i)]);
+    KernelCallOutput& out = ctx->outputs[static_cast<size_t>(i)];
+    const DataType out_type = BaseType(out.type);
     if (src.dtype() != out_type) {
       return InvalidArgument(where(), ": tensor of dtype ", DataTypeName(src.dtype()),
                              " for an output of dtype ", DataTypeName(out_type));
@@ -537,8 +542,8 @@ void ApiSetOutputAlias(TG_KernelContext* ctx, int i, const TG_Tensor* t, const i
       TG_ASSIGN_OR_RETURN(result, Tensor::Allocate(out_type, std::move(d)));
       result.strings() = src.strings();
     }
-    ctx->outputs[static_cast<size_t>(i)].tensor = std::move(result);
-    ctx->output_set[static_cast<size_t>(i)] = 1;
+    out.value->tensor = std::move(result);
+    out.set = true;
     return Status::OK();
   });
 }
@@ -615,14 +620,15 @@ int ApiPoolCurrentThreadId(const TG_ThreadPool* pool) {
 // ---- ref inputs ----
 
 VariableSlot* RefSlot(TG_KernelContext* ctx, int i) {
-  return InputIndexOk(ctx, i) ? ctx->refs[static_cast<size_t>(i)] : nullptr;
+  return InputIndexOk(ctx, i) ? ctx->inputs[static_cast<size_t>(i)].ref : nullptr;
 }
 
 // Runs fn() with the slot's mutex held (taking it unless this call holds it already).
 template <typename Fn>
 auto WithSlot(TG_KernelContext* ctx, int i, Fn&& fn) {
-  VariableSlot* slot = ctx->refs[static_cast<size_t>(i)];
-  if (ctx->ref_locked[static_cast<size_t>(i)]) return fn(*slot);
+  const KernelCallInput& call = ctx->inputs[static_cast<size_t>(i)];
+  VariableSlot* slot = call.ref;
+  if (call.locked) return fn(*slot);
   std::lock_guard<std::mutex> lock(slot->mu);
   return fn(*slot);
 }
@@ -649,15 +655,15 @@ TG_Tensor* ApiMutableRefInput(TG_KernelContext* ctx, int i, TG_Status* status) {
 
 void ApiLockRefInput(TG_KernelContext* ctx, int i) {
   VariableSlot* slot = RefSlot(ctx, i);
-  if (slot == nullptr || ctx->ref_locked[static_cast<size_t>(i)]) return;
+  if (slot == nullptr || ctx->inputs[static_cast<size_t>(i)].locked) return;
   slot->mu.lock();
-  ctx->ref_locked[static_cast<size_t>(i)] = 1;
+  ctx->inputs[static_cast<size_t>(i)].locked = true;
 }
 
 void ApiUnlockRefInput(TG_KernelContext* ctx, int i) {
   VariableSlot* slot = RefSlot(ctx, i);
-  if (slot == nullptr || !ctx->ref_locked[static_cast<size_t>(i)]) return;
-  ctx->ref_locked[static_cast<size_t>(i)] = 0;
+  if (slot == nullptr || !ctx->inputs[static_cast<size_t>(i)].locked) return;
+  ctx->inputs[static_cast<size_t>(i)].locked = false;
   slot->mu.unlock();
 }
 
@@ -693,8 +699,9 @@ void ApiForwardRefInputToRefOutput(TG_KernelContext* ctx, int input_index, int o
                                        ": forward_ref_input_to_ref_output: output ", output_index,
                                        " is not a ref output"));
     } else {
-      ctx->output_refs[static_cast<size_t>(output_index)] = RefSlot(ctx, input_index);
-      ctx->output_set[static_cast<size_t>(output_index)] = 1;
+      KernelCallOutput& out = ctx->outputs[static_cast<size_t>(output_index)];
+      out.ref = RefSlot(ctx, input_index);
+      out.set = true;
     }
     return 0;
   });

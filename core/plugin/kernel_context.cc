@@ -91,42 +91,38 @@ void PrepareKernelContext(TG_KernelContext* ctx, const Operation& op,
   const size_t num_inputs = static_cast<size_t>(op.num_inputs());
   const size_t num_outputs = static_cast<size_t>(op.num_outputs());
   ctx->op = &op;
-  ctx->inputs.resize(num_inputs);
-  ctx->refs.assign(num_inputs, nullptr);
-  ctx->ref_locked.assign(num_inputs, 0);
-  ctx->outputs.resize(num_outputs);
-  ctx->output_types.resize(num_outputs);
-  for (size_t i = 0; i < num_outputs; ++i) ctx->output_types[i] = op.output_type(static_cast<int>(i));
-  ctx->output_set.assign(num_outputs, 0);
-  ctx->output_refs.assign(num_outputs, nullptr);
+  ctx->inputs = std::vector<KernelCallInput>(num_inputs);
+  for (KernelCallInput& in : ctx->inputs) in.value = &in.own;
+  ctx->outputs = std::vector<KernelCallOutput>(num_outputs);
   ctx->device = device;
   ctx->device_memory = device != nullptr && !device->device->host_accessible();
   // Only a device without host access places outputs by it.
-  HostMemoryArgFlags(op, ctx->device_memory ? &kernel : nullptr, /*outputs=*/true,
-                     &ctx->output_host_memory);
+  std::vector<char> host_memory;
+  HostMemoryArgFlags(op, ctx->device_memory ? &kernel : nullptr, /*outputs=*/true, &host_memory);
+  for (size_t i = 0; i < num_outputs; ++i) {
+    KernelCallOutput& out = ctx->outputs[i];
+    out.value = &out.own;
+    out.type = op.output_type(static_cast<int>(i));
+    out.host_memory = host_memory[i] != 0;
+  }
   ctx->pool = pool != nullptr ? pool->c_handle() : ThreadPool::InlineHandle();
 }
 
 namespace {
 
-// No output produced yet. Most kernels have one output: stores, not two memset calls.
-void ResetOutputs(TG_KernelContext* ctx) {
-  if (ctx->output_set.size() == 1) {
-    ctx->output_set[0] = 0;
-    ctx->output_refs[0] = nullptr;
-    return;
-  }
-  std::fill(ctx->output_set.begin(), ctx->output_set.end(), 0);
-  std::fill(ctx->output_refs.begin(), ctx->output_refs.end(), nullptr);
+void ClearOutputs(TG_KernelContext* ctx) {
+  for (KernelCallOutput& out : ctx->outputs) out.value->tensor.Clear();
 }
 
 }  // namespace
 
 Status RunKernelCompute(const KernelRegistration& kernel, void* state, TG_KernelContext* ctx) {
   const Operation& op = *ctx->op;
-  const size_t num_inputs = ctx->inputs.size();
   if (!ctx->status.status.ok()) ctx->status.status = Status::OK();
-  ResetOutputs(ctx);
+  for (KernelCallOutput& out : ctx->outputs) {
+    out.set = false;
+    out.ref = nullptr;
+  }
   try {
     kernel.compute(state, ctx);
   } catch (const std::exception& e) {
@@ -134,27 +130,26 @@ Status RunKernelCompute(const KernelRegistration& kernel, void* state, TG_Kernel
   } catch (...) {
     if (ctx->status.status.ok()) ctx->status.status = Internal("kernel compute threw an exception");
   }
-  // A kernel that forgot to unlock a variable must not leave it locked.
-  for (size_t i = 0; i < num_inputs; ++i) {
-    // Only a ref input can be locked: value inputs leave ref_locked unread.
-    if (ctx->refs[i] != nullptr) {
-      if (ctx->ref_locked[i]) {
-        ctx->ref_locked[i] = 0;
-        ctx->refs[i]->mu.unlock();
+  for (KernelCallInput& in : ctx->inputs) {
+    if (in.ref != nullptr) {
+      // A kernel that forgot to unlock a variable must not leave it locked.
+      if (in.locked) {
+        in.locked = false;
+        in.ref->mu.unlock();
       }
-      ctx->refs[i] = nullptr;
+      in.ref = nullptr;
     }
-    ctx->inputs[i].tensor.Clear();
+    if (in.value == &in.own) in.own.tensor.Clear();
   }
   if (!ctx->ref_views.empty()) ctx->ref_views.clear();
   if (!ctx->temps.empty()) ctx->temps.clear();
   if (!ctx->status.status.ok()) {
-    for (TG_Tensor& t : ctx->outputs) t.tensor.Clear();
+    ClearOutputs(ctx);
     return NameNode(op, ctx->status.status);
   }
   for (size_t i = 0; i < ctx->outputs.size(); ++i) {
-    if (!ctx->output_set[i]) {
-      for (TG_Tensor& t : ctx->outputs) t.tensor.Clear();
+    if (!ctx->outputs[i].set) {
+      ClearOutputs(ctx);
       return Internal("node '", op.name(), "' (", op.type(), "): the kernel (",
                       kernel.DebugString(), ") did not produce output ", i);
     }
@@ -169,24 +164,26 @@ Status CallKernel(const KernelRegistration& kernel, void* state, const Operation
   PrepareKernelContext(&ctx, op, kernel, device, pool);
   for (size_t i = 0; i < inputs.size(); ++i) {
     KernelInput& in = inputs[i];
+    KernelCallInput& call = ctx.inputs[i];
     if (in.ref != nullptr && IsRefType(op.input_type(static_cast<int>(i)))) {
-      ctx.refs[i] = in.ref;
+      call.ref = in.ref;
       std::lock_guard<std::mutex> lock(in.ref->mu);
-      ctx.inputs[i].tensor = in.ref->value;
+      call.own.tensor = in.ref->value;
     } else {
-      ctx.inputs[i].tensor = std::move(in.value);
+      call.own.tensor = std::move(in.value);
     }
+    call.may_forward = true;
   }
   inputs.clear();  // the context holds the only copies now (lets buffers be forwarded)
   TG_RETURN_IF_ERROR(RunKernelCompute(kernel, state, &ctx));
   outputs->clear();
   outputs->reserve(ctx.outputs.size());
-  for (size_t i = 0; i < ctx.outputs.size(); ++i) {
-    if (VariableSlot* slot = ctx.output_refs[i]) {
+  for (KernelCallOutput& out : ctx.outputs) {
+    if (VariableSlot* slot = out.ref) {
       std::lock_guard<std::mutex> lock(slot->mu);
       outputs->push_back(slot->value);
     } else {
-      outputs->push_back(std::move(ctx.outputs[i].tensor));
+      outputs->push_back(std::move(out.own.tensor));
     }
   }
   return Status::OK();

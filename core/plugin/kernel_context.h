@@ -24,32 +24,59 @@ struct TG_KernelConstruction {
   std::vector<std::unique_ptr<TG_Tensor>> attr_tensors;
 };
 
+namespace tgraph {
+
+// One input of a compute call.
+struct KernelCallInput {
+  // What the kernel reads: `own`, or (a serial run reading a plain value) the run's slot
+  // itself, which saves moving the value in and out on every call.
+  TG_Tensor* value = nullptr;
+  // The variable behind a ref input (value is then a snapshot of it), else null.
+  VariableSlot* ref = nullptr;
+  // The call may hand value's buffer to an output when nobody else holds it: `own`, or a
+  // slot this call is the last reader of.
+  bool may_forward = false;
+  bool locked = false;  // this call holds ref's mutex (lock_ref_input)
+  TG_Tensor own;
+};
+
+// One output of a compute call.
+struct KernelCallOutput {
+  // Where the output goes: `own`, or the run's slot for it (no move after the call).
+  TG_Tensor* value = nullptr;
+  VariableSlot* ref = nullptr;  // the slot a ref output forwards (forward_ref_input_to_ref_output)
+  // The op's output dtype, which kernels ask about on every call.
+  DataType type = DT_INVALID;
+  bool set = false;
+  // A host-memory arg of the kernel: allocated in host memory even when device_memory.
+  bool host_memory = false;
+  TG_Tensor own;
+};
+
+}  // namespace tgraph
+
+// Inputs and outputs are one record each (two allocations per context, every field of an
+// argument on the same cache lines): a chain of cheap kernels is bound by these accesses.
 struct TG_KernelContext {
   const tgraph::Operation* op = nullptr;
   TG_Status status;
-  // Input values. For a ref input: the variable's tensor when the call started.
-  std::vector<TG_Tensor> inputs;
-  // Per input: the variable slot behind a ref input, else null.
-  std::vector<tgraph::VariableSlot*> refs;
-  // Per input: this call holds the slot's mutex (lock_ref_input).
-  std::vector<char> ref_locked;
-  // Handed out by mutable_ref_input / reallocate_ref_input. (Vectors of pointers, not
-  // deques: stable addresses without a heap allocation per call when unused.)
-  std::vector<std::unique_ptr<TG_Tensor>> ref_views;
-  std::vector<TG_Tensor> outputs;
-  // Per output: the op's output dtype, which kernels ask about on every call (kept here,
-  // next to the rest of the context, rather than read from the operation each time).
-  std::vector<tgraph::DataType> output_types;
-  std::vector<char> output_set;
-  // Per output: the slot a ref output forwards (forward_ref_input_to_ref_output).
-  std::vector<tgraph::VariableSlot*> output_refs;
-  std::vector<std::unique_ptr<TG_Tensor>> temps;
+  std::vector<tgraph::KernelCallInput> inputs;
+  std::vector<tgraph::KernelCallOutput> outputs;
   tgraph::DeviceInstance* device = nullptr;
-  // Outputs go in the device's memory (its allocator): the device is not host-accessible.
-  // Per output, output_host_memory says the output is a host-memory arg anyway.
-  bool device_memory = false;
-  std::vector<char> output_host_memory;
   TG_ThreadPool* pool = nullptr;  // never null (the inline pool when there is none)
+  // Outputs go in the device's memory (its allocator): the device is not host-accessible.
+  bool device_memory = false;
+  // Handed out by mutable_ref_input / reallocate_ref_input / allocate_temp. (Vectors of
+  // pointers, not deques: stable addresses without a heap allocation per call when unused.)
+  std::vector<std::unique_ptr<TG_Tensor>> ref_views;
+  std::vector<std::unique_ptr<TG_Tensor>> temps;
+
+  TG_KernelContext() = default;
+  // Each record's value may point at its own `own`: never copied.
+  TG_KernelContext(const TG_KernelContext&) = delete;
+  TG_KernelContext& operator=(const TG_KernelContext&) = delete;
+  TG_KernelContext(TG_KernelContext&&) = default;
+  TG_KernelContext& operator=(TG_KernelContext&&) = default;
 };
 
 struct TG_ShapeContext {
@@ -73,15 +100,17 @@ void HostMemoryArgFlags(const Operation& op, const KernelRegistration* kernel, b
                         std::vector<char>* flags);
 
 // Sizes `ctx` for calls of `kernel` on `op`: a context is made once per node and reused by
-// every call (no allocation per call when the kernel keeps to its outputs).
+// every call (no allocation per call when the kernel keeps to its outputs). Every input and
+// output starts out pointing at its record's `own` tensor.
 void PrepareKernelContext(TG_KernelContext* ctx, const Operation& op,
                           const KernelRegistration& kernel, DeviceInstance* device,
                           ThreadPool* pool);
 
-// One compute call on a prepared context whose inputs (and refs) the caller has filled in.
-// The inputs are released when compute returns; on success ctx->outputs holds every output
-// (ctx->output_refs[i] the variable behind a ref output) for the caller to take. Errors
-// name the node.
+// One compute call on a prepared context whose inputs (value, ref, may_forward) the caller
+// has filled in. Inputs held in `own` are released when compute returns (inputs read from
+// elsewhere are the caller's to release); on success every output's value holds it (or
+// its ref the variable behind a ref output) for the caller to take; on failure every
+// output's value is cleared. Errors name the node.
 Status RunKernelCompute(const KernelRegistration& kernel, void* state, TG_KernelContext* ctx);
 
 // Calls `kernel`'s create for `op` (null state when it has no create). create's status,
