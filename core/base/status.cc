@@ -27,7 +27,12 @@ const char* CodeName(Code code) {
 
 std::string Status::ToString() const {
   if (ok()) return "OK";
-  return StrCat(CodeName(code_), ": ", message_);
+  return StrCat(CodeName(rep_->code), ": ", rep_->message);
+}
+
+const std::string& Status::EmptyMessage() {
+  static const std::string* const empty = new std::string();  // never destroyed
+  return *empty;
 }
 
 }  // namespace tgraph

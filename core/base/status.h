@@ -2,6 +2,7 @@
 // plus a message that names the node, tensor, file or plugin involved.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -35,25 +36,40 @@ const char* CodeName(Code code);
 class [[nodiscard]] Status {
  public:
   Status() = default;
-  Status(Code code, std::string message) : code_(code), message_(std::move(message)) {
-    if (code_ == Code::kOk) message_.clear();
+  Status(Code code, std::string message) {
+    if (code != Code::kOk) rep_ = std::make_unique<Rep>(Rep{code, std::move(message)});
   }
   static Status OK() { return Status(); }
 
-  bool ok() const { return code_ == Code::kOk; }
-  Code code() const { return code_; }
-  const std::string& message() const { return message_; }
+  // OK is a null pointer: the statuses returned on every step of a run cost one store to
+  // make and one test to check or destroy; only an error carries its code and message.
+  Status(const Status& other) : rep_(other.rep_ ? std::make_unique<Rep>(*other.rep_) : nullptr) {}
+  Status& operator=(const Status& other) {
+    if (this != &other) rep_ = other.rep_ ? std::make_unique<Rep>(*other.rep_) : nullptr;
+    return *this;
+  }
+  Status(Status&&) noexcept = default;  // the moved-from status is OK
+  Status& operator=(Status&&) noexcept = default;
+
+  bool ok() const { return rep_ == nullptr; }
+  Code code() const { return rep_ ? rep_->code : Code::kOk; }
+  const std::string& message() const { return rep_ ? rep_->message : EmptyMessage(); }
   // "INVALID_ARGUMENT: message", for logs and test failure output.
   std::string ToString() const;
 
   // Adds context in front of the message ("while importing node 'x': ...").
   Status Prepend(const std::string& context) const {
-    return ok() ? *this : Status(code_, context + message_);
+    return ok() ? Status() : Status(rep_->code, context + rep_->message);
   }
 
  private:
-  Code code_ = Code::kOk;
-  std::string message_;
+  struct Rep {
+    Code code;
+    std::string message;
+  };
+  static const std::string& EmptyMessage();
+
+  std::unique_ptr<Rep> rep_;
 };
 
 // Concatenates anything streamable; the project's one string-building helper.
