@@ -105,14 +105,6 @@ Tensor Tensor::TakeLeavingView() {
   return owner;
 }
 
-void Tensor::TakeLeavingViewInto(Tensor* owner) {
-  owner->dtype_ = dtype_;
-  owner->dims_ = dims_;
-  owner->num_elements_ = num_elements_;
-  owner->buffer_ = TakeBufferLeavingView();
-  owner->strings_ = strings_;
-}
-
 StatusOr<Tensor> Tensor::Wrap(DataType dtype, std::vector<int64_t> dims,
                               std::shared_ptr<TensorBuffer> buffer) {
   if (!IsPlainDataType(dtype) || IsRefType(dtype)) {

@@ -85,10 +85,21 @@ class Tensor {
   // buffer, this one keeps reading it as a view. (Forwarding with an unchanged shape: no
   // shape is re-validated, since this one's already was.)
   Tensor TakeLeavingView();
-  // As `*owner = TakeLeavingView()`, written into `owner` in place: the kernel-call path
-  // runs it once per forwarded output, and a temporary tensor there costs more than the
-  // hand-over itself.
-  void TakeLeavingViewInto(Tensor* owner);
+  // As `*owner = TakeLeavingView()`, written into `owner` in place.
+  // Inline, with no temporaries: the kernel-call path runs it once per forwarded output.
+  void TakeLeavingViewInto(Tensor* owner) {
+    owner->dtype_ = dtype_;
+    if (dims_.empty()) {
+      owner->dims_.clear();  // scalars: no call into vector's copy-assignment
+    } else {
+      owner->dims_ = dims_;
+    }
+    owner->num_elements_ = num_elements_;
+    owner->buffer_ = std::move(buffer_);
+    // A view: an alias of no control block (use_count() 0), as IsBorrowedView expects.
+    buffer_ = std::shared_ptr<TensorBuffer>(std::shared_ptr<TensorBuffer>(), owner->buffer_.get());
+    if (strings_ != owner->strings_) owner->strings_ = strings_;
+  }
   // A copy that reads this tensor's bytes without owning them (no reference count changes
   // when it is copied); it must not outlive this tensor. Strings are shared as usual.
   Tensor BorrowedView() const;

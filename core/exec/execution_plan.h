@@ -59,6 +59,11 @@ struct PlanStep {
   std::vector<int> successors;  // steps waiting on this one
   int initial_pending = 0;      // steps this one waits on
   bool expensive = false;       // worth handing to another thread
+  // kKernel: every input is a plain value (no ref input, no slot that can hold a variable),
+  // so a serial run's kernel reads its input slots in place with no per-call set-up.
+  bool plain_inputs = false;
+  bool ref_outputs = false;   // kKernel: an output is a ref (the variable stays in its slot)
+  bool drops_outputs = false;  // an output nobody reads or fetches, released at once
   // kConstant: a borrowed view of the op's value (the graph, which outlives the session,
   // keeps it): handing it to readers touches no reference count, and nothing writes into
   // it (a view is never forwarded) or returns it (fetches of views are copied).

@@ -60,13 +60,35 @@ class StepRunner {
         TG_RETURN_IF_ERROR(RunKernel(i, step));
         break;
     }
-    DropUnread(step);
+    if (step.drops_outputs) DropUnread(step);
     return Status::OK();
   }
 
  private:
   Status RunKernel(int i, const PlanStep& step) {
     TG_KernelContext& ctx = rs_.contexts[static_cast<size_t>(i)];
+    // A serial run's plain inputs were bound to their slots when the run state was made.
+    if (parallel_ || !step.plain_inputs) TG_RETURN_IF_ERROR(BindInputs(ctx, step));
+    // A parallel run's inputs are the context's own copies: the slots read last go now,
+    // so an input buffer only this call holds can be forwarded.
+    if (parallel_) ReleaseInputs(step);
+    Status status = RunKernelCompute(*step.kernel, step.kernel_state, &ctx);
+    if (!parallel_) ReleaseInputs(step);
+    TG_RETURN_IF_ERROR(status);
+    // Values are in their slots already; a ref output leaves its variable there.
+    if (step.ref_outputs) {
+      for (int k = 0; k < step.num_outputs; ++k) {
+        if (VariableSlot* ref = ctx.outputs[static_cast<size_t>(k)].ref) {
+          rs_.values[static_cast<size_t>(step.first_output + k)].ref = ref;
+        }
+      }
+    }
+    return Status::OK();
+  }
+
+  // Points each input of the call at what it reads this run: its slot (a serial run's plain
+  // value) or a copy in the context (a parallel run, a ref, a variable's value).
+  Status BindInputs(TG_KernelContext& ctx, const PlanStep& step) {
     const Operation& op = *step.op;
     for (size_t k = 0; k < step.inputs.size(); ++k) {
       const StepInput& in = step.inputs[k];
@@ -103,18 +125,6 @@ class StepRunner {
         }
       } else {
         dst = v.tensor;
-      }
-    }
-    // A parallel run's inputs are the context's own copies: the slots read last go now,
-    // so an input buffer only this call holds can be forwarded.
-    if (parallel_) ReleaseInputs(step);
-    Status status = RunKernelCompute(*step.kernel, step.kernel_state, &ctx);
-    if (!parallel_) ReleaseInputs(step);
-    TG_RETURN_IF_ERROR(status);
-    // Values are in their slots already; a ref output leaves its variable there.
-    for (int k = 0; k < step.num_outputs; ++k) {
-      if (VariableSlot* ref = ctx.outputs[static_cast<size_t>(k)].ref) {
-        rs_.values[static_cast<size_t>(step.first_output + k)].ref = ref;
       }
     }
     return Status::OK();
@@ -346,6 +356,15 @@ std::unique_ptr<RunState> NewRunState(const ExecutionPlan& plan, ThreadPool* int
     // Kernels write their outputs straight into the run's slots (sized once: stable).
     for (int k = 0; k < step.num_outputs; ++k) {
       ctx.outputs[static_cast<size_t>(k)].value = &rs->values[static_cast<size_t>(step.first_output + k)];
+    }
+    // A serial run's kernel reads its plain inputs in place, for good: bound once here.
+    if (!plan.parallel && step.plain_inputs) {
+      for (size_t k = 0; k < step.inputs.size(); ++k) {
+        KernelCallInput& call = ctx.inputs[k];
+        call.value = &rs->values[static_cast<size_t>(step.inputs[k].slot)];
+        call.may_forward = step.inputs[k].move;
+      }
+      ctx.inputs_bound = true;
     }
   }
   if (plan.parallel) {

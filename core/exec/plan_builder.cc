@@ -282,6 +282,25 @@ class PlanBuilder {
         last_reader[static_cast<size_t>(in.slot)] = static_cast<int>(i);
       }
     }
+    std::vector<char> holds_ref(slots, 0);  // per slot: can it hold a variable (a ref)?
+    for (const PlanStep& step : plan_->steps) {
+      for (int k = 0; k < step.num_outputs; ++k) {
+        holds_ref[static_cast<size_t>(step.first_output + k)] =
+            step.kind == StepKind::kVariable ||
+            (step.kind == StepKind::kKernel && IsRefType(step.op->output_type(k)));
+      }
+    }
+    for (PlanStep& step : plan_->steps) {
+      step.plain_inputs = step.kind == StepKind::kKernel;
+      for (const StepInput& in : step.inputs) {
+        if (in.ref || holds_ref[static_cast<size_t>(in.slot)]) step.plain_inputs = false;
+      }
+      for (int k = 0; k < step.num_outputs; ++k) {
+        const size_t s = static_cast<size_t>(step.first_output + k);
+        if (step.kind == StepKind::kKernel && holds_ref[s]) step.ref_outputs = true;
+        if (plan_->slot_reads[s] == 0 && !plan_->slot_pinned[s]) step.drops_outputs = true;
+      }
+    }
     for (size_t i = 0; i < plan_->steps.size(); ++i) {
       auto& inputs = plan_->steps[i].inputs;
       for (size_t k = 0; k < inputs.size(); ++k) {

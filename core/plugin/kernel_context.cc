@@ -114,6 +114,21 @@ void ClearOutputs(TG_KernelContext* ctx) {
   for (KernelCallOutput& out : ctx->outputs) out.value->tensor.Clear();
 }
 
+// After a call: the inputs' own copies go, and variables are let go of.
+void ReleaseCallInputs(TG_KernelContext* ctx) {
+  for (KernelCallInput& in : ctx->inputs) {
+    if (in.ref != nullptr) {
+      // A kernel that forgot to unlock a variable must not leave it locked.
+      if (in.locked) {
+        in.locked = false;
+        in.ref->mu.unlock();
+      }
+      in.ref = nullptr;
+    }
+    if (in.value == &in.own) in.own.tensor.Clear();
+  }
+}
+
 }  // namespace
 
 Status RunKernelCompute(const KernelRegistration& kernel, void* state, TG_KernelContext* ctx) {
@@ -130,17 +145,7 @@ Status RunKernelCompute(const KernelRegistration& kernel, void* state, TG_Kernel
   } catch (...) {
     if (ctx->status.status.ok()) ctx->status.status = Internal("kernel compute threw an exception");
   }
-  for (KernelCallInput& in : ctx->inputs) {
-    if (in.ref != nullptr) {
-      // A kernel that forgot to unlock a variable must not leave it locked.
-      if (in.locked) {
-        in.locked = false;
-        in.ref->mu.unlock();
-      }
-      in.ref = nullptr;
-    }
-    if (in.value == &in.own) in.own.tensor.Clear();
-  }
+  if (!ctx->inputs_bound) ReleaseCallInputs(ctx);
   if (!ctx->ref_views.empty()) ctx->ref_views.clear();
   if (!ctx->temps.empty()) ctx->temps.clear();
   if (!ctx->status.status.ok()) {

@@ -66,6 +66,9 @@ struct TG_KernelContext {
   TG_ThreadPool* pool = nullptr;  // never null (the inline pool when there is none)
   // Outputs go in the device's memory (its allocator): the device is not host-accessible.
   bool device_memory = false;
+  // Every input reads a run's slot in place for good (plain values, a serial run): after a
+  // call there is no copy to release and no variable to unlock.
+  bool inputs_bound = false;
   // Handed out by mutable_ref_input / reallocate_ref_input / allocate_temp. (Vectors of
   // pointers, not deques: stable addresses without a heap allocation per call when unused.)
   std::vector<std::unique_ptr<TG_Tensor>> ref_views;
