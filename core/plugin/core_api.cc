@@ -151,6 +151,30 @@ void* ApiTensorData(const TG_Tensor* t) {
   return t->tensor.data();
 }
 
+inline void FillTensorInfo(const Tensor& t, TG_TensorInfo* info) {
+  info->dtype = ToC(t.dtype());
+  info->num_dims = t.rank();
+  info->dims = info->num_dims > 0 ? t.dims().data() : nullptr;
+  info->num_elements = t.NumElements();
+  info->data = t.ByteSize() == 0 ? nullptr : t.data();
+}
+
+void ApiTensorInfo(const TG_Tensor* t, TG_TensorInfo* info) {
+  if (info == nullptr) return;
+  // Every plugin so far passes this struct_size: the fields are written in place.
+  if (t != nullptr && info->struct_size >= sizeof(TG_TensorInfo)) {
+    return FillTensorInfo(t->tensor, info);
+  }
+  TG_TensorInfo full{sizeof full, TG_INVALID_DTYPE, -1, nullptr, 0, nullptr};
+  if (t != nullptr) FillTensorInfo(t->tensor, &full);
+  // Only the fields the caller's struct has.
+  const size_t size = std::min(info->struct_size, sizeof full);
+  if (size > sizeof(size_t)) {
+    std::memcpy(reinterpret_cast<char*>(info) + sizeof(size_t),
+                reinterpret_cast<const char*>(&full) + sizeof(size_t), size - sizeof(size_t));
+  }
+}
+
 bool IsStringElement(const TG_Tensor* t, int64_t index) {
   return t != nullptr && t->tensor.dtype() == DT_STRING && index >= 0 &&
          index < t->tensor.NumElements();
@@ -374,6 +398,16 @@ int ApiNumOutputs(const TG_KernelContext* ctx) { return ctx == nullptr ? 0 : sta
 const TG_Tensor* ApiInput(TG_KernelContext* ctx, int i) {
   return InputIndexOk(ctx, i) ? ctx->inputs[static_cast<size_t>(i)].value : nullptr;
 }
+const TG_Tensor* ApiInputInfo(TG_KernelContext* ctx, int i, TG_TensorInfo* info) {
+  if (!InputIndexOk(ctx, i)) return nullptr;
+  const TG_Tensor* t = ctx->inputs[static_cast<size_t>(i)].value;
+  if (info != nullptr && info->struct_size >= sizeof(TG_TensorInfo)) {
+    FillTensorInfo(t->tensor, info);  // every kernel call of an element-wise op: inline
+  } else {
+    ApiTensorInfo(t, info);
+  }
+  return t;
+}
 TG_DataType ApiExpectedOutputType(const TG_KernelContext* ctx, int i) {
   if (!OutputIndexOk(ctx, i)) return TG_INVALID_DTYPE;
   return ToC(BaseType(ctx->outputs[static_cast<size_t>(i)].type));
@@ -426,9 +460,28 @@ TG_Tensor* ApiAllocateOutput(TG_KernelContext* ctx, int i, const int64_t* dims, 
 }
 
 // True when the dims a plugin passed are exactly `have` (a tensor's own shape).
-bool DimsEqual(const int64_t* dims, int num_dims, const std::vector<int64_t>& have) {
+inline bool DimsEqual(const int64_t* dims, int num_dims, const std::vector<int64_t>& have) {
   return num_dims == static_cast<int>(have.size()) &&
          (num_dims == 0 || (dims != nullptr && std::equal(dims, dims + num_dims, have.begin())));
+}
+
+// forward_input_to_output with a new shape of the same element count (a reshape): the
+// output owns the buffer under that shape and the input reads it through a view until
+// compute ends (inputs are cleared before outputs). Out of line: it builds a vector and a
+// status, which the common same-shape path below should not pay a stack frame for.
+[[gnu::noinline]] TG_Tensor* ForwardReshaped(Tensor& in, KernelCallOutput& slot,
+                                             DataType out_type, const int64_t* dims,
+                                             int num_dims) {
+  std::vector<int64_t> d;
+  if (!ReadDims(dims, num_dims, &d).ok()) return nullptr;
+  auto n = NumElementsOf(d);
+  if (!n.ok() || n.value() != in.NumElements()) return nullptr;
+  // Same dtype and element count: Wrap cannot fail.
+  auto t = Tensor::Wrap(out_type, std::move(d), in.TakeBufferLeavingView());
+  if (!t.ok()) return nullptr;
+  slot.value->tensor = std::move(t).value();
+  slot.set = true;
+  return slot.value;
 }
 
 TG_Tensor* ApiForwardInputToOutput(TG_KernelContext* ctx, int input_index, int output_index,
@@ -445,21 +498,11 @@ TG_Tensor* ApiForwardInputToOutput(TG_KernelContext* ctx, int input_index, int o
     if (in.dtype() != out_type || !IsPlainDataType(out_type) || !in.buffer()) return nullptr;
     // Only this call holds the buffer: no caller, feed, other consumer or variable sees it.
     if (in.buffer().use_count() != 1) return nullptr;
-    if (DimsEqual(dims, num_dims, in.dims())) {
-      // The common case (elementwise ops): the input's own, already valid shape.
-      in.TakeLeavingViewInto(&slot.value->tensor);
-      slot.set = true;
-      return slot.value;
+    if (!DimsEqual(dims, num_dims, in.dims())) {
+      return ForwardReshaped(in, slot, out_type, dims, num_dims);
     }
-    std::vector<int64_t> d;
-    if (!ReadDims(dims, num_dims, &d).ok()) return nullptr;
-    auto n = NumElementsOf(d);
-    if (!n.ok() || n.value() != in.NumElements()) return nullptr;
-    // The output owns the buffer now; the input reads it through a view until compute ends
-    // (inputs are cleared before outputs). Same dtype and element count: Wrap cannot fail.
-    auto t = Tensor::Wrap(out_type, std::move(d), in.TakeBufferLeavingView());
-    if (!t.ok()) return nullptr;
-    slot.value->tensor = std::move(t).value();
+    // The common case (elementwise ops): the input's own, already valid shape.
+    in.TakeLeavingViewInto(&slot.value->tensor);
     slot.set = true;
     return slot.value;
   });
@@ -863,6 +906,8 @@ TG_CoreApi MakeApi() {
   api.shape_node_name = ApiShapeNodeName;
   FillGradientServices(&api);
   api.device_type_registered = ApiDeviceTypeRegistered;
+  api.tensor_info = ApiTensorInfo;
+  api.input_info = ApiInputInfo;
   return api;
 }
 

@@ -72,7 +72,7 @@ struct PowF {
   static constexpr double kCost = 20;
   template <class A, class B>
   static auto Expr(const A& a, const B& b) { return a.binaryExpr(b, PowOp<ScalarOf<A>>()); }
-  static bool Check(Context& ctx, const TensorView& y) {
+  static bool Check(Context& ctx, const TensorInfo& y) {
     switch (y.dtype()) {
       case TG_INT32: return NoNegative<int32_t>(ctx, y);
       case TG_INT64: return NoNegative<int64_t>(ctx, y);
@@ -80,7 +80,7 @@ struct PowF {
     }
   }
   template <typename T>
-  static bool NoNegative(Context& ctx, const TensorView& y) {
+  static bool NoNegative(Context& ctx, const TensorInfo& y) {
     const T* p = y.data<T>();
     for (int64_t i = 0, n = y.num_elements(); i < n; ++i) {
       if (p[i] < 0) {

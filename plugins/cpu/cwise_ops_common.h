@@ -12,6 +12,7 @@
 //  - Unary ops evaluate one flat Eigen expression on the ThreadPoolDevice (eigen_device.h).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -27,6 +28,7 @@ using tgraph::plugin::Construction;
 using tgraph::plugin::Context;
 using tgraph::plugin::Init;
 using tgraph::plugin::KernelBuilder;
+using tgraph::plugin::TensorInfo;
 using tgraph::plugin::TensorMut;
 using tgraph::plugin::TensorView;
 
@@ -345,15 +347,19 @@ void RunBinary(Context& ctx, const Broadcast& bc, const T* a, const T* b, Out* o
 // A binary op with broadcasting: F provides
 //   static constexpr double kCost;                        // ns per element
 //   template <class A, class B> static auto Expr(A, B);   // Eigen expression
-//   optionally: static bool Check(Context&, const TensorView& y)  (e.g. Pow on integers)
+//   optionally: static bool Check(Context&, const TensorInfo& y)  (e.g. Pow on integers)
+// Inputs are read with input_info (one call each through the table): on scalars the calls
+// cost more than the arithmetic.
 template <typename T, typename F, typename Out = T>
 class BinaryKernel {
  public:
   explicit BinaryKernel(Construction&) {}
   void Compute(Context& ctx) {
-    const TensorView a = ctx.input(0), b = ctx.input(1);
-    const std::vector<int64_t> ad = a.dims(), bd = b.dims();
-    if (ad == bd || ad.empty() || bd.empty()) return ComputeFlat(ctx, a, ad, b, bd);
+    const TensorInfo a = ctx.input_info(0), b = ctx.input_info(1);
+    if (a.rank() == 0 || b.rank() == 0 || a.SameShape(b)) {
+      return ComputeFlat(ctx, a, b);
+    }
+    const std::vector<int64_t> ad = a.dims_vector(), bd = b.dims_vector();
     const Broadcast bc(ad, bd);
     if (!bc.valid) return ctx.Fail(TG_INVALID_ARGUMENT, bc.Error(ad, bd));
     if constexpr (requires { F::Check(ctx, b); }) {
@@ -381,26 +387,25 @@ class BinaryKernel {
   // Same shapes, or a rank-0 operand: the result has the other operand's shape and is one
   // flat segment, so the broadcast analysis (and its vectors) is skipped. Small graphs of
   // scalars run this on every step.
-  void ComputeFlat(Context& ctx, const TensorView& a, const std::vector<int64_t>& ad,
-                   const TensorView& b, const std::vector<int64_t>& bd) {
+  void ComputeFlat(Context& ctx, const TensorInfo& a, const TensorInfo& b) {
     if constexpr (requires { F::Check(ctx, b); }) {
       if (!F::Check(ctx, b)) return;
     }
     // The output has the shape of a (b when a is the rank-0 one); that input's buffer may
     // be overwritten in place.
-    const bool out_is_b = ad.empty() && !bd.empty();
-    const std::vector<int64_t>& out_dims = out_is_b ? bd : ad;
+    const bool out_is_b = a.rank() == 0 && b.rank() != 0;
+    const TensorInfo& shaped = out_is_b ? b : a;
     TensorMut out;
     if constexpr (std::is_same_v<T, Out>) {
-      out = ctx.ForwardOrAllocateOutput(out_is_b ? 1 : 0, 0, out_dims);
+      out = ctx.ForwardOrAllocateOutput(out_is_b ? 1 : 0, 0, shaped.dims(), shaped.rank());
     } else {
-      out = ctx.AllocateOutput(0, out_dims);
+      out = ctx.AllocateOutput(0, shaped.dims(), shaped.rank());
     }
     // Both ways of producing the output fail the node when they give no tensor.
     if (!out.valid()) return;
-    const bool a_scalar = ad.empty() && !bd.empty();
-    const bool b_scalar = bd.empty() && !ad.empty();
-    RunFlat<F>(ctx, NumElements(out_dims), a.data<T>(), a_scalar, b.data<T>(), b_scalar,
+    const bool a_scalar = a.rank() == 0 && b.rank() != 0;
+    const bool b_scalar = b.rank() == 0 && a.rank() != 0;
+    RunFlat<F>(ctx, shaped.num_elements(), a.data<T>(), a_scalar, b.data<T>(), b_scalar,
                out.mutable_data<Out>());
   }
 };
@@ -411,16 +416,23 @@ class UnaryKernel {
  public:
   explicit UnaryKernel(Construction&) {}
   void Compute(Context& ctx) {
-    const TensorView in = ctx.input(0);
-    const std::vector<int64_t> dims = in.dims();
-    TensorMut out = std::is_same_v<T, Out> ? ctx.ForwardOrAllocateOutput(0, 0, dims)
-                                           : ctx.AllocateOutput(0, dims);
-    if (!ctx.ok() || !out.valid()) return;
+    const TensorInfo in = ctx.input_info(0);
+    TensorMut out = std::is_same_v<T, Out>
+                        ? ctx.ForwardOrAllocateOutput(0, 0, in.dims(), in.rank())
+                        : ctx.AllocateOutput(0, in.dims(), in.rank());
+    // Both ways of producing the output fail the node when they give no tensor.
+    if (!out.valid()) return;
     const int64_t n = in.num_elements();
     if (n == 0) return;
-    EigenCpu eigen(ctx);
     Vec<Out> o(out.mutable_data<Out>(), n);
-    o.device(eigen.device()) = F::Expr(ConstVec<T>(in.data<T>(), n));
+    const ConstVec<T> x(in.data<T>(), n);
+    // Too little work for the pool: evaluated here, without its device and dispatch.
+    if (static_cast<double>(n) * F::kCost < 10000) {
+      o = F::Expr(x);
+      return;
+    }
+    EigenCpu eigen(ctx);
+    o.device(eigen.device()) = F::Expr(x);
   }
 };
 

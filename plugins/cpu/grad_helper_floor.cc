@@ -47,7 +47,7 @@ struct FloorModOp {
 
 // Integer division by zero is an error before anything runs (floats give inf / nan).
 template <typename T>
-bool NoZeroDivisor(Context& ctx, const TensorView& y) {
+bool NoZeroDivisor(Context& ctx, const TensorInfo& y) {
   const T* p = y.data<T>();
   for (int64_t i = 0, n = y.num_elements(); i < n; ++i) {
     if (p[i] == 0) {
@@ -65,7 +65,7 @@ struct FloorF {
   static auto Expr(const A& a, const B& b) {
     return a.binaryExpr(b, Op<std::remove_const_t<typename A::Scalar>>());
   }
-  static bool Check(Context& ctx, const TensorView& y) {
+  static bool Check(Context& ctx, const TensorInfo& y) {
     switch (y.dtype()) {
       case TG_INT32: return NoZeroDivisor<int32_t>(ctx, y);
       case TG_INT64: return NoZeroDivisor<int64_t>(ctx, y);

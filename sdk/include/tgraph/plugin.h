@@ -57,7 +57,7 @@ extern "C" {
 
 /* The ABI this header describes. 1 = the first release; 2 appended the gradient-building
  * services to TG_CoreApi; 3 appended device_type_registered. */
-#define TG_PLUGIN_ABI_VERSION 3u
+#define TG_PLUGIN_ABI_VERSION 4u
 
 /* ===================================================================================== */
 /* Opaque handles, owned by the core (TG_Status and TG_Tensor come from types.h)          */
@@ -197,6 +197,19 @@ typedef struct TG_SaverDefinition {
   void (*restore)(void* user_data, const char* prefix, const char* const* names, size_t count,
                   TG_Tensor** tensors, TG_Status* status);
 } TG_SaverDefinition;
+
+/* What a kernel reads of a tensor, filled by one call (ABI 4): the caller sets struct_size
+ * and the core fills the fields it covers. `dims` points at the tensor's own shape; it and
+ * `data` stay valid while the kernel's compute runs (a tensor's shape and buffer do not
+ * change under a kernel). */
+typedef struct TG_TensorInfo {
+  size_t struct_size;
+  TG_DataType dtype;
+  int num_dims;
+  const int64_t* dims; /* num_dims entries (NULL when num_dims is 0) */
+  int64_t num_elements;
+  void* data;          /* as tensor_data: NULL for DT_STRING and zero-byte tensors */
+} TG_TensorInfo;
 
 /* ===================================================================================== */
 /* The core's services                                                                   */
@@ -379,6 +392,14 @@ typedef struct TG_CoreApi {
    * asks first and, when e.g. "GPU" is taken by another GPU backend, registers under its own
    * name instead ("CUDA_GPU", "OPENCL_GPU"); see DESIGN.md "Devices". */
   int (*device_type_registered)(const char* device_type);
+
+  /* ---- kernel compute in fewer calls (ABI 4) ----
+   * A small kernel (a scalar add) spends most of its time crossing the table: these read
+   * what several calls would, in one. tensor_info fills `info` from `t` (a NULL `t` gives
+   * dtype TG_INVALID_DTYPE, num_dims -1). input_info is input(ctx, i) plus tensor_info of
+   * it; out of range it returns NULL and fills nothing. */
+  void (*tensor_info)(const TG_Tensor* t, TG_TensorInfo* info);
+  const TG_Tensor* (*input_info)(TG_KernelContext* ctx, int i, TG_TensorInfo* info);
 } TG_CoreApi;
 
 /* What the plugin tells the core about itself (filled inside TG_PluginInit). The strings

@@ -16,6 +16,7 @@
 #ifndef TGRAPH_PLUGIN_HPP_
 #define TGRAPH_PLUGIN_HPP_
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -94,6 +95,39 @@ class TensorView {
 
  private:
   const TG_Tensor* t_ = nullptr;
+};
+
+// What a kernel reads of a tensor, taken in one call through the table (dtype, shape,
+// element count, data) instead of one call each: for kernels whose work is small next to a
+// call, such as element-wise ops on scalars. A snapshot, valid while compute runs.
+struct TensorInfo {
+  TensorInfo() = default;
+  explicit TensorInfo(const TG_Tensor* t) : tensor_(t) {
+    if (t != nullptr) Api()->tensor_info(t, &info_);
+  }
+  TensorInfo(const TG_Tensor* t, const TG_TensorInfo& info) : tensor_(t), info_(info) {}
+
+  TensorView view() const { return TensorView(tensor_); }
+  bool valid() const { return tensor_ != nullptr; }
+  TG_DataType dtype() const { return info_.dtype; }
+  int rank() const { return info_.num_dims; }
+  // rank() entries (NULL for a scalar); pass both on, e.g. to AllocateOutput.
+  const int64_t* dims() const { return info_.dims; }
+  std::vector<int64_t> dims_vector() const {
+    return info_.num_dims > 0 ? std::vector<int64_t>(info_.dims, info_.dims + info_.num_dims)
+                              : std::vector<int64_t>();
+  }
+  bool SameShape(const TensorInfo& other) const {
+    return rank() == other.rank() &&
+           (rank() <= 0 || std::equal(dims(), dims() + rank(), other.dims()));
+  }
+  int64_t num_elements() const { return info_.num_elements; }
+  template <typename T>
+  const T* data() const { return static_cast<const T*>(info_.data); }
+
+ private:
+  const TG_Tensor* tensor_ = nullptr;
+  TG_TensorInfo info_{sizeof(TG_TensorInfo), TG_INVALID_DTYPE, -1, nullptr, 0, nullptr};
 };
 
 // A writable tensor owned by the core (an output, a temporary, a variable's buffer).
@@ -200,34 +234,47 @@ class Construction {
 // What a kernel's Compute sees.
 class Context {
  public:
-  explicit Context(TG_KernelContext* ctx) : ctx_(ctx), status_(Api()->context_status(ctx)) {}
+  explicit Context(TG_KernelContext* ctx) : ctx_(ctx) {}
   TG_KernelContext* raw() const { return ctx_; }
-  bool ok() const { return IsOk(status_); }
+  bool ok() const { return IsOk(status()); }
   // Fails the node; the message gets the node's name in front.
   void Fail(TG_Code code, const std::string& message) {
-    if (ok()) SetStatus(status_, code, std::string(node_name()) + ": " + message);
+    if (ok()) SetStatus(status(), code, std::string(node_name()) + ": " + message);
   }
   const char* node_name() const { return Api()->context_node_name(ctx_); }
   int num_inputs() const { return Api()->num_inputs(ctx_); }
   int num_outputs() const { return Api()->num_outputs(ctx_); }
   TensorView input(int i) const { return TensorView(Api()->input(ctx_, i)); }
+  // Input i and what a kernel reads of it, in one call (invalid when i is out of range).
+  TensorInfo input_info(int i) const {
+    TG_TensorInfo info{sizeof(TG_TensorInfo), TG_INVALID_DTYPE, -1, nullptr, 0, nullptr};
+    const TG_Tensor* t = Api()->input_info(ctx_, i, &info);
+    return t != nullptr ? TensorInfo(t, info) : TensorInfo();
+  }
   TG_DataType output_type(int i) const { return Api()->expected_output_type(ctx_, i); }
 
   // Output i with `dims`; an invalid TensorMut (and a failed status) when out of memory.
   TensorMut AllocateOutput(int i, const std::vector<int64_t>& dims) {
-    return TensorMut(Api()->allocate_output(ctx_, i, dims.data(), static_cast<int>(dims.size()), status_));
+    return AllocateOutput(i, dims.data(), static_cast<int>(dims.size()));
+  }
+  TensorMut AllocateOutput(int i, const int64_t* dims, int num_dims) {
+    return TensorMut(Api()->allocate_output(ctx_, i, dims, num_dims, status()));
   }
   // Reuses input `in`'s buffer for output `out` when possible, else allocates.
   TensorMut ForwardOrAllocateOutput(int in, int out, const std::vector<int64_t>& dims) {
-    TG_Tensor* t = Api()->forward_input_to_output(ctx_, in, out, dims.data(), static_cast<int>(dims.size()));
-    return t ? TensorMut(t) : AllocateOutput(out, dims);
+    return ForwardOrAllocateOutput(in, out, dims.data(), static_cast<int>(dims.size()));
+  }
+  TensorMut ForwardOrAllocateOutput(int in, int out, const int64_t* dims, int num_dims) {
+    TG_Tensor* t = Api()->forward_input_to_output(ctx_, in, out, dims, num_dims);
+    return t ? TensorMut(t) : AllocateOutput(out, dims, num_dims);
   }
   // Output i shares `t`'s buffer, viewed with `dims` (same element count).
   void SetOutputAlias(int i, const TensorView& t, const std::vector<int64_t>& dims) {
-    Api()->set_output_alias(ctx_, i, t.raw(), dims.data(), static_cast<int>(dims.size()), status_);
+    Api()->set_output_alias(ctx_, i, t.raw(), dims.data(), static_cast<int>(dims.size()), status());
   }
   TensorMut AllocateTemp(TG_DataType dtype, const std::vector<int64_t>& dims) {
-    return TensorMut(Api()->allocate_temp(ctx_, dtype, dims.data(), static_cast<int>(dims.size()), status_));
+    return TensorMut(
+        Api()->allocate_temp(ctx_, dtype, dims.data(), static_cast<int>(dims.size()), status()));
   }
   void* device_stream() const { return Api()->device_stream(ctx_); }
   void* device_state() const { return Api()->device_state(ctx_); }
@@ -238,6 +285,7 @@ class Context {
   // how finely to split. Exceptions inside fn fail the node.
   template <typename F>
   void ParallelFor(int64_t total, double cost_per_unit_ns, F&& fn) {
+    (void)status();  // looked up here, so workers that fail the node only read it
     struct Closure {
       F* fn;
       Context* self;
@@ -259,9 +307,12 @@ class Context {
   }
 
   // Variables behind ref inputs.
-  TensorMut MutableRefInput(int i) { return TensorMut(Api()->mutable_ref_input(ctx_, i, status_)); }
+  TensorMut MutableRefInput(int i) {
+    return TensorMut(Api()->mutable_ref_input(ctx_, i, status()));
+  }
   TensorMut ReallocateRefInput(int i, const std::vector<int64_t>& dims) {
-    return TensorMut(Api()->reallocate_ref_input(ctx_, i, dims.data(), static_cast<int>(dims.size()), status_));
+    return TensorMut(Api()->reallocate_ref_input(ctx_, i, dims.data(),
+                                                  static_cast<int>(dims.size()), status()));
   }
   bool IsRefInitialized(int i) { return Api()->is_ref_initialized(ctx_, i) != 0; }
   void ForwardRefInputToRefOutput(int in, int out) { Api()->forward_ref_input_to_ref_output(ctx_, in, out); }
@@ -284,7 +335,14 @@ class Context {
 
  private:
   TG_KernelContext* ctx_;
-  TG_Status* status_;
+  // The node's status, asked for on first use: a kernel that neither fails nor allocates
+  // (one that forwards its input) never needs it.
+  TG_Status* status() const {
+    if (status_ == nullptr) status_ = Api()->context_status(ctx_);
+    return status_;
+  }
+
+  mutable TG_Status* status_ = nullptr;
 };
 
 // Describes a kernel registration; the strings and arrays are kept alive by the builder

@@ -126,6 +126,72 @@ TEST(CoreApiTest, HostTensors) {
   EXPECT_EQ(api()->tensor_num_dims(nullptr), -1);
 }
 
+// tensor_info and input_info (ABI 4): what several calls read, in one.
+TEST(CoreApiTest, TensorInfo) {
+  TG_Status st;
+  const int64_t dims[] = {2, 3};
+  TG_Tensor* t = api()->new_host_tensor(TG_FLOAT, dims, 2, &st);
+  ASSERT_NE(t, nullptr) << st.status.ToString();
+  TG_TensorInfo info{sizeof info, TG_INVALID_DTYPE, -1, nullptr, 0, nullptr};
+  api()->tensor_info(t, &info);
+  EXPECT_EQ(info.struct_size, sizeof info);
+  EXPECT_EQ(info.dtype, TG_FLOAT);
+  ASSERT_EQ(info.num_dims, 2);
+  EXPECT_EQ(info.dims[0], 2);
+  EXPECT_EQ(info.dims[1], 3);
+  EXPECT_EQ(info.num_elements, 6);
+  EXPECT_EQ(info.data, api()->tensor_data(t));
+  EXPECT_NE(info.data, nullptr);
+
+  // A plugin whose struct stops after num_dims gets nothing written past it.
+  TG_TensorInfo small{offsetof(TG_TensorInfo, dims), TG_INVALID_DTYPE, -1, nullptr, -7, nullptr};
+  api()->tensor_info(t, &small);
+  EXPECT_EQ(small.dtype, TG_FLOAT);
+  EXPECT_EQ(small.num_dims, 2);
+  EXPECT_EQ(small.dims, nullptr);
+  EXPECT_EQ(small.num_elements, -7);
+  api()->delete_host_tensor(t);
+
+  // Scalars have no dims pointer; zero-byte tensors no data; NULL reads as TG_INVALID_DTYPE.
+  TG_Tensor* scalar = api()->new_host_tensor(TG_INT64, nullptr, 0, &st);
+  ASSERT_NE(scalar, nullptr) << st.status.ToString();
+  api()->tensor_info(scalar, &info);
+  EXPECT_EQ(info.dtype, TG_INT64);
+  EXPECT_EQ(info.num_dims, 0);
+  EXPECT_EQ(info.dims, nullptr);
+  EXPECT_EQ(info.num_elements, 1);
+  EXPECT_NE(info.data, nullptr);
+  api()->delete_host_tensor(scalar);
+  const int64_t zero[] = {0};
+  TG_Tensor* empty = api()->new_host_tensor(TG_INT32, zero, 1, &st);
+  ASSERT_NE(empty, nullptr);
+  api()->tensor_info(empty, &info);
+  EXPECT_EQ(info.num_elements, 0);
+  EXPECT_EQ(info.data, nullptr);
+  api()->delete_host_tensor(empty);
+  api()->tensor_info(nullptr, &info);
+  EXPECT_EQ(info.dtype, TG_INVALID_DTYPE);
+  EXPECT_EQ(info.num_dims, -1);
+  EXPECT_EQ(info.dims, nullptr);
+  api()->tensor_info(nullptr, nullptr);  // nothing to fill: no crash
+
+  TG_KernelContext ctx;
+  ctx.inputs.resize(1);
+  ctx.inputs[0].value = &ctx.inputs[0].own;
+  ctx.inputs[0].own.tensor = Tensor::Allocate(DT_DOUBLE, {4}).value();
+  TG_TensorInfo in{sizeof in, TG_INVALID_DTYPE, -1, nullptr, 0, nullptr};
+  EXPECT_EQ(api()->input_info(&ctx, 0, &in), ctx.inputs[0].value);
+  EXPECT_EQ(in.dtype, TG_DOUBLE);
+  ASSERT_EQ(in.num_dims, 1);
+  EXPECT_EQ(in.dims[0], 4);
+  EXPECT_EQ(in.data, ctx.inputs[0].own.tensor.data());
+  TG_TensorInfo untouched{sizeof untouched, TG_INVALID_DTYPE, -5, nullptr, 0, nullptr};
+  EXPECT_EQ(api()->input_info(&ctx, 1, &untouched), nullptr);
+  EXPECT_EQ(api()->input_info(&ctx, -1, &untouched), nullptr);
+  EXPECT_EQ(api()->input_info(nullptr, 0, &untouched), nullptr);
+  EXPECT_EQ(untouched.num_dims, -5);
+}
+
 TEST(CoreApiTest, PoolFunctionsWithoutAPool) {
   EXPECT_EQ(api()->pool_num_threads(nullptr), 1);
   EXPECT_EQ(api()->pool_num_threads(ThreadPool::InlineHandle()), 1);
