@@ -77,27 +77,42 @@ struct RunRequest {
 
 // Each thread reuses one request's vectors, so a repeated run allocates nothing here. A
 // nested call on the same thread (none is expected) gets a fresh one.
+struct ThreadScratch {
+  RunRequest request;
+  bool busy = false;
+};
+// Out of line: in a shared library every thread-local access is a call, and the compiler
+// repeats it at each use rather than keep the address.
+[[gnu::noinline]] ThreadScratch* ThisThreadScratch() {
+  thread_local ThreadScratch scratch;
+  return &scratch;
+}
+
 class ScratchRequest {
  public:
-  ScratchRequest() : req_(busy_ ? &own_ : &shared_) {
-    if (req_ == &shared_) busy_ = true;
+  ScratchRequest() {
+    ThreadScratch& scratch = *ThisThreadScratch();
+    if (scratch.busy) {
+      req_ = &own_;
+    } else {
+      scratch.busy = true;
+      busy_ = &scratch.busy;
+      req_ = &scratch.request;
+    }
   }
   ~ScratchRequest() {
     req_->Clear();  // lets go of the caller's fed tensors now
-    if (req_ == &shared_) busy_ = false;
+    if (busy_ != nullptr) *busy_ = false;
   }
   ScratchRequest(const ScratchRequest&) = delete;
   ScratchRequest& operator=(const ScratchRequest&) = delete;
   RunRequest& operator*() { return *req_; }
 
  private:
-  static thread_local RunRequest shared_;
-  static thread_local bool busy_;
   RunRequest own_;
-  RunRequest* req_;
+  RunRequest* req_ = nullptr;
+  bool* busy_ = nullptr;  // the thread's flag, when its request is the one in use
 };
-thread_local RunRequest ScratchRequest::shared_;
-thread_local bool ScratchRequest::busy_ = false;
 
 Status ReadRequest(const Graph* graph, const TG_Output* inputs, TG_Tensor* const* input_values,
                    int ninputs, const TG_Output* outputs, int noutputs,

@@ -110,9 +110,11 @@ class ExecutionPlan {
   std::deque<std::string> copy_labels;    // copy steps' labels (stable addresses)
   std::deque<Tensor> constant_views;      // kConstant steps' values (stable addresses)
 
-  // Run states are reused across runs (a run takes one, gives it back).
+  // Run states are reused across runs (a run takes one, gives it back). A run that ran
+  // every step has released each slot at its last read, so only the fetched slots still
+  // hold values; after a failure any slot may.
   std::unique_ptr<RunState> AcquireRunState(ThreadPool* intra_op_pool);
-  void ReleaseRunState(std::unique_ptr<RunState> state);
+  void ReleaseRunState(std::unique_ptr<RunState> state, bool ran_every_step);
 
  private:
   // One free state without a lock (the common case: one run at a time), then the rest.

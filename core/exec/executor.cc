@@ -389,8 +389,12 @@ std::unique_ptr<RunState> ExecutionPlan::AcquireRunState(ThreadPool* intra_op_po
   return NewRunState(*this, intra_op_pool);
 }
 
-void ExecutionPlan::ReleaseRunState(std::unique_ptr<RunState> state) {
-  for (SlotValue& v : state->values) Clear(v);
+void ExecutionPlan::ReleaseRunState(std::unique_ptr<RunState> state, bool ran_every_step) {
+  if (ran_every_step) {
+    for (int slot : fetch_slots) Clear(state->values[static_cast<size_t>(slot)]);
+  } else {
+    for (SlotValue& v : state->values) Clear(v);
+  }
   RunState* empty = nullptr;
   if (spare_.compare_exchange_strong(empty, state.get(), std::memory_order_release,
                                      std::memory_order_relaxed)) {

@@ -67,7 +67,17 @@ struct LastPlan {
   std::vector<uint64_t> key;
   ExecutionPlan* plan = nullptr;
 };
-thread_local LastPlan last_plan;
+// This thread's request key (reused, so a repeated run allocates nothing) and last plan.
+struct ThreadPlanState {
+  std::vector<uint64_t> key;
+  LastPlan last;
+};
+// Out of line: in a shared library every thread-local access is a call, and the compiler
+// repeats it at each use rather than keep the address; one call per run gives it a pointer.
+[[gnu::noinline]] ThreadPlanState* ThisThreadPlanState() {
+  thread_local ThreadPlanState state;
+  return &state;
+}
 
 }  // namespace
 
@@ -170,7 +180,9 @@ StatusOr<ExecutionPlan*> Session::GetPlan(
     const std::vector<std::pair<Output, Tensor>>& feeds, const std::vector<Output>& fetches,
     const std::vector<Operation*>& targets) {
   // The key; a request naming another graph's operations must not match a cached plan.
-  thread_local std::vector<uint64_t> key;
+  ThreadPlanState* thread_state = ThisThreadPlanState();
+  std::vector<uint64_t>& key = thread_state->key;
+  LastPlan& last = thread_state->last;
   key.clear();
   auto id_of = [this](const Operation* op, const char* what) -> StatusOr<uint64_t> {
     if (op == nullptr) return InvalidArgument("a ", what, " names no operation");
@@ -194,11 +206,11 @@ StatusOr<ExecutionPlan*> Session::GetPlan(
     TG_ASSIGN_OR_RETURN(uint64_t id, id_of(op, "target"));
     key.push_back(id);
   }
-  if (last_plan.session_serial == serial_ && last_plan.key == key) return last_plan.plan;
+  if (last.session_serial == serial_ && last.key == key) return last.plan;
   auto remember = [&](ExecutionPlan* plan) {
-    last_plan.session_serial = serial_;
-    last_plan.key = key;
-    last_plan.plan = plan;
+    last.session_serial = serial_;
+    last.key = key;
+    last.plan = plan;
     return plan;
   };
   {
@@ -277,6 +289,7 @@ Status Session::Run(const RunOptions& run_options,
   args.inter_op_pool = inter_op_pool_.get();
   args.trace = run_options.trace_level > 0 ? metadata : nullptr;
   Status status = ExecutePlan(args);
+  const bool ran_every_step = status.ok();
 
   if (status.ok()) {
     outputs->reserve(fetches.size());
@@ -297,7 +310,7 @@ Status Session::Run(const RunOptions& run_options,
       }
     }
   }
-  plan->ReleaseRunState(std::move(rs));  // drops the run's references to every value
+  plan->ReleaseRunState(std::move(rs), ran_every_step);  // drops the run's last references
   if (!status.ok()) {
     outputs->clear();
     return status;
