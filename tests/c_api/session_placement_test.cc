@@ -391,6 +391,43 @@ TEST_F(SessionPlacementTest, FedTensorIsCopiedToTheDevice) {
   TG_DeleteTensor(c);
 }
 
+// Nothing of a run stays in device memory once the run returns, while its session lives on:
+// after a success every slot was released at its last read (fetched ones once copied out),
+// after a failure every slot is cleared.
+TEST_F(SessionPlacementTest, NoDeviceBufferOutlivesItsRun) {
+  TG_Operation* p = Placeholder(TG_FLOAT, {-1}, "p");
+  TG_Operation* c = Vec("c", {1, 2, 3});
+  TG_Operation* sq = Op2("Mul", "sq", c, c, kDev0);
+  TG_Operation* sum = Op2("AddV2", "sum", sq, p, kDev0);
+  TG_Operation* out = Op2("AddV2", "out", sum, sq, kDev0);
+  TG_Session* session = NewSession();
+  auto vec = [](std::vector<float> v) {
+    const int64_t n = static_cast<int64_t>(v.size());
+    TG_Tensor* t = TG_AllocateTensor(TG_FLOAT, &n, 1, v.size() * sizeof(float));
+    std::memcpy(TG_TensorData(t), v.data(), v.size() * sizeof(float));
+    return t;
+  };
+  TG_Tensor* ones = vec({1, 1, 1});
+  TG_Tensor* short_feed = vec({1, 1});
+  const DevStats before = Stats();
+  for (int run = 0; run < 2; ++run) {
+    SCOPED_TRACE("run " + std::to_string(run));
+    RunResult r = Run(session, {Out(out), Out(sq)}, {}, {{Out(p), ones}});
+    ASSERT_RUN_OK(r);
+    EXPECT_EQ(r.values[0], (std::vector<float>{3, 9, 19}));
+    EXPECT_EQ(r.values[1], (std::vector<float>{1, 4, 9}));
+    EXPECT_EQ(r.DeviceOf("out"), kDev0) << r.StepsString();
+    EXPECT_EQ((Stats() - before).live, 0) << "TESTACC buffers held after a successful run";
+  }
+  // sum fails after sq has run: sq's buffer and the copies on the device are let go.
+  RunResult r = Run(session, {Out(out)}, {}, {{Out(p), short_feed}});
+  EXPECT_EQ(r.code, TG_INVALID_ARGUMENT) << r.message;
+  EXPECT_TRUE(Contains(r.message, "sum")) << r.message;
+  EXPECT_EQ((Stats() - before).live, 0) << "TESTACC buffers held after a failed run";
+  TG_DeleteTensor(ones);
+  TG_DeleteTensor(short_feed);
+}
+
 TEST_F(SessionPlacementTest, MissingKernelFailsWithoutSoftPlacement) {
   TG_Operation* a = Mat("a", {2, 2}, {1, 2, 3, 4});
   TG_Operation* b = Mat("b", {2, 2}, {5, 6, 7, 8});
