@@ -73,7 +73,7 @@ class StepRunner {
     // so an input buffer only this call holds can be forwarded.
     if (parallel_) ReleaseInputs(step);
     Status status = RunKernelCompute(*step.kernel, step.kernel_state, &ctx);
-    if (!parallel_) ReleaseInputs(step);
+    if (!parallel_) ReleaseInputsSerial(step);
     TG_RETURN_IF_ERROR(status);
     // Values are in their slots already; a ref output leaves its variable there.
     if (step.ref_outputs) {
@@ -143,16 +143,18 @@ class StepRunner {
   // Slots read for the last time are released: in a parallel run before compute (the
   // reader holds its own copy), in a serial run after it (the kernel read the slot).
   void ReleaseInputs(const PlanStep& step) {
+    if (!parallel_) return ReleaseInputsSerial(step);
     for (const StepInput& in : step.inputs) {
-      SlotValue& v = rs_.values[static_cast<size_t>(in.slot)];
-      if (parallel_) {
-        if (rs_.reads_left[static_cast<size_t>(in.slot)].fetch_sub(1, std::memory_order_acq_rel) == 1 &&
-            !plan_.slot_pinned[static_cast<size_t>(in.slot)]) {
-          Clear(v);
-        }
-      } else if (in.release) {
-        Clear(v);
+      if (rs_.reads_left[static_cast<size_t>(in.slot)].fetch_sub(1, std::memory_order_acq_rel) == 1 &&
+          !plan_.slot_pinned[static_cast<size_t>(in.slot)]) {
+        Clear(rs_.values[static_cast<size_t>(in.slot)]);
       }
+    }
+  }
+  // A serial run's release points are in the plan. Small, so it is inlined into every step.
+  void ReleaseInputsSerial(const PlanStep& step) {
+    for (const StepInput& in : step.inputs) {
+      if (in.release) Clear(rs_.values[static_cast<size_t>(in.slot)]);
     }
   }
 

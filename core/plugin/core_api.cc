@@ -461,8 +461,10 @@ TG_Tensor* ApiAllocateOutput(TG_KernelContext* ctx, int i, const int64_t* dims, 
 
 // True when the dims a plugin passed are exactly `have` (a tensor's own shape).
 inline bool DimsEqual(const int64_t* dims, int num_dims, const std::vector<int64_t>& have) {
+  // Kernels usually pass the input's own dims (TensorInfo::dims): the same pointer.
   return num_dims == static_cast<int>(have.size()) &&
-         (num_dims == 0 || (dims != nullptr && std::equal(dims, dims + num_dims, have.begin())));
+         (num_dims == 0 || dims == have.data() ||
+          (dims != nullptr && std::equal(dims, dims + num_dims, have.begin())));
 }
 
 // forward_input_to_output with a new shape of the same element count (a reshape): the

@@ -131,20 +131,14 @@ void ReleaseCallInputs(TG_KernelContext* ctx) {
 
 }  // namespace
 
-Status RunKernelCompute(const KernelRegistration& kernel, void* state, TG_KernelContext* ctx) {
+void RecordComputeException(TG_KernelContext* ctx, const char* what) {
+  if (!ctx->status.status.ok()) return;
+  ctx->status.status = what != nullptr ? Internal("kernel compute threw: ", what)
+                                       : Internal("kernel compute threw an exception");
+}
+
+Status FinishKernelCompute(const KernelRegistration& kernel, TG_KernelContext* ctx) {
   const Operation& op = *ctx->op;
-  if (!ctx->status.status.ok()) ctx->status.status = Status::OK();
-  for (KernelCallOutput& out : ctx->outputs) {
-    out.set = false;
-    out.ref = nullptr;
-  }
-  try {
-    kernel.compute(state, ctx);
-  } catch (const std::exception& e) {
-    if (ctx->status.status.ok()) ctx->status.status = Internal("kernel compute threw: ", e.what());
-  } catch (...) {
-    if (ctx->status.status.ok()) ctx->status.status = Internal("kernel compute threw an exception");
-  }
   if (!ctx->inputs_bound) ReleaseCallInputs(ctx);
   if (!ctx->ref_views.empty()) ctx->ref_views.clear();
   if (!ctx->temps.empty()) ctx->temps.clear();

@@ -109,12 +109,41 @@ void PrepareKernelContext(TG_KernelContext* ctx, const Operation& op,
                           const KernelRegistration& kernel, DeviceInstance* device,
                           ThreadPool* pool);
 
+// RunKernelCompute's out-of-line parts: an exception from compute becomes the node's
+// status (`what` may be NULL); after compute, anything but the common end (inputs read in
+// place, no views or temporaries handed out, success, every output produced).
+void RecordComputeException(TG_KernelContext* ctx, const char* what);
+Status FinishKernelCompute(const KernelRegistration& kernel, TG_KernelContext* ctx);
+
 // One compute call on a prepared context whose inputs (value, ref, may_forward) the caller
 // has filled in. Inputs held in `own` are released when compute returns (inputs read from
 // elsewhere are the caller's to release); on success every output's value holds it (or
 // its ref the variable behind a ref output) for the caller to take; on failure every
 // output's value is cleared. Errors name the node.
-Status RunKernelCompute(const KernelRegistration& kernel, void* state, TG_KernelContext* ctx);
+// Inline: a serial run calls it once per step, and for a cheap kernel (a scalar add) a call
+// with its own stack frame is a noticeable part of the step.
+inline Status RunKernelCompute(const KernelRegistration& kernel, void* state,
+                               TG_KernelContext* ctx) {
+  if (!ctx->status.status.ok()) ctx->status.status = Status::OK();
+  for (KernelCallOutput& out : ctx->outputs) {
+    out.set = false;
+    out.ref = nullptr;
+  }
+  try {
+    kernel.compute(state, ctx);
+  } catch (const std::exception& e) {
+    RecordComputeException(ctx, e.what());
+  } catch (...) {
+    RecordComputeException(ctx, nullptr);
+  }
+  bool all_set = true;
+  for (const KernelCallOutput& out : ctx->outputs) all_set = all_set && out.set;
+  if (ctx->inputs_bound && all_set && ctx->status.status.ok() && ctx->ref_views.empty() &&
+      ctx->temps.empty()) {
+    return Status::OK();
+  }
+  return FinishKernelCompute(kernel, ctx);
+}
 
 // Calls `kernel`'s create for `op` (null state when it has no create). create's status,
 // with the node named, on failure.

@@ -284,21 +284,36 @@ void EvalSegment(Out* out, const T* a, bool a_scalar, const T* b, bool b_scalar,
   }
 }
 
+// RunFlat's work split across the pool (out of line: the small case inlines without it).
+template <typename F, typename T, typename Out>
+[[gnu::noinline]] void RunFlatOnPool(Context& ctx, int64_t n, const T* a, bool a_scalar,
+                                     const T* b, bool b_scalar, Out* out) {
+  ctx.ParallelFor(n, F::kCost, [&](int64_t begin, int64_t end) {
+    EvalSegment<F>(out + begin, a_scalar ? a : a + begin, a_scalar, b_scalar ? b : b + begin,
+                   b_scalar, end - begin);
+  });
+}
+
 // out[0, n) = F(a, b) over one flat segment, split across the pool when large enough.
 template <typename F, typename T, typename Out>
 void RunFlat(Context& ctx, int64_t n, const T* a, bool a_scalar, const T* b, bool b_scalar,
              Out* out) {
   if (n == 0) return;
+  // One element (scalar graphs), where F says its expression is the plain operator: no
+  // Eigen evaluation, no call.
+  if constexpr (requires { F::kScalarExpr; }) {
+    if (n == 1) {
+      *out = static_cast<Out>(F::Expr(*a, *b));
+      return;
+    }
+  }
   // Too little work to split: skip the pool's call and closure (small graphs run many of
   // these per step).
   if (static_cast<double>(n) * F::kCost < 10000) {
     EvalSegment<F>(out, a, a_scalar, b, b_scalar, n);
     return;
   }
-  ctx.ParallelFor(n, F::kCost, [&](int64_t begin, int64_t end) {
-    EvalSegment<F>(out + begin, a_scalar ? a : a + begin, a_scalar, b_scalar ? b : b + begin,
-                   b_scalar, end - begin);
-  });
+  RunFlatOnPool<F>(ctx, n, a, a_scalar, b, b_scalar, out);
 }
 
 // Evaluates out = F(a, b) for a valid Broadcast `bc`; `out` holds NumElements(out_dims).
