@@ -261,17 +261,24 @@ struct Broadcast {
   }
 };
 
-// out[0, n) = F(a, b) on one contiguous segment; a scalar operand repeats its one value.
+// One element (scalar graphs): F's expression on plain values, where F says it is the same
+// operator (kScalarExpr), costs less than setting up an Eigen evaluation. False (nothing
+// done) otherwise.
 template <typename F, typename T, typename Out>
-void EvalSegment(Out* out, const T* a, bool a_scalar, const T* b, bool b_scalar, Eigen::Index n) {
-  // One element (scalar graphs): F's expression on plain values, where F says it is the
-  // same operator (kScalarExpr), costs less than setting up an Eigen evaluation.
+inline bool EvalOneElement(Out* out, const T* a, const T* b, int64_t n) {
   if constexpr (requires { F::kScalarExpr; }) {
     if (n == 1) {
       *out = static_cast<Out>(F::Expr(*a, *b));
-      return;
+      return true;
     }
   }
+  return false;
+}
+
+// out[0, n) = F(a, b) on one contiguous segment; a scalar operand repeats its one value.
+template <typename F, typename T, typename Out>
+void EvalSegment(Out* out, const T* a, bool a_scalar, const T* b, bool b_scalar, Eigen::Index n) {
+  if (EvalOneElement<F>(out, a, b, n)) return;
   Vec<Out> o(out, n);
   if (a_scalar) {
     ConstVec<T> bm(b, n);
@@ -299,14 +306,7 @@ template <typename F, typename T, typename Out>
 void RunFlat(Context& ctx, int64_t n, const T* a, bool a_scalar, const T* b, bool b_scalar,
              Out* out) {
   if (n == 0) return;
-  // One element (scalar graphs), where F says its expression is the plain operator: no
-  // Eigen evaluation, no call.
-  if constexpr (requires { F::kScalarExpr; }) {
-    if (n == 1) {
-      *out = static_cast<Out>(F::Expr(*a, *b));
-      return;
-    }
-  }
+  if (EvalOneElement<F>(out, a, b, n)) return;  // here too: no call into EvalSegment
   // Too little work to split: skip the pool's call and closure (small graphs run many of
   // these per step).
   if (static_cast<double>(n) * F::kCost < 10000) {
