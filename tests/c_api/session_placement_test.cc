@@ -152,6 +152,14 @@ class SessionPlacementTest : public CApiTest {
     return session;
   }
 
+  // A float tensor of `values`, shape [n], for feeding (the caller deletes it).
+  static TG_Tensor* FloatVector(const std::vector<float>& values) {
+    const int64_t n = static_cast<int64_t>(values.size());
+    TG_Tensor* t = TG_AllocateTensor(TG_FLOAT, &n, 1, values.size() * sizeof(float));
+    std::memcpy(TG_TensorData(t), values.data(), values.size() * sizeof(float));
+    return t;
+  }
+
   // A float Const of `values` (shape [n]) on `device` (nullptr: none requested).
   TG_Operation* Vec(const char* name, std::vector<float> values, const char* device = nullptr) {
     const int64_t n = static_cast<int64_t>(values.size());
@@ -366,15 +374,9 @@ TEST_F(SessionPlacementTest, FedTensorIsCopiedToTheDevice) {
   TG_Operation* q = Placeholder(TG_FLOAT, {-1}, "q");
   TG_Operation* s = Op2("AddV2", "dev_sum", p, q, kDev0);
   TG_Session* session = NewSession();
-  auto vec = [](std::vector<float> v) {
-    const int64_t n = static_cast<int64_t>(v.size());
-    TG_Tensor* t = TG_AllocateTensor(TG_FLOAT, &n, 1, v.size() * sizeof(float));
-    std::memcpy(TG_TensorData(t), v.data(), v.size() * sizeof(float));
-    return t;
-  };
-  TG_Tensor* a = vec({1, 2});
-  TG_Tensor* b = vec({3, 4});
-  TG_Tensor* c = vec({5, 6, 7});
+  TG_Tensor* a = FloatVector({1, 2});
+  TG_Tensor* b = FloatVector({3, 4});
+  TG_Tensor* c = FloatVector({5, 6, 7});
   const DevStats before = Stats();
   RunResult r = Run(session, {Out(s)}, {}, {{Out(p), a}, {Out(q), b}});
   ASSERT_RUN_OK(r);
@@ -401,14 +403,8 @@ TEST_F(SessionPlacementTest, NoDeviceBufferOutlivesItsRun) {
   TG_Operation* sum = Op2("AddV2", "sum", sq, p, kDev0);
   TG_Operation* out = Op2("AddV2", "out", sum, sq, kDev0);
   TG_Session* session = NewSession();
-  auto vec = [](std::vector<float> v) {
-    const int64_t n = static_cast<int64_t>(v.size());
-    TG_Tensor* t = TG_AllocateTensor(TG_FLOAT, &n, 1, v.size() * sizeof(float));
-    std::memcpy(TG_TensorData(t), v.data(), v.size() * sizeof(float));
-    return t;
-  };
-  TG_Tensor* ones = vec({1, 1, 1});
-  TG_Tensor* short_feed = vec({1, 1});
+  TG_Tensor* ones = FloatVector({1, 1, 1});
+  TG_Tensor* short_feed = FloatVector({1, 1});
   const DevStats before = Stats();
   for (int run = 0; run < 2; ++run) {
     SCOPED_TRACE("run " + std::to_string(run));
