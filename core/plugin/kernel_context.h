@@ -120,8 +120,8 @@ Status FinishKernelCompute(const KernelRegistration& kernel, TG_KernelContext* c
 // elsewhere are the caller's to release); on success every output's value holds it (or
 // its ref the variable behind a ref output) for the caller to take; on failure every
 // output's value is cleared. Errors name the node.
-// Inline: a serial run calls it once per step, and for a cheap kernel (a scalar add) a call
-// with its own stack frame is a noticeable part of the step.
+// The common path is here and small, the rest out of line: a cheap kernel's step (a scalar
+// add) then does not pay for the error paths' stack frame.
 inline Status RunKernelCompute(const KernelRegistration& kernel, void* state,
                                TG_KernelContext* ctx) {
   if (!ctx->status.status.ok()) ctx->status.status = Status::OK();
