@@ -291,6 +291,12 @@ void EvalSegment(Out* out, const T* a, bool a_scalar, const T* b, bool b_scalar,
   }
 }
 
+// Is n elements at cost_ns each too little work to hand to the intra-op pool? (Its call and
+// closure then cost more than they save; small graphs run many such kernels per step.)
+inline bool TooSmallForPool(int64_t n, double cost_ns) {
+  return static_cast<double>(n) * cost_ns < 10000;
+}
+
 // RunFlat's work split across the pool (out of line: the small case inlines without it).
 template <typename F, typename T, typename Out>
 [[gnu::noinline]] void RunFlatOnPool(Context& ctx, int64_t n, const T* a, bool a_scalar,
@@ -307,9 +313,7 @@ void RunFlat(Context& ctx, int64_t n, const T* a, bool a_scalar, const T* b, boo
              Out* out) {
   if (n == 0) return;
   if (EvalOneElement<F>(out, a, b, n)) return;  // here too: no call into EvalSegment
-  // Too little work to split: skip the pool's call and closure (small graphs run many of
-  // these per step).
-  if (static_cast<double>(n) * F::kCost < 10000) {
+  if (TooSmallForPool(n, F::kCost)) {
     EvalSegment<F>(out, a, a_scalar, b, b_scalar, n);
     return;
   }
@@ -441,8 +445,7 @@ class UnaryKernel {
     if (n == 0) return;
     Vec<Out> o(out.mutable_data<Out>(), n);
     const ConstVec<T> x(in.data<T>(), n);
-    // Too little work for the pool: evaluated here, without its device and dispatch.
-    if (static_cast<double>(n) * F::kCost < 10000) {
+    if (TooSmallForPool(n, F::kCost)) {  // evaluated here, without the pool's device
       o = F::Expr(x);
       return;
     }

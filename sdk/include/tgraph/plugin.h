@@ -56,7 +56,8 @@ extern "C" {
 #endif
 
 /* The ABI this header describes. 1 = the first release; 2 appended the gradient-building
- * services to TG_CoreApi; 3 appended device_type_registered. */
+ * services to TG_CoreApi; 3 appended device_type_registered; 4 appended tensor_info and
+ * input_info (TG_TensorInfo). */
 #define TG_PLUGIN_ABI_VERSION 4u
 
 /* ===================================================================================== */

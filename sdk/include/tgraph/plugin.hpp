@@ -270,7 +270,8 @@ class Context {
   }
   // Output i shares `t`'s buffer, viewed with `dims` (same element count).
   void SetOutputAlias(int i, const TensorView& t, const std::vector<int64_t>& dims) {
-    Api()->set_output_alias(ctx_, i, t.raw(), dims.data(), static_cast<int>(dims.size()), status());
+    Api()->set_output_alias(ctx_, i, t.raw(), dims.data(), static_cast<int>(dims.size()),
+                            status());
   }
   TensorMut AllocateTemp(TG_DataType dtype, const std::vector<int64_t>& dims) {
     return TensorMut(
