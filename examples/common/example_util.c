@@ -229,9 +229,8 @@ size_t ex_write_graph_def(TG_Graph* g, const char* path) {
   ex_check("TG_GraphToGraphDef");
   length = buffer->length;
   f = fopen(path, "wb");
-  if (f == NULL) ex_die("cannot write the graph to %s: %s", path, strerror(errno));
-  failed = fwrite(buffer->data, 1, length, f) != length;
-  failed |= fclose(f) != 0;
+  failed = f == NULL || fwrite(buffer->data, 1, length, f) != length;
+  if (f != NULL) failed |= fclose(f) != 0;
   TG_DeleteBuffer(buffer);
   if (failed) ex_die("cannot write the graph to %s: %s", path, strerror(errno));
   return length;

@@ -47,10 +47,13 @@ int main(int argc, char** argv) {
   g = TG_NewGraph();
   if (g == NULL) ex_die("out of memory");
   TG_GraphImportGraphDef(g, graph_def, NULL, ex_status);
-  ex_check(argv[1]);
+  TG_DeleteBuffer(graph_def);
+  if (TG_GetCode(ex_status) != TG_OK) {
+    ex_die("importing %s failed: %s: %s", argv[1], TG_CodeName(TG_GetCode(ex_status)),
+           TG_Message(ex_status));
+  }
   printf("%s: %d operations imported\n", argv[1], TG_GraphNumOperations(g));
   TG_DeleteGraph(g);
-  TG_DeleteBuffer(graph_def);
   ex_shutdown();
   return 0;
 }
