@@ -308,17 +308,21 @@ static EpochStats train_epoch(Trainer* t, long epoch, TG_RunMetadata* trace) {
 /* The whole run's figures. */
 typedef struct RunTotals {
   int64_t steps, samples;
-  double seconds;
-  EpochStats last; /* the last epoch's */
+  double seconds;      /* in training steps */
+  double wall_seconds; /* the whole loop: batches, steps, per-epoch evaluations */
+  EpochStats last;     /* the last epoch's */
 } RunTotals;
+
+static const char* plural(long n) { return n == 1 ? "" : "s"; }
 
 static void print_summary(const Options* o, const RunTotals* totals, double accuracy,
                           int64_t n_test) {
   char number[32];
   printf("\nsummary\n");
-  printf("  training time     %.2f s (%ld epochs, %s steps)\n", totals->seconds, o->epochs,
-         ex_thousands((double)totals->steps, number, sizeof number));
-  printf("  throughput        %s samples/s\n",
+  printf("  training time     %.2f s (%ld epoch%s, %s steps; %.2f s of it in the steps)\n",
+         totals->wall_seconds, o->epochs, plural(o->epochs),
+         ex_thousands((double)totals->steps, number, sizeof number), totals->seconds);
+  printf("  throughput        %s samples/s in the steps\n",
          ex_thousands(totals->seconds > 0 ? (double)totals->samples / totals->seconds : 0.0,
                       number, sizeof number));
   if (totals->last.seen > 0) {
@@ -342,8 +346,8 @@ int main(int argc, char** argv) {
   Model m;
   Trainer t;
   TG_RunMetadata* trace = NULL;
-  RunTotals totals = {0, 0, 0.0, {0.0, 0.0, 0, 0.0}};
-  double accuracy;
+  RunTotals totals = {0, 0, 0.0, 0.0, {0.0, 0.0, 0, 0.0}};
+  double accuracy, t0;
   char number[32];
 
   ex_init(PROGRAM);
@@ -364,9 +368,9 @@ int main(int argc, char** argv) {
   t.steps_per_epoch = (t.n_train + o.batch - 1) / o.batch;
   printf("digits: %d images of %d pixels, %d classes; %lld for training, %lld for testing\n",
          data.n, data.features, data.classes, (long long)t.n_train, (long long)n_test);
-  printf("model: %d-%ld-%d MLP (ReLU), Adam lr %g, batch %ld, %ld epochs of %lld steps\n",
+  printf("model: %d-%ld-%d MLP (ReLU), Adam lr %g, batch %ld, %ld epoch%s of %lld steps\n",
          data.features, o.hidden, data.classes, o.learning_rate, o.batch, o.epochs,
-         (long long)t.steps_per_epoch);
+         plural(o.epochs), (long long)t.steps_per_epoch);
 
   g = TG_NewGraph();
   if (g == NULL) ex_die("out of memory");
@@ -390,6 +394,7 @@ int main(int argc, char** argv) {
   t.rng.state = (uint64_t)o.seed;
   ex_progress_init(&t.progress, stdout);
 
+  t0 = ex_seconds();
   for (epoch = 1; epoch <= o.epochs; ++epoch) {
     /* The first step of the last epoch is traced: a warm step, like most. */
     if (epoch == o.epochs) {
@@ -401,6 +406,7 @@ int main(int argc, char** argv) {
     totals.samples += totals.last.seen;
     totals.seconds += totals.last.seconds;
   }
+  totals.wall_seconds = ex_seconds() - t0;
   if (!o.quiet && trace != NULL) {
     printf("\nstep stats of one training step (epoch %ld, step 1, trace level 1), the %d "
            "longest nodes:\n", o.epochs, kStepStatsTop);

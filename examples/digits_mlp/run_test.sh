@@ -36,7 +36,7 @@ rc=$?
 printf '%s\n' "$output"
 [ "$rc" -eq 0 ] || fail "digits_mlp exited with $rc"
 
-epochs=$(printf '%s\n' "$output" | sed -n 's/^model: .* \([0-9][0-9]*\) epochs of .*/\1/p')
+epochs=$(printf '%s\n' "$output" | sed -n 's/^model: .* \([0-9][0-9]*\) epochs* of .*/\1/p')
 [ -n "$epochs" ] || fail "no model line giving the number of epochs"
 # Not a terminal: each epoch is one finished line, with a full bar and the test accuracy.
 bar='\[#+\] step +([0-9]+)/\1'
@@ -51,7 +51,7 @@ expect_lines 15 '^  [^ ].* [0-9]+\.[0-9] +[0-9]+\.[0-9] +[0-9]+\.[0-9]% +[0-9,]+
   "step-stats rows"
 expect_lines 1 '^  total: [0-9]+ nodes, [0-9.]+ us of node time' "step-stats total"
 expect_lines 1 '^  training time  +[0-9.]+ s' "training time"
-expect_lines 1 '^  throughput  +[0-9,]+ samples/s$' "throughput"
+expect_lines 1 '^  throughput  +[0-9,]+ samples/s in the steps$' "throughput"
 expect_lines 1 '^  final train loss  +[0-9.]+' "final train loss"
 expect_lines 1 '^  test accuracy  +[0-9.]+% of [0-9]+ held-out images \(OK' "test accuracy"
 
