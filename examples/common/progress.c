@@ -3,7 +3,6 @@
 
 #include "progress.h"
 
-#include <string.h>
 #include <unistd.h>
 
 #include "example_util.h"

@@ -238,7 +238,7 @@ static double test_accuracy(TG_Session* session, const Model* m, TG_Tensor* test
 static const char* epoch_figures(const EpochStats* s, char* buf, size_t size) {
   char rate[32];
   const double seen = s->seen > 0 ? (double)s->seen : 1.0;
-  snprintf(buf, size, "loss %.4f  acc %5.1f%%  %s samples/s", s->loss_sum / seen,
+  snprintf(buf, size, "loss %.4f  acc %5.1f%%  %7s samples/s", s->loss_sum / seen,
            100.0 * s->correct / seen,
            ex_thousands(s->seconds > 0 ? (double)s->seen / s->seconds : 0.0, rate, sizeof rate));
   return buf;

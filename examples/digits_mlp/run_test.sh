@@ -40,7 +40,7 @@ epochs=$(printf '%s\n' "$output" | sed -n 's/^model: .* \([0-9][0-9]*\) epochs* 
 [ -n "$epochs" ] || fail "no model line giving the number of epochs"
 # Not a terminal: each epoch is one finished line, with a full bar and the test accuracy.
 bar='\[#+\] step +([0-9]+)/\1'
-figures='loss [0-9.]+  acc +[0-9.]+%  [0-9,]+ samples/s  test +[0-9.]+%'
+figures='loss [0-9.]+  acc +[0-9.]+%  +[0-9,]+ samples/s  test +[0-9.]+%'
 expect_lines "$epochs" "^epoch +[0-9]+/$epochs $bar  $figures\$" "finished epoch lines"
 if printf '%s' "$output" | tr -d '\n' | grep -q "$(printf '\r')"; then
   fail "carriage returns in the output although stdout is not a terminal"
