@@ -11,6 +11,7 @@
 #include "numpy_dtype.h"
 #include "owned_handles.h"
 #include "tensor_io.h"
+#include "utf8.h"
 
 namespace tgraph::tool {
 namespace {
@@ -128,24 +129,6 @@ void ForEachFortranIndex(const std::vector<int64_t>& shape, int64_t count, Fn fn
   }
 }
 
-void AppendUtf8(uint32_t code_point, std::string* out) {
-  if (code_point < 0x80) {
-    out->push_back(static_cast<char>(code_point));
-  } else if (code_point < 0x800) {
-    out->push_back(static_cast<char>(0xc0 | (code_point >> 6)));
-    out->push_back(static_cast<char>(0x80 | (code_point & 0x3f)));
-  } else if (code_point < 0x10000) {
-    out->push_back(static_cast<char>(0xe0 | (code_point >> 12)));
-    out->push_back(static_cast<char>(0x80 | ((code_point >> 6) & 0x3f)));
-    out->push_back(static_cast<char>(0x80 | (code_point & 0x3f)));
-  } else {
-    out->push_back(static_cast<char>(0xf0 | (code_point >> 18)));
-    out->push_back(static_cast<char>(0x80 | ((code_point >> 12) & 0x3f)));
-    out->push_back(static_cast<char>(0x80 | ((code_point >> 6) & 0x3f)));
-    out->push_back(static_cast<char>(0x80 | (code_point & 0x3f)));
-  }
-}
-
 // One element of an 'S' (bytes) or 'U' (UCS-4, stored as UTF-8 in tgraph) array; numpy drops
 // trailing NULs from both.
 IoError DecodeStringElement(const char* data, const NpyDescr& descr, std::string* out) {
@@ -167,7 +150,7 @@ IoError DecodeStringElement(const char* data, const NpyDescr& descr, std::string
   out->clear();
   for (size_t i = 0; i < chars; ++i) {
     const uint32_t c = code_points[i];
-    if (c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff)) {
+    if (!IsUnicodeScalar(c)) {
       return Fail(TG_INVALID_ARGUMENT, "a 'U' element holds an invalid code point " +
                                            std::to_string(c));
     }

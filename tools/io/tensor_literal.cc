@@ -7,13 +7,14 @@
 #include <cstring>
 #include <limits>
 #include <string>
-#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "io_error.h"
 #include "owned_handles.h"
 #include "small_float.h"
 #include "tensor_io.h"
+#include "utf8.h"
 
 namespace tgraph::tool {
 namespace {
@@ -110,28 +111,11 @@ class LiteralParser {
     return Ok();
   }
 
-  static void AppendUtf8(uint32_t c, std::string* out) {
-    if (c < 0x80) {
-      out->push_back(static_cast<char>(c));
-    } else if (c < 0x800) {
-      out->push_back(static_cast<char>(0xc0 | (c >> 6)));
-      out->push_back(static_cast<char>(0x80 | (c & 0x3f)));
-    } else if (c < 0x10000) {
-      out->push_back(static_cast<char>(0xe0 | (c >> 12)));
-      out->push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3f)));
-      out->push_back(static_cast<char>(0x80 | (c & 0x3f)));
-    } else {
-      out->push_back(static_cast<char>(0xf0 | (c >> 18)));
-      out->push_back(static_cast<char>(0x80 | ((c >> 12) & 0x3f)));
-      out->push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3f)));
-      out->push_back(static_cast<char>(0x80 | (c & 0x3f)));
-    }
-  }
-
   IoError ParseHex(size_t digits, uint32_t* value) {
     if (text_.size() - pos_ < digits) return Error("truncated escape");
-    auto [next, ec] = std::from_chars(text_.data() + pos_, text_.data() + pos_ + digits, *value, 16);
-    if (ec != std::errc() || next != text_.data() + pos_ + digits) return Error("bad hex escape");
+    const char* begin = text_.data() + pos_;
+    auto [next, ec] = std::from_chars(begin, begin + digits, *value, 16);
+    if (ec != std::errc() || next != begin + digits) return Error("bad hex escape");
     pos_ += digits;
     return Ok();
   }
@@ -196,9 +180,20 @@ std::string DtypeName(TG_DataType dtype) {
   return name != nullptr ? name : "invalid";
 }
 
+// `text` in quotes, cut short for a message.
+std::string Quoted(const std::string& text) {
+  constexpr size_t kShown = 60;
+  std::string quoted(1, '\'');
+  quoted.append(text, 0, kShown);
+  if (text.size() > kShown) quoted.append("...");
+  quoted.push_back('\'');
+  return quoted;
+}
+
 IoError BadValue(const Leaf& leaf, TG_DataType dtype, const std::string& why) {
-  return Fail(TG_INVALID_ARGUMENT, "'" + leaf.text + "' at offset " + std::to_string(leaf.offset) +
-                                       " " + why + " " + DtypeName(dtype));
+  return Fail(TG_INVALID_ARGUMENT, Quoted(leaf.text) + " at offset " +
+                                       std::to_string(leaf.offset) + " " + why + " " +
+                                       DtypeName(dtype));
 }
 
 // from_chars does not take a leading '+'.
@@ -208,25 +203,31 @@ std::string_view WithoutPlus(std::string_view s) {
 
 template <typename T>
 IoError ParseInteger(const Leaf& leaf, TG_DataType dtype, T* out) {
-  std::string_view s = WithoutPlus(leaf.text);
-  // Parse in the widest type of the same signedness to tell "out of range" from "not a number".
-  using Wide = std::conditional_t<std::is_signed_v<T>, int64_t, uint64_t>;
-  Wide wide = 0;
-  const bool negative = !s.empty() && s[0] == '-';
-  auto [next, ec] = std::from_chars(s.data(), s.data() + s.size(), wide);
-  const bool whole = next == s.data() + s.size();
-  if ((ec == std::errc::result_out_of_range && whole) ||
-      (ec == std::errc() && whole &&
-       (wide < std::numeric_limits<T>::min() || wide > std::numeric_limits<T>::max()))) {
+  const std::string_view s = WithoutPlus(leaf.text);
+  const char* end = s.data() + s.size();
+  // Parsed in the widest type of the sign it has, to tell "out of range" from "not a number".
+  bool in_range = false;
+  std::from_chars_result result{};
+  if (!s.empty() && s[0] == '-') {
+    int64_t value = 0;
+    result = std::from_chars(s.data(), end, value);
+    in_range = result.ec == std::errc() && std::in_range<T>(value);
+    *out = static_cast<T>(value);
+  } else {
+    uint64_t value = 0;
+    result = std::from_chars(s.data(), end, value);
+    in_range = result.ec == std::errc() && std::in_range<T>(value);
+    *out = static_cast<T>(value);
+  }
+  if (result.ptr != end || s.empty() ||
+      (result.ec != std::errc() && result.ec != std::errc::result_out_of_range)) {
+    return BadValue(leaf, dtype, "is not an integer of type");
+  }
+  if (!in_range) {
     return BadValue(leaf, dtype,
                     "is out of range (" + std::to_string(std::numeric_limits<T>::min()) + ".." +
                         std::to_string(std::numeric_limits<T>::max()) + ") for");
   }
-  if (ec != std::errc() || !whole) {
-    if (negative && std::is_unsigned_v<T>) return BadValue(leaf, dtype, "is negative, not a");
-    return BadValue(leaf, dtype, "is not an integer of type");
-  }
-  *out = static_cast<T>(wide);
   return Ok();
 }
 
@@ -342,7 +343,7 @@ IoError MakeStrings(const std::vector<Leaf>& leaves, const std::vector<int64_t>&
   std::vector<size_t> lengths;
   for (const Leaf& leaf : leaves) {
     if (!leaf.quoted) {
-      return Fail(TG_INVALID_ARGUMENT, "'" + leaf.text + "' at offset " +
+      return Fail(TG_INVALID_ARGUMENT, Quoted(leaf.text) + " at offset " +
                                            std::to_string(leaf.offset) +
                                            " is not a quoted string (\"...\")");
     }
@@ -423,9 +424,7 @@ IoError ParseLiteral(const std::string& text, TG_DataType dtype, TensorPtr* out)
 TG_Tensor* ParseTensorLiteral(const std::string& text, TG_DataType dtype, TG_Status* status) {
   TensorPtr tensor;
   if (IoError e = ParseLiteral(text, dtype, &tensor); !e.ok()) {
-    constexpr size_t kShown = 60;
-    const std::string shown = text.size() > kShown ? text.substr(0, kShown) + "..." : text;
-    Report(e, DtypeName(dtype) + " literal '" + shown + "'", status);
+    Report(e, DtypeName(dtype) + " literal " + Quoted(text), status);
     return nullptr;
   }
   TG_SetStatus(status, TG_OK, "");
