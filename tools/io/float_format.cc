@@ -80,11 +80,11 @@ std::string Printf(const char* format, int precision, double value) {
 Decimal ShortestDigits(double value, FloatKind kind) {
   char buffer[64];
   if (kind == FloatKind::kFloat || kind == FloatKind::kDouble) {
-    auto result = kind == FloatKind::kFloat
-                      ? std::to_chars(buffer, buffer + sizeof buffer, static_cast<float>(value),
-                                      std::chars_format::scientific)
-                      : std::to_chars(buffer, buffer + sizeof buffer, value,
-                                      std::chars_format::scientific);
+    auto result =
+        kind == FloatKind::kFloat
+            ? std::to_chars(buffer, buffer + sizeof buffer, static_cast<float>(value),
+                            std::chars_format::scientific)
+            : std::to_chars(buffer, buffer + sizeof buffer, value, std::chars_format::scientific);
     return ParseDecimal(std::string_view(buffer, static_cast<size_t>(result.ptr - buffer)));
   }
   // 16-bit types: try more digits until the decimal reads back; the closest decimal of each
@@ -117,10 +117,9 @@ Decimal NumpyDigits(double value, FloatKind kind, bool scientific) {
 NumpyFloatFormat::Parts NumpyFloatFormat::Split(double value, bool final) const {
   // Scientific values print with the same number of digits after the point, the exact value
   // rounded there (numpy's min_digits: the digits beyond the shortest are real, not zeros).
-  const Decimal d =
-      final && scientific_
-          ? ParseDecimal(Printf("%.*e", static_cast<int>(mantissa_digits_), value))
-          : NumpyDigits(value, kind_, scientific_);
+  const Decimal d = final && scientific_
+                        ? ParseDecimal(Printf("%.*e", static_cast<int>(mantissa_digits_), value))
+                        : NumpyDigits(value, kind_, scientific_);
   Parts p;
   if (std::signbit(value)) {
     p.integer.assign(1, '-');

@@ -35,8 +35,8 @@ class NumpyFloatFormat {
   FloatKind kind_;
   bool sign_plus_;
   bool scientific_ = false;
-  size_t pad_left_ = 0;   // characters before the point
-  size_t pad_right_ = 0;  // characters after the point (positional), or the whole tail
+  size_t pad_left_ = 0;         // characters before the point
+  size_t pad_right_ = 0;        // characters after the point (positional), or the whole tail
   size_t mantissa_digits_ = 0;  // scientific: digits after the point, equal for all values
   size_t exponent_digits_ = 0;  // scientific: digits of the exponent, equal for all values
 };

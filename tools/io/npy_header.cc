@@ -217,8 +217,8 @@ IoError ParseNpyDescr(std::string_view descr, NpyDescr* out) {
 }
 
 std::string EncodeNpyPreamble(const NpyHeader& header) {
-  std::string dict = "{'descr': '" + header.descr + "', 'fortran_order': " +
-                     (header.fortran_order ? "True" : "False") +
+  std::string dict = "{'descr': '" + header.descr +
+                     "', 'fortran_order': " + (header.fortran_order ? "True" : "False") +
                      ", 'shape': " + ShapeRepr(header.shape) + ", }";
   if (!header.shape.empty()) {
     const size_t axis = header.fortran_order ? header.shape.size() - 1 : 0;

@@ -59,13 +59,13 @@ IoError ReadPreamble(std::FILE* file, uint64_t file_size, uint64_t* header_lengt
     return Fail(TG_INVALID_ARGUMENT, "not a .npy file (no \\x93NUMPY magic string)");
   }
   if (available < 8) {
-    return Fail(TG_DATA_LOSS, "truncated: " + std::to_string(file_size) +
-                                  " bytes, shorter than a .npy preamble");
+    return Fail(TG_DATA_LOSS,
+                "truncated: " + std::to_string(file_size) + " bytes, shorter than a .npy preamble");
   }
   const int major = start[6], minor = start[7];
   if ((major != 1 && major != 2 && major != 3) || minor != 0) {
-    return Fail(TG_UNIMPLEMENTED, "unsupported .npy format version " + std::to_string(major) +
-                                      "." + std::to_string(minor) + " (1.0, 2.0, 3.0 are)");
+    return Fail(TG_UNIMPLEMENTED, "unsupported .npy format version " + std::to_string(major) + "." +
+                                      std::to_string(minor) + " (1.0, 2.0, 3.0 are)");
   }
   const size_t length_bytes = major == 1 ? 2 : 4;
   *preamble_size = 8 + length_bytes;
@@ -151,16 +151,16 @@ IoError DecodeStringElement(const char* data, const NpyDescr& descr, std::string
   for (size_t i = 0; i < chars; ++i) {
     const uint32_t c = code_points[i];
     if (!IsUnicodeScalar(c)) {
-      return Fail(TG_INVALID_ARGUMENT, "a 'U' element holds an invalid code point " +
-                                           std::to_string(c));
+      return Fail(TG_INVALID_ARGUMENT,
+                  "a 'U' element holds an invalid code point " + std::to_string(c));
     }
     AppendUtf8(c, out);
   }
   return Ok();
 }
 
-IoError ReadStrings(std::FILE* file, const NpyHeader& header, const NpyDescr& descr,
-                    int64_t count, uint64_t bytes, TensorPtr* out) {
+IoError ReadStrings(std::FILE* file, const NpyHeader& header, const NpyDescr& descr, int64_t count,
+                    uint64_t bytes, TensorPtr* out) {
   std::vector<char> data(static_cast<size_t>(bytes));
   if (IoError e = ReadExactly(file, data.data(), data.size()); !e.ok()) return e;
   std::vector<std::string> elements(static_cast<size_t>(count));
@@ -193,11 +193,11 @@ IoError ReadStrings(std::FILE* file, const NpyHeader& header, const NpyDescr& de
 IoError ReadNumbers(std::FILE* file, const NpyHeader& header, const NpyDescr& descr,
                     TG_DataType dtype, int64_t count, uint64_t bytes, TensorPtr* out) {
   const size_t size = static_cast<size_t>(bytes);
-  out->reset(TG_AllocateTensor(dtype, header.shape.data(), static_cast<int>(header.shape.size()),
-                               size));
+  out->reset(
+      TG_AllocateTensor(dtype, header.shape.data(), static_cast<int>(header.shape.size()), size));
   if (*out == nullptr) {
-    return Fail(TG_RESOURCE_EXHAUSTED, "cannot allocate a tensor of " + std::to_string(bytes) +
-                                           " bytes");
+    return Fail(TG_RESOURCE_EXHAUSTED,
+                "cannot allocate a tensor of " + std::to_string(bytes) + " bytes");
   }
   char* target = static_cast<char*>(TG_TensorData(out->get()));
   if (size == 0) return Ok();

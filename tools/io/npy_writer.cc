@@ -23,8 +23,7 @@ IoError Write(std::FILE* file, const void* data, size_t size) {
 
 // The strings of a TG_STRING tensor, which numpy stores padded with NULs to the longest
 // (at least one byte: numpy has no zero-width 'S').
-IoError StringElements(const TG_Tensor* t, std::vector<std::string_view>* elements,
-                       size_t* width) {
+IoError StringElements(const TG_Tensor* t, std::vector<std::string_view>* elements, size_t* width) {
   const int64_t count = TG_TensorElementCount(t);
   StatusPtr status(TG_NewStatus());
   *width = 1;
@@ -74,9 +73,8 @@ IoError WriteNpyFile(const std::string& path, const TG_Tensor* t) {
   if (IoError e = OpenFile(path, "wb", &file); !e.ok()) return e;
   const std::string preamble = EncodeNpyPreamble(header);
   if (IoError e = Write(file.get(), preamble.data(), preamble.size()); !e.ok()) return e;
-  IoError e = dtype == TG_STRING
-                  ? WriteStringData(file.get(), strings, itemsize)
-                  : Write(file.get(), TG_TensorData(t), TG_TensorByteSize(t));
+  IoError e = dtype == TG_STRING ? WriteStringData(file.get(), strings, itemsize)
+                                 : Write(file.get(), TG_TensorData(t), TG_TensorByteSize(t));
   if (!e.ok()) return e;
   if (std::fclose(file.release()) != 0) return Fail(TG_UNKNOWN, "write failed on close");
   return Ok();

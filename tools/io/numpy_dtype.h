@@ -11,8 +11,8 @@
 namespace tgraph::tool {
 
 struct NumpyType {
-  char kind;        // 'f', 'i', 'u', 'b', 'c' or 'S' (fixed-width bytes)
-  size_t itemsize;  // 0 for 'S': the width depends on the contents
+  char kind;         // 'f', 'i', 'u', 'b', 'c' or 'S' (fixed-width bytes)
+  size_t itemsize;   // 0 for 'S': the width depends on the contents
   const char* name;  // "float32", ... as numpy's repr prints it
 };
 

@@ -26,8 +26,8 @@ double SmallFloatToDouble(uint32_t bits, SmallFloatFormat format) {
 uint32_t DoubleToSmallFloat(double value, SmallFloatFormat format) {
   const uint32_t exponent_mask = (1u << format.exponent_bits) - 1;
   const int bias = static_cast<int>(exponent_mask >> 1);
-  const uint32_t sign = std::signbit(value) ? 1u << (format.exponent_bits + format.mantissa_bits)
-                                            : 0u;
+  const uint32_t sign =
+      std::signbit(value) ? 1u << (format.exponent_bits + format.mantissa_bits) : 0u;
   const uint32_t infinity = exponent_mask << format.mantissa_bits;
   if (std::isnan(value)) return sign | infinity | (1u << (format.mantissa_bits - 1));
   const double magnitude = std::fabs(value);
@@ -48,8 +48,7 @@ uint32_t DoubleToSmallFloat(double value, SmallFloatFormat format) {
     ++exponent;
   }
   if (exponent > bias) return sign | infinity;
-  const uint32_t fraction =
-      static_cast<uint32_t>(significand) - (1u << format.mantissa_bits);
+  const uint32_t fraction = static_cast<uint32_t>(significand) - (1u << format.mantissa_bits);
   return sign | (static_cast<uint32_t>(exponent + bias) << format.mantissa_bits) | fraction;
 }
 

@@ -198,7 +198,9 @@ ElementFormatter FormatterFor(const TG_Tensor* t, const std::vector<int64_t>& sh
 class ArrayLayout {
  public:
   ArrayLayout(std::vector<int64_t> shape, bool summarize, ElementFormatter element)
-      : shape_(std::move(shape)), strides_(shape_.size(), 1), summarize_(summarize),
+      : shape_(std::move(shape)),
+        strides_(shape_.size(), 1),
+        summarize_(summarize),
         element_(std::move(element)) {
     for (size_t k = shape_.size(); k-- > 1;) strides_[k - 1] = strides_[k] * shape_[k];
   }
@@ -219,8 +221,7 @@ class ArrayLayout {
     *line += word;
   }
 
-  std::string Recurse(size_t axis, int64_t offset, const std::string& indent,
-                      size_t width) const {
+  std::string Recurse(size_t axis, int64_t offset, const std::string& indent, size_t width) const {
     if (axis == shape_.size()) return element_(offset);
     const std::string next_indent = indent + " ";
     const size_t next_width = width - 1;  // room for the "]" that closes this level
@@ -316,8 +317,10 @@ std::string FormatTensor(const TG_Tensor* t) {
   const std::string dtype = "dtype=" + DtypeText(t) + ")";
   const size_t last_line = text.size() - (text.rfind('\n') + 1);
   const bool wrap = last_line + dtype.size() + 1 > kLineWidth;
-  if (wrap) text.append(1, '\n').append(prefix.size(), ' ');
-  else text.push_back(' ');
+  if (wrap)
+    text.append(1, '\n').append(prefix.size(), ' ');
+  else
+    text.push_back(' ');
   return text + dtype;
 }
 

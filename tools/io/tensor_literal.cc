@@ -59,8 +59,9 @@ class LiteralParser {
     if (text_[pos_] == '[') return ParseList(depth);
     if (leaf_depth_ < 0) leaf_depth_ = static_cast<int>(depth);
     if (static_cast<size_t>(leaf_depth_) != depth || shape_.size() > depth) {
-      return Error("ragged nesting (a value where the other elements are lists, or the "
-                   "reverse)");
+      return Error(
+          "ragged nesting (a value where the other elements are lists, or the "
+          "reverse)");
     }
     return text_[pos_] == '"' ? ParseQuoted() : ParseToken();
   }
@@ -191,9 +192,8 @@ std::string Quoted(const std::string& text) {
 }
 
 IoError BadValue(const Leaf& leaf, TG_DataType dtype, const std::string& why) {
-  return Fail(TG_INVALID_ARGUMENT, Quoted(leaf.text) + " at offset " +
-                                       std::to_string(leaf.offset) + " " + why + " " +
-                                       DtypeName(dtype));
+  return Fail(TG_INVALID_ARGUMENT, Quoted(leaf.text) + " at offset " + std::to_string(leaf.offset) +
+                                       " " + why + " " + DtypeName(dtype));
 }
 
 // from_chars does not take a leading '+'.
@@ -234,8 +234,8 @@ IoError ParseInteger(const Leaf& leaf, TG_DataType dtype, T* out) {
 IoError ParseReal(const Leaf& leaf, std::string_view s, TG_DataType dtype, double* out) {
   s = WithoutPlus(s);
   auto [next, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
-  if (next != s.data() + s.size() || s.empty() || (ec != std::errc() &&
-                                                   ec != std::errc::result_out_of_range)) {
+  if (next != s.data() + s.size() || s.empty() ||
+      (ec != std::errc() && ec != std::errc::result_out_of_range)) {
     return BadValue(leaf, dtype, "is not a number of type");
   }
   if (ec == std::errc::result_out_of_range) {
@@ -408,8 +408,8 @@ IoError ParseLiteral(const std::string& text, TG_DataType dtype, TensorPtr* out)
   std::vector<Leaf> leaves;
   std::vector<int64_t> shape;
   const size_t first = text.find_first_not_of(" \t\r\n");
-  if (dtype == TG_STRING && (first == std::string::npos || (text[first] != '"' &&
-                                                            text[first] != '['))) {
+  if (dtype == TG_STRING &&
+      (first == std::string::npos || (text[first] != '"' && text[first] != '['))) {
     // A bare word is the string itself, so `--feed name=abc` needs no shell-escaped quotes.
     leaves.push_back({text, true, 0});
   } else {

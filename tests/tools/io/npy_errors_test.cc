@@ -144,8 +144,8 @@ TEST_F(NpyErrorTest, DataSizeMustMatchTheShape) {
                   "truncated");
   ExpectBytesFail(FileWithHeader(Dict("<f4", "(2, 3)"), std::string(23, '\0')), TG_DATA_LOSS,
                   "needs 24 bytes of data, the file has 23");
-  ExpectBytesFail(FileWithHeader(Dict("<f4", "(2, 3)"), std::string(25, '\0')),
-                  TG_INVALID_ARGUMENT, "trailing bytes");
+  ExpectBytesFail(FileWithHeader(Dict("<f4", "(2, 3)"), std::string(25, '\0')), TG_INVALID_ARGUMENT,
+                  "trailing bytes");
   // Zero-width strings would make any element count fit in no data.
   ExpectBytesFail(FileWithHeader(Dict("|S0", "(1000000000000,)")), TG_INVALID_ARGUMENT,
                   "zero-width");
@@ -160,8 +160,8 @@ TEST_F(NpyErrorTest, UnsupportedTypesAreUnimplemented) {
                   TG_UNIMPLEMENTED, "structured");
   ExpectBytesFail(FileWithHeader(Dict("<f16", "(1,)"), std::string(16, '\0')), TG_UNIMPLEMENTED,
                   "no tgraph type");
-  ExpectBytesFail(FileWithHeader(Dict("<M8[ns]", "(1,)"), std::string(8, '\0')),
-                  TG_UNIMPLEMENTED, "<M8[ns]");
+  ExpectBytesFail(FileWithHeader(Dict("<M8[ns]", "(1,)"), std::string(8, '\0')), TG_UNIMPLEMENTED,
+                  "<M8[ns]");
 }
 
 TEST_F(NpyErrorTest, InvalidCodePointIsInvalid) {

@@ -4,8 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <complex>
-#include <cstring>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -70,9 +70,9 @@ TEST_F(NpyTest, RoundTripsEveryNumericDtypeAndShape) {
                  " elements");
     // Raw bit patterns cover every dtype: the round trip must keep the bytes.
     std::vector<uint8_t> raw;
-    for (TG_DataType dtype : {TG_HALF, TG_FLOAT, TG_DOUBLE, TG_INT8, TG_INT16, TG_INT32, TG_INT64,
-                              TG_UINT8, TG_UINT16, TG_UINT32, TG_UINT64, TG_BOOL, TG_COMPLEX64,
-                              TG_COMPLEX128}) {
+    for (TG_DataType dtype :
+         {TG_HALF, TG_FLOAT, TG_DOUBLE, TG_INT8, TG_INT16, TG_INT32, TG_INT64, TG_UINT8, TG_UINT16,
+          TG_UINT32, TG_UINT64, TG_BOOL, TG_COMPLEX64, TG_COMPLEX128}) {
       SCOPED_TRACE(TG_DataTypeName(dtype));
       raw.clear();
       const size_t bytes = static_cast<size_t>(count) * TG_DataTypeSize(dtype);

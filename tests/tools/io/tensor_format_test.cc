@@ -52,8 +52,7 @@ TEST(TensorFormatTest, Integers) {
   EXPECT_EQ(FormatTensor(MakeTensor<int32_t>(TG_INT32, {2, 2}, {1, -20, 300, 4}).get()),
             "array([[  1, -20],\n"
             "       [300,   4]], dtype=int32)");
-  EXPECT_EQ(FormatTensor(MakeTensor<int64_t>(TG_INT64, {3}, {1, 2, 3}).get()),
-            "array([1, 2, 3])");
+  EXPECT_EQ(FormatTensor(MakeTensor<int64_t>(TG_INT64, {3}, {1, 2, 3}).get()), "array([1, 2, 3])");
   EXPECT_EQ(FormatTensor(MakeTensor<uint8_t>(TG_UINT8, {3}, {0, 255, 7}).get()),
             "array([  0, 255,   7], dtype=uint8)");
   EXPECT_EQ(FormatTensor(MakeTensor<int16_t>(TG_INT16, {2, 2, 2}, {0, 1, 2, 3, 4, 5, 6, 7}).get()),
@@ -69,20 +68,19 @@ TEST(TensorFormatTest, BoolsComplexAndBytes) {
             "array([[ True, False],\n"
             "       [False,  True]])");
   EXPECT_EQ(FormatTensor(MakeTensor<uint8_t>(TG_BOOL, {}, {1}).get()), "array(True)");
-  EXPECT_EQ(FormatTensor(MakeTensor<std::complex<float>>(TG_COMPLEX64, {2},
-                                                         {{1, 2}, {-3.5f, -0.25f}})
-                             .get()),
-            "array([ 1. +2.j  , -3.5-0.25j], dtype=complex64)");
-  EXPECT_EQ(FormatTensor(
-                MakeTensor<std::complex<double>>(TG_COMPLEX128, {2}, {{0, 1}, {2, 0}}).get()),
-            "array([0.+1.j, 2.+0.j])");
+  EXPECT_EQ(
+      FormatTensor(
+          MakeTensor<std::complex<float>>(TG_COMPLEX64, {2}, {{1, 2}, {-3.5f, -0.25f}}).get()),
+      "array([ 1. +2.j  , -3.5-0.25j], dtype=complex64)");
+  EXPECT_EQ(
+      FormatTensor(MakeTensor<std::complex<double>>(TG_COMPLEX128, {2}, {{0, 1}, {2, 0}}).get()),
+      "array([0.+1.j, 2.+0.j])");
   EXPECT_EQ(FormatTensor(MakeStringTensor({3}, {"a", "it's", "\n\x01\xff"}).get()),
             R"(array([b'a', b"it's", b'\n\x01\xff'], dtype='|S4'))");
 }
 
 TEST(TensorFormatTest, EmptyArraysShowDtypeAndShape) {
-  EXPECT_EQ(FormatTensor(MakeTensor<double>(TG_DOUBLE, {0}, {}).get()),
-            "array([], dtype=float64)");
+  EXPECT_EQ(FormatTensor(MakeTensor<double>(TG_DOUBLE, {0}, {}).get()), "array([], dtype=float64)");
   EXPECT_EQ(FormatTensor(MakeTensor<int32_t>(TG_INT32, {2, 0}, {}).get()),
             "array([], shape=(2, 0), dtype=int32)");
 }
@@ -100,6 +98,23 @@ TEST(TensorFormatTest, LongRowsWrapAtNumpysWidth) {
             "        38,  39], dtype=int8)");
 }
 
+TEST(TensorFormatTest, RowsFillTheWidthExactly) {
+  // Lines that end exactly at the limit, from both sides: 22 one-digit values fit, the 23rd
+  // would pass it; 17 two-digit values reach it exactly. The dtype then needs a line of its own.
+  std::vector<uint8_t> digits;
+  for (int i = 0; i < 50; ++i) digits.push_back(static_cast<uint8_t>(i % 10));
+  EXPECT_EQ(FormatTensor(MakeTensor<uint8_t>(TG_UINT8, {50}, digits).get()),
+            "array([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1,\n"
+            "       2, 3, 4, 5, 6, 7, 8, 9, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1, 2, 3,\n"
+            "       4, 5, 6, 7, 8, 9], dtype=uint8)");
+  std::vector<int16_t> two_digits;
+  for (int16_t v = 10; v < 44; ++v) two_digits.push_back(v);
+  EXPECT_EQ(FormatTensor(MakeTensor<int16_t>(TG_INT16, {34}, two_digits).get()),
+            "array([10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26,\n"
+            "       27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43],\n"
+            "      dtype=int16)");
+}
+
 TEST(TensorFormatTest, LargeArraysAreSummarized) {
   std::vector<int64_t> ints;
   for (int64_t v = 0; v < 2000; ++v) ints.push_back(v);
@@ -112,9 +127,8 @@ TEST(TensorFormatTest, LargeArraysAreSummarized) {
   EXPECT_EQ(FormatTensor(MakeTensor<float>(TG_FLOAT, {1001}, quarters).get()),
             "array([  0.  ,   0.25,   0.5 , ..., 249.5 , 249.75, 250.  ], dtype=float32)");
   // 1000 elements are not summarized.
-  const std::string full = FormatTensor(MakeTensor<float>(TG_FLOAT, {1000}, {quarters.begin(),
-                                                          quarters.begin() + 1000})
-                                            .get());
+  const std::string full = FormatTensor(
+      MakeTensor<float>(TG_FLOAT, {1000}, {quarters.begin(), quarters.begin() + 1000}).get());
   EXPECT_EQ(full.find("..."), std::string::npos);
 }
 

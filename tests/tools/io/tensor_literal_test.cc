@@ -2,8 +2,8 @@
 // command-line value must produce.
 #include <gtest/gtest.h>
 
-#include <complex>
 #include <cmath>
+#include <complex>
 #include <cstring>
 #include <limits>
 #include <string>
@@ -74,8 +74,7 @@ TEST(TensorLiteralTest, NestingGivesTheShape) {
 
 TEST(TensorLiteralTest, IntegerRanges) {
   EXPECT_EQ(Values<uint8_t>(Parse("[0, 255]", TG_UINT8).get()), (std::vector<uint8_t>{0, 255}));
-  EXPECT_EQ(Values<int8_t>(Parse("[-128, 127]", TG_INT8).get()),
-            (std::vector<int8_t>{-128, 127}));
+  EXPECT_EQ(Values<int8_t>(Parse("[-128, 127]", TG_INT8).get()), (std::vector<int8_t>{-128, 127}));
   EXPECT_EQ(Values<uint64_t>(Parse("18446744073709551615", TG_UINT64).get()),
             std::vector<uint64_t>{std::numeric_limits<uint64_t>::max()});
   EXPECT_EQ(Values<int64_t>(Parse("-9223372036854775808", TG_INT64).get()),
@@ -138,8 +137,8 @@ TEST(TensorLiteralTest, Strings) {
             std::vector<std::string>{"quoted, with \"escapes\"\n"});
   TensorPtr list = Parse(R"([["a", "b"], ["\u00e9\ud83d\ude00", "\x00\xff"]])", TG_STRING);
   EXPECT_EQ(Shape(list.get()), (std::vector<int64_t>{2, 2}));
-  EXPECT_EQ(Strings(list.get()), (std::vector<std::string>{
-                                      "a", "b", "\xc3\xa9\xf0\x9f\x98\x80", std::string("\0\xff", 2)}));
+  EXPECT_EQ(Strings(list.get()), (std::vector<std::string>{"a", "b", "\xc3\xa9\xf0\x9f\x98\x80",
+                                                           std::string("\0\xff", 2)}));
   ExpectError("[a, b]", TG_STRING, TG_INVALID_ARGUMENT, "'a' at offset 1 is not a quoted string");
   ExpectError(R"("unterminated)", TG_STRING, TG_INVALID_ARGUMENT, "unterminated string");
   ExpectError(R"("\q")", TG_STRING, TG_INVALID_ARGUMENT, "unknown escape \\q");
