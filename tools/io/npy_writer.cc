@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstdio>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -78,8 +79,10 @@ IoError WriteNpyFile(const std::string& path, const TG_Tensor* t) {
                            : Write(file.get(), TG_TensorData(t), TG_TensorByteSize(t));
   }
   if (std::fclose(file.release()) != 0 && e.ok()) e = Fail(TG_UNKNOWN, "write failed on close");
-  // A partial file would read back as truncated; better none at all.
-  if (!e.ok()) std::remove(path.c_str());
+  // A partial file would read back as truncated; better none at all (but never remove what
+  // is not a plain file, such as /dev/full).
+  std::error_code ec;
+  if (!e.ok() && std::filesystem::is_regular_file(path, ec)) std::filesystem::remove(path, ec);
   return e;
 }
 
