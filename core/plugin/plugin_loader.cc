@@ -70,7 +70,8 @@ Status CheckSharedLibrary(const std::string& file, const std::string& quoted) {
     return PluginError(Code::kInvalidArgument, quoted, "not a shared library (no ELF header)");
   }
   if (got < static_cast<std::streamsize>(sizeof header)) {
-    return PluginError(Code::kInvalidArgument, quoted, "not a shared library (truncated ELF header)");
+    return PluginError(Code::kInvalidArgument, quoted,
+                       "not a shared library (truncated ELF header)");
   }
   // e_type (offset 16) in the file's byte order (EI_DATA, offset 5: 1 = little endian).
   const unsigned type = header[5] == 1 ? (header[16] | (header[17] << 8)) : ((header[16] << 8) | header[17]);
@@ -154,7 +155,10 @@ VariantChoice ChooseVariant(const std::vector<std::string>& files) {
     }
   }
   for (auto& [file, why] : choice.passed) {
-    if (why.empty()) why = StrCat("the better variant ", fs::path(choice.chosen).filename().string(), " was chosen");
+    if (why.empty()) {
+      why = StrCat("the better variant ", fs::path(choice.chosen).filename().string(),
+                   " was chosen");
+    }
   }
   return choice;
 }
@@ -162,12 +166,7 @@ VariantChoice ChooseVariant(const std::vector<std::string>& files) {
 // "<dir>/libx.so" that does not exist stands for its CPU variants "<dir>/libx.<level>.so":
 // the best one this process may run, or an error naming the path and why none can run.
 StatusOr<std::string> ResolveVariantGroup(const std::string& path) {
-  const fs::path p(path);
-  std::vector<std::string> variants;
-  for (const std::string& file : PluginFilesIn(p.parent_path().empty() ? "." : p.parent_path().string())) {
-    const auto name = ParseVariantFileName(fs::path(file).filename().string());
-    if (name && name->group_file_name == p.filename().string()) variants.push_back(file);
-  }
+  const std::vector<std::string> variants = PluginFilesIn(path);  // the group's variants
   if (variants.empty()) return PluginError(Code::kNotFound, Quoted(path), "no such file");
   VariantChoice choice = ChooseVariant(variants);
   if (choice.chosen.empty()) {
@@ -208,7 +207,8 @@ StatusOr<const LoadedPlugin*> LoadLocked(const std::string& requested) {
   }
   const fs::path p(path);
   if (fs::is_directory(st)) {
-    return PluginError(Code::kInvalidArgument, Quoted(path), "is a directory, not a shared library");
+    return PluginError(Code::kInvalidArgument, Quoted(path),
+                       "is a directory, not a shared library");
   }
   const fs::path canonical_path = fs::canonical(p, ec);
   if (ec) {
@@ -327,7 +327,16 @@ std::vector<std::string> PluginFilesIn(const std::string& entry) {
   boost::system::error_code ec;
   const fs::path p(entry);
   const fs::file_status st = fs::status(p, ec);
-  if (!fs::exists(st)) return files;
+  if (!fs::exists(st)) {
+    // "dir/libx.so" that does not exist stands for its CPU variants, as in LoadPlugin.
+    const std::string group = p.filename().string();
+    const std::string dir = p.parent_path().empty() ? "." : p.parent_path().string();
+    for (const std::string& file : PluginFilesIn(dir)) {
+      const auto variant = ParseVariantFileName(fs::path(file).filename().string());
+      if (variant && variant->group_file_name == group) files.push_back(file);
+    }
+    return files;
+  }
   if (!fs::is_directory(st)) {
     files.push_back(entry);
     return files;

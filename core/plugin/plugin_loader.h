@@ -66,7 +66,8 @@ StatusOr<const LoadedPlugin*> LoadPlugin(const std::string& path);
 // The discovery entries (files or directories), in search order (see above).
 std::vector<std::string> PluginSearchPath();
 // The plugin files an entry stands for: itself if it is a file, its "*.so" files (sorted)
-// if it is a directory, nothing if it does not exist.
+// if it is a directory, the CPU variants "dir/libx.<level>.so" if it is a "dir/libx.so"
+// that does not exist, else nothing.
 std::vector<std::string> PluginFilesIn(const std::string& entry);
 
 // Loads every plugin found in `entries` (skipping files loaded already or shadowed by an

@@ -283,7 +283,7 @@ bool RegisterDevice(tgraph::plugin::Init& init) {
   d.created.assign(d.descriptions.size(), nullptr);
   d.device_type = tgraph::plugin::ChooseDeviceType("TGRAPH_CUDA_DEVICE_TYPE", "GPU", "CUDA_GPU");
   Api()->log(TG_LOG_INFO,
-             tgraph::device_common::DevicesLine("cuda", d.device_type, d.descriptions).c_str());
+             tgraph_device_common::DevicesLine("cuda", d.device_type, d.descriptions).c_str());
 
   TG_DeviceDefinition def;
   std::memset(&def, 0, sizeof def);

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-namespace tgraph::device_common {
+namespace tgraph_device_common {
 
 // `device_type` is the type the backend registered ("GPU", "OPENCL_GPU", ...).
 inline std::string DevicesLine(const std::string& plugin, const std::string& device_type,
@@ -27,4 +27,4 @@ inline std::string DevicesLine(const std::string& plugin, const std::string& dev
   return line;
 }
 
-}  // namespace tgraph::device_common
+}  // namespace tgraph_device_common

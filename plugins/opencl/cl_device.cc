@@ -139,7 +139,7 @@ void Discover() {
 void LogDevices() {
   const Discovery& d = Found();
   Api()->log(TG_LOG_INFO,
-             tgraph::device_common::DevicesLine("opencl", DeviceType(), d.descriptions).c_str());
+             tgraph_device_common::DevicesLine("opencl", DeviceType(), d.descriptions).c_str());
 }
 
 // ---- the device callbacks ----

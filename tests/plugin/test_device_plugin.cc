@@ -40,9 +40,12 @@
 #include <string>
 #include <vector>
 
+#include "device_common/host_shapes.h"
 #include "tgraph/plugin.hpp"
 
 namespace {
+
+using tgraph_device_common::ShapeString;  // "[2,3]", worded as the GPU plugins word it
 
 using tgraph::plugin::Api;
 using tgraph::plugin::Construction;
@@ -279,12 +282,6 @@ bool CheckOnDevice(Context& ctx, const TensorView& t, const char* what) {
   return false;
 }
 
-std::string DimsString(const std::vector<int64_t>& dims) {
-  std::string s = "[";
-  for (size_t i = 0; i < dims.size(); ++i) s += (i ? "," : "") + std::to_string(dims[i]);
-  return s + "]";
-}
-
 // Const: the value is copied out of the attr in create (it only lives that long) and into a
 // fresh device buffer on every run.
 class ConstKernel {
@@ -342,7 +339,7 @@ class BinaryKernel {
     if (x.dims() != y.dims()) {
       ctx.Fail(TG_INVALID_ARGUMENT, std::string(kDeviceType) +
                                         " kernels take inputs of the same shape only, got " +
-                                        DimsString(x.dims()) + " and " + DimsString(y.dims()));
+                                        ShapeString(x.dims()) + " and " + ShapeString(y.dims()));
       return;
     }
     if (!CheckOnDevice(ctx, x, "input 0") || !CheckOnDevice(ctx, y, "input 1")) return;
@@ -383,8 +380,8 @@ class AssignKernel {
           target = current;
         } else if (validate_shape_) {
           ctx.Fail(TG_INVALID_ARGUMENT, "Assign requires shapes of both tensors to match. lhs shape= " +
-                                            DimsString(current.dims()) + " rhs shape= " +
-                                            DimsString(value.dims()));
+                                            ShapeString(current.dims()) + " rhs shape= " +
+                                            ShapeString(value.dims()));
           return;
         }
       }
@@ -416,8 +413,8 @@ class AssignAddKernel {
       TensorMut var = ctx.MutableRefInput(0);
       if (!ctx.ok()) return;
       if (var.dims() != value.dims()) {
-        ctx.Fail(TG_INVALID_ARGUMENT, "AssignAdd: shapes " + DimsString(var.dims()) + " and " +
-                                          DimsString(value.dims()) + " differ");
+        ctx.Fail(TG_INVALID_ARGUMENT, "AssignAdd: shapes " + ShapeString(var.dims()) + " and " +
+                                          ShapeString(value.dims()) + " differ");
         return;
       }
       if (!CheckOnDevice(ctx, var, "variable") || !CheckOnDevice(ctx, value, "value")) return;

@@ -54,7 +54,9 @@ TEST(KernelCoverage, RunsTheExpectedCpuVariant) {
   const KernelRegistration* matmul = KernelRegistry::Global()->KernelsFor("MatMul").front();
   ASSERT_NE(matmul->plugin, nullptr);
   const std::string variant = matmul->plugin->cpu_variant;
-  if (variant.empty()) GTEST_SKIP() << "the CPU plugin was built without variants (TGRAPH_CPU_ARCH)";
+  if (variant.empty()) {
+    GTEST_SKIP() << "the CPU plugin was built without variants (TGRAPH_CPU_ARCH)";
+  }
   const std::optional<CpuLevel> level = ParseCpuLevel(variant);
   ASSERT_TRUE(level) << variant;
   EXPECT_TRUE(MissingFeatures(CurrentCpuFeatures(), *level).empty()) << variant;
@@ -63,8 +65,9 @@ TEST(KernelCoverage, RunsTheExpectedCpuVariant) {
     return;
   }
   const CpuLevel allowed = AllowedCpuLevel();
-  const std::filesystem::path best = std::filesystem::path(matmul->plugin->file).parent_path() /
-                                     (std::string("libtgraph_cpu.") + CpuLevelName(allowed) + ".so");
+  const std::filesystem::path best =
+      std::filesystem::path(matmul->plugin->file).parent_path() /
+      (std::string("libtgraph_cpu.") + CpuLevelName(allowed) + ".so");
   if (std::filesystem::exists(best)) {
     EXPECT_EQ(variant, CpuLevelName(allowed));
   } else {
