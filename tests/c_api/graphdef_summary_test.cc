@@ -137,6 +137,33 @@ TEST_F(GraphDefSummaryTest, MetaGraphDefTextWithCollections) {
   EXPECT_EQ(TG_GraphDefSummaryCollectionItem(s, 1, 1), nullptr);
 }
 
+// Field `number` with wire type 2 (length-delimited) around `payload`, as protobuf writes it.
+std::string LengthDelimited(int number, const std::string& payload) {
+  std::string out(1, static_cast<char>(number << 3 | 2));
+  for (size_t n = payload.size(); ; n >>= 7) {
+    out += static_cast<char>((n & 0x7f) | (n > 0x7f ? 0x80 : 0));
+    if (n <= 0x7f) break;
+  }
+  return out + payload;
+}
+
+TEST_F(GraphDefSummaryTest, BinaryMetaGraphDefIsToldFromAGraphDef) {
+  BuildGraph();
+  // MetaGraphDef { graph_def: <the graph>, collection_def { key: "k" value { node_list {
+  // value: "scale/y" } } } }
+  std::string collection = LengthDelimited(1, LengthDelimited(1, "scale/y"));
+  std::string meta = LengthDelimited(2, Export(/*text=*/false)) +
+                     LengthDelimited(4, LengthDelimited(1, "k") + LengthDelimited(2, collection));
+  const TG_GraphDefSummary* s = Summarize(meta);
+  TG_ASSERT_OK(s_);
+  EXPECT_EQ(TG_GraphDefSummaryIsMetaGraphDef(s), 1);
+  EXPECT_EQ(TG_GraphDefSummaryIsText(s), 0);
+  EXPECT_EQ(TG_GraphDefSummaryNumNodes(s), 3);
+  ASSERT_EQ(TG_GraphDefSummaryNumCollections(s), 1);
+  EXPECT_STREQ(TG_GraphDefSummaryCollectionKey(s, 0), "k");
+  EXPECT_STREQ(TG_GraphDefSummaryCollectionItem(s, 0, 0), "scale/y");
+}
+
 TEST_F(GraphDefSummaryTest, TruncatedBinaryIsInvalidArgument) {
   BuildGraph();
   std::string bytes = Export(/*text=*/false);

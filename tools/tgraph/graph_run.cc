@@ -69,7 +69,7 @@ void GraphRun::ResolveFeeds() {
     }
     std::string name = feed.substr(0, equals), value = feed.substr(equals + 1);
     TG_Output output = TG_GraphOutputByName(graph_.get(), name.c_str(), status.get());
-    Check(status.get(), "--feed " + name + ": no such tensor in " + spec_.graph_file);
+    Check(status.get(), "--feed " + name + " (" + spec_.graph_file + ")");
     TG_Tensor* tensor = EndsWith(value, ".npy")
                             ? ReadNpy(value, status.get())
                             : ParseTensorLiteral(value, TG_OperationOutputType(output), status.get());
@@ -84,7 +84,7 @@ void GraphRun::ResolveFetchesAndTargets() {
   StatusPtr status = NewStatus();
   for (const std::string& name : spec_.fetches) {
     fetch_outputs_.push_back(TG_GraphOutputByName(graph_.get(), name.c_str(), status.get()));
-    Check(status.get(), "--fetch " + name + ": no such tensor in " + spec_.graph_file);
+    Check(status.get(), "--fetch " + name + " (" + spec_.graph_file + ")");
   }
   for (const std::string& name : spec_.targets) {
     TG_Operation* op = TG_GraphOperationByName(graph_.get(), name.c_str());
