@@ -24,7 +24,8 @@ std::string FloatText(float f) {
 
 // "float [2,3]": a tensor attr is summarised (its elements may be many).
 std::string TensorText(const tf::TensorProto& tensor) {
-  return StrCat("<tensor ", TypeText(tensor.dtype()), " ", ShapeProtoText(tensor.tensor_shape()), ">");
+  return StrCat("<tensor ", TypeText(tensor.dtype()), " ", ShapeProtoText(tensor.tensor_shape()),
+                ">");
 }
 
 template <typename Items, typename Fn>
@@ -68,17 +69,28 @@ std::string ShapeProtoText(const tf::TensorShapeProto& shape) {
 
 std::string AttrValueText(const tf::AttrValue& value) {
   switch (value.value_case()) {
-    case tf::AttrValue::kS: return Quoted(value.s());
-    case tf::AttrValue::kI: return std::to_string(value.i());
-    case tf::AttrValue::kF: return FloatText(value.f());
-    case tf::AttrValue::kB: return value.b() ? "true" : "false";
-    case tf::AttrValue::kType: return TypeText(value.type());
-    case tf::AttrValue::kShape: return ShapeProtoText(value.shape());
-    case tf::AttrValue::kTensor: return TensorText(value.tensor());
-    case tf::AttrValue::kList: return ListValueText(value.list());
-    case tf::AttrValue::kFunc: return value.func().name();
-    case tf::AttrValue::kPlaceholder: return "$" + value.placeholder();
-    case tf::AttrValue::VALUE_NOT_SET: return "";
+    case tf::AttrValue::kS:
+      return Quoted(value.s());
+    case tf::AttrValue::kI:
+      return std::to_string(value.i());
+    case tf::AttrValue::kF:
+      return FloatText(value.f());
+    case tf::AttrValue::kB:
+      return value.b() ? "true" : "false";
+    case tf::AttrValue::kType:
+      return TypeText(value.type());
+    case tf::AttrValue::kShape:
+      return ShapeProtoText(value.shape());
+    case tf::AttrValue::kTensor:
+      return TensorText(value.tensor());
+    case tf::AttrValue::kList:
+      return ListValueText(value.list());
+    case tf::AttrValue::kFunc:
+      return value.func().name();
+    case tf::AttrValue::kPlaceholder:
+      return "$" + value.placeholder();
+    case tf::AttrValue::VALUE_NOT_SET:
+      return "";
   }
   return "";
 }

@@ -59,9 +59,8 @@ bool HasUnknownFields(const google::protobuf::Message& m) {
 // Every node has a name and an op: what bytes of another message type read as a GraphDef
 // rarely manage.
 bool NodesLookReal(const tf::GraphDef& g) {
-  return std::all_of(g.node().begin(), g.node().end(), [](const tf::NodeDef& n) {
-    return !n.name().empty() && !n.op().empty();
-  });
+  return std::all_of(g.node().begin(), g.node().end(),
+                     [](const tf::NodeDef& n) { return !n.name().empty() && !n.op().empty(); });
 }
 
 // A binary file is tried as both messages: the same bytes often parse as either, so the
@@ -115,9 +114,8 @@ Status ParseText(std::string_view text, TG_GraphDefSummary* out) {
 }
 
 std::string BytesItemText(const std::string& bytes) {
-  bool printable = std::all_of(bytes.begin(), bytes.end(), [](unsigned char c) {
-    return c >= 0x20 && c < 0x7f;
-  });
+  bool printable = std::all_of(bytes.begin(), bytes.end(),
+                               [](unsigned char c) { return c >= 0x20 && c < 0x7f; });
   if (printable) return "'" + bytes + "'";
   // TensorFlow's variable collections hold serialized VariableDefs: name the variable.
   tf::VariableDef variable;
@@ -172,8 +170,9 @@ void Summarize(TG_GraphDefSummary* s) {
 void ReadCollections(std::string_view bytes, TG_GraphDefSummary* s) {
   tf::MetaGraphDef meta;
   google::protobuf::LogSilencer quiet;
-  bool parsed = s->is_text ? google::protobuf::TextFormat::ParseFromString(std::string(bytes), &meta)
-                           : meta.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()));
+  bool parsed = s->is_text
+                    ? google::protobuf::TextFormat::ParseFromString(std::string(bytes), &meta)
+                    : meta.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()));
   if (!parsed) return;
   for (const auto& [key, collection] : meta.collection_def()) {
     s->collections.push_back(CollectionOf(key, collection));
@@ -280,8 +279,7 @@ extern "C" int TG_GraphDefSummaryCollectionSize(const TG_GraphDefSummary* s, int
   if (!CollectionInRange(s, i)) return 0;
   return static_cast<int>(s->collections[static_cast<size_t>(i)].items.size());
 }
-extern "C" const char* TG_GraphDefSummaryCollectionItem(const TG_GraphDefSummary* s, int i,
-                                                        int j) {
+extern "C" const char* TG_GraphDefSummaryCollectionItem(const TG_GraphDefSummary* s, int i, int j) {
   if (j < 0 || j >= TG_GraphDefSummaryCollectionSize(s, i)) return nullptr;
   return s->collections[static_cast<size_t>(i)].items[static_cast<size_t>(j)].c_str();
 }

@@ -1,13 +1,14 @@
 // The op registry as clients see it: every registered op's name, and a snapshot of one op's
 // definition (argument and attr specs in OpDefBuilder's spelling), the plugin that defined
 // it and the device types that have kernels for it.
-#include "c_api/src/attr_value_text.h"
-#include "c_api/src/c_api_internal.h"
 #include "core/ops/op_registry.h"
-#include "core/plugin/plugin_loader.h"
-#include "core/plugin/registry.h"
 
 #include <algorithm>
+
+#include "c_api/src/attr_value_text.h"
+#include "c_api/src/c_api_internal.h"
+#include "core/plugin/plugin_loader.h"
+#include "core/plugin/registry.h"
 
 using namespace tgraph;
 using namespace tgraph::capi;
@@ -29,8 +30,8 @@ namespace {
 std::string ArgSpec(const tf::OpDef::ArgDef& arg) {
   std::string type = !arg.type_attr().empty()        ? arg.type_attr()
                      : !arg.type_list_attr().empty() ? arg.type_list_attr()
-                     : IsValidDataType(arg.type())   ? DataTypeName(static_cast<DataType>(arg.type()))
-                                                     : std::string("<invalid>");
+                     : IsValidDataType(arg.type()) ? DataTypeName(static_cast<DataType>(arg.type()))
+                                                   : std::string("<invalid>");
   if (!arg.number_attr().empty()) type = arg.number_attr() + " * " + type;
   if (arg.is_ref()) type = "Ref(" + type + ")";
   return arg.name() + ": " + type;

@@ -140,7 +140,7 @@ TEST_F(GraphDefSummaryTest, MetaGraphDefTextWithCollections) {
 // Field `number` with wire type 2 (length-delimited) around `payload`, as protobuf writes it.
 std::string LengthDelimited(int number, const std::string& payload) {
   std::string out(1, static_cast<char>(number << 3 | 2));
-  for (size_t n = payload.size(); ; n >>= 7) {
+  for (size_t n = payload.size();; n >>= 7) {
     out += static_cast<char>((n & 0x7f) | (n > 0x7f ? 0x80 : 0));
     if (n <= 0x7f) break;
   }

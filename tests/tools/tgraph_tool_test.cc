@@ -70,7 +70,8 @@ class ToolTest : public ::testing::Test {
     if (!search.empty()) search += ":";
     search += TGRAPH_CPU_PLUGIN_PATH;
 #endif
-    std::string command = std::string("TGRAPH_PLUGIN_PATH=") + Quote(search) + " " + Quote(TGRAPH_TOOL_PATH);
+    std::string command =
+        std::string("TGRAPH_PLUGIN_PATH=") + Quote(search) + " " + Quote(TGRAPH_TOOL_PATH);
     for (const std::string& a : args) command += std::string(" ") + Quote(a);
     fs::path out = *dir_ / "stdout.txt", err = *dir_ / "stderr.txt";
     command += std::string(" >") + Quote(out.string()) + " 2>" + Quote(err.string());
@@ -268,8 +269,8 @@ TEST_F(ToolTest, InfoRefusesBadFilesNamingThem) {
 
 TEST_F(ToolTest, RunFeedsLiteralsAndPrintsFetches) {
   for (const char* file : {"graph.pb", "graph.pbtxt"}) {
-    ToolResult r = Tool({"run", File(file), "--feed", "x=[1, 2]", "--fetch", "math/add",
-                         "--fetch", "math/square:0"});
+    ToolResult r = Tool({"run", File(file), "--feed", "x=[1, 2]", "--fetch", "math/add", "--fetch",
+                         "math/square:0"});
     ExpectSuccess(r);
     EXPECT_TRUE(Contains(r.out, "math/add = array([2., 4.], dtype=float32)\n")) << r.out;
     EXPECT_TRUE(Contains(r.out, "math/square:0 = array([ 4., 16.], dtype=float32)\n")) << r.out;
@@ -277,8 +278,8 @@ TEST_F(ToolTest, RunFeedsLiteralsAndPrintsFetches) {
 }
 
 TEST_F(ToolTest, RunFeedsNpyFilesTracesAndTimes) {
-  ToolResult r = Tool({"run", File("graph.pb"), "--feed", std::string("x=") + File("x.npy"), "--fetch",
-                       "math/add", "--target", "init", "--repeat", "3", "--trace"});
+  ToolResult r = Tool({"run", File("graph.pb"), "--feed", std::string("x=") + File("x.npy"),
+                       "--fetch", "math/add", "--target", "init", "--repeat", "3", "--trace"});
   ExpectSuccess(r);
   EXPECT_TRUE(Contains(r.out, "math/add = array([2., 4.], dtype=float32)")) << r.out;
   EXPECT_TRUE(Contains(r.out, "duration")) << r.out;
@@ -289,10 +290,10 @@ TEST_F(ToolTest, RunFeedsNpyFilesTracesAndTimes) {
 TEST_F(ToolTest, RunRefusesBadFetchesAndFeeds) {
   ExpectFailure(Tool({"run", File("graph.pb"), "--fetch", "nosuch"}), 1, "nosuch");
   ExpectFailure(Tool({"run", File("graph.pb"), "--fetch", "math/add"}), 1, "x");
-  ExpectFailure(Tool({"run", File("graph.pb"), "--feed", "x=[1, 2, 3]", "--fetch", "math/add"}),
-                1, "x");
-  ExpectFailure(Tool({"run", File("graph.pb"), "--feed", std::string("x=") + File("ints.npy"), "--fetch",
-                      "math/add"}),
+  ExpectFailure(Tool({"run", File("graph.pb"), "--feed", "x=[1, 2, 3]", "--fetch", "math/add"}), 1,
+                "x");
+  ExpectFailure(Tool({"run", File("graph.pb"), "--feed", std::string("x=") + File("ints.npy"),
+                      "--fetch", "math/add"}),
                 1, "int32");
   ExpectFailure(Tool({"run", File("graph.pb"), "--feed", "x=abc", "--fetch", "math/add"}), 1,
                 "--feed x");
@@ -306,8 +307,8 @@ TEST_F(ToolTest, RunRefusesBadFetchesAndFeeds) {
 // ---- bench ----
 
 TEST_F(ToolTest, BenchReportsLatencyAndThroughput) {
-  ToolResult r = Tool({"bench", File("graph.pb"), "--feed", "x=[1, 2]", "--fetch",
-                       "math/square", "--warmup", "2", "--runs", "5"});
+  ToolResult r = Tool({"bench", File("graph.pb"), "--feed", "x=[1, 2]", "--fetch", "math/square",
+                       "--warmup", "2", "--runs", "5"});
   ExpectSuccess(r);
   EXPECT_TRUE(Contains(r.out, "5 runs after 2 warm-up runs")) << r.out;
   EXPECT_TRUE(Contains(r.out, "latency per run: median ")) << r.out;
@@ -330,8 +331,7 @@ TEST_F(ToolTest, DotDrawsScopesAsClustersAndControlEdgesDashed) {
 }
 
 TEST_F(ToolTest, DotPrunesToWhatTheFetchesNeed) {
-  ToolResult r = Tool({"dot", File("graph.pbtxt"), "--fetch", "math/add:0", "-o",
-                       File("add.dot")});
+  ToolResult r = Tool({"dot", File("graph.pbtxt"), "--fetch", "math/add:0", "-o", File("add.dot")});
   ExpectSuccess(r);
   std::string dot = ReadText(File("add.dot"));
   EXPECT_TRUE(Contains(dot, "math/add")) << dot;

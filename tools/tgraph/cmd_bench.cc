@@ -34,9 +34,8 @@ void RunBench(const BenchOptions& options) {
   std::cout << options.spec.graph_file << ": " << stats.runs << " runs after " << options.warmup
             << " warm-up runs\n"
             << "  latency per run: median " << FormatDuration(stats.median_ns) << ", p90 "
-            << FormatDuration(stats.p90_ns) << ", min " << FormatDuration(stats.min_ns)
-            << ", mean " << FormatDuration(stats.mean_ns) << ", max "
-            << FormatDuration(stats.max_ns) << "\n"
+            << FormatDuration(stats.p90_ns) << ", min " << FormatDuration(stats.min_ns) << ", mean "
+            << FormatDuration(stats.mean_ns) << ", max " << FormatDuration(stats.max_ns) << "\n"
             << "  throughput: " << static_cast<double>(stats.runs) / (stats.total_ns / 1e9)
             << " runs/s\n";
 }

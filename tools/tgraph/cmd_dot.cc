@@ -4,7 +4,6 @@
 #include <boost/graph/breadth_first_search.hpp>
 #include <boost/graph/graphviz.hpp>
 #include <boost/graph/subgraph.hpp>
-
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -76,11 +75,13 @@ std::vector<bool> NeededOps(TG_Graph* graph, const GraphOps& all,
   if (fetches.empty()) return std::vector<bool>(all.ops.size(), true);
   DependencyGraph deps(all.ops.size());
   for (size_t v = 0; v < all.ops.size(); ++v) {
-    for (const TG_Output& in : DataInputs(all.ops[v])) boost::add_edge(v, all.index.at(in.oper), deps);
+    for (const TG_Output& in : DataInputs(all.ops[v]))
+      boost::add_edge(v, all.index.at(in.oper), deps);
     for (TG_Operation* in : ControlInputs(all.ops[v])) boost::add_edge(v, all.index.at(in), deps);
   }
   std::vector<boost::default_color_type> color(all.ops.size(), boost::white_color);
-  auto colors = boost::make_iterator_property_map(color.begin(), boost::get(boost::vertex_index, deps));
+  auto colors =
+      boost::make_iterator_property_map(color.begin(), boost::get(boost::vertex_index, deps));
   StatusPtr status = NewStatus();
   for (const std::string& fetch : fetches) {
     // A fetch may name an operation (a target) or a tensor.
@@ -117,8 +118,7 @@ DotGraph& ClusterFor(DotGraph& root, const std::string& scope,
   return cluster;
 }
 
-void WriteDot(const GraphOps& all, const std::vector<bool>& needed,
-              std::ostream& out) {
+void WriteDot(const GraphOps& all, const std::vector<bool>& needed, std::ostream& out) {
   DotGraph root;
   boost::get_property(root, boost::graph_name) = "tgraph";
   boost::get_property(root, boost::graph_vertex_attribute)["shape"] = "box";

@@ -116,8 +116,8 @@ void PrintMissing(const TG_GraphDefSummary* s) {
                           (kernel_devices.empty() ? "none" : Join(kernel_devices)) + ")");
     }
   }
-  std::cout << "Missing to run here (devices loaded: "
-            << (devices.empty() ? "none" : Join(devices)) << "):\n";
+  std::cout << "Missing to run here (devices loaded: " << (devices.empty() ? "none" : Join(devices))
+            << "):\n";
   if (undefined.empty() && no_kernel.empty()) {
     std::cout << "  nothing: every op is defined and has a kernel on a loaded device\n";
     return;

@@ -34,9 +34,8 @@ std::vector<std::string> Specs(const TG_OpInfo* info, int (*count)(const TG_OpIn
 //   attr transpose_a: bool = false
 //   defined by: core; kernels: CPU, GPU
 void PrintOp(const TG_OpInfo* info) {
-  std::cout << TG_OpInfoName(info) << "("
-            << Join(Specs(info, TG_OpInfoNumInputs, TG_OpInfoInput)) << ") -> ("
-            << Join(Specs(info, TG_OpInfoNumOutputs, TG_OpInfoOutput)) << ")"
+  std::cout << TG_OpInfoName(info) << "(" << Join(Specs(info, TG_OpInfoNumInputs, TG_OpInfoInput))
+            << ") -> (" << Join(Specs(info, TG_OpInfoNumOutputs, TG_OpInfoOutput)) << ")"
             << (TG_OpInfoIsStateful(info) ? "  [stateful]" : "") << "\n";
   for (const std::string& attr : Specs(info, TG_OpInfoNumAttrs, TG_OpInfoAttr)) {
     std::cout << "    attr " << attr << "\n";

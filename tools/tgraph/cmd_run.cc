@@ -35,12 +35,12 @@ void PrintTrace(const TG_RunMetadata* metadata) {
   std::printf("%-32s %-16s %-22s %12s %12s %12s\n", "node", "op", "device", "start", "duration",
               "bytes");
   for (int i : order) {
-    std::printf("%-32s %-16s %-22s %12s %12s %12lld\n", TG_RunMetadataNodeName(metadata, i),
-                TG_RunMetadataNodeOpType(metadata, i), TG_RunMetadataNodeDevice(metadata, i),
-                FormatDuration(static_cast<double>(TG_RunMetadataNodeStartNs(metadata, i))).c_str(),
-                FormatDuration(static_cast<double>(TG_RunMetadataNodeDurationNs(metadata, i)))
-                    .c_str(),
-                static_cast<long long>(TG_RunMetadataNodeOutputBytes(metadata, i)));
+    std::printf(
+        "%-32s %-16s %-22s %12s %12s %12lld\n", TG_RunMetadataNodeName(metadata, i),
+        TG_RunMetadataNodeOpType(metadata, i), TG_RunMetadataNodeDevice(metadata, i),
+        FormatDuration(static_cast<double>(TG_RunMetadataNodeStartNs(metadata, i))).c_str(),
+        FormatDuration(static_cast<double>(TG_RunMetadataNodeDurationNs(metadata, i))).c_str(),
+        static_cast<long long>(TG_RunMetadataNodeOutputBytes(metadata, i)));
   }
 }
 

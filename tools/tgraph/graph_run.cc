@@ -9,7 +9,8 @@ namespace tgraph::tool {
 namespace {
 
 bool EndsWith(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 }  // namespace
@@ -23,17 +24,20 @@ void AddRunSpecOptions(CLI::App* command, RunSpec* spec) {
                    "for string tensors) of its dtype, or the contents of VALUE if it ends in "
                    ".npy (repeatable)")
       ->type_name("NAME=VALUE");
-  command->add_option("--fetch", spec->fetches, "A tensor to fetch and print: op or op:k (repeatable)")
+  command
+      ->add_option("--fetch", spec->fetches, "A tensor to fetch and print: op or op:k (repeatable)")
       ->type_name("TENSOR");
   command->add_option("--target", spec->targets, "An operation to run for its effects (repeatable)")
       ->type_name("OP");
   command->add_option("--device", spec->device,
                       "Where ops without a device request run, e.g. /device:GPU:0");
-  command->add_option("--inter-op-threads", spec->inter_op_threads,
-                      "Threads running independent ops (0: one per hardware thread)")
+  command
+      ->add_option("--inter-op-threads", spec->inter_op_threads,
+                   "Threads running independent ops (0: one per hardware thread)")
       ->check(CLI::NonNegativeNumber);
-  command->add_option("--intra-op-threads", spec->intra_op_threads,
-                      "Threads inside one op's kernel (0: one per hardware thread)")
+  command
+      ->add_option("--intra-op-threads", spec->intra_op_threads,
+                   "Threads inside one op's kernel (0: one per hardware thread)")
       ->check(CLI::NonNegativeNumber);
   AddPluginOptions(command, &spec->plugins);
 }
@@ -70,9 +74,10 @@ void GraphRun::ResolveFeeds() {
     std::string name = feed.substr(0, equals), value = feed.substr(equals + 1);
     TG_Output output = TG_GraphOutputByName(graph_.get(), name.c_str(), status.get());
     Check(status.get(), "--feed " + name + " (" + spec_.graph_file + ")");
-    TG_Tensor* tensor = EndsWith(value, ".npy")
-                            ? ReadNpy(value, status.get())
-                            : ParseTensorLiteral(value, TG_OperationOutputType(output), status.get());
+    TG_Tensor* tensor =
+        EndsWith(value, ".npy")
+            ? ReadNpy(value, status.get())
+            : ParseTensorLiteral(value, TG_OperationOutputType(output), status.get());
     TensorPtr owned(tensor);
     Check(status.get(), "--feed " + name);
     feed_outputs_.push_back(output);

@@ -25,8 +25,8 @@ TimingStats ComputeTimingStats(std::vector<double> durations_ns) {
   stats.runs = n;
   stats.min_ns = durations_ns.front();
   stats.max_ns = durations_ns.back();
-  stats.median_ns = n % 2 ? durations_ns[n / 2]
-                          : (durations_ns[n / 2 - 1] + durations_ns[n / 2]) / 2;
+  stats.median_ns =
+      n % 2 ? durations_ns[n / 2] : (durations_ns[n / 2 - 1] + durations_ns[n / 2]) / 2;
   stats.p90_ns = Percentile(durations_ns, 0.9);
   stats.total_ns = std::accumulate(durations_ns.begin(), durations_ns.end(), 0.0);
   stats.mean_ns = stats.total_ns / static_cast<double>(n);

@@ -80,7 +80,8 @@ std::vector<std::string> LoadedDeviceTypes() {
   std::set<std::string> types;
   for (int p = 0; p < TG_NumPlugins(); ++p) {
     const TG_Plugin* plugin = TG_GetPlugin(p);
-    for (int d = 0; d < TG_PluginNumDevices(plugin); ++d) types.insert(TG_PluginDeviceType(plugin, d));
+    for (int d = 0; d < TG_PluginNumDevices(plugin); ++d)
+      types.insert(TG_PluginDeviceType(plugin, d));
   }
   return {types.begin(), types.end()};
 }

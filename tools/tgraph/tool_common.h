@@ -4,7 +4,6 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
-
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -26,7 +25,9 @@ class ToolError : public std::runtime_error {
 template <auto Delete>
 struct Deleter {
   template <typename T>
-  void operator()(T* p) const { Delete(p); }
+  void operator()(T* p) const {
+    Delete(p);
+  }
 };
 using StatusPtr = std::unique_ptr<TG_Status, Deleter<TG_DeleteStatus>>;
 using BufferPtr = std::unique_ptr<TG_Buffer, Deleter<TG_DeleteBuffer>>;
