@@ -1,6 +1,7 @@
 // Plugins: loading (one file, or discovery), listing what is loaded, and the refused unload.
 // A TG_Plugin* is the core's LoadedPlugin*, which the loader never frees.
 #include "c_api/src/c_api_internal.h"
+#include "core/plugin/cpu_variant.h"
 #include "core/plugin/plugin_loader.h"
 
 using namespace tgraph;
@@ -124,6 +125,47 @@ extern "C" int TG_PluginNumGradients(const TG_Plugin* plugin) {
 }
 extern "C" const char* TG_PluginGradientOpType(const TG_Plugin* plugin, int i) {
   return Name(plugin, &LoadedPlugin::gradients, i);
+}
+
+extern "C" int TG_PluginNumMessages(const TG_Plugin* plugin) {
+  return Count(plugin, &LoadedPlugin::messages);
+}
+extern "C" const char* TG_PluginMessage(const TG_Plugin* plugin, int i) {
+  return Name(plugin, &LoadedPlugin::messages, i);
+}
+
+extern "C" const char* TG_PluginCpuVariant(const TG_Plugin* plugin) {
+  return plugin == nullptr ? "" : ToPlugin(plugin)->cpu_variant.c_str();
+}
+extern "C" const char* TG_CpuVariantLevel(void) {
+  return NoThrow<const char*>("", [] { return CpuLevelName(AllowedCpuLevel()); });
+}
+
+namespace {
+const PluginCandidate* Candidate(int index) {
+  const std::vector<PluginCandidate>& report = LastDiscoveryReport();
+  return InRange(report, index) ? &report[static_cast<size_t>(index)] : nullptr;
+}
+}  // namespace
+
+extern "C" int TG_NumPluginCandidates(void) {
+  return NoThrow(0, [] { return static_cast<int>(LastDiscoveryReport().size()); });
+}
+extern "C" const char* TG_PluginCandidateFile(int index) {
+  const PluginCandidate* c = Candidate(index);
+  return c == nullptr ? nullptr : c->file.c_str();
+}
+extern "C" TG_PluginOutcome TG_PluginCandidateOutcome(int index) {
+  const PluginCandidate* c = Candidate(index);
+  return c == nullptr ? TG_PLUGIN_FAILED : static_cast<TG_PluginOutcome>(c->outcome);
+}
+extern "C" const char* TG_PluginCandidateReason(int index) {
+  const PluginCandidate* c = Candidate(index);
+  return c == nullptr ? "" : c->reason.c_str();
+}
+extern "C" const TG_Plugin* TG_PluginCandidatePlugin(int index) {
+  const PluginCandidate* c = Candidate(index);
+  return c == nullptr ? nullptr : ToC(c->plugin);
 }
 
 extern "C" void TG_UnloadPlugin(const TG_Plugin* plugin, TG_Status* status) {

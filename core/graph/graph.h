@@ -1,7 +1,7 @@
 // The graph: operations in creation order, name lookup, and the builder context that
 // TensorFlow 1.x keeps per graph (name scopes, control-dependency, device and colocation
 // stacks). Everything that makes an operation goes through AddOperation, so the rules of
-// DESIGN.md "Graph building" live in one place.
+// docs/ARCHITECTURE.md "Graph building" live in one place.
 #pragma once
 
 #include <functional>

@@ -49,7 +49,7 @@ namespace {
 // data cannot exceed it either, since a protobuf message is limited to 2 GiB.
 constexpr uint64_t kMaxPaddedBytes = uint64_t{1} << 31;
 
-// The TensorProto field that carries values of `dtype` (FORMATS.md §1.5).
+// The TensorProto field that carries values of `dtype` (proto/tgraph/proto/tensor.proto).
 const char* TypedFieldName(DataType dtype) {
   switch (dtype) {
     case DT_FLOAT: return "float_val";

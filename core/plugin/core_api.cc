@@ -83,6 +83,12 @@ TG_Code ApiStatusCode(const TG_Status* status) {
 
 void ApiLog(TG_LogSeverity severity, const char* message) {
   const int s = EnumValue(severity);
+  const char* label = s >= TG_LOG_ERROR ? "ERROR" : s == TG_LOG_WARNING ? "WARNING" : "INFO";
+  if (message == nullptr) message = "";
+  // Lines logged while a plugin loads stay on its record, whatever is printed.
+  if (PluginRegistrations* regs = PluginRegistrations::Active()) {
+    regs->AddMessage(StrCat(label, ": ", message));
+  }
   // Info is for those who ask (TGRAPH_LOG_PLUGIN_INFO=1); warnings and errors always show.
   if (s <= TG_LOG_INFO) {
     static const bool verbose = [] {
@@ -91,10 +97,9 @@ void ApiLog(TG_LogSeverity severity, const char* message) {
     }();
     if (!verbose) return;
   }
-  const char* label = s >= TG_LOG_ERROR ? "ERROR" : s == TG_LOG_WARNING ? "WARNING" : "INFO";
   static std::mutex mu;
   std::lock_guard<std::mutex> lock(mu);
-  std::fprintf(stderr, "tgraph plugin %s: %s\n", label, message == nullptr ? "" : message);
+  std::fprintf(stderr, "tgraph plugin %s: %s\n", label, message);
 }
 
 // ---- registration ----

@@ -16,6 +16,12 @@
 // In a directory every "*.so" file is a plugin. The first file of a given file name wins:
 // a later one with the same name (e.g. an installed copy of a plugin already loaded from
 // TGRAPH_PLUGIN_PATH) is skipped, not loaded twice.
+//
+// CPU variants (core/plugin/cpu_variant.h): files "libx.<level>.so" of one directory are one
+// plugin built for several x86-64 levels; discovery loads only the best one this CPU runs
+// (capped by TGRAPH_CPU_VARIANT), and they shadow as "libx.so". LoadPlugin("dir/libx.so")
+// of a file that does not exist loads that best variant; LoadPlugin of a variant file whose
+// level the CPU lacks fails with FAILED_PRECONDITION before the file is opened by dlopen.
 #pragma once
 
 #include <cstdint>
@@ -40,6 +46,8 @@ struct LoadedPlugin {
   std::vector<std::string> devices;                          // device types
   std::vector<std::string> savers;                           // checkpoint formats
   std::vector<std::string> gradients;                        // op types
+  std::string cpu_variant;  // the CPU level of a variant file ("x86-64-v3"), else ""
+  std::vector<std::string> messages;  // what it logged during TG_PluginInit ("INFO: ...")
   std::shared_ptr<void> library;                             // keeps the library loaded
 };
 
@@ -69,6 +77,18 @@ Status LoadPluginsFrom(const std::vector<std::string>& entries,
                        std::vector<const LoadedPlugin*>* newly_loaded = nullptr);
 // LoadPluginsFrom(PluginSearchPath()).
 Status LoadPluginsFromSearchPath(std::vector<const LoadedPlugin*>* newly_loaded = nullptr);
+
+// What one discovery found: each candidate file, in search order, and what became of it.
+struct PluginCandidate {
+  enum class Outcome { kLoaded = 0, kShadowed = 1, kVariantNotChosen = 2, kFailed = 3 };
+  std::string file;  // as found on the search path
+  Outcome outcome = Outcome::kLoaded;
+  std::string reason;                    // why it was not loaded ("" when it was)
+  const LoadedPlugin* plugin = nullptr;  // when loaded (now or before)
+};
+// The candidates of the last LoadPluginsFrom / LoadPluginsFromSearchPath call (empty before
+// the first). Every report is kept for the life of the process: the reference stays valid.
+const std::vector<PluginCandidate>& LastDiscoveryReport();
 
 // Every loaded plugin, in load order.
 std::vector<const LoadedPlugin*> LoadedPlugins();

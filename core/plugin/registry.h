@@ -217,12 +217,18 @@ class PluginRegistrations {
 
   const std::string& plugin_file() const { return file_; }
 
+  // What the plugin logged during its init, kept for the plugin listing (`tgraph plugins`)
+  // so that a line logged quietly (say, a backend that found no device) is still on record.
+  void AddMessage(std::string line) { messages_.push_back(std::move(line)); }
+  const std::vector<std::string>& Messages() const { return messages_; }
+
  private:
   Status Remember(Status s);
   const tf::OpDef* FindOpDef(const std::string& op_type) const;
 
   std::string file_;
   Status first_error_;
+  std::vector<std::string> messages_;
   // Ops are registered into a private registry first: it validates them (and catches a
   // plugin defining one op twice); Commit moves them to the global registry.
   OpRegistry scratch_ops_;

@@ -219,6 +219,23 @@ void ex_shuffle_int32(ex_rng* r, int32_t* values, int64_t n) {
   }
 }
 
+size_t ex_write_graph_def(TG_Graph* g, const char* path) {
+  TG_Buffer* buffer = TG_NewBuffer();
+  FILE* f;
+  size_t length;
+  int failed;
+  if (buffer == NULL) ex_die("out of memory");
+  TG_GraphToGraphDef(g, buffer, ex_status);
+  ex_check("TG_GraphToGraphDef");
+  length = buffer->length;
+  f = fopen(path, "wb");
+  failed = f == NULL || fwrite(buffer->data, 1, length, f) != length;
+  if (f != NULL) failed |= fclose(f) != 0;
+  TG_DeleteBuffer(buffer);
+  if (failed) ex_die("cannot write the graph to %s: %s", path, strerror(errno));
+  return length;
+}
+
 double ex_seconds(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);

@@ -4,6 +4,7 @@
 #ifndef TGRAPH_EXAMPLES_EXAMPLE_UTIL_H_
 #define TGRAPH_EXAMPLES_EXAMPLE_UTIL_H_
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "tgraph/c_api.h"
@@ -79,6 +80,10 @@ double ex_rng_uniform(ex_rng* r);
 uint32_t ex_rng_below(ex_rng* r, uint32_t n);
 /* Fisher-Yates shuffle of values[0, n). */
 void ex_shuffle_int32(ex_rng* r, int32_t* values, int64_t n);
+
+/* Writes the graph as a binary GraphDef (TG_GraphToGraphDef) to `path`; returns its size in
+ * bytes. Exits with a message naming the file on failure. */
+size_t ex_write_graph_def(TG_Graph* g, const char* path);
 
 /* Monotonic seconds. */
 double ex_seconds(void);

@@ -1,5 +1,6 @@
 /* digits_mlp: trains a multilayer perceptron on scikit-learn's 8x8 digits through the tgraph
- * C API, and checks the test accuracy it reaches.
+ * C API, and reports what a user of a training run wants to see: a progress line per epoch,
+ * the step stats of one traced training step, the test accuracy and the run's figures.
  *
  *   input  x [?, 64] (pixels / 16)
  *   hidden relu(x W1 + b1)               [?, hidden]
@@ -9,19 +10,26 @@
  *
  * The data file comes from export_digits.py (format documented there). The split into train
  * and test images, the batch order and the initial weights (TensorFlow's initializers in the
- * graph, under a graph-level seed) are seeded, so a run prints the same figures every time on
- * one machine. Exits non-zero if
- * the final test accuracy is below --min-accuracy. */
+ * graph, under a graph-level seed) are seeded, so a run prints the same losses and accuracies
+ * every time on one machine. --graph-out writes the training graph as a binary GraphDef (for
+ * `tgraph dot`). Exits non-zero if the final test accuracy is below --min-accuracy. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "digits_data.h"
 #include "example_util.h"
+#include "progress.h"
+#include "step_stats.h"
 
 #define PROGRAM "digits_mlp"
 
+/* Rows of the step-stats table: the longest nodes, enough to see where a step goes. */
+enum { kStepStatsTop = 15 };
+
 typedef struct Options {
   const char* data_path;
+  const char* graph_out; /* NULL: the graph is not written */
   long epochs;
   long hidden;
   long batch;
@@ -29,14 +37,8 @@ typedef struct Options {
   double test_fraction;
   double min_accuracy;
   long seed;
-  int quiet; /* prints the last epoch only */
+  int quiet; /* prints the final figures only */
 } Options;
-
-typedef struct Dataset {
-  int32_t n, features, classes;
-  float* pixels;  /* n * features, scaled to [0, 1] */
-  int64_t* labels;
-} Dataset;
 
 static void usage(void) {
   fprintf(stderr,
@@ -48,6 +50,7 @@ static void usage(void) {
           "  --test-fraction X   share of the images held out for testing (default 0.2)\n"
           "  --min-accuracy X    exit 1 if the final test accuracy is lower (default 0.95)\n"
           "  --seed N            seed of the initial weights and batch order (default 1)\n"
+          "  --graph-out FILE    write the training graph there as a binary GraphDef\n"
           "  --quiet             print only the final figures\n");
   exit(2);
 }
@@ -56,6 +59,7 @@ static Options parse_options(int argc, char** argv) {
   Options o;
   int i;
   o.data_path = NULL;
+  o.graph_out = NULL;
   o.epochs = 40;
   o.hidden = 128;
   o.batch = 32;
@@ -81,6 +85,9 @@ static Options parse_options(int argc, char** argv) {
       o.min_accuracy = ex_parse_double(a, v), ++i;
     } else if (strcmp(a, "--seed") == 0) {
       o.seed = ex_parse_long(a, v), ++i;
+    } else if (strcmp(a, "--graph-out") == 0) {
+      if (v == NULL) ex_die("--graph-out needs a file name");
+      o.graph_out = v, ++i;
     } else if (strcmp(a, "--quiet") == 0) {
       o.quiet = 1;
     } else if (a[0] == '-') {
@@ -96,50 +103,6 @@ static Options parse_options(int argc, char** argv) {
     usage();
   }
   return o;
-}
-
-static uint32_t read_u32(const unsigned char* p) {
-  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-/* Reads the file export_digits.py writes; exits with a message on anything unexpected. */
-static Dataset load_digits_file(const char* path) {
-  unsigned char header[24];
-  Dataset d;
-  unsigned char* bytes;
-  size_t pixel_count, i;
-  uint32_t rows, cols;
-  FILE* f = fopen(path, "rb");
-  if (f == NULL) ex_die("cannot open %s (write it with export_digits.py)", path);
-  if (fread(header, 1, sizeof header, f) != sizeof header || memcmp(header, "TGDIGIT1", 8) != 0) {
-    ex_die("%s is not a digits file (bad magic)", path);
-  }
-  d.n = (int32_t)read_u32(header + 8);
-  rows = read_u32(header + 12);
-  cols = read_u32(header + 16);
-  d.classes = (int32_t)read_u32(header + 20);
-  if (d.n <= 0 || d.n > 1000000 || rows == 0 || cols == 0 || rows * cols > 4096 ||
-      d.classes < 2 || d.classes > 256) {
-    ex_die("%s: implausible header (n %d, %ux%u, %d classes)", path, d.n, rows, cols,
-           d.classes);
-  }
-  d.features = (int32_t)(rows * cols);
-  pixel_count = (size_t)d.n * (size_t)d.features;
-  bytes = malloc(pixel_count + (size_t)d.n);
-  d.pixels = malloc(pixel_count * sizeof(float));
-  d.labels = malloc((size_t)d.n * sizeof(int64_t));
-  if (bytes == NULL || d.pixels == NULL || d.labels == NULL) ex_die("out of memory");
-  if (fread(bytes, 1, pixel_count + (size_t)d.n, f) != pixel_count + (size_t)d.n) {
-    ex_die("%s is truncated", path);
-  }
-  fclose(f);
-  for (i = 0; i < pixel_count; ++i) d.pixels[i] = (float)bytes[i] / 16.0f;
-  for (i = 0; i < (size_t)d.n; ++i) {
-    if (bytes[pixel_count + i] >= d.classes) ex_die("%s: label out of range", path);
-    d.labels[i] = bytes[pixel_count + i];
-  }
-  free(bytes);
-  return d;
 }
 
 /* A variable of TensorFlow's initializer `kind` (with its default parameters). */
@@ -226,23 +189,13 @@ static Model build_model(TG_Graph* g, const Options* o, int32_t features, int32_
   return m;
 }
 
-/* Copies the rows rows[0, n) of the data set into a new x and y batch. */
-static void make_batch(const Dataset* data, const int32_t* rows, int64_t n, TG_Tensor** x,
-                       TG_Tensor** y) {
-  const int64_t x_dims[2] = {n, data->features};
-  float* xv;
-  int64_t* yv;
-  int64_t i;
-  *x = ex_tensor(TG_FLOAT, x_dims, 2, NULL);
-  *y = ex_tensor(TG_INT64, &n, 1, NULL);
-  xv = (float*)TG_TensorData(*x);
-  yv = (int64_t*)TG_TensorData(*y);
-  for (i = 0; i < n; ++i) {
-    memcpy(xv + i * data->features, data->pixels + (size_t)rows[i] * (size_t)data->features,
-           (size_t)data->features * sizeof(float));
-    yv[i] = data->labels[rows[i]];
-  }
-}
+/* What an epoch's training steps added up to. */
+typedef struct EpochStats {
+  double loss_sum; /* batch mean losses weighted by batch size */
+  double correct;  /* training rows predicted right (before the step's update) */
+  int64_t seen;    /* training rows */
+  double seconds;  /* time in training steps */
+} EpochStats;
 
 static float scalar_of(TG_Tensor* t) {
   const float v = *(const float*)TG_TensorData(t);
@@ -250,94 +203,227 @@ static float scalar_of(TG_Tensor* t) {
   return v;
 }
 
+/* One Adam step on the batch (x, y), added to *stats. Traced into `metadata` when `options`
+ * asks for it (both may be NULL). */
+static void train_step(TG_Session* session, const Model* m, TG_Tensor* x, TG_Tensor* y,
+                       const TG_RunOptions* options, TG_RunMetadata* metadata,
+                       EpochStats* stats) {
+  const TG_Output feeds[2] = {m->x, m->y};
+  TG_Tensor* const values[2] = {x, y};
+  const TG_Output fetches[2] = {m->loss, m->correct};
+  TG_Tensor* results[2] = {NULL, NULL};
+  const TG_Operation* train = m->train;
+  const int64_t rows = TG_Dim(x, 0);
+  const double t0 = ex_seconds();
+  TG_SessionRun(session, options, feeds, values, 2, fetches, results, 2, &train, 1, metadata,
+                ex_status);
+  ex_check("a training step");
+  stats->seconds += ex_seconds() - t0;
+  stats->loss_sum += (double)scalar_of(results[0]) * (double)rows;
+  stats->correct += scalar_of(results[1]);
+  stats->seen += rows;
+}
+
+/* The share of the test images the model classifies right. */
+static double test_accuracy(TG_Session* session, const Model* m, TG_Tensor* test_x,
+                            TG_Tensor* test_y) {
+  const TG_Output feeds[2] = {m->x, m->y};
+  TG_Tensor* const values[2] = {test_x, test_y};
+  TG_Tensor* correct = NULL;
+  ex_run(session, feeds, values, 2, &m->correct, &correct, 1, NULL, 0, "the evaluation");
+  return scalar_of(correct) / (double)TG_Dim(test_x, 0);
+}
+
+/* "loss 0.1234  acc 96.1%  12,345 samples/s" for the epoch so far, in buf[0, size). */
+static const char* epoch_figures(const EpochStats* s, char* buf, size_t size) {
+  char rate[32];
+  const double seen = s->seen > 0 ? (double)s->seen : 1.0;
+  snprintf(buf, size, "loss %.4f  acc %5.1f%%  %7s samples/s", s->loss_sum / seen,
+           100.0 * s->correct / seen,
+           ex_thousands(s->seconds > 0 ? (double)s->seen / s->seconds : 0.0, rate, sizeof rate));
+  return buf;
+}
+
+static void print_devices(TG_Session* session) {
+  int i;
+  printf("devices:");
+  for (i = 0; i < TG_SessionNumDevices(session); ++i) {
+    printf("%s %s (%s)", i ? "," : "", TG_SessionDeviceName(session, i),
+           TG_SessionDeviceDescription(session, i));
+  }
+  printf("\n");
+}
+
+/* What the epochs share: the session and model, the data and its split, the progress line. */
+typedef struct Trainer {
+  const Options* o;
+  const Dataset* data;
+  const Model* m;
+  TG_Session* session;
+  int32_t* train_rows; /* reshuffled every epoch */
+  int64_t n_train, steps_per_epoch;
+  TG_Tensor *test_x, *test_y;
+  TG_RunOptions* trace_options; /* trace level 1 */
+  ex_rng rng;                   /* the batch order */
+  ex_progress progress;
+} Trainer;
+
+/* One pass over the training images in a new random order, its progress line ended with the
+ * test accuracy. The first step is traced into `trace` when not NULL. */
+static EpochStats train_epoch(Trainer* t, long epoch, TG_RunMetadata* trace) {
+  EpochStats stats = {0.0, 0.0, 0, 0.0};
+  const long steps = (long)t->steps_per_epoch;
+  const long batch = t->o->batch;
+  char label[48], figures[160];
+  int64_t start;
+  long step = 0;
+  size_t len;
+  snprintf(label, sizeof label, "epoch %*ld/%ld", snprintf(NULL, 0, "%ld", t->o->epochs), epoch,
+           t->o->epochs);
+  ex_shuffle_int32(&t->rng, t->train_rows, t->n_train);
+  for (start = 0; start < t->n_train; start += batch) {
+    const int64_t n = t->n_train - start < batch ? t->n_train - start : batch;
+    const int traced = trace != NULL && step == 0;
+    TG_Tensor *x, *y;
+    make_batch(t->data, t->train_rows + start, n, &x, &y);
+    train_step(t->session, t->m, x, y, traced ? t->trace_options : NULL, traced ? trace : NULL,
+               &stats);
+    TG_DeleteTensor(x);
+    TG_DeleteTensor(y);
+    ++step;
+    if (!t->o->quiet) {
+      ex_progress_update(&t->progress, label, step, steps,
+                         epoch_figures(&stats, figures, sizeof figures));
+    }
+  }
+  if (!t->o->quiet) {
+    len = strlen(epoch_figures(&stats, figures, sizeof figures));
+    snprintf(figures + len, sizeof figures - len, "  test %5.1f%%",
+             100.0 * test_accuracy(t->session, t->m, t->test_x, t->test_y));
+    ex_progress_finish(&t->progress, label, step, steps, figures);
+  }
+  return stats;
+}
+
+/* The whole run's figures. */
+typedef struct RunTotals {
+  int64_t steps, samples;
+  double seconds;      /* in training steps */
+  double wall_seconds; /* the whole loop: batches, steps, per-epoch evaluations */
+  EpochStats last;     /* the last epoch's */
+} RunTotals;
+
+static const char* plural(long n) { return n == 1 ? "" : "s"; }
+
+static void print_summary(const Options* o, const RunTotals* totals, double accuracy,
+                          int64_t n_test) {
+  char number[32];
+  printf("\nsummary\n");
+  printf("  training time     %.2f s (%ld epoch%s, %s steps; %.2f s of it in the steps)\n",
+         totals->wall_seconds, o->epochs, plural(o->epochs),
+         ex_thousands((double)totals->steps, number, sizeof number), totals->seconds);
+  printf("  throughput        %s samples/s in the steps\n",
+         ex_thousands(totals->seconds > 0 ? (double)totals->samples / totals->seconds : 0.0,
+                      number, sizeof number));
+  if (totals->last.seen > 0) {
+    const double seen = (double)totals->last.seen;
+    printf("  final train loss  %.4f (train accuracy %.1f%% in the last epoch)\n",
+           totals->last.loss_sum / seen, 100.0 * totals->last.correct / seen);
+  }
+  printf("  test accuracy     %.2f%% of %lld held-out images (%s %.2f%%)\n", 100.0 * accuracy,
+         (long long)n_test, accuracy >= o->min_accuracy ? "OK, required >=" : "FAILED, below",
+         100.0 * o->min_accuracy);
+}
+
 int main(int argc, char** argv) {
   const Options o = parse_options(argc, argv);
   Dataset data;
-  ex_rng split_rng, rng;
+  ex_rng split_rng;
   int32_t* order;
-  int32_t *train_rows, *test_rows;
-  int64_t n_train, n_test, epoch, start, steps = 0;
+  int64_t n_test, i;
+  long epoch;
   TG_Graph* g;
-  TG_Session* session;
-  TG_Tensor *test_x, *test_y;
   Model m;
-  double t0, accuracy = 0.0;
+  Trainer t;
+  TG_RunMetadata* trace = NULL;
+  RunTotals totals = {0, 0, 0.0, 0.0, {0.0, 0.0, 0, 0.0}};
+  double accuracy, t0;
+  char number[32];
 
   ex_init(PROGRAM);
   data = load_digits_file(o.data_path);
+  t.o = &o;
+  t.data = &data;
+  t.m = &m;
 
   /* A fixed split, independent of --seed: the test images are always the same ones. */
   order = malloc((size_t)data.n * sizeof(int32_t));
   if (order == NULL) ex_die("out of memory");
-  for (start = 0; start < data.n; ++start) order[start] = (int32_t)start;
+  for (i = 0; i < data.n; ++i) order[i] = (int32_t)i;
   split_rng.state = 20240601u;
   ex_shuffle_int32(&split_rng, order, data.n);
   n_test = (int64_t)(o.test_fraction * data.n + 0.5);
-  n_train = data.n - n_test;
-  train_rows = order;
-  test_rows = order + n_train;
+  t.n_train = data.n - n_test;
+  t.train_rows = order;
+  t.steps_per_epoch = (t.n_train + o.batch - 1) / o.batch;
   printf("digits: %d images of %d pixels, %d classes; %lld for training, %lld for testing\n",
-         data.n, data.features, data.classes, (long long)n_train, (long long)n_test);
-  printf("model: %d-%ld-%d MLP (ReLU), Adam lr %g, batch %ld, %ld epochs\n", data.features,
-         o.hidden, data.classes, o.learning_rate, o.batch, o.epochs);
+         data.n, data.features, data.classes, (long long)t.n_train, (long long)n_test);
+  printf("model: %d-%ld-%d MLP (ReLU), Adam lr %g, batch %ld, %ld epoch%s of %lld steps\n",
+         data.features, o.hidden, data.classes, o.learning_rate, o.batch, o.epochs,
+         plural(o.epochs), (long long)t.steps_per_epoch);
 
-  rng.state = (uint64_t)o.seed;
   g = TG_NewGraph();
   if (g == NULL) ex_die("out of memory");
   m = build_model(g, &o, data.features, data.classes);
-  session = TG_NewSession(g, NULL, ex_status);
+  if (o.graph_out != NULL) {
+    const size_t bytes = ex_write_graph_def(g, o.graph_out);
+    printf("graph: %d operations, written to %s (%s bytes)\n", TG_GraphNumOperations(g),
+           o.graph_out, ex_thousands((double)bytes, number, sizeof number));
+  }
+  t.session = TG_NewSession(g, NULL, ex_status);
   ex_check("TG_NewSession");
+  print_devices(t.session);
   {
     const TG_Operation* init = m.init;
-    ex_run(session, NULL, NULL, 0, NULL, NULL, 0, &init, 1, "initializing the variables");
+    ex_run(t.session, NULL, NULL, 0, NULL, NULL, 0, &init, 1, "initializing the variables");
   }
-  make_batch(&data, test_rows, n_test, &test_x, &test_y);
+  make_batch(&data, order + t.n_train, n_test, &t.test_x, &t.test_y);
+  t.trace_options = TG_NewRunOptions();
+  if (t.trace_options == NULL) ex_die("out of memory");
+  TG_SetRunOptionsTraceLevel(t.trace_options, 1);
+  t.rng.state = (uint64_t)o.seed;
+  ex_progress_init(&t.progress, stdout);
 
   t0 = ex_seconds();
-  for (epoch = 1; epoch <= o.epochs || (o.epochs == 0 && epoch == 1); ++epoch) {
-    double loss_sum = 0.0;
-    int64_t batches = 0;
-    const TG_Output feeds[2] = {m.x, m.y};
-    if (o.epochs > 0) {
-      ex_shuffle_int32(&rng, train_rows, n_train);
-      for (start = 0; start < n_train; start += o.batch) {
-        const int64_t n = n_train - start < o.batch ? n_train - start : o.batch;
-        TG_Tensor* values[2];
-        TG_Tensor* loss = NULL;
-        const TG_Operation* train = m.train;
-        make_batch(&data, train_rows + start, n, &values[0], &values[1]);
-        ex_run(session, feeds, values, 2, &m.loss, &loss, 1, &train, 1, "a training step");
-        loss_sum += scalar_of(loss);
-        TG_DeleteTensor(values[0]);
-        TG_DeleteTensor(values[1]);
-        ++batches;
-        ++steps;
-      }
+  for (epoch = 1; epoch <= o.epochs; ++epoch) {
+    /* The first step of the last epoch is traced: a warm step, like most. */
+    if (epoch == o.epochs) {
+      trace = TG_NewRunMetadata();
+      if (trace == NULL) ex_die("out of memory");
     }
-    if (!o.quiet || epoch >= o.epochs) {
-      const TG_Output fetches[2] = {m.loss, m.correct};
-      TG_Tensor* values[2] = {test_x, test_y};
-      TG_Tensor* results[2] = {NULL, NULL};
-      float test_loss;
-      ex_run(session, feeds, values, 2, fetches, results, 2, NULL, 0, "the evaluation");
-      test_loss = scalar_of(results[0]);
-      accuracy = scalar_of(results[1]) / (double)n_test;
-      printf("epoch %3lld  train loss %.4f  test loss %.4f  test accuracy %.2f%%  (%.2f s)\n",
-             (long long)(o.epochs > 0 ? epoch : 0), batches ? loss_sum / batches : 0.0,
-             test_loss, 100.0 * accuracy, ex_seconds() - t0);
-    }
+    totals.last = train_epoch(&t, epoch, trace);
+    totals.steps += t.steps_per_epoch;
+    totals.samples += totals.last.seen;
+    totals.seconds += totals.last.seconds;
   }
-  printf("%lld training steps in %.2f s (%.0f steps/s)\n", (long long)steps, ex_seconds() - t0,
-         steps / (ex_seconds() - t0 + 1e-12));
+  totals.wall_seconds = ex_seconds() - t0;
+  if (!o.quiet && trace != NULL) {
+    printf("\nstep stats of one training step (epoch %ld, step 1, trace level 1), the %d "
+           "longest nodes:\n", o.epochs, kStepStatsTop);
+    ex_print_step_stats(stdout, trace, kStepStatsTop);
+  }
+  accuracy = test_accuracy(t.session, &m, t.test_x, t.test_y);
+  print_summary(&o, &totals, accuracy, n_test);
 
-  TG_DeleteTensor(test_x);
-  TG_DeleteTensor(test_y);
-  TG_DeleteSession(session, ex_status);
+  TG_DeleteRunMetadata(trace);
+  TG_DeleteRunOptions(t.trace_options);
+  TG_DeleteTensor(t.test_x);
+  TG_DeleteTensor(t.test_y);
+  TG_DeleteSession(t.session, ex_status);
   ex_check("TG_DeleteSession");
   TG_DeleteGraph(g);
   free(order);
-  free(data.pixels);
-  free(data.labels);
+  free_dataset(&data);
   ex_shutdown();
 
   if (!(accuracy >= o.min_accuracy)) {
@@ -345,6 +431,5 @@ int main(int argc, char** argv) {
             100.0 * accuracy, 100.0 * o.min_accuracy);
     return 1;
   }
-  printf("test accuracy %.2f%% >= %.2f%%: OK\n", 100.0 * accuracy, 100.0 * o.min_accuracy);
   return 0;
 }

@@ -8,6 +8,10 @@
 #include "cpu_kernels.h"
 
 namespace tgraph_cpu {
+
+// "host CPU (Eigen, x86-64-v3)": generated per variant of the plugin (plugins/cpu/CMakeLists.txt).
+extern const char* const kDeviceDescription;
+
 namespace {
 
 constexpr size_t kMinAlignment = 64;
@@ -20,7 +24,7 @@ CpuDevice g_cpu;
 
 int DeviceCount(void*) { return 1; }
 
-const char* DeviceDescription(void*, int) { return "host CPU (Eigen)"; }
+const char* DeviceDescription(void*, int) { return kDeviceDescription; }
 
 void* CreateDevice(void*, int ordinal, TG_Status* status) {
   if (ordinal != 0) {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cuda_common.h"
+#include "device_common/device_log.h"
 #include "cuda_kernels.h"
 
 namespace tgraph_cuda {
@@ -274,16 +275,15 @@ bool RegisterDevice(tgraph::plugin::Init& init) {
   d.descriptions = Discover(&why);
   if (d.descriptions.empty()) {
     const std::string line = "cuda plugin: no device (" + why + "); registering nothing";
-    Api()->log(TG_LOG_WARNING, line.c_str());
+    // Quiet: a machine without a GPU is normal, and every process would print it. The line
+    // stays on the plugin's record (TG_PluginMessage, `tgraph plugins`).
+    Api()->log(TG_LOG_INFO, line.c_str());
     return false;
   }
   d.created.assign(d.descriptions.size(), nullptr);
   d.device_type = tgraph::plugin::ChooseDeviceType("TGRAPH_CUDA_DEVICE_TYPE", "GPU", "CUDA_GPU");
-  std::string line = "cuda plugin: " + std::to_string(d.descriptions.size()) + " device(s):";
-  for (size_t i = 0; i < d.descriptions.size(); ++i) {
-    line += " " + DeviceName(static_cast<int>(i)) + " = " + d.descriptions[i] + ";";
-  }
-  Api()->log(TG_LOG_INFO, line.c_str());
+  Api()->log(TG_LOG_INFO,
+             tgraph::device_common::DevicesLine("cuda", d.device_type, d.descriptions).c_str());
 
   TG_DeviceDefinition def;
   std::memset(&def, 0, sizeof def);

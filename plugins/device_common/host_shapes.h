@@ -15,9 +15,14 @@
 namespace tgraph_device_common {
 
 inline std::string ShapeString(const std::vector<int64_t>& dims) {
+  // Appended piecewise: GCC 12 at -O3 warns falsely (-Wrestrict) on `"," + to_string(d)`.
   std::string s = "[";
-  for (size_t i = 0; i < dims.size(); ++i) s += (i ? "," : "") + std::to_string(dims[i]);
-  return s + "]";
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (i > 0) s += ',';
+    s += std::to_string(dims[i]);
+  }
+  s += ']';
+  return s;
 }
 
 // The value of a host-memory int32/int64 input's element i.

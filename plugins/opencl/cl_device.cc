@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "cl_common.h"
+#include "device_common/device_log.h"
 #include "cl_kernels.h"
 #include "cl_sources.h"
 
@@ -128,7 +129,8 @@ void Discover() {
   }
   d.created.assign(d.devices.size(), nullptr);
   if (d.devices.empty()) {
-    Api()->log(TG_LOG_WARNING,
+    // Quiet: see the CUDA plugin's twin; the line stays on the plugin's record.
+    Api()->log(TG_LOG_INFO,
                ("opencl plugin: no device (" + why + "); registering no device type or kernels")
                    .c_str());
   }
@@ -136,11 +138,8 @@ void Discover() {
 
 void LogDevices() {
   const Discovery& d = Found();
-  std::string line = "opencl plugin: " + std::to_string(d.devices.size()) + " device(s):";
-  for (size_t i = 0; i < d.devices.size(); ++i) {
-    line += " " + DeviceName(static_cast<int>(i)) + " = " + d.descriptions[i] + ";";
-  }
-  Api()->log(TG_LOG_INFO, line.c_str());
+  Api()->log(TG_LOG_INFO,
+             tgraph::device_common::DevicesLine("opencl", DeviceType(), d.descriptions).c_str());
 }
 
 // ---- the device callbacks ----

@@ -1,5 +1,5 @@
-// Name scopes and unique names (DESIGN.md "Graph building": nesting, _1 on reuse, absolute
-// re-entry with a trailing '/', reset with "").
+// Name scopes and unique names (docs/ARCHITECTURE.md "Graph building": nesting, _1 on reuse,
+// absolute re-entry with a trailing '/', reset with "").
 #include <string>
 
 #include "c_api_test_util.h"

@@ -65,8 +65,28 @@ std::string CapturingStderr(F&& fn) {
 // Both plugins, loaded once per process.
 struct LoadedPlugins {
   std::string error;       // "" when both loaded
-  std::string device_log;  // what the device plugin logged while loading
+  std::string device_log;  // what the device plugin logged while loading, printed or not
 };
+
+// What a plugin logged while it loaded, printed or not (a backend without a device says why
+// at INFO level, which is not printed by default), one line each.
+inline std::string PluginLog(const TG_Plugin* plugin) {
+  std::string log;
+  for (int i = 0; i < TG_PluginNumMessages(plugin); ++i) {
+    log += std::string(TG_PluginMessage(plugin, i)) + "\n";
+  }
+  return log;
+}
+
+// A backend that found no device printed nothing (`printed`: its stderr while loading) and
+// has one line on record saying so, "INFO: <who> plugin: no device (<why>)...".
+inline void ExpectQuietNoDeviceLine(const TG_Plugin* plugin, const std::string& printed,
+                                    const std::string& who) {
+  EXPECT_EQ(printed, "");
+  ASSERT_EQ(TG_PluginNumMessages(plugin), 1) << PluginLog(plugin);
+  const std::string line = TG_PluginMessage(plugin, 0);
+  EXPECT_EQ(line.rfind("INFO: " + who + " plugin: no device (", 0), 0u) << line;
+}
 
 inline const LoadedPlugins& LoadPlugins() {
   static const LoadedPlugins loaded = [] {
@@ -77,7 +97,7 @@ inline const LoadedPlugins& LoadPlugins() {
       if (TG_GetCode(s) != TG_OK) l.error += std::string(path) + ": " + TG_Message(s) + "\n";
     };
     check(TGRAPH_CPU_PLUGIN_PATH);
-    l.device_log = CapturingStderr([&] { TG_LoadPlugin(TGRAPH_DEVICE_PLUGIN_PATH, s); });
+    l.device_log = PluginLog(TG_LoadPlugin(TGRAPH_DEVICE_PLUGIN_PATH, s));
     check(TGRAPH_DEVICE_PLUGIN_PATH);
     // Pass the log on, so the test's output still shows it.
     std::fputs(l.device_log.c_str(), stderr);

@@ -1,7 +1,9 @@
 # The SDK end to end, as a third party would use it:
-#   1. install this build of tgraph into a fresh prefix;
-#   2. configure and build sdk/examples/custom_op out of tree against that prefix only
-#      (find_package(tgraph)), with clang/clang++ (the core is built with g++);
+#   1. install this build of tgraph into a fresh prefix, and check that the install ships
+#      its docs (share/doc/tgraph: the SDK's README.md, ARCHITECTURE.md) and the custom-op
+#      example's sources (share/tgraph/examples/custom_op), identical to the source tree's;
+#   2. configure and build that installed copy of the example out of tree against the prefix
+#      only (find_package(tgraph)), with clang/clang++ (the core is built with g++);
 #   3. check the plugin exports only TG_PluginInit and does not link libtgraph;
 #   4. run the example's C client against the installed libtgraph: once loading the plugin
 #      through TGRAPH_PLUGIN_PATH (discovery), once through TG_LoadPlugin; it builds a graph
@@ -42,13 +44,38 @@ file(REMOVE_RECURSE "${_prefix}" "${_example_build}")
 run(WHAT "install tgraph into ${_prefix}"
     COMMAND ${CMAKE_COMMAND} --install "${BUILD_DIR}" --prefix "${_prefix}")
 
-# 2. configure + build the example with clang, against the prefix only
+# 1b. the docs and the example's sources came with it, as they are in the source tree
+set(_installed_example "${_prefix}/share/tgraph/examples/custom_op")
+set(_shipped
+  "${SOURCE_DIR}/sdk/README.md" "${_prefix}/share/doc/tgraph/README.md"
+  "${SOURCE_DIR}/docs/ARCHITECTURE.md" "${_prefix}/share/doc/tgraph/ARCHITECTURE.md")
+set(_example_dir "${SOURCE_DIR}/sdk/examples/custom_op")
+# The patterns sdk/CMakeLists.txt installs (a build directory inside the example is not).
+file(GLOB _example_sources LIST_DIRECTORIES false RELATIVE "${_example_dir}"
+  "${_example_dir}/CMakeLists.txt" "${_example_dir}/*.md" "${_example_dir}/*.c"
+  "${_example_dir}/*.cc" "${_example_dir}/*.h")
+if(NOT _example_sources)
+  message(FATAL_ERROR "no example sources found in ${_example_dir}")
+endif()
+foreach(_name IN LISTS _example_sources)
+  list(APPEND _shipped "${_example_dir}/${_name}" "${_installed_example}/${_name}")
+endforeach()
+while(_shipped)
+  list(POP_FRONT _shipped _source _installed)
+  if(NOT EXISTS "${_installed}")
+    message(FATAL_ERROR "the install lacks ${_installed} (from ${_source})")
+  endif()
+  run(WHAT "installed ${_installed} matches the source tree"
+      COMMAND ${CMAKE_COMMAND} -E compare_files "${_source}" "${_installed}")
+endwhile()
+
+# 2. configure + build the installed example with clang, against the prefix only
 set(_gen_args "")
 if(GENERATOR)
   set(_gen_args -G "${GENERATOR}")
 endif()
-run(WHAT "configure sdk/examples/custom_op with clang"
-    COMMAND ${CMAKE_COMMAND} -S "${SOURCE_DIR}/sdk/examples/custom_op" -B "${_example_build}"
+run(WHAT "configure the installed examples/custom_op with clang"
+    COMMAND ${CMAKE_COMMAND} -S "${_installed_example}" -B "${_example_build}"
             ${_gen_args}
             -DCMAKE_C_COMPILER=${CLANG} -DCMAKE_CXX_COMPILER=${CLANGXX}
             -DCMAKE_BUILD_TYPE=Release

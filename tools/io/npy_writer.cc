@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstdio>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -72,12 +73,17 @@ IoError WriteNpyFile(const std::string& path, const TG_Tensor* t) {
   FilePtr file;
   if (IoError e = OpenFile(path, "wb", &file); !e.ok()) return e;
   const std::string preamble = EncodeNpyPreamble(header);
-  if (IoError e = Write(file.get(), preamble.data(), preamble.size()); !e.ok()) return e;
-  IoError e = dtype == TG_STRING ? WriteStringData(file.get(), strings, itemsize)
-                                 : Write(file.get(), TG_TensorData(t), TG_TensorByteSize(t));
-  if (!e.ok()) return e;
-  if (std::fclose(file.release()) != 0) return Fail(TG_UNKNOWN, "write failed on close");
-  return Ok();
+  IoError e = Write(file.get(), preamble.data(), preamble.size());
+  if (e.ok()) {
+    e = dtype == TG_STRING ? WriteStringData(file.get(), strings, itemsize)
+                           : Write(file.get(), TG_TensorData(t), TG_TensorByteSize(t));
+  }
+  if (std::fclose(file.release()) != 0 && e.ok()) e = Fail(TG_UNKNOWN, "write failed on close");
+  // A partial file would read back as truncated; better none at all (but never remove what
+  // is not a plain file, such as /dev/full).
+  std::error_code ec;
+  if (!e.ok() && std::filesystem::is_regular_file(path, ec)) std::filesystem::remove(path, ec);
+  return e;
 }
 
 }  // namespace

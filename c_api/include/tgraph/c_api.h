@@ -1141,7 +1141,8 @@ TG_CAPI_EXPORT extern const TG_Plugin* TG_LoadPlugin(const char* path, TG_Status
  * (colon-separated plugin files or directories), the install's plugin directory, and the
  * plugin directories next to libtgraph (<libdir>/tgraph/plugins for a relocated install,
  * plugins/ in the build tree). In a directory every "*.so" file is a plugin; a file whose
- * name matches an already loaded plugin's is skipped (the first one found wins). Every
+ * name matches an already loaded plugin's is skipped (the first one found wins), and of
+ * the CPU variants of a plugin only the best one is loaded (below). Every
  * file is tried: returns how many plugins this call loaded; the status is TG_OK if none
  * failed, else the first failure's code with every failure's message. */
 TG_CAPI_EXPORT extern int TG_LoadPluginsFromSearchPath(TG_Status* status);
@@ -1173,6 +1174,44 @@ TG_CAPI_EXPORT extern int TG_PluginNumSavers(const TG_Plugin* plugin);
 TG_CAPI_EXPORT extern const char* TG_PluginSaverFormat(const TG_Plugin* plugin, int i);
 TG_CAPI_EXPORT extern int TG_PluginNumGradients(const TG_Plugin* plugin);
 TG_CAPI_EXPORT extern const char* TG_PluginGradientOpType(const TG_Plugin* plugin, int i);
+
+/* What the plugin logged while it loaded ("INFO: ...", "WARNING: ..."), whether or not it
+ * was printed: e.g. why a GPU backend found no device. NULL for an index out of range. */
+TG_CAPI_EXPORT extern int TG_PluginNumMessages(const TG_Plugin* plugin);
+TG_CAPI_EXPORT extern const char* TG_PluginMessage(const TG_Plugin* plugin, int i);
+
+/* ---- CPU variants ----
+ * A plugin may be shipped built for several x86-64 ISA levels, as files
+ * "<name>.<level>.so" with <level> one of "x86-64", "x86-64-v2", "x86-64-v3", "x86-64-v4"
+ * (e.g. libtgraph_cpu.x86-64-v3.so). Discovery loads only the best one the running CPU
+ * supports (read from the CPU at run time), capped by the environment variable
+ * TGRAPH_CPU_VARIANT=<level>; TG_LoadPlugin("<dir>/<name>.so") of a file that does not exist
+ * loads that best variant; TG_LoadPlugin of a variant file the CPU cannot run fails with
+ * TG_FAILED_PRECONDITION naming the missing features, before any of its code runs. */
+
+/* The plugin's level, e.g. "x86-64-v3"; "" when its file is not a CPU variant. */
+TG_CAPI_EXPORT extern const char* TG_PluginCpuVariant(const TG_Plugin* plugin);
+/* The best level this process loads: the CPU's, lowered by TGRAPH_CPU_VARIANT. */
+TG_CAPI_EXPORT extern const char* TG_CpuVariantLevel(void);
+
+/* ---- what discovery found ----
+ * Each plugin file the last TG_LoadPluginsFromSearchPath call considered, in search order,
+ * and what became of it. Strings are valid until the process exits. */
+typedef enum TG_PluginOutcome {
+  TG_PLUGIN_LOADED = 0,             /* loaded by that call or before it */
+  TG_PLUGIN_SHADOWED = 1,           /* a file of the same name was loaded from earlier */
+  TG_PLUGIN_VARIANT_NOT_CHOSEN = 2, /* another CPU variant of it was chosen, or none runs */
+  TG_PLUGIN_FAILED = 3              /* the load failed: the reason is the status message */
+} TG_PluginOutcome;
+TG_CAPI_EXPORT extern int TG_NumPluginCandidates(void);
+/* The path as found on the search path; NULL for an index out of range. */
+TG_CAPI_EXPORT extern const char* TG_PluginCandidateFile(int index);
+/* TG_PLUGIN_FAILED for an index out of range. */
+TG_CAPI_EXPORT extern TG_PluginOutcome TG_PluginCandidateOutcome(int index);
+/* Why it was not loaded; "" when it was (and for an index out of range). */
+TG_CAPI_EXPORT extern const char* TG_PluginCandidateReason(int index);
+/* The plugin, when loaded; NULL otherwise. */
+TG_CAPI_EXPORT extern const TG_Plugin* TG_PluginCandidatePlugin(int index);
 
 /* Always refused with TG_FAILED_PRECONDITION (TG_INVALID_ARGUMENT for NULL): plugins stay
  * loaded for the life of the process, so nothing can be left pointing into an unloaded

@@ -14,10 +14,10 @@
  *    field beyond the struct_size it was given: fields added later read as absent (NULL/0).
  *  - Tables and structs only grow: new members are appended, nothing is removed, reordered
  *    or retyped. TG_PLUGIN_ABI_VERSION goes up by one with every release that appends.
- *  - The core accepts plugins built against its own or any older ABI version, and refuses a
- *    plugin that declares a newer one (with a status naming the file and both versions).
- *  - Optional callbacks are checked for NULL, and only used if the plugin's struct_size
- *    covers them.
+ *  - The core accepts plugins built against its own or any older ABI version and refuses a
+ *    newer one (naming the file and both versions), but only after TG_PluginInit returns:
+ *    code there checks that api->struct_size covers a member newer than ABI 1 before calling it.
+ *  - Optional callbacks are checked for NULL, and used only where struct_size covers them.
  *
  * Ownership rules
  *  - Strings and arrays passed to a core function are read during the call only (the core
@@ -343,7 +343,7 @@ typedef struct TG_CoreApi {
   void (*shape_attr_bool)(const TG_ShapeContext* ctx, const char* name, int* value, TG_Status* status);
   const char* (*shape_node_name)(const TG_ShapeContext* ctx);
 
-  /* ---- gradient functions (ABI 2; check api->struct_size covers them) ----
+  /* ---- gradient functions (ABI 2) ----
    * Symbolic tensors are integer handles, valid during one gradient call; -1 means "none".
    * Strings returned are owned by the core and valid during the call. */
   const char* (*grad_op_name)(const TG_GradientContext* ctx);
@@ -391,7 +391,7 @@ typedef struct TG_CoreApi {
    * Non-zero when `device_type` is already registered by a plugin loaded earlier. Registering
    * a taken type fails the plugin's load (ALREADY_EXISTS), so a backend that finds devices
    * asks first and, when e.g. "GPU" is taken by another GPU backend, registers under its own
-   * name instead ("CUDA_GPU", "OPENCL_GPU"); see DESIGN.md "Devices". */
+   * name instead ("CUDA_GPU", "OPENCL_GPU"); see docs/ARCHITECTURE.md "Device types". */
   int (*device_type_registered)(const char* device_type);
 
   /* ---- kernel compute in fewer calls (ABI 4) ----

@@ -1,4 +1,4 @@
-// Naming rules and name scopes (DESIGN.md "Graph building").
+// Naming rules and name scopes (docs/ARCHITECTURE.md "Graph building").
 #include <gtest/gtest.h>
 
 #include "tests/core/graph/graph_test_util.h"

@@ -18,61 +18,15 @@ namespace {
 using testing::BadPluginPath;
 using testing::GoodPluginPath;
 using testing::LoadGoodPlugin;
+using testing::ScopedEnv;
 using testing::StatusIs;
+using testing::TempDir;
 
 bool HasOp(const std::string& name) { return OpRegistry::Global()->Find(name) != nullptr; }
 
 bool Contains(const std::string& haystack, const std::string& needle) {
   return haystack.find(needle) != std::string::npos;
 }
-
-// A fresh directory under the build's temp area, removed at the end of the test.
-class TempDir {
- public:
-  TempDir() {
-    path_ = std::filesystem::temp_directory_path() /
-            ("tgraph_plugin_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter_++));
-    std::filesystem::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  std::string path() const { return path_.string(); }
-  std::string Copy(const std::string& from, const std::string& name) const {
-    auto to = path_ / name;
-    std::filesystem::copy_file(from, to, std::filesystem::copy_options::overwrite_existing);
-    return to.string();
-  }
-
- private:
-  static inline int counter_ = 0;
-  std::filesystem::path path_;
-};
-
-// Sets an environment variable for the scope.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const std::string& value) : name_(name) {
-    if (const char* old = std::getenv(name)) {
-      old_ = old;
-      had_ = true;
-    }
-    ::setenv(name, value.c_str(), 1);
-  }
-  ~ScopedEnv() {
-    if (had_) {
-      ::setenv(name_, old_.c_str(), 1);
-    } else {
-      ::unsetenv(name_);
-    }
-  }
-
- private:
-  const char* name_;
-  std::string old_;
-  bool had_ = false;
-};
 
 TEST(PluginLoaderTest, GoodPluginLoadsAndListsWhatItRegistered) {
   const LoadedPlugin* p = LoadGoodPlugin();
@@ -324,6 +278,48 @@ TEST(PluginLoaderTest, DiscoveryReportsEveryBadFileAndGoesOn) {
   EXPECT_TRUE(Contains(m, "plugins failed to load")) << m;
   // The good plugin (listed after the bad directory) is loaded all the same.
   EXPECT_TRUE(HasOp("TestScaleAdd"));
+  // The report has every file with what became of it.
+  int failed = 0;
+  for (const PluginCandidate& c : LastDiscoveryReport()) {
+    if (c.outcome == PluginCandidate::Outcome::kFailed) {
+      ++failed;
+      EXPECT_TRUE(Contains(c.reason, c.file)) << c.reason;
+      EXPECT_EQ(c.plugin, nullptr);
+    } else {
+      EXPECT_EQ(c.outcome, PluginCandidate::Outcome::kLoaded) << c.file;
+      EXPECT_EQ(c.file, GoodPluginPath("tg_test_good"));
+      EXPECT_NE(c.plugin, nullptr);
+    }
+  }
+  EXPECT_EQ(failed, 8);
+}
+
+// A status names the path as the caller gave it, even through a symlink (a checkout reached
+// through one), and adds the file it resolved to.
+TEST(PluginLoaderTest, StatusesNameThePathAsGiven) {
+  TempDir dir;
+  const std::string link = dir.path() + "/linked";
+  std::filesystem::create_directory_symlink(std::string(TGRAPH_TEST_PLUGIN_DIR) + "/bad", link);
+  const std::string path = link + "/libtg_test_init_fails.so";
+  auto s = LoadPlugin(path);
+  ASSERT_TRUE(StatusIs(s.status(), Code::kUnavailable));
+  const std::string& m = s.status().message();
+  EXPECT_TRUE(Contains(m, "'" + path + "'")) << m;
+  EXPECT_TRUE(Contains(m, std::filesystem::canonical(path).string())) << m;
+  const std::string missing = link + "/libmissing.so";
+  EXPECT_TRUE(Contains(LoadPlugin(missing).status().message(), "'" + missing + "'"));
+}
+
+TEST(PluginLoaderTest, DiscoveryReportsAShadowedFile) {
+  LoadGoodPlugin();
+  TempDir dir;
+  const std::string copy = dir.Copy(GoodPluginPath("tg_test_good"), "libtg_test_good.so");
+  ASSERT_TRUE(LoadPluginsFrom({dir.path()}).ok());
+  const std::vector<PluginCandidate>& report = LastDiscoveryReport();
+  ASSERT_EQ(report.size(), 1u);
+  EXPECT_EQ(report[0].file, copy);
+  EXPECT_EQ(report[0].outcome, PluginCandidate::Outcome::kShadowed);
+  EXPECT_TRUE(Contains(report[0].reason, "libtg_test_good.so")) << report[0].reason;
 }
 
 }  // namespace

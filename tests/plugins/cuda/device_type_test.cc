@@ -14,10 +14,10 @@ namespace {
 
 using devtest::Builder;
 
-// Loads `path`, failing the test on error; returns what it logged.
+// Loads `path`, failing the test on error; returns what it logged, printed or not.
 std::string Load(const char* path) {
   TG_Status* s = TG_NewStatus();
-  const std::string log = devtest::CapturingStderr([&] { TG_LoadPlugin(path, s); });
+  const std::string log = devtest::PluginLog(TG_LoadPlugin(path, s));
   EXPECT_EQ(TG_GetCode(s), TG_OK) << path << ": " << TG_Message(s);
   TG_DeleteStatus(s);
   return log;

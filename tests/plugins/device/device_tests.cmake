@@ -31,7 +31,7 @@ macro(tgraph_device_tests backend)
   # own executables too.
   set(TGRAPH_DEVICE_TEST_PLUGIN ${_dt_PLUGIN})
   set(TGRAPH_DEVICE_TEST_DEFS
-    TGRAPH_CPU_PLUGIN_PATH="$<TARGET_FILE:tgraph_cpu>"
+    TGRAPH_CPU_PLUGIN_PATH="${TGRAPH_CPU_PLUGIN_FILE}"
     TGRAPH_DEVICE_PLUGIN_PATH="$<TARGET_FILE:${_dt_PLUGIN}>"
     TGRAPH_DEVICE_NAME="${_dt_NAME}")
   if(_dt_REQUIRE_DEVICE)

@@ -6,6 +6,7 @@
 #include <complex>
 #include <cstdint>
 #include <cstring>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -281,6 +282,12 @@ TEST_F(NpyTest, ReportsUnwritablePaths) {
   EXPECT_FALSE(WriteNpy(PathOf("no/such/dir.npy"), t.get(), status.get()));
   EXPECT_EQ(TG_GetCode(status.get()), TG_NOT_FOUND);
   EXPECT_NE(std::string(TG_Message(status.get())).find("no/such/dir.npy"), std::string::npos);
+  if (std::filesystem::exists("/dev/full")) {
+    // A full disk: the error is reported and the device is left alone.
+    EXPECT_FALSE(WriteNpy("/dev/full", t.get(), status.get()));
+    EXPECT_EQ(TG_GetCode(status.get()), TG_UNKNOWN) << TG_Message(status.get());
+    EXPECT_TRUE(std::filesystem::exists("/dev/full"));
+  }
 }
 
 }  // namespace
