@@ -62,13 +62,22 @@ class ToolTest : public ::testing::Test {
 
   static std::string File(const std::string& name) { return (*dir_ / name).string(); }
 
+#ifdef TGRAPH_CPU_PLUGIN_PATH
+  // The CPU plugin for the search path: its file, or, when the name stands for the plugin's
+  // CPU variants (libtgraph_cpu.<level>.so beside it), their directory.
+  static std::string CpuPluginEntry() {
+    fs::path plugin(TGRAPH_CPU_PLUGIN_PATH);
+    return fs::exists(plugin) ? plugin.string() : plugin.parent_path().string();
+  }
+#endif
+
   // Runs `tgraph args...` with only the CPU plugin on the search path (plus `plugin_path`).
   static ToolResult Tool(const std::vector<std::string>& args,
                          const std::string& plugin_path = "") {
     std::string search = plugin_path;
 #ifdef TGRAPH_CPU_PLUGIN_PATH
     if (!search.empty()) search += ":";
-    search += TGRAPH_CPU_PLUGIN_PATH;
+    search += CpuPluginEntry();
 #endif
     std::string command =
         std::string("TGRAPH_PLUGIN_PATH=") + Quote(search) + " " + Quote(TGRAPH_TOOL_PATH);
@@ -182,7 +191,7 @@ TEST_F(ToolTest, VersionIsTheLibrarys) {
 }
 
 TEST_F(ToolTest, EverySubcommandHasHelp) {
-  for (const char* command : {"ops", "info", "run", "dot", "bench"}) {
+  for (const char* command : {"plugins", "ops", "info", "run", "dot", "bench"}) {
     SCOPED_TRACE(command);
     ToolResult r = Tool({command, "--help"});
     ExpectSuccess(r);
@@ -200,6 +209,49 @@ TEST_F(ToolTest, UsageErrorsExitWithTwo) {
   ExpectFailure(Tool({"info"}), 2, "FILE");
   ExpectFailure(Tool({"run", File("graph.pb"), "--repeat", "0"}), 2, "--repeat");
   ExpectFailure(Tool({"run", File("graph.pb")}), 2, "--fetch");
+}
+
+// ---- plugins ----
+
+TEST_F(ToolTest, PluginsListsWhatLoadedAndWhyAFileFailed) {
+  ToolResult r = Tool({"plugins"}, File("bad.so"));
+  ExpectSuccess(r);
+  EXPECT_TRUE(Contains(r.out, std::string("Plugin search path:\n  ") + File("bad.so"))) << r.out;
+  EXPECT_TRUE(Contains(r.out, File("bad.so") + ": FAILED: ")) << r.out;
+#ifdef TGRAPH_CPU_PLUGIN_PATH
+  EXPECT_TRUE(Contains(r.out, ": loaded\n")) << r.out;
+  EXPECT_TRUE(Contains(r.out, "devices (1): CPU")) << r.out;
+  EXPECT_TRUE(Contains(r.out, "for CPU, op types")) << r.out;
+#endif
+}
+
+// Two CPU variants of one plugin (only one is chosen, whatever this CPU) and a plugin file
+// whose name an earlier file of the search path already took.
+TEST_F(ToolTest, PluginsSaysWhyFilesWereSkipped) {
+  fs::path dir = fs::path(File("plugins"));
+  fs::create_directories(dir);
+  WriteText(dir / "libfake.x86-64.so", "not a shared library");
+  WriteText(dir / "libfake.x86-64-v4.so", "not a shared library");
+  std::string good_dir = std::string(TGRAPH_TEST_PLUGIN_DIR) + "/good";
+  fs::copy_file(good_dir + "/libtg_test_good.so", dir / "libtg_test_good.so",
+                fs::copy_options::overwrite_existing);
+  ToolResult r = Tool({"plugins"}, dir.string() + ":" + good_dir);
+  ExpectSuccess(r);
+  EXPECT_TRUE(Contains(r.out, "CPU variant level: x86-64")) << r.out;
+  EXPECT_TRUE(Contains(r.out, ".so: skipped (CPU variant not chosen): ")) << r.out;
+  EXPECT_TRUE(Contains(r.out, ".so: FAILED: ")) << r.out;
+  EXPECT_TRUE(Contains(r.out, (dir / "libtg_test_good.so").string() + ": loaded\n")) << r.out;
+  EXPECT_TRUE(Contains(r.out, good_dir + "/libtg_test_good.so: skipped (shadowed): ")) << r.out;
+  EXPECT_TRUE(Contains(r.out, "name test_good, version 1.2.3, ABI ")) << r.out;
+}
+
+TEST_F(ToolTest, PluginsLoadsExtraFiles) {
+  std::string good = std::string(TGRAPH_TEST_PLUGIN_DIR) + "/good/libtg_test_good.so";
+  ToolResult r = Tool({"plugins", "--verbose", "--load", good});
+  ExpectSuccess(r);
+  EXPECT_TRUE(Contains(r.out, "TestScaleAdd")) << r.out;
+  EXPECT_TRUE(Contains(r.out, "savers (1): test_memory")) << r.out;
+  ExpectFailure(Tool({"plugins", "--load", File("bad.so")}), 1, File("bad.so"));
 }
 
 // ---- ops ----

@@ -13,8 +13,9 @@ int main(int argc, char** argv) {
   CLI::App app("tgraph: inspect plugins, ops and graph files; run and benchmark graphs.", "tgraph");
   app.set_version_flag("--version", std::string("tgraph ") + TG_Version());
   app.require_subcommand(1);
-  std::vector<Command> commands = {AddOpsCommand(&app), AddInfoCommand(&app), AddRunCommand(&app),
-                                   AddDotCommand(&app), AddBenchCommand(&app)};
+  std::vector<Command> commands = {AddPluginsCommand(&app), AddOpsCommand(&app),
+                                   AddInfoCommand(&app),    AddRunCommand(&app),
+                                   AddDotCommand(&app),     AddBenchCommand(&app)};
   try {
     app.parse(argc, argv);
     for (const Command& command : commands) {
