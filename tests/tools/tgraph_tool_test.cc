@@ -198,6 +198,7 @@ TEST_F(ToolTest, EverySubcommandHasHelp) {
     EXPECT_TRUE(Contains(r.out, std::string("tgraph ") + command)) << r.out;
     EXPECT_TRUE(Contains(r.out, "--load")) << r.out;
   }
+  EXPECT_TRUE(Contains(Tool({"info", "--help"}).out, "Checkpoints are not read yet"));
   ToolResult r = Tool({"--help"});
   ExpectSuccess(r);
   EXPECT_TRUE(Contains(r.out, "bench")) << r.out;
@@ -352,6 +353,9 @@ TEST_F(ToolTest, RunRefusesBadFetchesAndFeeds) {
   ExpectFailure(Tool({"run", File("graph.pb"), "--feed", "x", "--fetch", "math/add"}), 2,
                 "NAME=VALUE");
   ExpectFailure(Tool({"run", File("graph.pb"), "--target", "nosuchop"}), 1, "nosuchop");
+  ExpectFailure(Tool({"run", File("graph.pb"), "--feed", "x=[1, 2]", "--fetch", "math/add",
+                      "--device", "/device:NOSUCH:0"}),
+                1, "/device:NOSUCH:0");
   ExpectFailure(Tool({"run", File("truncated.pb"), "--fetch", "x"}), 1, File("truncated.pb"));
   ExpectFailure(Tool({"run", File("unknown_op.pbtxt"), "--fetch", "id"}), 1, "NoSuchOpHere");
 }
