@@ -1,6 +1,5 @@
 // `tgraph bench GRAPH --feed ... --fetch ...`: per-run latency and throughput of a graph
 // file, after warm-up runs (the first runs plan the graph and create the devices' state).
-#include <chrono>
 #include <iostream>
 #include <memory>
 #include <vector>
@@ -25,10 +24,7 @@ void RunBench(const BenchOptions& options) {
   std::vector<double> durations_ns;
   durations_ns.reserve(static_cast<size_t>(options.runs));
   for (int i = 0; i < options.runs; ++i) {
-    auto start = std::chrono::steady_clock::now();
-    run.Step(nullptr, nullptr);
-    durations_ns.push_back(
-        std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count());
+    durations_ns.push_back(WallTimeNs([&] { run.Step(nullptr, nullptr); }));
   }
   TimingStats stats = ComputeTimingStats(durations_ns);
   std::cout << options.spec.graph_file << ": " << stats.runs << " runs after " << options.warmup

@@ -91,7 +91,7 @@ std::vector<bool> NeededOps(TG_Graph* graph, const GraphOps& all,
       Check(status.get(), "--fetch " + fetch + ": no such tensor or operation in " + file);
     }
     size_t start = all.index.at(op);
-    // A second search from an already reached op would reset the colours: skip it.
+    // An op an earlier fetch reached has had its inputs walked already.
     if (color[start] == boost::white_color) {
       boost::breadth_first_visit(deps, start, boost::color_map(colors));
     }

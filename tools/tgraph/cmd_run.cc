@@ -2,7 +2,6 @@
 // of a graph file, printing the fetched tensors numpy-style and, with --trace, what each node
 // did.
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -58,10 +57,8 @@ void RunRun(const RunOptions& options) {
   std::vector<TensorPtr> fetched;
   std::vector<double> durations_ns;
   for (int i = 0; i < options.repeat; ++i) {
-    auto start = std::chrono::steady_clock::now();
-    fetched = run.Step(run_options.get(), metadata.get());
     durations_ns.push_back(
-        std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count());
+        WallTimeNs([&] { fetched = run.Step(run_options.get(), metadata.get()); }));
   }
   for (size_t i = 0; i < fetched.size(); ++i) {
     std::cout << run.fetch_names()[i] << " = " << FormatTensor(fetched[i].get()) << "\n";

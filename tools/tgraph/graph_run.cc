@@ -1,8 +1,6 @@
 // Running a graph file (see graph_run.h).
 #include "graph_run.h"
 
-#include <iostream>
-
 #include "tensor_io.h"
 
 namespace tgraph::tool {
