@@ -9,6 +9,8 @@ packages=(
   libeigen3-dev libprotobuf-dev protobuf-compiler
   opencl-headers opencl-clhpp-headers ocl-icd-opencl-dev pocl-opencl-icd clinfo
   libgtest-dev libgmock-dev libbenchmark-dev
+  # The tgraph tool's command-line parsing.
+  libcli11-dev
   python3 python3-pip
   # The examples: scikit-learn's digits (examples/digits_mlp) and the fortune files, a plain
   # text corpus (examples/word2vec).

@@ -1218,6 +1218,111 @@ TG_CAPI_EXPORT extern const TG_Plugin* TG_PluginCandidatePlugin(int index);
  * library. */
 TG_CAPI_EXPORT extern void TG_UnloadPlugin(const TG_Plugin* plugin, TG_Status* status);
 
+/* ===================================================================================== */
+/* The op registry                                                                       */
+/* ===================================================================================== */
+
+/* Every op this process can build: the standard set and what loaded plugins defined. */
+
+/* The number of registered ops. Loading a plugin may add more. */
+TG_CAPI_EXPORT extern int TG_NumRegisteredOps(void);
+/* Op `index` in name order (as of this call: a plugin loaded in between shifts the order);
+ * NULL for an index out of range. Owned by the library; valid until the process exits. */
+TG_CAPI_EXPORT extern const char* TG_RegisteredOpName(int index);
+
+/* A snapshot of one op's definition and of what can run it. Caller owns: TG_DeleteOpInfo.
+ * Strings are owned by the snapshot (valid until it is deleted); kernels registered after it
+ * was taken are not in it. */
+typedef struct TG_OpInfo TG_OpInfo;
+/* TG_NOT_FOUND naming the op when no op of that type is registered. */
+TG_CAPI_EXPORT extern TG_OpInfo* TG_NewOpInfo(const char* op_type, TG_Status* status);
+/* NULL is a no-op. */
+TG_CAPI_EXPORT extern void TG_DeleteOpInfo(TG_OpInfo* info);
+TG_CAPI_EXPORT extern const char* TG_OpInfoName(const TG_OpInfo* info);
+/* The one-line summary the definition gives ("" if none). */
+TG_CAPI_EXPORT extern const char* TG_OpInfoSummary(const TG_OpInfo* info);
+TG_CAPI_EXPORT extern int TG_OpInfoIsStateful(const TG_OpInfo* info);
+/* Arguments and attrs, in definition order, spelled as TensorFlow's REGISTER_OP specs:
+ * inputs/outputs "a: T", "values: N * T", "ref: Ref(T)", "y: float"; attrs
+ * "T: {float, double}", "N: int >= 1", "padding: {'SAME', 'VALID'} = 'SAME'",
+ * "transpose_a: bool = false". Counts are 0 and specs NULL for a NULL info or an index out
+ * of range. */
+TG_CAPI_EXPORT extern int TG_OpInfoNumInputs(const TG_OpInfo* info);
+TG_CAPI_EXPORT extern const char* TG_OpInfoInput(const TG_OpInfo* info, int i);
+TG_CAPI_EXPORT extern int TG_OpInfoNumOutputs(const TG_OpInfo* info);
+TG_CAPI_EXPORT extern const char* TG_OpInfoOutput(const TG_OpInfo* info, int i);
+TG_CAPI_EXPORT extern int TG_OpInfoNumAttrs(const TG_OpInfo* info);
+TG_CAPI_EXPORT extern const char* TG_OpInfoAttr(const TG_OpInfo* info, int i);
+/* The device types ("CPU", "GPU", ...) with at least one kernel for the op, sorted. */
+TG_CAPI_EXPORT extern int TG_OpInfoNumKernelDeviceTypes(const TG_OpInfo* info);
+TG_CAPI_EXPORT extern const char* TG_OpInfoKernelDeviceType(const TG_OpInfo* info, int i);
+/* The plugin that defined the op; NULL for the core's own ops. */
+TG_CAPI_EXPORT extern const TG_Plugin* TG_OpInfoPlugin(const TG_OpInfo* info);
+
+/* ===================================================================================== */
+/* GraphDef summaries                                                                    */
+/* ===================================================================================== */
+
+/* What a GraphDef or MetaGraphDef holds, decoded without importing it: nodes whose ops are
+ * not registered here can be described too. Caller owns: TG_DeleteGraphDefSummary. Strings
+ * are owned by the summary and valid until it is deleted. */
+typedef struct TG_GraphDefSummary TG_GraphDefSummary;
+
+/* Decodes data[0, length): a GraphDef or a MetaGraphDef, serialized or in text format
+ * (whichever the bytes are). TG_INVALID_ARGUMENT when they are neither (truncated,
+ * malformed; for text the message gives the line and column). */
+TG_CAPI_EXPORT extern TG_GraphDefSummary* TG_NewGraphDefSummary(const void* data, size_t length,
+                                                                TG_Status* status);
+/* NULL is a no-op. */
+TG_CAPI_EXPORT extern void TG_DeleteGraphDefSummary(TG_GraphDefSummary* summary);
+/* 1 when the bytes were a MetaGraphDef (else a GraphDef); 1 when they were text format. */
+TG_CAPI_EXPORT extern int TG_GraphDefSummaryIsMetaGraphDef(const TG_GraphDefSummary* summary);
+TG_CAPI_EXPORT extern int TG_GraphDefSummaryIsText(const TG_GraphDefSummary* summary);
+/* The graph (a MetaGraphDef's graph_def) as a serialized GraphDef, ready for
+ * TG_GraphImportGraphDef. */
+TG_CAPI_EXPORT extern void TG_GraphDefSummaryGraphDef(const TG_GraphDefSummary* summary,
+                                                      TG_Buffer* output, TG_Status* status);
+
+/* Nodes in file order. Accessors return NULL (counts 0) for an index out of range. */
+TG_CAPI_EXPORT extern int TG_GraphDefSummaryNumNodes(const TG_GraphDefSummary* summary);
+TG_CAPI_EXPORT extern const char* TG_GraphDefSummaryNodeName(const TG_GraphDefSummary* summary,
+                                                             int node);
+TG_CAPI_EXPORT extern const char* TG_GraphDefSummaryNodeOp(const TG_GraphDefSummary* summary,
+                                                           int node);
+/* The device as written in the file ("" if none). */
+TG_CAPI_EXPORT extern const char* TG_GraphDefSummaryNodeDevice(
+    const TG_GraphDefSummary* summary, int node);
+/* Inputs as written: "x", "x:1", "^control". */
+TG_CAPI_EXPORT extern int TG_GraphDefSummaryNodeNumInputs(const TG_GraphDefSummary* summary,
+                                                          int node);
+TG_CAPI_EXPORT extern const char* TG_GraphDefSummaryNodeInput(const TG_GraphDefSummary* summary,
+                                                              int node, int input);
+/* Attrs in name order, each value as one line of text: "float", "[?,3]" (? = unknown dim,
+ * "<unknown>" = unknown rank), "'SAME'", "true", "[1, 2]", "<tensor float [2,3]>". */
+TG_CAPI_EXPORT extern int TG_GraphDefSummaryNodeNumAttrs(const TG_GraphDefSummary* summary,
+                                                         int node);
+TG_CAPI_EXPORT extern const char* TG_GraphDefSummaryNodeAttrName(
+    const TG_GraphDefSummary* summary, int node, int attr);
+TG_CAPI_EXPORT extern const char* TG_GraphDefSummaryNodeAttrText(
+    const TG_GraphDefSummary* summary, int node, int attr);
+/* The text of the attr named `attr_name`, or NULL when the node has none. */
+TG_CAPI_EXPORT extern const char* TG_GraphDefSummaryNodeAttr(const TG_GraphDefSummary* summary,
+                                                             int node, const char* attr_name);
+
+/* A MetaGraphDef's collections in key order (none for a GraphDef). The kind is
+ * "node_list", "bytes_list", "int64_list", "float_list" or "any_list"; items are node or
+ * tensor names, numbers, 'printable bytes', "variable <name>" for a serialized VariableDef,
+ * "<N bytes>" otherwise, or "<type url>" for an Any. */
+TG_CAPI_EXPORT extern int TG_GraphDefSummaryNumCollections(const TG_GraphDefSummary* summary);
+TG_CAPI_EXPORT extern const char* TG_GraphDefSummaryCollectionKey(
+    const TG_GraphDefSummary* summary, int collection);
+TG_CAPI_EXPORT extern const char* TG_GraphDefSummaryCollectionKind(
+    const TG_GraphDefSummary* summary, int collection);
+TG_CAPI_EXPORT extern int TG_GraphDefSummaryCollectionSize(const TG_GraphDefSummary* summary,
+                                                           int collection);
+TG_CAPI_EXPORT extern const char* TG_GraphDefSummaryCollectionItem(
+    const TG_GraphDefSummary* summary, int collection, int item);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif
