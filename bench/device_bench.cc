@@ -255,7 +255,10 @@ void BM_MlpTrainStep(benchmark::State& state) {
   double flops_per_sample = 0;
   for (size_t layer = 0; layer + 1 < sizes.size(); ++layer) {
     const int64_t in = sizes[layer], out = sizes[layer + 1];
-    const std::string wn = "W" + std::to_string(layer), bn = "b" + std::to_string(layer);
+    // Appended: GCC 12 at -O3 warns falsely (-Wrestrict) on "W" + to_string(layer).
+    std::string wn = "W", bn = "b";
+    wn += std::to_string(layer);
+    bn += std::to_string(layer);
     TG_Variable* w = g.Variable(
         wn.c_str(), FloatTensor({in, out}, rng, static_cast<float>(std::sqrt(6.0 / (in + out)))));
     TG_Variable* bias = g.Variable(bn.c_str(), FloatTensor({out}, rng, 0.0f));

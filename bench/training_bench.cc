@@ -250,7 +250,10 @@ void BM_MlpTrainStep(benchmark::State& state) {
   double flops_per_sample = 0;
   for (size_t layer = 0; layer + 1 < sizes.size(); ++layer) {
     const int64_t in = sizes[layer], out = sizes[layer + 1];
-    const std::string w_name = "W" + std::to_string(layer), b_name = "b" + std::to_string(layer);
+    // Appended: GCC 12 at -O3 warns falsely (-Wrestrict) on "W" + to_string(layer).
+    std::string w_name = "W", b_name = "b";
+    w_name += std::to_string(layer);
+    b_name += std::to_string(layer);
     TG_Variable* w = b.Variable(w_name.c_str(), {in, out},
                                 std::sqrt(6.0 / static_cast<double>(in + out)), rng);
     TG_Variable* bias = b.Variable(b_name.c_str(), {out}, 0.0, rng);

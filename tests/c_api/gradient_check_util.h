@@ -167,7 +167,8 @@ inline void CheckGradients(const std::vector<GradInputSpec>& specs, const GradBu
     }
     ASSERT_EQ(static_cast<int64_t>(v.size()), n) << "input " << i << ": values do not fit dims";
     values.push_back(v);
-    const std::string name = "x" + std::to_string(i);
+    std::string name = "x";  // appended: GCC 12 -O3 warns falsely on "x" + to_string(i)
+    name += std::to_string(i);
     placeholders.push_back(AddOp(g, "Placeholder", {}, [&](TG_OperationDescription* d) {
       TG_SetAttrType(d, "dtype", TG_DOUBLE);
       TG_SetAttrShape(d, "shape", spec.dims.data(), static_cast<int>(spec.dims.size()));

@@ -62,22 +62,13 @@ class ToolTest : public ::testing::Test {
 
   static std::string File(const std::string& name) { return (*dir_ / name).string(); }
 
-#ifdef TGRAPH_CPU_PLUGIN_PATH
-  // The CPU plugin for the search path: its file, or, when the name stands for the plugin's
-  // CPU variants (libtgraph_cpu.<level>.so beside it), their directory.
-  static std::string CpuPluginEntry() {
-    fs::path plugin(TGRAPH_CPU_PLUGIN_PATH);
-    return fs::exists(plugin) ? plugin.string() : plugin.parent_path().string();
-  }
-#endif
-
   // Runs `tgraph args...` with only the CPU plugin on the search path (plus `plugin_path`).
   static ToolResult Tool(const std::vector<std::string>& args,
                          const std::string& plugin_path = "") {
     std::string search = plugin_path;
 #ifdef TGRAPH_CPU_PLUGIN_PATH
     if (!search.empty()) search += ":";
-    search += CpuPluginEntry();
+    search += TGRAPH_CPU_PLUGIN_PATH;  // a name that stands for the best CPU variant
 #endif
     std::string command =
         std::string("TGRAPH_PLUGIN_PATH=") + Quote(search) + " " + Quote(TGRAPH_TOOL_PATH);
@@ -253,6 +244,15 @@ TEST_F(ToolTest, PluginsLoadsExtraFiles) {
   EXPECT_TRUE(Contains(r.out, "TestScaleAdd")) << r.out;
   EXPECT_TRUE(Contains(r.out, "savers (1): test_memory")) << r.out;
   ExpectFailure(Tool({"plugins", "--load", File("bad.so")}), 1, File("bad.so"));
+}
+
+// What a plugin logged while loading is listed, though it was not printed (INFO level).
+TEST_F(ToolTest, PluginsShowWhatAPluginSaidWhileLoading) {
+  std::string quiet = std::string(TGRAPH_TEST_PLUGIN_DIR) + "/variant/libtg_test_variant.so";
+  ToolResult r = Tool({"plugins", "--load", quiet});
+  ExpectSuccess(r);
+  EXPECT_TRUE(Contains(r.out, "    said: INFO: test_variant: initialised\n")) << r.out;
+  EXPECT_FALSE(Contains(r.err, "initialised")) << r.err;
 }
 
 // ---- ops ----

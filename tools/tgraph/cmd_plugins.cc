@@ -68,6 +68,10 @@ void PrintRegistrations(const TG_Plugin* plugin, bool verbose) {
   PrintNames("devices", Names(plugin, TG_PluginNumDevices, TG_PluginDeviceType), true);
   PrintNames("savers", Names(plugin, TG_PluginNumSavers, TG_PluginSaverFormat), true);
   PrintNames("gradients", Names(plugin, TG_PluginNumGradients, TG_PluginGradientOpType), verbose);
+  // What it logged while loading, printed or not: e.g. why a GPU backend has no device.
+  for (const std::string& line : Names(plugin, TG_PluginNumMessages, TG_PluginMessage)) {
+    std::cout << "    said: " << line << "\n";
+  }
 }
 
 void PrintSearchPath() {

@@ -179,7 +179,7 @@ TEST_F(GraphDefImportErrorsTest, ShapeErrorAfterManyValidNodes) {
   // Everything before the last node is fine; the dry run catches the MatMul, so nothing
   // lands in the destination.
   std::string text;
-  for (int i = 0; i < 20; ++i) text += FloatConst("c" + std::to_string(i));
+  for (int i = 0; i < 20; ++i) text += FloatConst(StrCat("c", i));
   text += R"pb(node { name: "bad_matmul" op: "MatMul" input: "c0" input: "c1" attr { key: "T" value { type: DT_FLOAT } } })pb";
   ExpectFailure(text, Code::kInvalidArgument, {"bad_matmul"});
 }

@@ -228,13 +228,13 @@ TEST(GraphDefImportTest, LongChainInReverseOrder) {
   tf::GraphDef def;
   for (int i = kNodes - 1; i >= 0; --i) {
     tf::NodeDef* n = def.add_node();
-    n->set_name("n" + std::to_string(i));
+    n->set_name(StrCat("n", i));
     if (i == 0) {
       n->set_op("Placeholder");
       (*n->mutable_attr())["dtype"] = AttrOfType(DT_FLOAT);
     } else {
       n->set_op("Identity");
-      n->add_input("n" + std::to_string(i - 1));
+      n->add_input(StrCat("n", i - 1));
       (*n->mutable_attr())["T"] = AttrOfType(DT_FLOAT);
     }
   }

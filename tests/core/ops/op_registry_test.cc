@@ -74,7 +74,7 @@ TEST(OpRegistryTest, RegistrationsDoNotMove) {
   ASSERT_TRUE(registry.Register(OpDefBuilder("A0")).ok());
   const OpRegistration* a0 = registry.Find("A0");
   for (int i = 1; i < 200; ++i) {
-    ASSERT_TRUE(registry.Register(OpDefBuilder("A" + std::to_string(i))).ok());
+    ASSERT_TRUE(registry.Register(OpDefBuilder(StrCat("A", i))).ok());
   }
   EXPECT_EQ(registry.Find("A0"), a0);
 }
@@ -260,7 +260,7 @@ TEST(OpRegistryTest, ConcurrentUse) {
     threads.emplace_back([&, t] {
       globals[static_cast<size_t>(t)] = OpRegistry::Global();
       for (int i = 0; i < 50; ++i) {
-        const std::string name = "T" + std::to_string(t) + "x" + std::to_string(i);
+        const std::string name = StrCat("T", t, "x", i);
         if (!registry.Register(OpDefBuilder(name)).ok()) ++failures;
         if (registry.Find(name) == nullptr) ++failures;
         registry.ListOps();
