@@ -121,6 +121,17 @@ InitOutcome CallInit(TG_PluginInitFn init, const std::string& file, PluginRegist
   return out;
 }
 
+// "built for x86-64-v4; this CPU lacks avx512f, ...", or "" when `cpu` runs that level.
+std::string WhyCpuCannotRun(const CpuFeatures& cpu, CpuLevel level) {
+  std::string missing;
+  for (const std::string& m : MissingFeatures(cpu, level)) {
+    if (!missing.empty()) missing += ", ";
+    missing += m;
+  }
+  if (missing.empty()) return "";
+  return StrCat("built for ", CpuLevelName(level), "; this CPU lacks ", missing);
+}
+
 // The variant files of one group ("libx.<level>.so" in one directory) and which of them this
 // process should load: the highest level the CPU runs and TGRAPH_CPU_VARIANT allows.
 struct VariantChoice {
@@ -136,12 +147,9 @@ VariantChoice ChooseVariant(const std::vector<std::string>& files) {
   std::optional<CpuLevel> best;
   for (const std::string& file : files) {
     const CpuLevel level = ParseVariantFileName(fs::path(file).filename().string())->level;
-    const std::vector<std::string> missing = MissingFeatures(cpu, level);
-    if (!missing.empty()) {
-      std::string list;
-      for (const std::string& m : missing) list += (list.empty() ? "" : ", ") + m;
-      choice.passed[file] = StrCat("built for ", CpuLevelName(level), ", which needs ", list,
-                                   ": this CPU lacks it");
+    const std::string cannot_run = WhyCpuCannotRun(cpu, level);
+    if (!cannot_run.empty()) {
+      choice.passed[file] = cannot_run;
     } else if (level > allowed) {
       choice.passed[file] = StrCat(CpuLevelName(level), " is above TGRAPH_CPU_VARIANT=",
                                    CpuLevelName(allowed));
@@ -185,15 +193,11 @@ StatusOr<std::string> ResolveVariantGroup(const std::string& path) {
 Status CheckCpuRunsVariant(const std::string& file_name, const std::string& quoted) {
   const auto name = ParseVariantFileName(file_name);
   if (!name) return Status::OK();
-  const std::vector<std::string> missing = MissingFeatures(CurrentCpuFeatures(), name->level);
-  if (missing.empty()) return Status::OK();
-  std::string list;
-  for (const std::string& m : missing) list += (list.empty() ? "" : ", ") + m;
+  const std::string cannot_run = WhyCpuCannotRun(CurrentCpuFeatures(), name->level);
+  if (cannot_run.empty()) return Status::OK();
   return PluginError(Code::kFailedPrecondition, quoted,
-                     StrCat("was built for the CPU level ", CpuLevelName(name->level),
-                            ", which needs ", list, ": this CPU lacks it (load the ",
-                            "plugin by its group name, e.g. '", name->group_file_name,
-                            "', to get the best variant this CPU runs)"));
+                     StrCat("is a CPU variant ", cannot_run, " (load it by its group name, '",
+                            name->group_file_name, "', to get the best variant this CPU runs)"));
 }
 
 StatusOr<const LoadedPlugin*> LoadLocked(const std::string& requested) {
