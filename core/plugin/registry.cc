@@ -59,7 +59,8 @@ bool KernelRegistration::Matches(const AttrMap& attrs) const {
   for (const auto& [attr, allowed] : type_constraints) {
     auto it = attrs.find(attr);
     if (it == attrs.end()) return false;
-    auto ok = [&](int t) {
+    // Captured by name: Clang 14 can't capture a structured binding implicitly.
+    auto ok = [&allowed = allowed](int t) {
       return std::binary_search(allowed.begin(), allowed.end(), static_cast<DataType>(t));
     };
     const tf::AttrValue& v = it->second;

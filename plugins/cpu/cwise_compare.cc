@@ -8,12 +8,14 @@
 namespace tgraph_cpu {
 namespace {
 
+// Eigen's operators are called as members: for `a == b` C++20 also tries the reversed
+// `b == a`, and Eigen's member templates take any operand, so Clang finds the two ambiguous.
 #define TGRAPH_CPU_COMPARE(Name, op)             \
   struct Name {                                  \
     static constexpr double kCost = 1;           \
     template <class A, class B>                  \
     static auto Expr(const A& a, const B& b) {   \
-      return a op b;                             \
+      return a.operator op(b);                   \
     }                                            \
   };
 TGRAPH_CPU_COMPARE(EqualF, ==)

@@ -284,9 +284,8 @@ TEST(TensorTest, NewTensorWithoutDeallocator) {
 
 TEST(TensorTest, StringTensorRoundTrip) {
   TG_Status* s = TG_NewStatus();
-  const char* strs[] = {"hello", "", std::string("a\0b", 3).c_str()};
   static const char kWithNul[] = {'a', '\0', 'b'};
-  strs[2] = kWithNul;
+  const char* strs[] = {"hello", "", kWithNul};
   size_t lens[] = {5, 0, 3};
   int64_t dims[] = {3};
   TG_Tensor* t = TG_NewStringTensor(dims, 1, strs, lens, s);
