@@ -21,7 +21,7 @@ gflops() {
     --benchmark_min_time=1 --benchmark_format=json 2>/dev/null |
     python3 -c 'import json,sys
 for b in json.load(sys.stdin)["benchmarks"]:
-    print(b["name"].split("/")[0], round(b["GFLOP/s"] / 1e9, 1))'
+    print(b["name"].split("/")[0], round(b["GFLOP/s"], 1))'
 }
 
 declare -A samples
