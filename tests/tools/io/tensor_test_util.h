@@ -13,19 +13,14 @@
 #include <string>
 #include <vector>
 
+#include "owned_handles.h"
 #include "tgraph/c_api.h"
 
 namespace tgraph::tool::testing {
 
-struct TensorDeleter {
-  void operator()(TG_Tensor* t) const { TG_DeleteTensor(t); }
-};
-using TensorPtr = std::unique_ptr<TG_Tensor, TensorDeleter>;
-
-struct StatusDeleter {
-  void operator()(TG_Status* s) const { TG_DeleteStatus(s); }
-};
-using StatusPtr = std::unique_ptr<TG_Status, StatusDeleter>;
+// The library's own owning handles (owned_handles.h).
+using tgraph::tool::StatusPtr;
+using tgraph::tool::TensorPtr;
 
 inline StatusPtr NewStatus() { return StatusPtr(TG_NewStatus()); }
 
