@@ -141,8 +141,7 @@ struct VariantChoice {
 
 VariantChoice ChooseVariant(const std::vector<std::string>& files) {
   const CpuFeatures cpu = CurrentCpuFeatures();
-  std::string cap_note;
-  const CpuLevel allowed = AllowedCpuLevel(&cap_note);
+  const CpuLevel allowed = AllowedCpuLevel();
   VariantChoice choice;
   std::optional<CpuLevel> best;
   for (const std::string& file : files) {
@@ -171,20 +170,23 @@ VariantChoice ChooseVariant(const std::vector<std::string>& files) {
   return choice;
 }
 
+// The error for a group `path` none of whose variants this CPU runs, with each file's reason.
+Status NoVariantRuns(const std::string& path, const VariantChoice& choice) {
+  std::string why;
+  for (const auto& [file, reason] : choice.passed) {
+    why += StrCat(why.empty() ? "" : "; ", fs::path(file).filename().string(), ": ", reason);
+  }
+  return PluginError(Code::kFailedPrecondition, Quoted(path),
+                     StrCat("no CPU variant of it can run on this CPU (", why, ")"));
+}
+
 // "<dir>/libx.so" that does not exist stands for its CPU variants "<dir>/libx.<level>.so":
 // the best one this process may run, or an error naming the path and why none can run.
 StatusOr<std::string> ResolveVariantGroup(const std::string& path) {
   const std::vector<std::string> variants = PluginFilesIn(path);  // the group's variants
   if (variants.empty()) return PluginError(Code::kNotFound, Quoted(path), "no such file");
   VariantChoice choice = ChooseVariant(variants);
-  if (choice.chosen.empty()) {
-    std::string why;
-    for (const auto& [file, reason] : choice.passed) {
-      why += StrCat(why.empty() ? "" : "; ", fs::path(file).filename().string(), ": ", reason);
-    }
-    return PluginError(Code::kFailedPrecondition, Quoted(path),
-                       StrCat("no CPU variant of it can run on this CPU (", why, ")"));
-  }
+  if (choice.chosen.empty()) return NoVariantRuns(path, choice);
   return choice.chosen;
 }
 
@@ -436,14 +438,9 @@ void DiscoverEntry(const std::string& entry, std::vector<PluginCandidate>* candi
   // A group none of whose variants can run here is a failure of discovery: the plugin the
   // user installed is not available.
   for (const auto& [group, choice] : choices) {
-    if (!choice.chosen.empty()) continue;
-    std::string why;
-    for (const auto& [file, reason] : choice.passed) {
-      why += StrCat(why.empty() ? "" : "; ", fs::path(file).filename().string(), ": ", reason);
+    if (choice.chosen.empty()) {
+      failures->push_back(NoVariantRuns((fs::path(entry) / group).string(), choice));
     }
-    failures->push_back(PluginError(Code::kFailedPrecondition,
-                                    Quoted((fs::path(entry) / group).string()),
-                                    StrCat("no CPU variant of it can run here (", why, ")")));
   }
 }
 
