@@ -11,7 +11,10 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   # The tgraph tool's command-line parsing.
   libcli11-dev
-  python3 python3-pip
+  python3 python3-pip python3-venv
+  # Checkpoint savers: LevelDB's table format is TensorFlow's .index format; safetensors'
+  # header is JSON.
+  libleveldb-dev nlohmann-json3-dev
   # The examples: scikit-learn's digits (examples/digits_mlp) and the fortune files, a plain
   # text corpus (examples/word2vec).
   python3-sklearn fortunes

@@ -8,7 +8,11 @@ cd "$(dirname "$0")/.."
 scripts/install_deps.sh
 jobs=${TGRAPH_JOBS:-$(nproc)}
 
-scripts/build.sh build -DCMAKE_BUILD_TYPE=Release -DTGRAPH_BUILD_BENCH=ON
+# Real TensorFlow, for the interop tests (created once, outside the checkout).
+tf_python=$(scripts/tf_venv.sh)
+
+scripts/build.sh build -DCMAKE_BUILD_TYPE=Release -DTGRAPH_BUILD_BENCH=ON \
+  "-DTGRAPH_TF_PYTHON=$tf_python"
 ctest --test-dir build --output-on-failure -j "$jobs"
 
 # The CPU plugin's baseline and AVX2 variants only (each variant is a whole build of the

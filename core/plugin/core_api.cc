@@ -16,6 +16,7 @@
 #include "core/graph/attr_value_util.h"
 #include "core/graph/proto_convert.h"
 #include "core/plugin/abi_handles.h"
+#include "core/plugin/checkpoint_services.h"
 #include "core/plugin/kernel_context.h"
 #include "core/plugin/registry.h"
 #include "core/plugin/status_boundary.h"
@@ -515,6 +516,30 @@ TG_Tensor* ApiForwardInputToOutput(TG_KernelContext* ctx, int input_index, int o
   });
 }
 
+// set_output: a tensor the kernel made on the host (a restored checkpoint tensor) becomes
+// the output as it is, so a large variable is never copied on its way to Assign.
+void ApiSetOutput(TG_KernelContext* ctx, int i, TG_Tensor* t, TG_Status* status) {
+  std::unique_ptr<TG_Tensor> owned(t);
+  Guard(status, [&]() -> Status {
+    TG_RETURN_IF_ERROR(CheckOutputSlot(ctx, i, "set_output"));
+    if (owned == nullptr) return InvalidArgument(NodeLabel(*ctx->op), ": set_output ", i, ": NULL tensor");
+    KernelCallOutput& out = ctx->outputs[static_cast<size_t>(i)];
+    const DataType out_type = BaseType(out.type);
+    if (owned->tensor.dtype() != out_type) {
+      return InvalidArgument(NodeLabel(*ctx->op), ": set_output ", i, ": tensor of dtype ",
+                             DataTypeName(owned->tensor.dtype()), " for an output of dtype ",
+                             DataTypeName(out_type));
+    }
+    if (ctx->device_memory && !out.host_memory) {
+      return InvalidArgument(NodeLabel(*ctx->op), ": set_output ", i,
+                             ": the output lives in device memory; set_output takes host tensors");
+    }
+    out.value->tensor = std::move(owned->tensor);
+    out.set = true;
+    return Status::OK();
+  });
+}
+
 // Is `t` one of this call's inputs or an output already produced?
 bool IsAliasable(const TG_KernelContext* ctx, const TG_Tensor* t) {
   for (const KernelCallInput& in : ctx->inputs) {
@@ -915,6 +940,8 @@ TG_CoreApi MakeApi() {
   api.device_type_registered = ApiDeviceTypeRegistered;
   api.tensor_info = ApiTensorInfo;
   api.input_info = ApiInputInfo;
+  FillCheckpointServices(&api);
+  api.set_output = ApiSetOutput;
   return api;
 }
 

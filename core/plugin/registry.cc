@@ -309,6 +309,57 @@ Status SaverRegistration::Restore(const std::string& prefix, const std::vector<s
   return Status::OK();
 }
 
+namespace {
+
+Status SaverLacks(const std::string& format, const char* call) {
+  return Unimplemented("saver '", format, "' does not implement ", call,
+                       " (a plugin built against plugin ABI 4 or older, or a format without it)");
+}
+
+int ListVisitor(void* arg, const TG_CheckpointEntry* entry) {
+  auto* entries = static_cast<std::vector<SaverRegistration::Entry>*>(arg);
+  SaverRegistration::Entry e;
+  e.name = entry->name != nullptr ? entry->name : "";
+  e.dtype = static_cast<DataType>(entry->dtype);
+  if (entry->num_dims > 0 && entry->dims != nullptr) {
+    e.dims.assign(entry->dims, entry->dims + entry->num_dims);
+  }
+  entries->push_back(std::move(e));
+  return 0;
+}
+
+}  // namespace
+
+Status SaverRegistration::List(const std::string& prefix, std::vector<Entry>* entries) const {
+  if (def.list == nullptr) return SaverLacks(format, "list");
+  entries->clear();
+  TG_Status st;
+  def.list(def.user_data, prefix.c_str(), ListVisitor, entries, &st);
+  return st.status.Prepend(StrCat("saver '", format, "' listing '", prefix, "': "));
+}
+
+bool SaverRegistration::Exists(const std::string& prefix) const {
+  return def.exists != nullptr && def.exists(def.user_data, prefix.c_str()) != 0;
+}
+
+Status SaverRegistration::Remove(const std::string& prefix) const {
+  if (def.remove == nullptr) return SaverLacks(format, "remove");
+  TG_Status st;
+  def.remove(def.user_data, prefix.c_str(), &st);
+  return st.status.Prepend(StrCat("saver '", format, "' removing '", prefix, "': "));
+}
+
+Status SaverRegistration::Merge(const std::vector<std::string>& prefixes,
+                                const std::string& destination, bool delete_old_dirs) const {
+  if (def.merge == nullptr) return SaverLacks(format, "merge");
+  std::vector<const char*> ptrs;
+  for (const auto& p : prefixes) ptrs.push_back(p.c_str());
+  TG_Status st;
+  def.merge(def.user_data, ptrs.data(), ptrs.size(), destination.c_str(), delete_old_dirs ? 1 : 0,
+            &st);
+  return st.status.Prepend(StrCat("saver '", format, "' merging into '", destination, "': "));
+}
+
 SaverRegistry* SaverRegistry::Global() {
   static SaverRegistry* const registry = new SaverRegistry();  // never destroyed
   return registry;
@@ -318,6 +369,29 @@ const SaverRegistration* SaverRegistry::Find(const std::string& format) const {
   std::shared_lock<std::shared_mutex> lock(mu_);
   auto it = savers_.find(format);
   return it == savers_.end() ? nullptr : it->second.get();
+}
+
+StatusOr<const SaverRegistration*> SaverRegistry::ForPrefix(const std::string& prefix) const {
+  std::shared_lock<std::shared_mutex> lock(mu_);
+  for (const auto& [format, reg] : savers_) {
+    const char* ext = reg->def.file_extension;
+    if (ext == nullptr || *ext == '\0') continue;
+    std::string_view suffix(ext);
+    if (prefix.size() >= suffix.size() &&
+        std::string_view(prefix).substr(prefix.size() - suffix.size()) == suffix) {
+      return reg.get();
+    }
+  }
+  auto it = savers_.find(kDefaultFormat);
+  if (it != savers_.end()) return it->second.get();
+  std::string loaded;
+  for (const auto& entry : savers_) {
+    if (!loaded.empty()) loaded += ", ";
+    loaded += entry.first;
+  }
+  return NotFound("no checkpoint saver for '", prefix, "': no loaded saver plugin claims its ",
+                  "file extension, and the default format '", kDefaultFormat,
+                  "' is not loaded (loaded formats: ", loaded.empty() ? "none" : loaded, ")");
 }
 
 std::vector<std::string> SaverRegistry::Formats() const {

@@ -133,6 +133,18 @@ struct SaverRegistration {
   // Calls the plugin's restore; the tensors it allocated become core tensors.
   Status Restore(const std::string& prefix, const std::vector<std::string>& names,
                  std::vector<Tensor>* tensors) const;
+
+  // ABI 5 calls; UNIMPLEMENTED naming the format where the plugin lacks one.
+  struct Entry {
+    std::string name;
+    DataType dtype = DT_INVALID;
+    std::vector<int64_t> dims;
+  };
+  Status List(const std::string& prefix, std::vector<Entry>* entries) const;
+  bool Exists(const std::string& prefix) const;  // false where the plugin can't tell
+  Status Remove(const std::string& prefix) const;
+  Status Merge(const std::vector<std::string>& prefixes, const std::string& destination,
+               bool delete_old_dirs) const;
 };
 
 class SaverRegistry {
@@ -140,6 +152,10 @@ class SaverRegistry {
   static SaverRegistry* Global();
   const SaverRegistration* Find(const std::string& format) const;
   std::vector<std::string> Formats() const;  // sorted
+  // The saver whose file extension `prefix` ends with, else the default format
+  // ("tensorflow_v2"); NOT_FOUND naming the prefix and the formats loaded when neither is.
+  StatusOr<const SaverRegistration*> ForPrefix(const std::string& prefix) const;
+  static constexpr const char* kDefaultFormat = "tensorflow_v2";
 
  private:
   friend class PluginRegistrations;

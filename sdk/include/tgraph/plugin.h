@@ -58,7 +58,7 @@ extern "C" {
 /* The ABI this header describes. 1 = the first release; 2 appended the gradient-building
  * services to TG_CoreApi; 3 appended device_type_registered; 4 appended tensor_info and
  * input_info (TG_TensorInfo). */
-#define TG_PLUGIN_ABI_VERSION 4u
+#define TG_PLUGIN_ABI_VERSION 5u
 
 /* ===================================================================================== */
 /* Opaque handles, owned by the core (TG_Status and TG_Tensor come from types.h)          */
@@ -186,7 +186,30 @@ typedef struct TG_DeviceDefinition {
   int host_accessible;
 } TG_DeviceDefinition;
 
-/* A checkpoint format. save/restore work on (name, tensor) lists of host tensors. */
+/* One tensor of a checkpoint, as a saver's `list` reports it (ABI 5). Everything it points
+ * at is the saver's and valid during the visit call only. */
+typedef struct TG_CheckpointEntry {
+  size_t struct_size;
+  const char* name;
+  TG_DataType dtype;
+  int num_dims;
+  const int64_t* dims; /* num_dims entries (NULL when num_dims is 0) */
+} TG_CheckpointEntry;
+
+/* Called by a saver's `list` once per tensor; return non-zero to stop early. */
+typedef int (*TG_CheckpointVisitFn)(void* visit_arg, const TG_CheckpointEntry* entry);
+
+/* A checkpoint format. save/restore work on (name, tensor) lists of host tensors.
+ *
+ * What every saver guarantees (the core and its users rely on it):
+ *  - save is atomic: files are written under temporary names, flushed to disk and renamed
+ *    into place, so a save that fails (full disk, crash) leaves any checkpoint already at
+ *    `prefix` whole, and no partial file under the final names;
+ *  - save streams: it writes each tensor from its own memory, without a second copy;
+ *  - restore checks every tensor's integrity where the format has a checksum; codes:
+ *    NOT_FOUND for a missing file or tensor (naming it), DATA_LOSS for a corrupt or
+ *    truncated file (naming the file and the tensor), INVALID_ARGUMENT for bad arguments;
+ *  - restore reads only the named tensors (restore with one name is "read one tensor"). */
 typedef struct TG_SaverDefinition {
   size_t struct_size;
   const char* format; /* e.g. "tensorflow_v2" */
@@ -194,9 +217,28 @@ typedef struct TG_SaverDefinition {
   void (*save)(void* user_data, const char* prefix, const char* const* names,
                const TG_Tensor* const* tensors, size_t count, TG_Status* status);
   /* Fills `tensors[i]` with newly allocated tensors (TG_CoreApi.new_host_tensor), which the
-   * core then owns. */
+   * core then owns (also on failure: the core frees whatever is non-NULL). */
   void (*restore)(void* user_data, const char* prefix, const char* const* names, size_t count,
                   TG_Tensor** tensors, TG_Status* status);
+
+  /* ---- ABI 5 (each may be NULL) ---- */
+  /* A prefix ending in this suffix (".safetensors") selects this format; NULL: chosen by
+   * format name only. */
+  const char* file_extension;
+  /* Reports every tensor of the checkpoint (name, dtype, shape) in name order, without
+   * reading tensor data. */
+  void (*list)(void* user_data, const char* prefix, TG_CheckpointVisitFn visit,
+               void* visit_arg, TG_Status* status);
+  /* Non-zero when a checkpoint of this format exists at `prefix`. */
+  int (*exists)(void* user_data, const char* prefix);
+  /* Deletes the checkpoint's files (the Saver's rotation of old checkpoints). A checkpoint
+   * that is not there is not an error. */
+  void (*remove)(void* user_data, const char* prefix, TG_Status* status);
+  /* Merges checkpoints written by a sharded save into one at `destination`
+   * (MergeV2Checkpoints), deleting the sources' files, and their directories when
+   * `delete_old_dirs` is non-zero and they are left empty. */
+  void (*merge)(void* user_data, const char* const* prefixes, size_t count,
+                const char* destination, int delete_old_dirs, TG_Status* status);
 } TG_SaverDefinition;
 
 /* What a kernel reads of a tensor, filled by one call (ABI 4): the caller sets struct_size
@@ -401,6 +443,21 @@ typedef struct TG_CoreApi {
    * it; out of range it returns NULL and fills nothing. */
   void (*tensor_info)(const TG_Tensor* t, TG_TensorInfo* info);
   const TG_Tensor* (*input_info)(TG_KernelContext* ctx, int i, TG_TensorInfo* info);
+
+  /* ---- checkpoints (ABI 5) ----
+   * What SaveV2, RestoreV2 and MergeV2Checkpoints kernels call: the core hands the work to
+   * the saver plugin whose file_extension the prefix ends with, else to "tensorflow_v2".
+   * Tensors are host tensors. checkpoint_restore fills tensors[i] with tensors the caller
+   * owns (pass them to set_output, or free them with delete_host_tensor), also on failure. */
+  void (*checkpoint_save)(const char* prefix, const char* const* names,
+                          const TG_Tensor* const* tensors, size_t count, TG_Status* status);
+  void (*checkpoint_restore)(const char* prefix, const char* const* names, size_t count,
+                             TG_Tensor** tensors, TG_Status* status);
+  void (*checkpoint_merge)(const char* const* prefixes, size_t count, const char* destination,
+                           int delete_old_dirs, TG_Status* status);
+  /* Makes `t` output i of the kernel, taking ownership of it (also on failure). `t` comes
+   * from new_host_tensor or checkpoint_restore; its dtype must be the output's. */
+  void (*set_output)(TG_KernelContext* ctx, int i, TG_Tensor* t, TG_Status* status);
 } TG_CoreApi;
 
 /* What the plugin tells the core about itself (filled inside TG_PluginInit). The strings

@@ -1,0 +1,35 @@
+// CRC-32C (Castagnoli), the checksum of TensorFlow's checkpoints, tables and event files,
+// and its "masked" form (rotate by 15, add a constant), which those formats store so that
+// a CRC of data that itself holds CRCs stays well distributed.
+//
+// Shared by the core and by plugins: this library uses no core type.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace tgraph::crc32c {
+
+// The CRC of `crc`'s data followed by data[0, n): Extend(Value(A), B) == Value(A ‖ B).
+uint32_t Extend(uint32_t crc, const void* data, size_t n);
+
+inline uint32_t Value(const void* data, size_t n) { return Extend(0, data, n); }
+
+inline constexpr uint32_t kMaskDelta = 0xa282ead8u;
+
+inline constexpr uint32_t Mask(uint32_t crc) {
+  return ((crc >> 15) | (crc << 17)) + kMaskDelta;
+}
+
+inline constexpr uint32_t Unmask(uint32_t masked) {
+  const uint32_t rot = masked - kMaskDelta;
+  return (rot >> 17) | (rot << 15);
+}
+
+// Extend on the portable path (Boost.CRC), whatever the CPU: tests compare the two paths.
+uint32_t ExtendPortable(uint32_t crc, const void* data, size_t n);
+
+// True when Extend runs on the CPU's CRC32 instruction (SSE4.2), false on the portable path.
+bool UsesHardware();
+
+}  // namespace tgraph::crc32c
