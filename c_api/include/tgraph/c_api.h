@@ -1323,6 +1323,31 @@ TG_CAPI_EXPORT extern int TG_GraphDefSummaryCollectionSize(const TG_GraphDefSumm
 TG_CAPI_EXPORT extern const char* TG_GraphDefSummaryCollectionItem(
     const TG_GraphDefSummary* summary, int collection, int item);
 
+/* ===================================================================================== */
+/* Checkpoint files: list, read and write tensors through the saver plugins              */
+/* ===================================================================================== */
+/* (declarations of this section go here) */
+
+/* ===================================================================================== */
+/* Saver (tf.train.Saver): save, restore, rotate, checkpoint state                       */
+/* ===================================================================================== */
+/* (declarations of this section go here) */
+
+/* ===================================================================================== */
+/* MetaGraphs: export and import with collections and the SaverDef                       */
+/* ===================================================================================== */
+/* (declarations of this section go here) */
+
+/* ===================================================================================== */
+/* Event files (TensorBoard) and summaries                                               */
+/* ===================================================================================== */
+/* (declarations of this section go here) */
+
+/* ===================================================================================== */
+/* Freezing and cutting graphs                                                           */
+/* ===================================================================================== */
+/* (declarations of this section go here) */
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif
