@@ -16,6 +16,7 @@
 #include "core/base/shape.h"
 #include "core/base/status.h"
 #include "core/base/tensor.h"
+#include "core/exec/session.h"
 #include "core/graph/collections.h"
 #include "core/graph/graph.h"
 #include "core/plugin/abi_handles.h"
@@ -33,6 +34,13 @@ struct TG_Graph {
   // > 0 while one of this graph's device functions runs (under the graph lock, so only the
   // calling thread can see it): the graph must not change then.
   int in_device_function = 0;
+};
+
+struct TG_Session {
+  std::unique_ptr<tgraph::Session> session;
+  // A copy taken at creation, so the strings handed out stay put for the session's life
+  // whatever the core does with its own list.
+  std::vector<tgraph::SessionDevice> devices;
 };
 
 struct TG_OperationDescription {

@@ -15,13 +15,6 @@ struct TG_SessionOptions {
   SessionOptions options;
 };
 
-struct TG_Session {
-  std::unique_ptr<Session> session;
-  // A copy taken at creation, so the strings handed out stay put for the session's life
-  // whatever the core does with its own list.
-  std::vector<SessionDevice> devices;
-};
-
 struct TG_RunOptions {
   RunOptions options;
 };

@@ -16,5 +16,6 @@ void RegisterGradHelperKernels(tgraph::plugin::Init& init);   // grad_helper_ker
 void RegisterArrayHelperKernels(tgraph::plugin::Init& init);  // array_helper_kernels.cc
 void RegisterNnBackpropKernels(tgraph::plugin::Init& init);   // nn_backprop_kernels.cc
 void RegisterTrainingKernels(tgraph::plugin::Init& init);     // training_kernels.cc
+void RegisterCheckpointKernels(tgraph::plugin::Init& init);   // checkpoint_ops.cc
 
 }  // namespace tgraph_cpu

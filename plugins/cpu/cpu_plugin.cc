@@ -8,7 +8,7 @@ extern "C" TG_PLUGIN_EXPORT void TG_PluginInit(const TG_PluginInitArgs* args, TG
                        &RegisterNnKernels, &RegisterArrayKernels, &RegisterStateKernels,
                        &RegisterRandomKernels, &RegisterGradHelperKernels,
                        &RegisterArrayHelperKernels, &RegisterNnBackpropKernels,
-                       &RegisterTrainingKernels}) {
+                       &RegisterTrainingKernels, &RegisterCheckpointKernels}) {
     if (!init.ok()) return;
     family(init);
   }

@@ -1331,7 +1331,101 @@ TG_CAPI_EXPORT extern const char* TG_GraphDefSummaryCollectionItem(
 /* ===================================================================================== */
 /* Saver (tf.train.Saver): save, restore, rotate, checkpoint state                       */
 /* ===================================================================================== */
-/* (declarations of this section go here) */
+/* A Saver adds TensorFlow 1.x's saver nodes to the graph (save/Const, save/SaveV2,
+ * save/control_dependency, save/RestoreV2, save/Assign*, save/restore_all), whose kernels
+ * hand the files to the saver plugin the path selects: "tensorflow_v2" (TF's V2
+ * checkpoints: prefix.index + prefix.data-00000-of-00001) unless a loaded saver plugin
+ * claims the path's extension (".safetensors"). A MetaGraph's SaverDef, TensorFlow's
+ * included, gives a Saver too (TG_NewSaverFromDef). Beside its checkpoints a Saver keeps
+ * TensorFlow's `checkpoint` state file, and deletes old checkpoints past max_to_keep. */
+
+typedef struct TG_Saver TG_Saver;
+
+typedef struct TG_SaverOptions {
+  /* sizeof(TG_SaverOptions) as the caller was compiled; set by TG_InitSaverOptions. */
+  size_t struct_size;
+  /* The name scope of the saver's nodes; NULL or "" = "save" (made unique: "save_1"). */
+  const char* name;
+  /* The variables to save; NULL (num_vars 0) = every variable of TG_GLOBAL_VARIABLES,
+   * each under its op name ("dense/kernel"). */
+  TG_Variable* const* var_list;
+  int num_vars;
+  /* Optional: the names the variables get in the checkpoint (a name map, as
+   * Saver({"name": var})); num_vars entries, or NULL for the op names. */
+  const char* const* save_names;
+  /* Checkpoints kept (the oldest beyond are deleted); 0 keeps all. Default 5. */
+  int max_to_keep;
+  /* Besides the last max_to_keep, one checkpoint per this many hours is kept. Default 10000. */
+  float keep_checkpoint_every_n_hours;
+  /* Nonzero: one file per device, merged (TF's sharded=True). Not supported yet:
+   * TG_NewSaver fails with TG_UNIMPLEMENTED. Default 0. */
+  int sharded;
+  /* The filename tensor's default when nothing is fed; NULL = "model". */
+  const char* filename;
+} TG_SaverOptions;
+
+/* Fills `opts` with the defaults above (struct_size = sizeof). */
+TG_CAPI_EXPORT extern void TG_InitSaverOptions(TG_SaverOptions* opts);
+
+/* tf.compat.v1.train.Saver(var_list, max_to_keep, ...): adds the saver's nodes to `g`.
+ * `opts` may be NULL (defaults). Errors: INVALID_ARGUMENT for no variables or two under one
+ * name, FAILED_PRECONDITION for a finalized graph. Free with TG_DeleteSaver (the nodes stay
+ * in the graph). */
+TG_CAPI_EXPORT extern TG_Saver* TG_NewSaver(TG_Graph* g, const TG_SaverOptions* opts,
+                                            TG_Status* status);
+/* A Saver over nodes already in `g`, named by a serialized SaverDef (from
+ * TG_SaverToSaverDef, or a MetaGraph's saver_def, e.g. one TensorFlow wrote). NOT_FOUND
+ * naming a node the SaverDef names that `g` lacks. */
+TG_CAPI_EXPORT extern TG_Saver* TG_NewSaverFromDef(TG_Graph* g, const void* saver_def,
+                                                   size_t len, TG_Status* status);
+TG_CAPI_EXPORT extern void TG_DeleteSaver(TG_Saver* saver);
+
+/* The serialized SaverDef (filename_tensor_name "save/Const:0", save_tensor_name
+ * "save/control_dependency:0", restore_op_name "save/restore_all", ...). */
+TG_CAPI_EXPORT extern void TG_SaverToSaverDef(const TG_Saver* saver, TG_Buffer* saver_def,
+                                              TG_Status* status);
+
+/* Saver.save(sess, save_path, global_step): writes the variables' current values to
+ * `save_path`, or "<save_path>-<*global_step>" when global_step is not NULL, and returns
+ * that prefix (owned by the saver, valid until its next save or its deletion); NULL on
+ * failure. Then, when `meta_graph` is not NULL, writes it (a serialized MetaGraphDef) to
+ * "<prefix>.meta"; deletes the checkpoints beyond max_to_keep; and rewrites the state file
+ * `latest_filename` (NULL = "checkpoint") in the prefix's directory. A save that fails
+ * leaves the checkpoints already there whole and the state file pointing at the newest.
+ * NOT_FOUND when the directory does not exist. */
+TG_CAPI_EXPORT extern const char* TG_SaverSave(TG_Saver* saver, TG_Session* session,
+                                               const char* save_path, const int64_t* global_step,
+                                               const TG_Buffer* meta_graph,
+                                               const char* latest_filename, TG_Status* status);
+/* Saver.restore(sess, save_path): assigns every variable its value in the checkpoint at
+ * `save_path`. NOT_FOUND when there is no checkpoint there or it lacks a variable (naming
+ * it), INVALID_ARGUMENT for a variable of another dtype or shape (naming both), DATA_LOSS for
+ * a corrupt file (naming it and the tensor). A restore that fails assigns nothing. */
+TG_CAPI_EXPORT extern void TG_SaverRestore(TG_Saver* saver, TG_Session* session,
+                                           const char* save_path, TG_Status* status);
+
+/* The checkpoints this saver keeps (Saver.last_checkpoints), oldest first; the strings are
+ * owned by the saver and valid until its next save. */
+TG_CAPI_EXPORT extern int TG_SaverNumLastCheckpoints(const TG_Saver* saver);
+TG_CAPI_EXPORT extern const char* TG_SaverLastCheckpoint(const TG_Saver* saver, int i);
+/* Saver.recover_last_checkpoints(paths): after a restart, the checkpoints a new Saver
+ * should go on rotating (oldest first; those that no longer exist are skipped). */
+TG_CAPI_EXPORT extern void TG_SaverRecoverLastCheckpoints(TG_Saver* saver,
+                                                          const char* const* paths, int num_paths);
+
+/* tf.train.latest_checkpoint(checkpoint_dir, latest_filename): fills `path` with the newest
+ * checkpoint's prefix named by the state file (relative names joined to the directory) and
+ * returns 1; returns 0 (and leaves `path` alone) when there is no state file or that
+ * checkpoint is gone. A state file that does not parse is DATA_LOSS naming it.
+ * `latest_filename` NULL = "checkpoint". */
+TG_CAPI_EXPORT extern int TG_LatestCheckpoint(const char* checkpoint_dir,
+                                              const char* latest_filename, TG_Buffer* path,
+                                              TG_Status* status);
+/* The state file, as TensorFlow's tf.train.get_checkpoint_state returns it: a serialized
+ * CheckpointState proto in `state`. NOT_FOUND when there is none. */
+TG_CAPI_EXPORT extern void TG_GetCheckpointState(const char* checkpoint_dir,
+                                                 const char* latest_filename, TG_Buffer* state,
+                                                 TG_Status* status);
 
 /* ===================================================================================== */
 /* MetaGraphs: export and import with collections and the SaverDef                       */
