@@ -16,6 +16,8 @@ namespace {
 // Linux moves at most this much per read/write call; asking for less keeps every call
 // well-defined on other systems too.
 constexpr size_t kMaxIoChunk = size_t{1} << 30;
+// How much a save writes (in one call) before starting the disk write of it.
+constexpr uint64_t kWriteBackChunk = uint64_t{8} << 20;
 
 TG_Code CodeForErrno(int err) {
   switch (err) {
@@ -120,6 +122,7 @@ AtomicFileWriter::~AtomicFileWriter() { Abandon(); }
 void AtomicFileWriter::Abandon() {
   if (fd_ >= 0) CloseKeepingErrno(fd_);
   fd_ = -1;
+  written_ = flushing_from_ = 0;
   if (!temp_path_.empty()) {
     const int saved = errno;
     ::unlink(temp_path_.c_str());
@@ -151,7 +154,7 @@ Status AtomicFileWriter::Open(const std::string& path) {
 Status AtomicFileWriter::Write(const void* data, size_t n) {
   const auto* in = static_cast<const char*>(data);
   while (n > 0) {
-    const ssize_t put = ::write(fd_, in, std::min(n, kMaxIoChunk));
+    const ssize_t put = ::write(fd_, in, std::min<size_t>(n, kWriteBackChunk));
     if (put < 0) {
       if (errno == EINTR) continue;
       const Status s = ErrnoStatus(errno, StrCat("writing '", temp_path_, "' (for '", path_, "')"));
@@ -160,8 +163,21 @@ Status AtomicFileWriter::Write(const void* data, size_t n) {
     }
     in += put;
     n -= static_cast<size_t>(put);
+    written_ += static_cast<uint64_t>(put);
+    StartWriteBack();
   }
   return Status();
+}
+
+void AtomicFileWriter::StartWriteBack() {
+#ifdef __linux__
+  if (written_ - flushing_from_ < kWriteBackChunk) return;
+  // Asynchronous: queues the pages for the disk and returns. A failure here changes nothing
+  // (Commit's fsync reports any I/O error), so it is not checked.
+  (void)::sync_file_range(fd_, static_cast<off_t>(flushing_from_),
+                          static_cast<off_t>(written_ - flushing_from_), SYNC_FILE_RANGE_WRITE);
+  flushing_from_ = written_;
+#endif
 }
 
 Status AtomicFileWriter::Commit() {

@@ -47,16 +47,21 @@ class AtomicFileWriter {
   AtomicFileWriter& operator=(const AtomicFileWriter&) = delete;
 
   Status Open(const std::string& path);
-  // All `n` bytes, straight from `data` (no copy is made).
+  // All `n` bytes, straight from `data` (no copy is made). Every few MiB, the disk write
+  // of what is written so far is started (Linux), so that it overlaps the rest of the save
+  // instead of all waiting for Commit's fsync.
   Status Write(const void* data, size_t n);
   Status Commit();
 
  private:
   void Abandon();
+  void StartWriteBack();
 
   int fd_ = -1;
   std::string path_;
   std::string temp_path_;
+  uint64_t written_ = 0;  // bytes so far
+  uint64_t flushing_from_ = 0;  // where the write-back not yet started begins
 };
 
 // fsyncs the directory holding `path`, so a rename or unlink in it survives a crash.
