@@ -87,6 +87,9 @@ struct PendingTensor {
 
 Status CollectTensors(const char* const* names, const TG_Tensor* const* tensors, size_t count,
                       std::vector<PendingTensor>* pending) {
+  if (count > 0 && (names == nullptr || tensors == nullptr)) {
+    return InvalidArgument("save: the names or the tensors are NULL");
+  }
   std::set<std::string_view> seen;
   for (size_t i = 0; i < count; ++i) {
     if (names[i] == nullptr || tensors[i] == nullptr) {
@@ -157,6 +160,9 @@ Status Save(const std::string& path, const char* const* names, const TG_Tensor* 
 
 Status Restore(const std::string& path, const char* const* names, size_t count,
                TG_Tensor** tensors, TG_Status* status) {
+  if (count > 0 && (names == nullptr || tensors == nullptr)) {
+    return InvalidArgument("restore: the names or the output array are NULL");
+  }
   CheckedFile f;
   TGRAPH_SAFETENSORS_RETURN_IF_ERROR(OpenChecked(path, &f));
   // Every name is looked up before anything is allocated or read.
@@ -194,6 +200,7 @@ Status Restore(const std::string& path, const char* const* names, size_t count,
 }
 
 Status List(const std::string& path, TG_CheckpointVisitFn visit, void* visit_arg) {
+  if (visit == nullptr) return InvalidArgument("list: the visit function is NULL");
   CheckedFile f;
   TGRAPH_SAFETENSORS_RETURN_IF_ERROR(OpenChecked(path, &f));
   for (const auto& [name, e] : f.header.tensors) {

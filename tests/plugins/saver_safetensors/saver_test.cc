@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/plugin/abi_handles.h"
 #include "safetensors_test_util.h"
 
 namespace tgraph::testing {
@@ -246,6 +247,28 @@ TEST(SafetensorsSaver, SaveIntoAMissingDirectoryFails) {
   Status s = saver->Save(path, {"x"}, {PatternTensor(DT_FLOAT, {2}, 1)});
   EXPECT_EQ(s.code(), Code::kNotFound) << s.ToString();
   EXPECT_NE(s.message().find(path), std::string::npos) << s.ToString();
+}
+
+TEST(SafetensorsSaver, NullArgumentsAreInvalidArgument) {
+  const SaverRegistration* saver = SafetensorsSaver();
+  ASSERT_NE(saver, nullptr);
+  ScratchDir dir;
+  const std::string path = dir.File("n.safetensors");
+  const TG_SaverDefinition& def = saver->def;
+  TG_Status st;
+  def.save(def.user_data, path.c_str(), nullptr, nullptr, 1, &st);
+  EXPECT_EQ(st.status.code(), Code::kInvalidArgument) << st.status.ToString();
+  st.status = Status::OK();
+  def.save(def.user_data, nullptr, nullptr, nullptr, 0, &st);
+  EXPECT_EQ(st.status.code(), Code::kInvalidArgument) << st.status.ToString();
+  ASSERT_TRUE(saver->Save(path, {"x"}, {PatternTensor(DT_FLOAT, {2}, 1)}).ok());
+  st.status = Status::OK();
+  def.restore(def.user_data, path.c_str(), nullptr, 1, nullptr, &st);
+  EXPECT_EQ(st.status.code(), Code::kInvalidArgument) << st.status.ToString();
+  st.status = Status::OK();
+  def.list(def.user_data, path.c_str(), nullptr, nullptr, &st);
+  EXPECT_EQ(st.status.code(), Code::kInvalidArgument) << st.status.ToString();
+  EXPECT_EQ(def.exists(def.user_data, nullptr), 0);
 }
 
 }  // namespace
