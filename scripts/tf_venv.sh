@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Creates, once, the Python environment that the interop tests compare tgraph with: real
-# TensorFlow (tensorflow-cpu), TensorBoard, numpy and pytest from PyPI. Prints the path of
-# its python. The environment lives outside the checkout (a fresh clone reuses it) at
+# TensorFlow (tensorflow-cpu), TensorBoard, numpy, pytest and safetensors (the reference reader
+# and writer of that format) from PyPI. Prints the path of its python. The environment lives
+# outside the checkout (a fresh clone reuses it) at
 # ${TGRAPH_TF_VENV:-~/.cache/tgraph/tf-venv}; it is rebuilt only when the list below changes.
 set -euo pipefail
 venv=${TGRAPH_TF_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/tgraph/tf-venv}
-requirements=(tensorflow-cpu==2.21.0 tensorboard numpy pytest)
+requirements=(tensorflow-cpu==2.21.0 tensorboard numpy pytest safetensors)
 stamp="$venv/.tgraph-requirements"
 if [ ! -x "$venv/bin/python" ] || [ "$(cat "$stamp" 2>/dev/null)" != "${requirements[*]}" ]; then
   echo "tf_venv: installing ${requirements[*]} into $venv" >&2

@@ -212,7 +212,8 @@ TG_Tensor* ApiNewHostTensor(TG_DataType dtype, const int64_t* dims, int num_dims
     TG_RETURN_IF_ERROR(ReadDims("new_host_tensor", dims, num_dims, &d));
     const int t = EnumValue(dtype);
     if (!IsValidDataType(t)) return InvalidArgument("new_host_tensor: invalid dtype ", t);
-    TG_ASSIGN_OR_RETURN(Tensor tensor, Tensor::Allocate(static_cast<DataType>(t), std::move(d)));
+    TG_ASSIGN_OR_RETURN(Tensor tensor,
+                        Tensor::AllocateUninitialized(static_cast<DataType>(t), std::move(d)));
     *out = new TG_Tensor{std::move(tensor)};
     return Status::OK();
   });

@@ -287,8 +287,8 @@ typedef struct TG_CoreApi {
   /* DT_STRING elements. */
   void (*tensor_get_string)(const TG_Tensor* t, int64_t index, const char** data, size_t* len);
   void (*tensor_set_string)(TG_Tensor* t, int64_t index, const char* data, size_t len);
-  /* A new host tensor the caller passes on to the core (saver restore) or frees with
-   * delete_host_tensor. */
+  /* A new host tensor (a plain dtype's bytes unset, for the caller to write; strings empty)
+   * the caller passes on to the core (saver restore) or frees with delete_host_tensor. */
   TG_Tensor* (*new_host_tensor)(TG_DataType dtype, const int64_t* dims, int num_dims,
                                 TG_Status* status);
   void (*delete_host_tensor)(TG_Tensor* t);
