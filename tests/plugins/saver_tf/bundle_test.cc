@@ -44,7 +44,7 @@ TEST(Bundle, EveryFixedSizeDtypeRoundTrips) {
   for (const auto& [dtype, size] : FixedSizeDtypes()) {
     std::string bytes(2 * 3 * size, '\0');
     for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<char>(i * 7 + dtype);
-    tensors.push_back({"t" + std::to_string(dtype), dtype, {2, 3}, bytes});
+    tensors.push_back({Str("t", static_cast<int>(dtype)), dtype, {2, 3}, bytes});
   }
   BundleStatus s = SaveRaw(dir / "ckpt", tensors);
   ASSERT_TRUE(s.ok()) << s.message;

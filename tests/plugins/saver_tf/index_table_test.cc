@@ -59,7 +59,7 @@ TEST(IndexTable, RoundTripsManyKeysAcrossBlocks) {
   std::map<std::string, std::string> entries;
   // ~3 MiB of values: several 256 KiB data blocks and an index block of many entries.
   for (int i = 0; i < 3000; ++i) {
-    entries["key/" + std::to_string(i)] = std::string(1000 + i % 7, static_cast<char>(i));
+    entries[Str("key/", i)] = std::string(1000 + i % 7, static_cast<char>(i));
   }
   ASSERT_TRUE(WriteIndexTable(dir / "t.index", entries).ok());
   std::map<std::string, std::string> read;
