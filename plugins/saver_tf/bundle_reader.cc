@@ -4,11 +4,13 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <limits>
 
 #include "common/crc32c.h"
 #include "index_table.h"
 #include "naming.h"
+#include "slice_key.h"
 
 namespace tgraph::saver_tf {
 namespace {
@@ -63,6 +65,14 @@ BundleStatus BundleReader::Open(const std::string& prefix, std::unique_ptr<Bundl
     }
     reader->entries_.emplace_hint(reader->entries_.end(), key, std::move(entry));
   }
+  for (const auto& [name, entry] : reader->entries_) {
+    for (const auto& slice : entry.slices()) {
+      auto stored = reader->entries_.find(SliceKey(name, slice));
+      if (stored == reader->entries_.end()) continue;  // missing: an error when read
+      reader->slice_entries_.insert(*stored);
+    }
+  }
+  for (const auto& [key, entry] : reader->slice_entries_) reader->entries_.erase(key);
   *out = std::move(reader);
   return BundleStatus::OK();
 }
@@ -92,11 +102,6 @@ BundleStatus BundleReader::Lookup(const std::string& name,
   auto it = entries_.find(name);
   if (it == entries_.end()) {
     return Error(TG_NOT_FOUND, Str("tensor '", name, "' not found in checkpoint '", prefix_, "'"));
-  }
-  if (it->second.slices_size() > 0) {
-    return Error(TG_UNIMPLEMENTED, Str("tensor '", name, "' of checkpoint '", prefix_,
-                                       "' is partitioned into ", it->second.slices_size(),
-                                       " slices, which this reader does not assemble"));
   }
   std::vector<int64_t> dims;
   int64_t n = 0;
@@ -180,6 +185,65 @@ BundleStatus BundleReader::ReadRaw(const std::string& name, const tf::BundleEntr
   }
   const uint32_t expected = crc32c::Unmask(entry.crc32c());
   if (crc != expected) return ChecksumMismatch(name, *file, expected, crc);
+  return BundleStatus::OK();
+}
+
+BundleStatus BundleReader::ReadPartitioned(const std::string& name,
+                                           const tf::BundleEntryProto& entry,
+                                           size_t element_size, void* dst,
+                                           uint64_t bytes) const {
+  std::vector<int64_t> full;
+  int64_t count = 0;
+  SAVER_TF_RETURN_IF_ERROR(Dims(name, entry, &full, &count));
+  if (static_cast<uint64_t>(count) * element_size != bytes) {
+    return Error(TG_INVALID_ARGUMENT, Str("tensor '", name, "': ", bytes, " bytes given for ",
+                                          count, " elements"));
+  }
+  const size_t rank = full.size();
+  auto* out = static_cast<char*>(dst);
+  for (int k = 0; k < entry.slices_size(); ++k) {
+    const tf::TensorSliceProto& slice = entry.slices(k);
+    const std::string what = Str("slice ", k, " of tensor '", name, "'");
+    auto stored = slice_entries_.find(SliceKey(name, slice));
+    if (stored == slice_entries_.end()) {
+      return Error(TG_DATA_LOSS, Str(what, " is missing from index file '",
+                                     IndexFileName(prefix_), "'"));
+    }
+    if (static_cast<size_t>(slice.extent_size()) != rank ||
+        stored->second.dtype() != entry.dtype()) {
+      return Error(TG_DATA_LOSS, Str(what, " does not match the tensor's rank or dtype"));
+    }
+    std::vector<int64_t> start(rank), length(rank);
+    uint64_t slice_elements = 1;
+    for (size_t d = 0; d < rank; ++d) {
+      const auto& extent = slice.extent(static_cast<int>(d));
+      start[d] = extent.start();
+      length[d] = extent.has_length() ? extent.length() : full[d];
+      if (start[d] < 0 || length[d] < 0 || start[d] > full[d] || length[d] > full[d] - start[d]) {
+        return Error(TG_DATA_LOSS, Str(what, " lies outside its shape in dimension ", d));
+      }
+      slice_elements *= static_cast<uint64_t>(length[d]);
+    }
+    if (slice_elements == 0) continue;
+    std::vector<char> buffer(static_cast<size_t>(slice_elements * element_size));
+    SAVER_TF_RETURN_IF_ERROR(ReadRaw(what, stored->second, buffer.data(), buffer.size()));
+    // Copy the slice's rows (runs along the last dimension) into place; `index` walks the
+    // other dimensions of the slice like an odometer.
+    const size_t run = static_cast<size_t>(rank == 0 ? 1 : length[rank - 1]) * element_size;
+    std::vector<int64_t> index(rank, 0);
+    for (size_t from = 0; from < buffer.size(); from += run) {
+      uint64_t offset = 0;
+      for (size_t d = 0; d < rank; ++d) {
+        offset = offset * static_cast<uint64_t>(full[d]) +
+                 static_cast<uint64_t>(start[d] + (d + 1 < rank ? index[d] : 0));
+      }
+      std::memcpy(out + offset * element_size, buffer.data() + from, run);
+      for (size_t d = rank > 1 ? rank - 1 : 0; d-- > 0;) {  // next row: dims rank-2 ... 0
+        if (++index[d] < length[d]) break;
+        index[d] = 0;
+      }
+    }
+  }
   return BundleStatus::OK();
 }
 

@@ -6,8 +6,12 @@
 // Errors (each message names the file and, where there is one, the tensor): NOT_FOUND for a
 // missing index or data file or an unknown tensor; DATA_LOSS for a corrupt or truncated
 // index, an entry whose size does not match its dtype and shape, a short data file or a
-// checksum mismatch; UNIMPLEMENTED for what this reader does not decode (partitioned
-// tensors, DT_VARIANT).
+// checksum mismatch; UNIMPLEMENTED for what this reader does not decode (DT_VARIANT,
+// partitioned string tensors).
+//
+// Partitioned tensors (FORMATS.md §3.5: a full entry listing its slices, each slice stored
+// under its own OrderedCode key) are assembled: the slices' keys are hidden from entries(),
+// as TensorFlow's reader hides them, and ReadPartitioned copies each slice into place.
 #pragma once
 
 #include <cstdint>
@@ -47,6 +51,10 @@ class BundleReader {
   // CRC.
   BundleStatus ReadRaw(const std::string& name, const tf::BundleEntryProto& entry, void* dst,
                        uint64_t bytes) const;
+  // Assembles a partitioned entry (entry.slices_size() > 0) of a fixed-size dtype into dst
+  // (`bytes` = elements × element_size of the full shape), each slice's CRC checked.
+  BundleStatus ReadPartitioned(const std::string& name, const tf::BundleEntryProto& entry,
+                               size_t element_size, void* dst, uint64_t bytes) const;
   // Reads a DT_STRING tensor of `count` elements.
   BundleStatus ReadStrings(const std::string& name, const tf::BundleEntryProto& entry,
                            int64_t count, std::vector<std::string>* out) const;
@@ -65,6 +73,7 @@ class BundleReader {
   std::string prefix_;
   tf::BundleHeaderProto header_;
   std::map<std::string, tf::BundleEntryProto> entries_;
+  std::map<std::string, tf::BundleEntryProto> slice_entries_;  // by OrderedCode slice key
   mutable std::map<int, std::unique_ptr<FileReader>> data_files_;
 };
 

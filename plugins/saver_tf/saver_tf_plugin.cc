@@ -118,6 +118,12 @@ BundleStatus ReadTensor(const BundleReader& reader, const std::string& name, TG_
   int64_t count = 0;
   SAVER_TF_RETURN_IF_ERROR(BundleReader::Dims(name, *entry, &dims, &count));
   const auto dtype = static_cast<TG_DataType>(entry->dtype());
+  const bool partitioned = entry->slices_size() > 0;
+  if (partitioned && dtype == TG_STRING) {
+    return Error(TG_UNIMPLEMENTED, Str("tensor '", name, "' of checkpoint '", reader.prefix(),
+                                       "' is a partitioned string tensor, which this reader "
+                                       "does not assemble"));
+  }
   if (dtype == TG_STRING) {
     std::vector<std::string> strings;
     SAVER_TF_RETURN_IF_ERROR(reader.ReadStrings(name, *entry, count, &strings));
@@ -136,10 +142,12 @@ BundleStatus ReadTensor(const BundleReader& reader, const std::string& name, TG_
   }
   const uint64_t bytes = static_cast<uint64_t>(count) * element_size;
   // Before allocating: a corrupt entry must not make us allocate what its shape claims.
-  SAVER_TF_RETURN_IF_ERROR(reader.CheckRawSize(name, *entry, bytes));
+  if (!partitioned) SAVER_TF_RETURN_IF_ERROR(reader.CheckRawSize(name, *entry, bytes));
   SAVER_TF_RETURN_IF_ERROR(NewTensor(name, dtype, dims, status, out));
   void* data = Api()->tensor_data(*out);
-  SAVER_TF_RETURN_IF_ERROR(reader.ReadRaw(name, *entry, data, bytes));
+  SAVER_TF_RETURN_IF_ERROR(
+      partitioned ? reader.ReadPartitioned(name, *entry, element_size, data, bytes)
+                  : reader.ReadRaw(name, *entry, data, bytes));
   if (reader.big_endian()) SwapBytes(data, bytes, SwapUnit(dtype, element_size));
   return BundleStatus::OK();
 }

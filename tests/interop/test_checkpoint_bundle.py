@@ -166,6 +166,23 @@ def test_tgraph_writes_tensorflow_reads_every_value(tmp_path):
     np.testing.assert_array_equal(restored[1].numpy(), tensors["vars/int8"][1])
 
 
+def test_tensorflow_partitioned_tensor_is_assembled(tmp_path):
+    """A partitioned variable (TF1's partitioned_variables): slices under OrderedCode keys."""
+    full = sample(tf.float32, (200, 3), 5)
+    prefix = tmp_path / "part" / "model.ckpt"
+    prefix.parent.mkdir()
+    tf.raw_ops.SaveV2(prefix=str(prefix), tensor_names=["p/w", "p/w", "p/w", "plain"],
+                      shape_and_slices=["200 3 0,70:-", "200 3 70,100:-", "200 3 170,30:0,3",
+                                        ""],
+                      tensors=[full[:70], full[70:170], full[170:], np.int32(7)])
+    read = dump_with_tgraph(prefix, tmp_path / "dump")
+    assert sorted(read) == ["p/w", "plain"]  # the slices' own keys are not listed
+    assert read["p/w"][1] == (200, 3)
+    assert read["p/w"][2] == full.tobytes()
+    listing = run([TOOL, "info", str(prefix)]).stdout
+    assert "  p/w: float [200, 3] (2400 bytes)\n" in listing
+
+
 def test_index_is_byte_identical_to_tensorflows(tmp_path):
     """The same tensors written by both give the same .index and data bytes."""
     tensors = {name: value for name, value in expected_set().items() if name != "large"}
