@@ -94,8 +94,8 @@ extern "C" void TG_CheckpointReaderTensorDims(const TG_CheckpointReader* reader,
     if (reader == nullptr) return NullArg("TG_CheckpointReaderTensorDims", "reader");
     const SaverRegistration::Entry* entry = EntryAt(reader, index);
     if (entry == nullptr) {
-      return InvalidArgument("TG_CheckpointReaderTensorDims: index ", index, " is out of range [0, ",
-                             reader->entries.size(), ")");
+      return InvalidArgument("TG_CheckpointReaderTensorDims: index ", index,
+                             " is out of range [0, ", reader->entries.size(), ")");
     }
     if (num_dims != static_cast<int>(entry->dims.size())) {
       return InvalidArgument("TG_CheckpointReaderTensorDims: tensor '", entry->name, "' has ",
@@ -172,7 +172,9 @@ extern "C" void TG_CheckpointMerge(const char* const* prefixes, int n, const cha
                         SaverFor("TG_CheckpointMerge", destination));
     std::vector<std::string> sources;
     for (int i = 0; i < n; ++i) {
-      if (prefixes[i] == nullptr) return InvalidArgument("TG_CheckpointMerge: prefixes[", i, "] is NULL");
+      if (prefixes[i] == nullptr) {
+        return InvalidArgument("TG_CheckpointMerge: prefixes[", i, "] is NULL");
+      }
       sources.emplace_back(prefixes[i]);
     }
     return saver->Merge(sources, destination, delete_old_dirs != 0);

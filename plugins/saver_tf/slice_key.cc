@@ -15,7 +15,8 @@ void AppendNumIncreasing(std::string* out, uint64_t value) {
 // (1 → 10xxxxxx, 2 → 110xxxxx xxxxxxxx, ...; 9 → 0xff 0xxxxxxx, 10 → 0xff 10xxxxxx), and
 // a negative value is written inverted so that it sorts first.
 void AppendSignedNumIncreasing(std::string* out, int64_t value) {
-  const uint64_t magnitude = value < 0 ? ~static_cast<uint64_t>(value) : static_cast<uint64_t>(value);
+  const uint64_t bits = static_cast<uint64_t>(value);
+  const uint64_t magnitude = value < 0 ? ~bits : bits;
   int length = 1;
   while (length < 10 && (length * 7 - 1 < 64) && (magnitude >> (length * 7 - 1)) != 0) ++length;
   // The value, sign-extended, as 10 big-endian bytes; keep the last `length`.

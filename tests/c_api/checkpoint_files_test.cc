@@ -146,7 +146,9 @@ TEST_F(CheckpointFiles, WritesAndReadsEveryDtype) {
     std::vector<int64_t> dims(static_cast<size_t>(rank));
     TG_CheckpointReaderTensorDims(reader, index, dims.data(), rank, s_);
     ASSERT_TRUE(IsOk(s_));
-    for (int d = 0; d < rank; ++d) EXPECT_EQ(dims[static_cast<size_t>(d)], TG_Dim(expected.tensor, d));
+    for (int d = 0; d < rank; ++d) {
+      EXPECT_EQ(dims[static_cast<size_t>(d)], TG_Dim(expected.tensor, d));
+    }
 
     TG_Tensor* read = TG_CheckpointReaderRead(reader, expected.name.c_str(), s_);
     ASSERT_TRUE(IsOk(s_));
