@@ -354,6 +354,12 @@ TEST_F(ToolTest, InfoListsACheckpoint) {
                               "  scope/w: float [2, 3] (24 bytes)\n"
                               "  step: int64 [] (8 bytes)\n"))
       << r.out;
+  // A checkpoint's own files name it too.
+  for (const char* file : {"ckpt/model.index", "ckpt/model.data-00000-of-00001"}) {
+    r = Tool({"info", File(file)});
+    ExpectSuccess(r);
+    EXPECT_TRUE(Contains(r.out, File("ckpt/model") + ": checkpoint (tensorflow_v2)")) << r.out;
+  }
 }
 
 TEST_F(ToolTest, InfoPrintsCheckpointTensorsAndWritesNpy) {

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <regex>
 
 #include "tensor_io.h"
 #include "tool_common.h"
@@ -82,7 +83,15 @@ void WriteNpyFile(const TG_Tensor* tensor, const std::string& dir, const std::st
 
 }  // namespace
 
-bool IsCheckpoint(const std::string& prefix) { return TG_CheckpointExists(prefix.c_str()) != 0; }
+std::string CheckpointPrefixOf(const std::string& path) {
+  if (TG_CheckpointExists(path.c_str()) != 0) return path;
+  static const std::regex kBundleFile(R"((.+)\.(index|data-\d{5}-of-\d{5}))");
+  std::smatch match;
+  if (std::regex_match(path, match, kBundleFile) && TG_CheckpointExists(match[1].str().c_str())) {
+    return match[1].str();
+  }
+  return "";
+}
 
 void PrintCheckpointInfo(const CheckpointInfoOptions& options) {
   StatusPtr status = NewStatus();

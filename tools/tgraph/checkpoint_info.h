@@ -14,8 +14,10 @@ struct CheckpointInfoOptions {
   std::string npy_dir;               // --npy DIR: write the chosen tensors (or all) there
 };
 
-// True when a loaded saver recognises a checkpoint at `prefix` (plugins must be loaded).
-bool IsCheckpoint(const std::string& prefix);
+// The checkpoint prefix `path` names: itself when a loaded saver recognises a checkpoint
+// there, or the prefix of a V2 checkpoint's file ("model.ckpt.index",
+// "model.ckpt.data-00000-of-00001"); "" when it names none (plugins must be loaded).
+std::string CheckpointPrefixOf(const std::string& path);
 
 // Lists the checkpoint, prints the --tensor ones, writes .npy files; a ToolError naming the
 // prefix (and the tensor or file) on failure.

@@ -136,14 +136,16 @@ void PrintMissing(const TG_GraphDefSummary* s) {
 void RunInfo(const InfoOptions& options) {
   LoadPlugins(options.plugins);  // first: the savers that recognise checkpoints are plugins
   const bool checkpoint_options = !options.tensors.empty() || !options.npy_dir.empty();
+  const std::string prefix = CheckpointPrefixOf(options.file);
   std::error_code error;
-  if (IsCheckpoint(options.file) || checkpoint_options ||
-      !std::filesystem::exists(options.file, error)) {
-    if (!checkpoint_options && !IsCheckpoint(options.file)) {
+  if (!prefix.empty() || checkpoint_options || !std::filesystem::exists(options.file, error)) {
+    if (prefix.empty() && !checkpoint_options) {
       throw ToolError(options.file + ": cannot open: no such file, and no checkpoint with "
                       "that prefix (" + options.file + ".index)");
     }
-    PrintCheckpointInfo({options.file, options.tensors, options.npy_dir});
+    // With --tensor or --npy a missing checkpoint is the reader's error (naming the index).
+    PrintCheckpointInfo({prefix.empty() ? options.file : prefix, options.tensors,
+                         options.npy_dir});
     return;
   }
   SummaryPtr summary = LoadGraphDefSummary(options.file);
