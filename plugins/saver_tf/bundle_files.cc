@@ -97,6 +97,28 @@ BundleStatus MergeBundles(const std::vector<std::string>& prefixes, const std::s
   header.set_num_shards(total_shards);
   merged[""] = header.SerializeAsString();
 
+  // Every data file must be there before any is moved, and the destination's directory.
+  for (const SourceBundle& source : sources) {
+    const int n = source.header.num_shards();
+    for (int shard = 0; shard < n; ++shard) {
+      const std::string data = DataFileName(source.prefix, shard, n);
+      if (!FileExists(data)) {
+        return Error(TG_NOT_FOUND, Str("data file '", data, "' not found (checkpoint '",
+                                       source.prefix, "' to merge)"));
+      }
+    }
+  }
+  const fs::path destination_dir = fs::path(destination).parent_path();
+  if (!destination_dir.empty()) {
+    std::error_code error;
+    fs::create_directories(destination_dir, error);
+    if (error) {
+      return Error(CodeForErrno(error.value()), Str("cannot create directory '",
+                                                    destination_dir.string(), "': ",
+                                                    error.message()));
+    }
+  }
+
   shard_base = 0;
   for (const SourceBundle& source : sources) {
     const int n = source.header.num_shards();

@@ -69,6 +69,13 @@ TEST(BundleFiles, MergeRefusesDuplicatesAndMovesNothing) {
   s = MergeBundles({dir / "p0", dir / "missing"}, dir / "m", false);
   EXPECT_EQ(s.code, TG_NOT_FOUND);
   EXPECT_EQ(dir.Files(), before);
+  // A source whose data file is gone: nothing is moved either.
+  ASSERT_TRUE(SaveRaw(dir / "p2", {{"b", TG_INT8, {}, "\x03"}}).ok());
+  std::filesystem::remove(dir / "p2.data-00000-of-00001");
+  s = MergeBundles({dir / "p0", dir / "p2"}, dir / "new_dir/m", false);
+  EXPECT_EQ(s.code, TG_NOT_FOUND);
+  EXPECT_NE(s.message.find("p2.data-00000-of-00001"), std::string::npos) << s.message;
+  EXPECT_TRUE(std::filesystem::exists(dir / "p0.data-00000-of-00001"));
 }
 
 }  // namespace
