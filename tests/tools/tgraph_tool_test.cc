@@ -189,7 +189,10 @@ TEST_F(ToolTest, EverySubcommandHasHelp) {
     EXPECT_TRUE(Contains(r.out, std::string("tgraph ") + command)) << r.out;
     EXPECT_TRUE(Contains(r.out, "--load")) << r.out;
   }
-  EXPECT_TRUE(Contains(Tool({"info", "--help"}).out, "Checkpoints are not read yet"));
+  const std::string info_help = Tool({"info", "--help"}).out;
+  EXPECT_TRUE(Contains(info_help, "checkpoint prefix")) << info_help;
+  EXPECT_TRUE(Contains(info_help, "--tensor")) << info_help;
+  EXPECT_TRUE(Contains(info_help, "--npy")) << info_help;
   ToolResult r = Tool({"--help"});
   ExpectSuccess(r);
   EXPECT_TRUE(Contains(r.out, "bench")) << r.out;
@@ -314,6 +317,87 @@ TEST_F(ToolTest, InfoRefusesBadFilesNamingThem) {
                 File("truncated.pb") + ": not a GraphDef or MetaGraphDef");
   ExpectFailure(Tool({"info", File("garbage.bin")}), 1, File("garbage.bin") + ": ");
   ExpectFailure(Tool({"info", File("notproto.txt")}), 1, "line 1");
+}
+
+// ---- info on checkpoints ----
+
+// A checkpoint written through the C API (the tensorflow_v2 saver, found in the build
+// tree's plugins/): "scope/w" float [2, 3], "names" string [2], "step" int64 scalar.
+std::string WriteCheckpoint(const std::string& prefix) {
+  TG_Status* s = TG_NewStatus();
+  int64_t dims[] = {2, 3};
+  TG_Tensor* w = TG_AllocateTensor(TG_FLOAT, dims, 2, 6 * sizeof(float));
+  for (int i = 0; i < 6; ++i) static_cast<float*>(TG_TensorData(w))[i] = 0.5f * i;
+  const char* strs[] = {"ab", "c"};
+  size_t lens[] = {2, 1};
+  int64_t two[] = {2};
+  TG_Tensor* names = TG_NewStringTensor(two, 1, strs, lens, s);
+  TG_Tensor* step = TG_AllocateTensor(TG_INT64, nullptr, 0, sizeof(int64_t));
+  *static_cast<int64_t*>(TG_TensorData(step)) = 42;
+  const char* keys[] = {"scope/w", "names", "step"};
+  TG_Tensor* tensors[] = {w, names, step};
+  TG_CheckpointWrite(prefix.c_str(), keys, tensors, 3, s);
+  std::string result = TG_GetCode(s) == TG_OK ? "" : TG_Message(s);
+  for (TG_Tensor* t : tensors) TG_DeleteTensor(t);
+  TG_DeleteStatus(s);
+  return result;
+}
+
+TEST_F(ToolTest, InfoListsACheckpoint) {
+  ASSERT_EQ(WriteCheckpoint(File("ckpt/model")), "");
+  ToolResult r = Tool({"info", File("ckpt/model")});
+  ExpectSuccess(r);
+  EXPECT_TRUE(Contains(r.out, File("ckpt/model") + ": checkpoint (tensorflow_v2), 3 tensors, 32 "
+                                "bytes (strings not counted)\n"))
+      << r.out;
+  EXPECT_TRUE(Contains(r.out, "  names: string [2] (strings)\n"
+                              "  scope/w: float [2, 3] (24 bytes)\n"
+                              "  step: int64 [] (8 bytes)\n"))
+      << r.out;
+  // A checkpoint's own files name it too.
+  for (const char* file : {"ckpt/model.index", "ckpt/model.data-00000-of-00001"}) {
+    r = Tool({"info", File(file)});
+    ExpectSuccess(r);
+    EXPECT_TRUE(Contains(r.out, File("ckpt/model") + ": checkpoint (tensorflow_v2)")) << r.out;
+  }
+}
+
+TEST_F(ToolTest, InfoPrintsCheckpointTensorsAndWritesNpy) {
+  ASSERT_EQ(WriteCheckpoint(File("ckpt2/model")), "");
+  ToolResult r = Tool({"info", File("ckpt2/model"), "--tensor", "scope/w", "--tensor", "step"});
+  ExpectSuccess(r);
+  EXPECT_TRUE(Contains(r.out, "scope/w = array([[0. , 0.5, 1. ],\n       [1.5, 2. , 2.5]], "
+                              "dtype=float32)\n"))
+      << r.out;
+  EXPECT_TRUE(Contains(r.out, "step = array(42)\n")) << r.out;
+
+  const std::string npy_dir = File("npy_out");
+  r = Tool({"info", File("ckpt2/model"), "--npy", npy_dir});
+  ExpectSuccess(r);
+  EXPECT_TRUE(Contains(r.out, "wrote " + npy_dir + "/scope/w.npy")) << r.out;
+  TG_Status* s = TG_NewStatus();
+  TG_Tensor* w = tgraph::tool::ReadNpy(npy_dir + "/scope/w.npy", s);
+  ASSERT_EQ(TG_GetCode(s), TG_OK) << TG_Message(s);
+  EXPECT_EQ(TG_NumDims(w), 2);
+  EXPECT_EQ(static_cast<float*>(TG_TensorData(w))[5], 2.5f);
+  TG_DeleteTensor(w);
+  TG_DeleteStatus(s);
+  EXPECT_TRUE(fs::exists(npy_dir + "/names.npy"));
+  EXPECT_TRUE(fs::exists(npy_dir + "/step.npy"));
+}
+
+TEST_F(ToolTest, InfoRefusesBadCheckpointsNamingThem) {
+  const std::string prefix = File("ckpt3/model");
+  ASSERT_EQ(WriteCheckpoint(prefix), "");
+  ExpectFailure(Tool({"info", prefix, "--tensor", "nope"}), 1, "'nope'");
+  std::string data = ReadText(prefix + ".data-00000-of-00001");
+  data[0] = static_cast<char>(data[0] ^ 1);
+  WriteText(prefix + ".data-00000-of-00001", data);
+  ExpectFailure(Tool({"info", prefix, "--tensor", "scope/w"}), 1, "checksum mismatch");
+  fs::resize_file(prefix + ".index", 20);
+  ExpectFailure(Tool({"info", prefix}), 1, prefix + ".index");
+  ExpectFailure(Tool({"info", File("ckpt3/none"), "--tensor", "x"}), 1,
+                File("ckpt3/none") + ".index");
 }
 
 // ---- run ----

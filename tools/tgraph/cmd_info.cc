@@ -1,7 +1,9 @@
 // `tgraph info FILE`: what a GraphDef or MetaGraphDef holds (op counts, placeholders,
 // variables, collections, devices requested) and what is missing to run it here. The file is
-// decoded, not imported, so ops unknown here are reported rather than refused.
+// decoded, not imported, so ops unknown here are reported rather than refused. A checkpoint
+// prefix instead lists the checkpoint's tensors (checkpoint_info.h).
 #include <algorithm>
+#include <filesystem>
 #include <iomanip>
 #include <iostream>
 #include <map>
@@ -10,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "checkpoint_info.h"
 #include "commands.h"
 #include "tool_common.h"
 
@@ -19,6 +22,8 @@ namespace {
 struct InfoOptions {
   PluginOptions plugins;
   std::string file;
+  std::vector<std::string> tensors;  // checkpoints: --tensor NAME
+  std::string npy_dir;               // checkpoints: --npy DIR
 };
 
 const std::set<std::string>& PlaceholderOps() {
@@ -129,8 +134,21 @@ void PrintMissing(const TG_GraphDefSummary* s) {
 }
 
 void RunInfo(const InfoOptions& options) {
+  LoadPlugins(options.plugins);  // first: the savers that recognise checkpoints are plugins
+  const bool checkpoint_options = !options.tensors.empty() || !options.npy_dir.empty();
+  const std::string prefix = CheckpointPrefixOf(options.file);
+  std::error_code error;
+  if (!prefix.empty() || checkpoint_options || !std::filesystem::exists(options.file, error)) {
+    if (prefix.empty() && !checkpoint_options) {
+      throw ToolError(options.file + ": cannot open: no such file, and no checkpoint with "
+                      "that prefix (" + options.file + ".index)");
+    }
+    // With --tensor or --npy a missing checkpoint is the reader's error (naming the index).
+    PrintCheckpointInfo({prefix.empty() ? options.file : prefix, options.tensors,
+                         options.npy_dir});
+    return;
+  }
   SummaryPtr summary = LoadGraphDefSummary(options.file);
-  LoadPlugins(options.plugins);
   const TG_GraphDefSummary* s = summary.get();
   std::cout << options.file << ": " << (TG_GraphDefSummaryIsText(s) ? "text" : "binary") << " "
             << (TG_GraphDefSummaryIsMetaGraphDef(s) ? "MetaGraphDef" : "GraphDef") << ", "
@@ -151,10 +169,17 @@ Command AddInfoCommand(CLI::App* app) {
       "info",
       "Describe a GraphDef or MetaGraphDef file (binary or text): op counts by type, "
       "placeholders, variables, collections, devices requested, and the ops that cannot run "
-      "here (not defined, or no kernel on a loaded device). Checkpoints are not read yet "
-      "(a later issue).");
-  command->add_option("FILE", options->file, "A GraphDef or MetaGraphDef, binary or text")
+      "here (not defined, or no kernel on a loaded device). Given a checkpoint prefix "
+      "(model.ckpt-1000 for model.ckpt-1000.index and its data files, or a file a saver plugin "
+      "claims, such as x.safetensors): each tensor's name, dtype, shape and size.");
+  command->add_option("FILE", options->file,
+                      "A GraphDef or MetaGraphDef, binary or text, or a checkpoint prefix")
       ->required();
+  command->add_option("--tensor", options->tensors,
+                      "Checkpoints: print this tensor's value numpy-style (repeatable)");
+  command->add_option("--npy", options->npy_dir,
+                      "Checkpoints: write the --tensor tensors (all tensors without --tensor) "
+                      "as DIR/<name>.npy, a name's '/' scopes becoming directories");
   AddPluginOptions(command, &options->plugins);
   return {command, [options] { RunInfo(*options); }};
 }

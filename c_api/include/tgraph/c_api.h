@@ -1326,7 +1326,63 @@ TG_CAPI_EXPORT extern const char* TG_GraphDefSummaryCollectionItem(
 /* ===================================================================================== */
 /* Checkpoint files: list, read and write tensors through the saver plugins              */
 /* ===================================================================================== */
-/* (declarations of this section go here) */
+/* TensorFlow's CheckpointReader and BundleWriter over whatever saver plugin the prefix
+ * selects: the one whose file extension it ends with (".safetensors"), else the default
+ * format "tensorflow_v2" (the V2 checkpoint: PREFIX.index + PREFIX.data-00000-of-00001).
+ * The first call of this section loads the plugins of the search path (as
+ * TG_LoadPluginsFromSearchPath), and again when no loaded saver serves a prefix.
+ * Errors name the file and the tensor: TG_NOT_FOUND (no checkpoint, a missing data file, an
+ * unknown tensor, no saver plugin), TG_DATA_LOSS (a checksum mismatch, a truncated or corrupt
+ * file), TG_INVALID_ARGUMENT (NULL arguments, an index out of range). */
+
+/* What a checkpoint holds (names, dtypes and shapes, listed when the reader is created;
+ * tensor data is read only by TG_CheckpointReaderRead). */
+typedef struct TG_CheckpointReader TG_CheckpointReader;
+
+/* NULL and a status when there is no readable checkpoint at `prefix`. */
+TG_CAPI_EXPORT extern TG_CheckpointReader* TG_NewCheckpointReader(const char* prefix,
+                                                                  TG_Status* status);
+TG_CAPI_EXPORT extern void TG_DeleteCheckpointReader(TG_CheckpointReader* reader);
+/* The saver format that reads it, e.g. "tensorflow_v2"; owned by the reader. */
+TG_CAPI_EXPORT extern const char* TG_CheckpointReaderFormat(const TG_CheckpointReader* reader);
+/* Tensors in name order; index in [0, TG_CheckpointReaderNumTensors). Out-of-range indices
+ * give NULL, TG_INVALID_DTYPE and -1. Names are owned by the reader. */
+TG_CAPI_EXPORT extern int TG_CheckpointReaderNumTensors(const TG_CheckpointReader* reader);
+TG_CAPI_EXPORT extern const char* TG_CheckpointReaderTensorName(
+    const TG_CheckpointReader* reader, int index);
+TG_CAPI_EXPORT extern TG_DataType TG_CheckpointReaderTensorType(
+    const TG_CheckpointReader* reader, int index);
+TG_CAPI_EXPORT extern int TG_CheckpointReaderTensorNumDims(const TG_CheckpointReader* reader,
+                                                           int index);
+/* Copies the tensor's dims into dims[0, num_dims); num_dims must be its number of dims. */
+TG_CAPI_EXPORT extern void TG_CheckpointReaderTensorDims(const TG_CheckpointReader* reader,
+                                                         int index, int64_t* dims, int num_dims,
+                                                         TG_Status* status);
+/* The index of tensor `name`, or -1 when the checkpoint has none of that name. */
+TG_CAPI_EXPORT extern int TG_CheckpointReaderFind(const TG_CheckpointReader* reader,
+                                                  const char* name);
+/* Reads tensor `name` (its checksum checked) into a new tensor the caller owns
+ * (TG_DeleteTensor). Safe to call from several threads on one reader. */
+TG_CAPI_EXPORT extern TG_Tensor* TG_CheckpointReaderRead(const TG_CheckpointReader* reader,
+                                                         const char* name, TG_Status* status);
+
+/* Non-zero when a checkpoint the prefix's saver recognises exists at `prefix`
+ * (tf.train.checkpoint_exists). */
+TG_CAPI_EXPORT extern int TG_CheckpointExists(const char* prefix);
+/* Writes `n` tensors under `names` as one checkpoint at `prefix`, atomically (files written
+ * under temporary names, synced, then renamed; a failed write leaves a checkpoint already at
+ * `prefix` as it was). The prefix's directory is created if needed. */
+TG_CAPI_EXPORT extern void TG_CheckpointWrite(const char* prefix, const char* const* names,
+                                              TG_Tensor* const* tensors, int n,
+                                              TG_Status* status);
+/* Deletes the checkpoint's files; no checkpoint there is not an error. */
+TG_CAPI_EXPORT extern void TG_CheckpointRemove(const char* prefix, TG_Status* status);
+/* Merges the checkpoints at prefixes[0, n) into one at `destination` (MergeV2Checkpoints):
+ * their files are moved, not copied; the sources' directories are deleted too when
+ * `delete_old_dirs` is non-zero and they are left empty. */
+TG_CAPI_EXPORT extern void TG_CheckpointMerge(const char* const* prefixes, int n,
+                                              const char* destination, int delete_old_dirs,
+                                              TG_Status* status);
 
 /* ===================================================================================== */
 /* Saver (tf.train.Saver): save, restore, rotate, checkpoint state                       */
