@@ -127,4 +127,14 @@ std::string AttrValueKind(const tf::AttrValue& value) {
   return "";  // no value set: there is no TF type string for it
 }
 
+bool IsDefaultAttrValue(const tf::OpDef& def, const std::string& name,
+                        const tf::AttrValue& value) {
+  for (const auto& a : def.attr()) {
+    if (a.name() == name && a.has_default_value()) {
+      return a.default_value().SerializeAsString() == value.SerializeAsString();
+    }
+  }
+  return false;
+}
+
 }  // namespace tgraph

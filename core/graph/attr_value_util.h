@@ -9,6 +9,7 @@
 #include "core/base/shape.h"
 #include "core/base/tensor.h"
 #include "tgraph/proto/attr_value.pb.h"
+#include "tgraph/proto/op_def.pb.h"
 
 namespace tgraph {
 
@@ -31,5 +32,10 @@ tf::AttrValue AttrOfTensorList(const std::vector<Tensor>& values);
 // "list(any)"; "placeholder" for a function-body placeholder; "" when no value is set.
 // Used in error messages and attr metadata.
 std::string AttrValueKind(const tf::AttrValue& value);
+
+// Whether `def` gives attr `name` a default and `value` is that default (compared as
+// serialized protos). GraphDef and MetaGraph export use it to leave such attrs out.
+bool IsDefaultAttrValue(const tf::OpDef& def, const std::string& name,
+                        const tf::AttrValue& value);
 
 }  // namespace tgraph

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <mutex>
 
+#include "core/graph/attr_value_util.h"
 #include "core/graph/graph.h"
 #include "core/graph/graphdef_io.h"
 #include "core/ops/op_registry.h"
@@ -16,19 +17,6 @@ namespace {
 std::string InputString(const Output& in) {
   if (in.index == 0) return in.op->name();
   return StrCat(in.op->name(), ":", in.index);
-}
-
-}  // namespace
-
-namespace {
-
-bool IsDefaultValue(const tf::OpDef& def, const std::string& name, const tf::AttrValue& value) {
-  for (const auto& a : def.attr()) {
-    if (a.name() == name && a.has_default_value()) {
-      return a.default_value().SerializeAsString() == value.SerializeAsString();
-    }
-  }
-  return false;
 }
 
 }  // namespace
@@ -49,7 +37,7 @@ Status ExportGraphDef(const Graph& g, tf::GraphDef* out) {
     const auto& newer = op->registration().attrs_newer_than_tf1;
     for (const auto& [name, value] : op->attrs()) {
       if (!newer.empty() && std::find(newer.begin(), newer.end(), name) != newer.end() &&
-          IsDefaultValue(op->registration().op_def, name, value)) {
+          IsDefaultAttrValue(op->registration().op_def, name, value)) {
         continue;
       }
       (*attrs)[name] = value;

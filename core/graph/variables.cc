@@ -203,6 +203,11 @@ StatusOr<Operation*> VariableStore::GlobalVariablesInitializer(const std::string
   return VariablesInitializer(vars, name);
 }
 
+Variable* VariableStore::AdoptVariable(std::unique_ptr<Variable> variable) {
+  variables_.push_back(std::move(variable));
+  return variables_.back().get();
+}
+
 Variable* VariableStore::FindByName(const std::string& name) const {
   for (const auto& v : variables_) {
     if (v->name == name) return v.get();

@@ -78,6 +78,10 @@ class VariableStore {
   StatusOr<Operation*> VariablesInitializer(const std::vector<Variable*>& vars,
                                             const std::string& name);
 
+  // A variable whose ops already exist in the graph (MetaGraph import rebuilds them from
+  // VariableDefs): the store owns it from now on. Joining collections is the caller's part.
+  Variable* AdoptVariable(std::unique_ptr<Variable> variable);
+
   Variable* FindByName(const std::string& name) const;
   const std::vector<std::unique_ptr<Variable>>& all() const { return variables_; }
 

@@ -1486,7 +1486,82 @@ TG_CAPI_EXPORT extern void TG_GetCheckpointState(const char* checkpoint_dir,
 /* ===================================================================================== */
 /* MetaGraphs: export and import with collections and the SaverDef                       */
 /* ===================================================================================== */
-/* (declarations of this section go here) */
+/* A MetaGraphDef (TensorFlow's `.meta`) holds MetaInfoDef (stripped op list, tags,
+ * versions), the GraphDef, the SaverDef and the collections, written as TF writes them:
+ * the variable collections (TG_GLOBAL_VARIABLES, TG_TRAINABLE_VARIABLES, TG_LOCAL_VARIABLES,
+ * TG_MODEL_VARIABLES, TG_GLOBAL_STEP, "moving_average_variables", "metric_variables") as
+ * serialized VariableDefs, operations and tensors (and variables under other keys) as node
+ * names, bytes / int64 / float items as such. Import rebuilds them: imported variables are
+ * TG_Variable objects of the graph (seen by TG_GlobalVariablesInitializer and the variable
+ * accessors). Export is deterministic: export, import, export gives the same bytes.
+ * MetaInfoDef.tensorflow_git_version says "tgraph <version>"; tensorflow_version is left
+ * empty (TensorFlow parses it as its own version number). */
+
+typedef struct TG_MetaGraphExportOptions {
+  /* sizeof(TG_MetaGraphExportOptions) as the caller was compiled; set by
+   * TG_InitMetaGraphExportOptions. */
+  size_t struct_size;
+  /* NULL or "": the whole graph. Else only nodes "scope" and "scope/..." are written, with
+   * names relative to the scope; inputs from outside become "$unbound_inputs_<name>" (listed
+   * in the "unbound_inputs" collection) and collection items, variables and the SaverDef
+   * outside the scope are left out, as TF's export_scope does. */
+  const char* export_scope;
+  /* Nonzero: every node's device is written as "". */
+  int clear_devices;
+  /* Nonzero: attrs holding their OpDef default are left out (MetaInfoDef records it). */
+  int strip_default_attrs;
+  /* MetaInfoDef.tags. */
+  const char* const* tags;
+  int num_tags;
+  /* MetaInfoDef.meta_graph_version (NULL = ""). */
+  const char* meta_graph_version;
+  /* A serialized SaverDef to write (saver_def_len bytes; NULL = no SaverDef), e.g. what the
+   * Saver API or TG_ImportMetaGraph handed out. */
+  const void* saver_def;
+  size_t saver_def_len;
+} TG_MetaGraphExportOptions;
+
+/* Defaults: struct_size = sizeof, whole graph, devices kept, defaults kept, no tags, no
+ * SaverDef. */
+TG_CAPI_EXPORT extern void TG_InitMetaGraphExportOptions(TG_MetaGraphExportOptions* opts);
+
+/* The graph as a serialized MetaGraphDef (deterministic bytes), written into `out`. `opts` may
+ * be NULL (defaults). A collection whose items are not of one kind (e.g. an int64 after an
+ * operation) is INVALID_ARGUMENT naming it. */
+TG_CAPI_EXPORT extern void TG_ExportMetaGraph(TG_Graph* g, const TG_MetaGraphExportOptions* opts,
+                                              TG_Buffer* out, TG_Status* status);
+/* As TG_ExportMetaGraph, written to `path` (binary `.meta`) atomically: a temporary file
+ * beside it, fsync, rename; on failure `path` keeps what it held. */
+TG_CAPI_EXPORT extern void TG_WriteMetaGraphFile(TG_Graph* g, const char* path,
+                                                 const TG_MetaGraphExportOptions* opts,
+                                                 TG_Status* status);
+
+typedef struct TG_MetaGraphImportOptions {
+  /* sizeof(TG_MetaGraphImportOptions); set by TG_InitMetaGraphImportOptions. */
+  size_t struct_size;
+  /* NULL or "": names unchanged. Else every name gets the prefix "<scope>/", the scope made
+   * unique like a name scope ("scope_1" when "scope" is taken), as TF's import_scope. */
+  const char* import_scope;
+  /* Nonzero: the imported nodes get no device. */
+  int clear_devices;
+} TG_MetaGraphImportOptions;
+
+/* Defaults: struct_size = sizeof, no scope, devices kept. */
+TG_CAPI_EXPORT extern void TG_InitMetaGraphImportOptions(TG_MetaGraphImportOptions* opts);
+
+/* Imports the MetaGraphDef in proto[0, len) (binary, or text format) into `g`: the GraphDef
+ * (all or nothing; every name the collections and the SaverDef use is checked first, so on
+ * failure the graph is unchanged), then the collections. When `saver_def_out` is not NULL it
+ * receives the serialized SaverDef with its names under the import scope (length 0 when the
+ * MetaGraph has none), ready for the Saver API. `opts` may be NULL (defaults). Bad input is
+ * INVALID_ARGUMENT; resource variables are UNIMPLEMENTED. */
+TG_CAPI_EXPORT extern void TG_ImportMetaGraph(TG_Graph* g, const void* proto, size_t len,
+                                              const TG_MetaGraphImportOptions* opts,
+                                              TG_Buffer* saver_def_out, TG_Status* status);
+/* As TG_ImportMetaGraph from a `.meta` file (binary or text); errors name the file. */
+TG_CAPI_EXPORT extern void TG_ImportMetaGraphFile(TG_Graph* g, const char* path,
+                                                  const TG_MetaGraphImportOptions* opts,
+                                                  TG_Buffer* saver_def_out, TG_Status* status);
 
 /* ===================================================================================== */
 /* Event files (TensorBoard) and summaries                                               */
