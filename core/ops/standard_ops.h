@@ -19,6 +19,7 @@ Status RegisterGradHelperOps(OpRegistry* registry);   // grad_helper_ops.cc
 Status RegisterArrayHelperOps(OpRegistry* registry);  // array_helper_ops.cc
 Status RegisterNnBackpropOps(OpRegistry* registry);   // nn_backprop_ops.cc
 Status RegisterTrainingOps(OpRegistry* registry);     // training_ops.cc
+Status RegisterLoggingOps(OpRegistry* registry);      // logging_ops.cc
 
 // Registers each op in order; the first failure is returned (naming the op).
 Status RegisterOps(OpRegistry* registry, const std::vector<OpDefBuilder>& ops);
