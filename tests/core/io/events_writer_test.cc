@@ -5,11 +5,13 @@
 #include <gtest/gtest.h>
 
 #include <boost/filesystem.hpp>
+#include <cmath>
 #include <fstream>
 #include <regex>
 
 #include "core/io/record_reader.h"
 #include "core/io/summary_values.h"
+#include "tgraph/proto/graph.pb.h"
 
 namespace tgraph::io {
 namespace {
