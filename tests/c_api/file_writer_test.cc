@@ -78,8 +78,9 @@ TEST_F(FileWriterTest, WritesTheFileVersionGraphAndSummaries) {
   ASSERT_TRUE(IsOk(s_));
   TG_FileWriterAddSessionLog(writer_, TG_SESSION_LOG_START, nullptr, "hello", 0, s_);
   ASSERT_TRUE(IsOk(s_));
-  const std::string summary = std::string("\x0a\x09\x0a\x03" "acc\x15", 6) +
-                              std::string("\x00\x00\x40\x3f", 4);  // acc = 0.75
+  // Summary{value{tag: "acc", simple_value: 0.75}}
+  const std::string summary = std::string("\x0a\x0a\x0a\x03" "acc" "\x15", 8) +
+                              std::string("\x00\x00\x40\x3f", 4);
   TG_FileWriterAddSummary(writer_, summary.data(), summary.size(), 8, s_);
   ASSERT_TRUE(IsOk(s_));
   EXPECT_EQ(Records(path).size(), 1u);  // buffered until a flush

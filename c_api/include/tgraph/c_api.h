@@ -1381,7 +1381,7 @@ typedef struct TG_FileWriter TG_FileWriter;
 TG_CAPI_EXPORT extern TG_FileWriter* TG_NewFileWriter(const char* logdir,
                                                       const char* filename_suffix,
                                                       TG_Status* status);
-/* The event file's path. Owned by the writer. */
+/* The event file's path ("" for NULL). Owned by the writer. */
 TG_CAPI_EXPORT extern const char* TG_FileWriterPath(const TG_FileWriter* writer);
 /* add_graph(graph): the graph's GraphDef (as TG_GraphToGraphDef), for TensorBoard's graph
  * tab. */
