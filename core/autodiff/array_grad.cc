@@ -293,8 +293,8 @@ Status RegisterArrayGradients(GradientFunctionRegistry& registry) {
   keep(registry.Register("GatherV2", GatherV2Grad));
 
   // No gradient flows through these (TensorFlow's NotDifferentiable list, for the ops the
-  // core defines): shapes and constants, index helpers, variables and their updates, and
-  // random sources.
+  // core defines): shapes and constants, index helpers, variables and their updates,
+  // random sources and summaries.
   for (const char* op : {
            // array
            "Const", "Placeholder", "Shape", "ShapeN", "Size", "Rank", "OneHot",
@@ -307,7 +307,9 @@ Status RegisterArrayGradients(GradientFunctionRegistry& registry) {
            "ScatterSub",
            // random
            "RandomUniform", "RandomStandardNormal", "TruncatedNormal", "RandomShuffle",
-           "RandomUniformInt", "LogUniformCandidateSampler"}) {
+           "RandomUniformInt", "LogUniformCandidateSampler",
+           // summaries (strings for event files)
+           "ScalarSummary", "HistogramSummary", "MergeSummary"}) {
     keep(registry.RegisterNotDifferentiable(op));
   }
   return first;

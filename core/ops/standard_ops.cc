@@ -14,7 +14,7 @@ Status RegisterStandardOps(OpRegistry* registry) {
                        &RegisterNnOps, &RegisterStateOps,
                        &RegisterRandomOps, &RegisterGradHelperOps, &RegisterArrayHelperOps,
                        &RegisterNnBackpropOps,
-                       &RegisterTrainingOps, &RegisterIoOps}) {
+                       &RegisterTrainingOps, &RegisterIoOps, &RegisterLoggingOps}) {
     Status s = family(registry);
     if (!s.ok() && first.ok()) first = s;
   }

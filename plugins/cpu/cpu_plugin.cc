@@ -1,5 +1,6 @@
 // The CPU plugin's one exported symbol: registers the CPU device and every kernel family.
 #include "cpu_kernels.h"
+#include "summary/summary_kernels.h"
 
 extern "C" TG_PLUGIN_EXPORT void TG_PluginInit(const TG_PluginInitArgs* args, TG_Status* status) {
   tgraph::plugin::Init init(args, status, "cpu", "0.1.0");
@@ -8,7 +9,8 @@ extern "C" TG_PLUGIN_EXPORT void TG_PluginInit(const TG_PluginInitArgs* args, TG
                        &RegisterNnKernels, &RegisterArrayKernels, &RegisterStateKernels,
                        &RegisterRandomKernels, &RegisterGradHelperKernels,
                        &RegisterArrayHelperKernels, &RegisterNnBackpropKernels,
-                       &RegisterTrainingKernels, &RegisterCheckpointKernels}) {
+                       &RegisterTrainingKernels, &RegisterCheckpointKernels,
+                       &RegisterSummaryKernels}) {
     if (!init.ok()) return;
     family(init);
   }

@@ -2,7 +2,7 @@
 saver plugin, both ways, with every dtype both support, strings, a scalar, an empty tensor
 and a large one; and damaged checkpoints failing with the stated code and message.
 
-tgraph's side is the C API: tests/interop/checkpoint_bundle_tool.c (dump / write between a
+tgraph's side is the C API: tests/interop/checkpoint_bundle_tool.c (built as interop_checkpoint_bundle_tool; dump / write between a
 checkpoint and raw files) and the `tgraph info` command.
 """
 import os
@@ -15,7 +15,7 @@ import tensorflow as tf
 
 BUILD = pathlib.Path(os.environ["TGRAPH_BUILD_DIR"])
 TOOL = os.environ["TGRAPH_TOOL"]
-BUNDLE_TOOL = str(BUILD / "tests" / "checkpoint_bundle_tool")
+BUNDLE_TOOL = str(BUILD / "tests" / "interop_checkpoint_bundle_tool")
 
 # TensorFlow's quantized dtypes hold their base integer type's bytes.
 QUANTIZED_BASE = {tf.qint8: np.int8, tf.quint8: np.uint8, tf.qint16: np.int16,

@@ -19,7 +19,7 @@ tf1 = tf.compat.v1
 tf1.disable_v2_behavior()  # graph mode and reference variables (VariableV2), as in TF 1.x
 
 BUILD = pathlib.Path(os.environ["TGRAPH_BUILD_DIR"])
-CLIENT = BUILD / "tests" / "interop" / "meta_graph_client"
+CLIENT = BUILD / "tests" / "interop_meta_graph_client"
 
 USER_COLLECTIONS = ["my_ops", "my_tensors", "my_ints", "my_floats", "my_strings"]
 

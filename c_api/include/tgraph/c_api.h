@@ -1566,7 +1566,86 @@ TG_CAPI_EXPORT extern void TG_ImportMetaGraphFile(TG_Graph* g, const char* path,
 /* ===================================================================================== */
 /* Event files (TensorBoard) and summaries                                               */
 /* ===================================================================================== */
-/* (declarations of this section go here) */
+
+/* tf.summary.scalar(name, tensor): a ScalarSummary of a real scalar, whose output (a
+ * serialized Summary, string scalar) is added to the TG_SUMMARIES collection. As in
+ * TensorFlow, `name` (characters other than [A-Za-z0-9_./-] become '_') opens a name scope
+ * whose full name is the tag and the op's name: "loss" twice gives tags "loss" and "loss_1",
+ * inside scope "train" the tag is "train/loss"; the tag is a Const "<tag>/tags". Returns
+ * {NULL, -1} on error. */
+TG_CAPI_EXPORT extern TG_Output TG_SummaryScalar(TG_Graph* g, const char* name, TG_Output tensor,
+                                                 TG_Status* status);
+/* tf.summary.histogram(name, values): a HistogramSummary of a real tensor of any shape (its
+ * values must be finite when it runs), named and collected like TG_SummaryScalar (the tag
+ * Const is "<tag>/tag"). */
+TG_CAPI_EXPORT extern TG_Output TG_SummaryHistogram(TG_Graph* g, const char* name,
+                                                    TG_Output values, TG_Status* status);
+/* tf.summary.merge(inputs, name): a MergeSummary of inputs[0, n) (string tensors holding
+ * serialized Summary protos), "Merge/MergeSummary" when name is NULL or "", else
+ * "<name>/<name>" as TensorFlow names it. Running it fails with INVALID_ARGUMENT naming a
+ * tag that two inputs share. Not added to a collection. */
+TG_CAPI_EXPORT extern TG_Output TG_SummaryMerge(TG_Graph* g, const TG_Output* inputs, int n,
+                                                const char* name, TG_Status* status);
+/* tf.summary.merge_all(key): TG_SummaryMerge of the tensors of collection `key` (NULL or "":
+ * TG_SUMMARIES). When it holds none, returns {NULL, -1} with an OK status, as TF returns
+ * None. */
+TG_CAPI_EXPORT extern TG_Output TG_SummaryMergeAll(TG_Graph* g, const char* key,
+                                                   TG_Status* status);
+
+/* tf.summary.FileWriter: writes an event file that TensorBoard reads,
+ * <logdir>/events.out.tfevents.<10-digit unix seconds>.<hostname><filename_suffix>. Its first
+ * record holds the file version ("brain.Event:2"). Writes are buffered until
+ * TG_FileWriterFlush or TG_FileWriterClose; write errors (a full disk) may show only there,
+ * as statuses naming the file. Thread-safe. */
+typedef struct TG_FileWriter TG_FileWriter;
+
+/* Creates `logdir` (and its parents) and a new event file in it. `filename_suffix` may be
+ * NULL. ALREADY_EXISTS when a file of that name exists (another writer in the same second:
+ * give a suffix), PERMISSION_DENIED / FAILED_PRECONDITION naming the directory when it
+ * cannot be created. Caller owns: TG_DeleteFileWriter. */
+TG_CAPI_EXPORT extern TG_FileWriter* TG_NewFileWriter(const char* logdir,
+                                                      const char* filename_suffix,
+                                                      TG_Status* status);
+/* The event file's path ("" for NULL). Owned by the writer. */
+TG_CAPI_EXPORT extern const char* TG_FileWriterPath(const TG_FileWriter* writer);
+/* add_graph(graph): the graph's GraphDef (as TG_GraphToGraphDef), for TensorBoard's graph
+ * tab. */
+TG_CAPI_EXPORT extern void TG_FileWriterAddGraph(TG_FileWriter* writer, const TG_Graph* graph,
+                                                 TG_Status* status);
+/* add_summary(summary, global_step): summary[0, length) is a serialized Summary, e.g. the
+ * value of a summary op fetched from a session (TG_TensorGetString(t, 0, ...)).
+ * INVALID_ARGUMENT when it does not parse. */
+TG_CAPI_EXPORT extern void TG_FileWriterAddSummary(TG_FileWriter* writer, const void* summary,
+                                                   size_t length, int64_t step,
+                                                   TG_Status* status);
+/* A scalar summary (a simple_value, as tf.summary.scalar writes) without a graph. */
+TG_CAPI_EXPORT extern void TG_FileWriterAddScalar(TG_FileWriter* writer, const char* tag,
+                                                  float value, int64_t step, TG_Status* status);
+/* A histogram of values[0, n) with TensorFlow's buckets, as tf.summary.histogram writes it;
+ * INVALID_ARGUMENT naming the tag when a value is NaN or infinite. */
+TG_CAPI_EXPORT extern void TG_FileWriterAddHistogram(TG_FileWriter* writer, const char* tag,
+                                                     const double* values, int64_t n,
+                                                     int64_t step, TG_Status* status);
+/* SessionLog's status values. */
+typedef enum TG_SessionLogStatus {
+  TG_SESSION_LOG_UNSPECIFIED = 0,
+  TG_SESSION_LOG_START = 1,
+  TG_SESSION_LOG_STOP = 2,
+  TG_SESSION_LOG_CHECKPOINT = 3
+} TG_SessionLogStatus;
+/* add_session_log(SessionLog(status, checkpoint_path, msg), step); the strings may be NULL.
+ * TensorBoard drops the events after a START's step from an earlier run (a restart). */
+TG_CAPI_EXPORT extern void TG_FileWriterAddSessionLog(TG_FileWriter* writer,
+                                                      TG_SessionLogStatus log_status,
+                                                      const char* checkpoint_path,
+                                                      const char* msg, int64_t step,
+                                                      TG_Status* status);
+TG_CAPI_EXPORT extern void TG_FileWriterFlush(TG_FileWriter* writer, TG_Status* status);
+/* Flushes and closes the file; later adds fail with FAILED_PRECONDITION naming it. */
+TG_CAPI_EXPORT extern void TG_FileWriterClose(TG_FileWriter* writer, TG_Status* status);
+/* Closes (dropping any error: call TG_FileWriterClose to see it) and frees. NULL is a
+ * no-op. */
+TG_CAPI_EXPORT extern void TG_DeleteFileWriter(TG_FileWriter* writer);
 
 /* ===================================================================================== */
 /* Freezing and cutting graphs                                                           */
