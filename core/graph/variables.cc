@@ -293,8 +293,10 @@ StatusOr<Output> VariableStore::ReportUninitializedVariables(const std::vector<V
     for (Variable* v : VariablesInCollection(collection_keys::kLocalVariables)) list.push_back(v);
   }
   GraphContextGuard scope(g);
-  TG_RETURN_IF_ERROR(scope.NameScope(name.empty() ? "report_uninitialized_variables" : name).status());
-  TG_ASSIGN_OR_RETURN(Tensor names, Tensor::Allocate(DT_STRING, {static_cast<int64_t>(list.size())}));
+  const std::string scope_name = name.empty() ? "report_uninitialized_variables" : name;
+  TG_RETURN_IF_ERROR(scope.NameScope(scope_name).status());
+  const auto count = static_cast<int64_t>(list.size());
+  TG_ASSIGN_OR_RETURN(Tensor names, Tensor::Allocate(DT_STRING, {count}));
   if (list.empty()) return MakeConst(g, names, "Const");
   NodeSpec::InputGroup flags{{}, true};
   for (size_t i = 0; i < list.size(); ++i) {

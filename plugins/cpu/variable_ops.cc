@@ -1,8 +1,9 @@
 // TF1 reference variables: VariableV2, Assign, AssignAdd/Sub, ScatterUpdate/Add/Sub,
 // IsVariableInitialized. The variable's storage is a slot the session owns; these kernels
 // reach it through ref inputs (Context::MutableRefInput / ReallocateRefInput), hold its lock
-// while they write when use_locking is set, and forward the ref to their output_ref. Updates check every shape
-// and index before the first write, so a rejected update leaves the variable untouched.
+// while they write when use_locking is set, and forward the ref to their output_ref.
+// Updates check every shape and index before the first write, so a rejected update leaves
+// the variable untouched.
 #include <Eigen/Core>
 #include <complex>
 #include <cstring>

@@ -38,7 +38,8 @@ class VariableInitializationTest : public SessionTest {
   bool RunBool(TG_Session* sess, TG_Output fetch) {
     std::vector<TensorPtr> out = Run(sess, {}, {fetch});
     EXPECT_TRUE(tgtest::IsOk(s_)) << msg();
-    return !out.empty() && out[0] != nullptr && *static_cast<const bool*>(TG_TensorData(out[0].get()));
+    return !out.empty() && out[0] != nullptr &&
+           *static_cast<const bool*>(TG_TensorData(out[0].get()));
   }
   std::vector<std::string> ControlInputNames(TG_Operation* op) {
     std::vector<TG_Operation*> ctrl(static_cast<size_t>(TG_OperationNumControlInputs(op)));
@@ -283,7 +284,8 @@ TEST_F(VariableInitializationTest, AutoReuseThroughScopeOptions) {
   TG_Variable* a = TG_GraphGetVariable(g_, "weights", TG_INVALID_DTYPE, one, 1, nullptr,
                                        &untrainable, s_);
   TG_ASSERT_OK(s_);
-  TG_Variable* b = TG_GraphGetVariable(g_, "weights", TG_INVALID_DTYPE, one, 1, nullptr, nullptr, s_);
+  TG_Variable* b =
+      TG_GraphGetVariable(g_, "weights", TG_INVALID_DTYPE, one, 1, nullptr, nullptr, s_);
   TG_ASSERT_OK(s_);
   EXPECT_EQ(a, b);
   TG_GraphPopVariableScope(g_, s_);

@@ -51,7 +51,9 @@ class FreezeTest : public ::testing::Test {
     return [this](const std::vector<std::string>& names) -> StatusOr<std::vector<Tensor>> {
       asked_.push_back(names);
       std::vector<Tensor> out;
-      for (const auto& n : names) out.push_back(n == "w:0" ? Floats({2}, {5, 6}) : Floats({2}, {7, 8}));
+      for (const auto& n : names) {
+        out.push_back(n == "w:0" ? Floats({2}, {5, 6}) : Floats({2}, {7, 8}));
+      }
       return out;
     };
   }
