@@ -57,6 +57,10 @@ struct TG_Collection {
 // TG_Operation and TG_Variable have no struct of their own: the pointers are the core's
 // Operation* and Variable*, owned by the graph.
 
+namespace tgraph {
+struct InitializerSpec;  // core/autodiff/initializers.h
+}  // namespace tgraph
+
 namespace tgraph::capi {
 
 // ---- handles ----
@@ -87,6 +91,10 @@ using GraphLock = std::lock_guard<std::recursive_mutex>;
 // TG_VariableOptions (NULL: defaults) as the core's VariableOptions; a struct_size outside
 // the released sizes or a bad collection list is INVALID_ARGUMENT naming `fn`.
 Status ReadVariableOptions(const char* fn, const TG_VariableOptions* in, VariableOptions* out);
+
+// TG_Initializer as the core's InitializerSpec; NULL, a bad struct_size or kind is
+// INVALID_ARGUMENT naming `fn` (training.cc).
+Status ReadInitializer(const char* fn, const TG_Initializer* in, InitializerSpec* out);
 
 // Checks that `o` names an existing output of an operation of `g` (g may be null: any graph).
 Status CheckOutput(const char* fn, const Graph* g, TG_Output o);

@@ -18,7 +18,9 @@ namespace {
 constexpr size_t kInitializerV1Size = sizeof(TG_Initializer);
 constexpr size_t kNceLossOptionsV1Size = sizeof(TG_NceLossOptions);
 
-Status ReadInitializer(const char* fn, const TG_Initializer* in, InitializerSpec* out) {
+}  // namespace
+
+Status tgraph::capi::ReadInitializer(const char* fn, const TG_Initializer* in, InitializerSpec* out) {
   if (in == nullptr) return NullArg(fn, "the initializer");
   if (in->struct_size < kInitializerV1Size || in->struct_size > sizeof(TG_Initializer)) {
     return InvalidArgument(fn, ": TG_Initializer.struct_size is ", in->struct_size, "; expected ",
@@ -39,6 +41,8 @@ Status ReadInitializer(const char* fn, const TG_Initializer* in, InitializerSpec
   if (in->has_seed != 0) out->seed = in->seed;
   return Status::OK();
 }
+
+namespace {
 
 // dtype TG_INVALID_DTYPE means TG_FLOAT (as TG_GraphGetVariable).
 Status ReadDtype(const char* fn, TG_DataType dtype, DataType* out) {
@@ -159,6 +163,7 @@ extern "C" TG_Variable* TG_GraphGetVariableWithInit(TG_Graph* g, const char* nam
     TG_RETURN_IF_ERROR(ShapeFromDims(fn, dims, num_dims, &shape));
     GraphLock lock(g->graph.mutex());
     TG_RETURN_IF_ERROR(CheckGraph(fn, g));
+    if (EnumValue(dtype) == TG_INVALID_DTYPE) dt = DefaultGetVariableDtype(g->graph.variables());
     // GetVariable calls this only when it creates the variable (the shape is then fully
     // defined), inside "<var>/Initializer".
     InitialValueFn build = [spec, dt, shape](Graph& graph) -> StatusOr<Output> {

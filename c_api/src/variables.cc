@@ -1,9 +1,11 @@
 // Variables: tf.Variable (from a tensor, from a graph tensor, from a builder callback),
-// get_variable with variable scopes and reuse, initializers.
+// get_variable with variable scopes and reuse, initializers, initialized_value,
+// is_variable_initialized and report_uninitialized_variables.
 #include <cstddef>
 #include <cstring>
 
 #include "c_api/src/c_api_internal.h"
+#include "core/autodiff/initializers.h"
 #include "core/graph/attr_value_util.h"
 
 using namespace tgraph;
@@ -323,14 +325,16 @@ TG_Variable* GetVariableImpl(const GetVariableArgs& a, const Tensor* initial_val
     if (!shape.known_rank() && initial_value != nullptr) shape = initial_value->shape();
     const int dtype_value = a.dtype;
     DataType dtype = static_cast<DataType>(dtype_value);
-    if (dtype_value == TG_INVALID_DTYPE) {
-      dtype = initial_value != nullptr ? initial_value->dtype() : DT_FLOAT;
-    } else if (!IsValidDataType(dtype_value)) {
+    if (dtype_value != TG_INVALID_DTYPE && !IsValidDataType(dtype_value)) {
       return InvalidArgument(a.fn, ": ", dtype_value, " is not a data type (variable '", a.name,
                              "')");
     }
-    dtype = BaseType(dtype);
     GraphLock lock(a.g->graph.mutex());
+    if (dtype_value == TG_INVALID_DTYPE) {
+      dtype = initial_value != nullptr ? initial_value->dtype()
+                                       : DefaultGetVariableDtype(a.g->graph.variables());
+    }
+    dtype = BaseType(dtype);
     TG_RETURN_IF_ERROR(CheckNotInDeviceFunction(a.fn, a.g));
     if (a.g->graph.finalized()) {
       return FailedPrecondition(a.fn, ": the graph is finalized (get_variable '", a.name, "')");
@@ -353,13 +357,12 @@ extern "C" TG_Variable* TG_GraphGetVariable(TG_Graph* g, const char* name, TG_Da
   const Tensor* value = initial_value == nullptr ? nullptr : &initial_value->tensor;
   std::string var_name = name == nullptr ? "" : name;
   return GetVariableImpl(a, value, status, [&](DataType dt, const PartialShape& shape) -> InitialValueFn {
+    if (value == nullptr) {
+      return DefaultGetVariableInitializer(g->graph.variables(), var_name, dt, shape);
+    }
     return [value, dt, shape, var_name](Graph& graph) -> StatusOr<Output> {
       // Called only when creating, inside "<var>/Initializer": the shape is fully defined.
       const std::vector<int64_t>& dims = shape.dims();
-      if (value == nullptr) {
-        TG_ASSIGN_OR_RETURN(Tensor zeros, Tensor::Allocate(dt, dims));
-        return MakeConst(graph, zeros, "zeros");
-      }
       if (BaseType(value->dtype()) != dt) {
         return InvalidArgument("get_variable '", var_name, "': the initial value is ",
                                DataTypeName(value->dtype()), " but the variable is ",
@@ -391,5 +394,82 @@ extern "C" TG_Variable* TG_GraphGetVariableWithInitializer(
     return [g, fn, arg, dt, shape, var_name, fn_name](Graph&) -> StatusOr<Output> {
       return CallInitializer(fn_name, g, fn, arg, static_cast<TG_DataType>(dt), &shape, var_name);
     };
+  });
+}
+
+// ---- initialization state ----
+
+namespace {
+
+Status CheckVariable(const char* fn, TG_Graph* g, const TG_Variable* v, const char* what) {
+  if (v == nullptr) return NullArg(fn, what);
+  const Variable* var = ToVar(v);
+  if (var->op == nullptr || var->op->graph() != &g->graph) {
+    return InvalidArgument(fn, ": variable '", var->name, "' is not in this graph");
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+extern "C" TG_Output TG_VariableInitializedValue(TG_Graph* g, const TG_Variable* v,
+                                                 TG_Status* status) {
+  const char* fn = "TG_VariableInitializedValue";
+  return GuardValue<TG_Output>(status, NullOutput(), [&](TG_Output* out) -> Status {
+    if (g == nullptr) return NullArg(fn, "the graph");
+    GraphLock lock(g->graph.mutex());
+    TG_RETURN_IF_ERROR(CheckNotInDeviceFunction(fn, g));
+    TG_RETURN_IF_ERROR(CheckVariable(fn, g, v, "the variable"));
+    TG_ASSIGN_OR_RETURN(Output value, g->graph.variables().InitializedValue(*ToVar(v)));
+    *out = ToC(value);
+    return Status::OK();
+  });
+}
+
+extern "C" TG_Output TG_IsVariableInitialized(TG_Graph* g, const TG_Variable* v, const char* name,
+                                              TG_Status* status) {
+  const char* fn = "TG_IsVariableInitialized";
+  return GuardValue<TG_Output>(status, NullOutput(), [&](TG_Output* out) -> Status {
+    if (g == nullptr) return NullArg(fn, "the graph");
+    GraphLock lock(g->graph.mutex());
+    TG_RETURN_IF_ERROR(CheckNotInDeviceFunction(fn, g));
+    TG_RETURN_IF_ERROR(CheckVariable(fn, g, v, "the variable"));
+    TG_ASSIGN_OR_RETURN(Output flag,
+                        g->graph.variables().IsVariableInitialized(*ToVar(v), Str(name)));
+    *out = ToC(flag);
+    return Status::OK();
+  });
+}
+
+extern "C" TG_Output TG_ReportUninitializedVariables(TG_Graph* g, TG_Variable* const* vars, int n,
+                                                     const char* name, TG_Status* status) {
+  const char* fn = "TG_ReportUninitializedVariables";
+  return GuardValue<TG_Output>(status, NullOutput(), [&](TG_Output* out) -> Status {
+    if (g == nullptr) return NullArg(fn, "the graph");
+    if (n < -1) return InvalidArgument(fn, ": n is ", n);
+    if (n > 0 && vars == nullptr) return NullArg(fn, "vars");
+    GraphLock lock(g->graph.mutex());
+    TG_RETURN_IF_ERROR(CheckNotInDeviceFunction(fn, g));
+    std::vector<Variable*> list;
+    for (int i = 0; i < n; ++i) {
+      TG_RETURN_IF_ERROR(CheckVariable(fn, g, vars[i], "a variable of vars"));
+      list.push_back(ToVar(vars[i]));
+    }
+    TG_ASSIGN_OR_RETURN(Output names, g->graph.variables().ReportUninitializedVariables(
+                                          n == -1 ? nullptr : &list, Str(name)));
+    *out = ToC(names);
+    return Status::OK();
+  });
+}
+
+extern "C" TG_Operation* TG_GraphLocalVariablesInitializer(TG_Graph* g, TG_Status* status) {
+  return GuardValue<TG_Operation*>(status, nullptr, [&](TG_Operation** out) -> Status {
+    const char* fn = "TG_GraphLocalVariablesInitializer";
+    if (g == nullptr) return NullArg(fn, "the graph");
+    GraphLock lock(g->graph.mutex());
+    TG_RETURN_IF_ERROR(CheckNotInDeviceFunction(fn, g));
+    TG_ASSIGN_OR_RETURN(Operation * op, g->graph.variables().LocalVariablesInitializer("init"));
+    *out = ToC(op);
+    return Status::OK();
   });
 }

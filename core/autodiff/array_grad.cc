@@ -299,12 +299,12 @@ Status RegisterArrayGradients(GradientFunctionRegistry& registry) {
            // array
            "Const", "Placeholder", "Shape", "ShapeN", "Size", "Rank", "OneHot",
            "ZerosLike", "OnesLike", "BroadcastGradientArgs", "ConcatOffset",
-           "InvertPermutation",
+           "InvertPermutation", "Where",
            // control
            "NoOp",
            // state
            "VariableV2", "Assign", "AssignAdd", "AssignSub", "ScatterUpdate", "ScatterAdd",
-           "ScatterSub",
+           "ScatterSub", "IsVariableInitialized",
            // random
            "RandomUniform", "RandomStandardNormal", "TruncatedNormal", "RandomShuffle",
            "RandomUniformInt", "LogUniformCandidateSampler",

@@ -244,4 +244,46 @@ InitialValueFn InitializerFn(InitializerSpec spec, DataType dtype, std::vector<i
   };
 }
 
+VariableInitializer ScopeInitializer(InitializerSpec spec) {
+  return [spec = std::move(spec)](Graph& graph, DataType dtype,
+                                  const std::vector<int64_t>& dims) -> StatusOr<Output> {
+    return BuildInitializer(graph, spec, dtype, dims);
+  };
+}
+
+DataType DefaultGetVariableDtype(const VariableStore& store) {
+  return store.scope_dtype() != DT_INVALID ? store.scope_dtype() : DT_FLOAT;
+}
+
+InitialValueFn DefaultGetVariableInitializer(const VariableStore& store, const std::string& name,
+                                             DataType dtype, const PartialShape& shape) {
+  const std::string full =
+      store.variable_scope().empty() ? name : StrCat(store.variable_scope(), "/", name);
+  VariableInitializer chosen = store.scope_initializer();
+  if (!chosen) {
+    dtype = BaseType(dtype);
+    const bool floating =
+        dtype == DT_FLOAT || dtype == DT_DOUBLE || dtype == DT_HALF || dtype == DT_BFLOAT16;
+    const bool integer_or_bool = dtype == DT_BOOL || dtype == DT_INT8 || dtype == DT_INT16 ||
+                                 dtype == DT_INT32 || dtype == DT_INT64 || dtype == DT_UINT8 ||
+                                 dtype == DT_UINT16 || dtype == DT_UINT32 || dtype == DT_UINT64;
+    if (floating || integer_or_bool) {
+      InitializerSpec spec;
+      spec.kind = floating ? InitializerKind::kGlorotUniform : InitializerKind::kZeros;
+      chosen = ScopeInitializer(spec);
+    }
+  }
+  return [chosen, full, dtype, shape](Graph& graph) -> StatusOr<Output> {
+    if (!chosen) {
+      return InvalidArgument("An initializer for variable ", full, " of ", DataTypeName(dtype),
+                             " is required (get_variable has no default initializer for it)");
+    }
+    StatusOr<Output> value = chosen(graph, dtype, shape.dims());
+    if (!value.ok()) {
+      return value.status().Prepend(StrCat("default initializer of variable ", full, ": "));
+    }
+    return value;
+  };
+}
+
 }  // namespace tgraph

@@ -51,6 +51,22 @@ StatusOr<Output> BuildInitializer(Graph& graph, const InitializerSpec& spec, Dat
 InitialValueFn InitializerFn(InitializerSpec spec, DataType dtype, std::vector<int64_t> dims,
                              bool open_initializer_scope);
 
+// variable_scope(initializer=spec): the spec as the scope's VariableInitializer.
+VariableInitializer ScopeInitializer(InitializerSpec spec);
+
+// get_variable's dtype when the caller gives none: the variable scope's, else float.
+DataType DefaultGetVariableDtype(const VariableStore& store);
+
+// get_variable's initializer when the caller gives none: the variable scope's initializer,
+// else TF's default: glorot_uniform for floating types, zeros for integer types and bool.
+// For any other dtype the returned function fails (INVALID_ARGUMENT naming the variable and
+// the dtype) — only when it is called, i.e. when the variable is created, so reusing an
+// existing variable of such a dtype needs no initializer. `name` is get_variable's name
+// (the scope is prefixed for the message). Called inside "V/Initializer", with the shape
+// fully defined.
+InitialValueFn DefaultGetVariableInitializer(const VariableStore& store, const std::string& name,
+                                             DataType dtype, const PartialShape& shape);
+
 // ---- random tensors (random_ops.random_uniform / random_normal / truncated_normal) ----
 // Under a name scope `name` (made unique): "<name>/shape" (when `shape` is null, a Const of
 // `dims`), the parameters ("min"/"max" or "mean"/"stddev"), the random op, "mul", and the

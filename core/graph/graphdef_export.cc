@@ -49,22 +49,27 @@ Status ExportGraphDef(const Graph& g, tf::GraphDef* out) {
   return Status::OK();
 }
 
-Status ExportGraphDefBytes(const Graph& g, std::string* out) {
-  if (out == nullptr) return InvalidArgument("ExportGraphDefBytes: output is null");
-  tf::GraphDef def;
-  TG_RETURN_IF_ERROR(ExportGraphDef(g, &def));
+Status SerializeGraphDef(const tf::GraphDef& def, std::string* out) {
+  if (out == nullptr) return InvalidArgument("SerializeGraphDef: output is null");
   std::string bytes;
   {
     google::protobuf::io::StringOutputStream stream(&bytes);
     google::protobuf::io::CodedOutputStream coded(&stream);
     coded.SetSerializationDeterministic(true);
     if (!def.SerializeToCodedStream(&coded) || coded.HadError()) {
-      return Internal("ExportGraphDefBytes: serialization failed (GraphDef of ", def.ByteSizeLong(),
+      return Internal("serializing a GraphDef failed (", def.ByteSizeLong(),
                       " bytes; protobuf messages are limited to 2 GiB)");
     }
   }
   *out = std::move(bytes);
   return Status::OK();
+}
+
+Status ExportGraphDefBytes(const Graph& g, std::string* out) {
+  if (out == nullptr) return InvalidArgument("ExportGraphDefBytes: output is null");
+  tf::GraphDef def;
+  TG_RETURN_IF_ERROR(ExportGraphDef(g, &def));
+  return SerializeGraphDef(def, out);
 }
 
 Status ExportGraphDefText(const Graph& g, std::string* out) {

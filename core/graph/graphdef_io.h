@@ -85,6 +85,8 @@ Status ExportGraphDef(const Graph& g, tf::GraphDef* out);
 Status ExportGraphDefBytes(const Graph& g, std::string* out);
 Status ExportGraphDefText(const Graph& g, std::string* out);
 
+// Deterministic binary form of any GraphDef (sorted map keys), as ExportGraphDefBytes writes.
+Status SerializeGraphDef(const tf::GraphDef& def, std::string* out);
 // INVALID_ARGUMENT "Invalid GraphDef: ..." on truncated or malformed input.
 Status ParseGraphDefBytes(const void* data, size_t len, tf::GraphDef* out);
 Status ParseGraphDefText(std::string_view text, tf::GraphDef* out);

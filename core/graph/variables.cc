@@ -90,6 +90,14 @@ StatusOr<Variable*> VariableStore::CreateVariableFromTensor(const Tensor& value,
 }
 
 StatusOr<std::string> VariableStore::PushVariableScope(const std::string& name, VariableReuse reuse) {
+  VariableScopeOptions options;
+  options.reuse = reuse;
+  return PushVariableScope(name, options);
+}
+
+StatusOr<std::string> VariableStore::PushVariableScope(const std::string& name,
+                                                       const VariableScopeOptions& options) {
+  const VariableReuse reuse = options.reuse;
   Graph& g = *graph_;
   std::lock_guard lock(g.mutex());
   if (name.empty()) return InvalidArgument("variable_scope needs a name");
@@ -100,9 +108,11 @@ StatusOr<std::string> VariableStore::PushVariableScope(const std::string& name, 
   VariableReuse effective = reuse == VariableReuse::kInherit ? reuse_ : reuse;
   if (reuse_ == VariableReuse::kTrue) effective = VariableReuse::kTrue;
   TG_ASSIGN_OR_RETURN(std::string name_scope, g.PushNameScope(name));
-  stack_.push_back(ScopeFrame{scope_, reuse_, true});
+  stack_.push_back(ScopeFrame{scope_, reuse_, scope_initializer_, scope_dtype_, true});
   scope_ = full;
   reuse_ = effective;
+  if (options.initializer) scope_initializer_ = options.initializer;
+  if (options.dtype != DT_INVALID) scope_dtype_ = BaseType(options.dtype);
   return name_scope;
 }
 
@@ -114,6 +124,8 @@ Status VariableStore::PopVariableScope() {
   stack_.pop_back();
   scope_ = frame.scope;
   reuse_ = frame.reuse;
+  scope_initializer_ = std::move(frame.initializer);
+  scope_dtype_ = frame.dtype;
   if (frame.opened_name_scope) TG_RETURN_IF_ERROR(g.PopNameScope());
   return Status::OK();
 }
@@ -193,14 +205,111 @@ StatusOr<Operation*> VariableStore::VariablesInitializer(const std::vector<Varia
   return graph_->AddOperation(std::move(spec));
 }
 
-StatusOr<Operation*> VariableStore::GlobalVariablesInitializer(const std::string& name) {
+std::vector<Variable*> VariableStore::VariablesInCollection(const std::string& key) const {
   std::vector<Variable*> vars;
-  if (const auto* items = graph_->collections().Find(collection_keys::kGlobalVariables)) {
+  if (const auto* items = graph_->collections().Find(key)) {
     for (const auto& item : *items) {
       if (item.kind == CollectionItem::Kind::kVariable) vars.push_back(item.variable);
     }
   }
-  return VariablesInitializer(vars, name);
+  return vars;
+}
+
+StatusOr<Operation*> VariableStore::GlobalVariablesInitializer(const std::string& name) {
+  return VariablesInitializer(VariablesInCollection(collection_keys::kGlobalVariables), name);
+}
+
+StatusOr<Operation*> VariableStore::LocalVariablesInitializer(const std::string& name) {
+  return VariablesInitializer(VariablesInCollection(collection_keys::kLocalVariables), name);
+}
+
+StatusOr<Output> VariableStore::InitializedValue(const Variable& var) {
+  Graph& g = *graph_;
+  std::lock_guard lock(g.mutex());
+  GraphContextGuard context(g);
+  TG_RETURN_IF_ERROR(context.ClearControlDependencies());
+  TG_RETURN_IF_ERROR(context.ControlDependencies({var.initializer}));
+  TG_RETURN_IF_ERROR(context.ColocateWith(var.snapshot.op));
+  NodeSpec spec;
+  spec.type = "Identity";
+  spec.name = "Identity";
+  spec.inputs = {{{var.ref()}, false}};
+  TG_ASSIGN_OR_RETURN(Operation * op, g.AddOperation(std::move(spec)));
+  return op->output(0);
+}
+
+StatusOr<Output> VariableStore::IsVariableInitialized(const Variable& var,
+                                                      const std::string& name) {
+  NodeSpec spec;
+  spec.type = "IsVariableInitialized";
+  spec.name = name.empty() ? "IsVariableInitialized" : name;
+  spec.inputs = {{{var.ref()}, false}};
+  spec.attrs["dtype"] = AttrOfType(var.dtype);
+  TG_ASSIGN_OR_RETURN(Operation * op, graph_->AddOperation(std::move(spec)));
+  return op->output(0);
+}
+
+namespace {
+
+// One op of report_uninitialized_variables' chain: `type` named `name` on `inputs`.
+StatusOr<Output> AddOp(Graph& g, const std::string& type, const std::string& name,
+                       std::vector<NodeSpec::InputGroup> inputs, AttrMap attrs = {}) {
+  NodeSpec spec;
+  spec.type = type;
+  spec.name = name;
+  spec.inputs = std::move(inputs);
+  spec.attrs = std::move(attrs);
+  TG_ASSIGN_OR_RETURN(Operation * op, g.AddOperation(std::move(spec)));
+  return op->output(0);
+}
+
+// array_ops.boolean_mask(tensor, mask) for 1-D tensor and mask: gather(tensor,
+// squeeze(where(mask), [1])) under "boolean_mask".
+StatusOr<Output> BooleanMask1D(Graph& g, Output tensor, Output mask) {
+  GraphContextGuard scope(g);
+  TG_RETURN_IF_ERROR(scope.NameScope("boolean_mask").status());
+  TG_ASSIGN_OR_RETURN(Output where, AddOp(g, "Where", "Where", {{{mask}, false}}));
+  AttrMap squeeze_attrs;
+  squeeze_attrs["squeeze_dims"] = AttrOfIntList({1});
+  TG_ASSIGN_OR_RETURN(Output indices,
+                      AddOp(g, "Squeeze", "Squeeze", {{{where}, false}}, squeeze_attrs));
+  Tensor zero = Tensor::Allocate(DT_INT32, {}).value();
+  *zero.flat<int32_t>() = 0;
+  TG_ASSIGN_OR_RETURN(Output axis, MakeConst(g, zero, "GatherV2/axis"));
+  return AddOp(g, "GatherV2", "GatherV2", {{{tensor}, false}, {{indices}, false}, {{axis}, false}});
+}
+
+}  // namespace
+
+StatusOr<Output> VariableStore::ReportUninitializedVariables(const std::vector<Variable*>* vars,
+                                                             const std::string& name) {
+  Graph& g = *graph_;
+  std::lock_guard lock(g.mutex());
+  std::vector<Variable*> list;
+  if (vars != nullptr) {
+    list = *vars;
+  } else {
+    list = VariablesInCollection(collection_keys::kGlobalVariables);
+    for (Variable* v : VariablesInCollection(collection_keys::kLocalVariables)) list.push_back(v);
+  }
+  GraphContextGuard scope(g);
+  const std::string scope_name = name.empty() ? "report_uninitialized_variables" : name;
+  TG_RETURN_IF_ERROR(scope.NameScope(scope_name).status());
+  const auto count = static_cast<int64_t>(list.size());
+  TG_ASSIGN_OR_RETURN(Tensor names, Tensor::Allocate(DT_STRING, {count}));
+  if (list.empty()) return MakeConst(g, names, "Const");
+  NodeSpec::InputGroup flags{{}, true};
+  for (size_t i = 0; i < list.size(); ++i) {
+    TG_ASSIGN_OR_RETURN(Output flag, IsVariableInitialized(*list[i]));
+    flags.tensors.push_back(flag);
+    names.strings()[i] = list[i]->name;
+  }
+  AttrMap pack_attrs;
+  pack_attrs["axis"] = AttrOfInt(0);
+  TG_ASSIGN_OR_RETURN(Output stacked, AddOp(g, "Pack", "stack", {flags}, pack_attrs));
+  TG_ASSIGN_OR_RETURN(Output mask, AddOp(g, "LogicalNot", "LogicalNot", {{{stacked}, false}}));
+  TG_ASSIGN_OR_RETURN(Output names_tensor, MakeConst(g, names, "Const"));
+  return BooleanMask1D(g, names_tensor, mask);
 }
 
 Variable* VariableStore::AdoptVariable(std::unique_ptr<Variable> variable) {

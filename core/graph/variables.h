@@ -47,6 +47,19 @@ struct VariableOptions {
 
 enum class VariableReuse { kInherit = -1, kFalse = 0, kTrue = 1, kAuto = 2 };
 
+// Builds the initial value of a get_variable variable of `dtype` and (fully defined) `dims`;
+// called inside "V/Initializer". What variable_scope(initializer=...) holds.
+using VariableInitializer =
+    std::function<StatusOr<Output>(Graph& graph, DataType dtype, const std::vector<int64_t>& dims)>;
+
+// tf.variable_scope(name, reuse=..., initializer=..., dtype=...): unset fields (kInherit,
+// null, DT_INVALID) keep the enclosing scope's.
+struct VariableScopeOptions {
+  VariableReuse reuse = VariableReuse::kInherit;
+  VariableInitializer initializer;
+  DataType dtype = DT_INVALID;
+};
+
 class VariableStore {
  public:
   explicit VariableStore(Graph* graph) : graph_(graph) {}
@@ -60,9 +73,16 @@ class VariableStore {
   // tf.variable_scope(name, reuse): affects get_variable names and opens a name scope of the
   // same name (uniquified, as name_scope does). kInherit keeps the enclosing reuse.
   StatusOr<std::string> PushVariableScope(const std::string& name, VariableReuse reuse);
+  StatusOr<std::string> PushVariableScope(const std::string& name,
+                                          const VariableScopeOptions& options);
   Status PopVariableScope();
   const std::string& variable_scope() const { return scope_; }
   VariableReuse reuse() const { return reuse_; }
+  // The scope's default initializer (null: none) and dtype (DT_INVALID: none) for
+  // get_variable calls that give none (see DefaultGetVariableInitializer in
+  // core/autodiff/initializers.h).
+  const VariableInitializer& scope_initializer() const { return scope_initializer_; }
+  DataType scope_dtype() const { return scope_dtype_; }
 
   // tf.get_variable(name, shape, dtype, initializer): "scope/name", created or reused per the
   // scope's reuse mode; the ops are named by the full name whatever the name scope is.
@@ -74,9 +94,36 @@ class VariableStore {
   // global_variables_initializer(): a NoOp named "init" (uniquified) with a control input on
   // every global variable's initializer.
   StatusOr<Operation*> GlobalVariablesInitializer(const std::string& name = "init");
-  // variables_initializer(list).
+  // local_variables_initializer(): the same over LOCAL_VARIABLES.
+  StatusOr<Operation*> LocalVariablesInitializer(const std::string& name = "init");
+  // variables_initializer(list, name): a NoOp with a control input on each initializer (an
+  // empty list gives a bare NoOp, as TF's no_op).
   StatusOr<Operation*> VariablesInitializer(const std::vector<Variable*>& vars,
                                             const std::string& name);
+  // The variables of a collection, in collection order.
+  std::vector<Variable*> VariablesInCollection(const std::string& key) const;
+
+  // Variable.initialized_value() as TF 1.0-1.2 defined it: "Identity" (under the current
+  // name scope) of the variable's ref, with a control input on its initializer and no outer
+  // control dependencies, colocated with V/read. Reading it runs the initializer first, so
+  // `Variable(w1.initialized_value() * 2)` initializes in one run of the initializers
+  // whatever their order. TF >= 1.3 returns cond(is_variable_initialized(v), v.read, initial
+  // value) instead, which reads without re-assigning; tgraph has no control flow yet, so it
+  // keeps the early form (each read re-runs the Assign of the initial value).
+  StatusOr<Output> InitializedValue(const Variable& var);
+  // tf.is_variable_initialized(v): an IsVariableInitialized op (bool scalar) named `name`
+  // ("IsVariableInitialized" when empty) under the current name scope.
+  StatusOr<Output> IsVariableInitialized(const Variable& var, const std::string& name = "");
+  // tf.report_uninitialized_variables(var_list): a 1-D string tensor of the names (op names)
+  // of the uninitialized variables, in list order. Under the name scope `name`: one
+  // IsVariableInitialized per variable, "stack" (Pack), "LogicalNot", "Const" (the names)
+  // and boolean_mask's "boolean_mask/Where", "boolean_mask/Squeeze" and
+  // "boolean_mask/GatherV2" (TF's reshapes around them are identities for a 1-D mask and are
+  // left out). `vars` null: GLOBAL_VARIABLES then LOCAL_VARIABLES. No variables: an empty
+  // string Const "<name>/Const".
+  StatusOr<Output> ReportUninitializedVariables(const std::vector<Variable*>* vars,
+                                                const std::string& name =
+                                                    "report_uninitialized_variables");
 
   // A variable whose ops already exist in the graph (MetaGraph import rebuilds them from
   // VariableDefs): the store owns it from now on. Joining collections is the caller's part.
@@ -89,6 +136,8 @@ class VariableStore {
   struct ScopeFrame {
     std::string scope;
     VariableReuse reuse;
+    VariableInitializer initializer;
+    DataType dtype;
     bool opened_name_scope;
   };
 
@@ -97,6 +146,8 @@ class VariableStore {
   std::vector<Variable*> get_variable_created_;  // what reuse may hand back
   std::string scope_;
   VariableReuse reuse_ = VariableReuse::kFalse;
+  VariableInitializer scope_initializer_;
+  DataType scope_dtype_ = DT_INVALID;
   std::vector<ScopeFrame> stack_;
 };
 

@@ -716,6 +716,13 @@ Status GatherShape(InferenceContext& c) {
   return Status::OK();
 }
 
+// Where: [number of true elements (unknown), rank of the input].
+Status WhereShape(InferenceContext& c) {
+  const PartialShape& input = c.input_shape(0);
+  c.set_output(0, PartialShape({-1, input.known_rank() ? input.rank() : -1}));
+  return Status::OK();
+}
+
 Status GatherV2Shape(InferenceContext& c) {
   TG_RETURN_IF_ERROR(RankExactly(c, 2, 0, "axis"));
   const PartialShape& params = c.input_shape(0);
@@ -961,6 +968,12 @@ Status RegisterArrayOps(OpRegistry* registry) {
           .Attr("Taxis: {int32, int64}")
           .SetShapeFn(GatherV2Shape)
           .Doc("Gathers slices of params along axis at indices."),
+      OpDefBuilder("Where")
+          .Input("input: T")
+          .Output("index: int64")
+          .Attr("T: type = DT_BOOL")
+          .SetShapeFn(WhereShape)
+          .Doc("The coordinates of the true elements of input, [num_true, rank]."),
       OpDefBuilder("Gather")
           .Input("params: Tparams")
           .Input("indices: Tindices")

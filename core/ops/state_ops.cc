@@ -81,6 +81,13 @@ Status RegisterStateOps(OpRegistry* registry) {
           .SetAllowsUninitializedInput()
           .SetShapeFn(AssignShape)
           .Doc("ref = value."),
+      OpDefBuilder("IsVariableInitialized")
+          .Input("ref: Ref(dtype)")
+          .Output("is_initialized: bool")
+          .Attr("dtype: type")
+          .SetAllowsUninitializedInput()
+          .SetShapeFn(shape_fns::ScalarShape)
+          .Doc("Whether the variable has been initialized."),
       OpDefBuilder("AssignAdd")
           .Input("ref: Ref(T)")
           .Input("value: T")

@@ -10,7 +10,7 @@ void RegisterArrayKernels(tgraph::plugin::Init& init) {
        {&RegisterConstantKernels, &RegisterPlaceholderKernels, &RegisterIdentityKernels,
         &RegisterReshapeKernels, &RegisterTransposeKernels, &RegisterConcatPackKernels,
         &RegisterSliceKernels, &RegisterTilePadKernels, &RegisterFillKernels, &RegisterShapeKernels,
-        &RegisterOneHotKernels, &RegisterGatherKernels}) {
+        &RegisterOneHotKernels, &RegisterGatherKernels, &RegisterWhereKernels}) {
     if (!init.ok()) return;
     file(init);
   }

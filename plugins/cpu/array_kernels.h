@@ -18,5 +18,6 @@ void RegisterFillKernels(tgraph::plugin::Init& init);         // fill_ops.cc
 void RegisterShapeKernels(tgraph::plugin::Init& init);        // shape_ops.cc
 void RegisterOneHotKernels(tgraph::plugin::Init& init);       // one_hot_op.cc
 void RegisterGatherKernels(tgraph::plugin::Init& init);       // gather_op.cc
+void RegisterWhereKernels(tgraph::plugin::Init& init);        // where_op.cc
 
 }  // namespace tgraph_cpu

@@ -1,6 +1,7 @@
 // Gather (embedding lookup) and GatherV2 (any axis, batch_dims). Slices are copied by bytes
-// (any plain dtype). Every index is checked before anything is written: one out of range
-// fails the node with INVALID_ARGUMENT naming the index, its position and the valid range.
+// (any plain dtype; GatherV2 also strings, one by one). Every index is checked before
+// anything is written: one out of range fails the node with INVALID_ARGUMENT naming the
+// index, its position and the valid range.
 #include <cstring>
 #include <string>
 #include <vector>
@@ -12,6 +13,27 @@ namespace tgraph_cpu {
 namespace {
 
 using namespace array_util;
+
+struct GatherGeometry {
+  int64_t batch, outer, n, limit, inner;
+};
+
+// Strings are objects, not bytes: copied one by one (report_uninitialized_variables gathers
+// variable names), in one thread since each copy allocates.
+template <typename Index>
+void GatherStrings(Context& ctx, const TensorView& params, const Index* idx,
+                   const std::vector<int64_t>& out_dims, const GatherGeometry& g) {
+  TensorMut out = ctx.AllocateOutput(0, out_dims);
+  if (!ctx.ok()) return;
+  const int64_t units = g.batch * g.outer * g.n;
+  for (int64_t u = 0; u < units; ++u) {
+    const int64_t bo = u / g.n;
+    const int64_t v = static_cast<int64_t>(idx[(bo / g.outer) * g.n + u % g.n]);
+    for (int64_t j = 0; j < g.inner; ++j) {
+      out.set_string(u * g.inner + j, params.string_at((bo * g.limit + v) * g.inner + j));
+    }
+  }
+}
 
 // params viewed as [batch, outer, gather_dim, inner], indices as [batch, n].
 // out[b, o, k, :] = params[b, o, indices[b, k], :].
@@ -38,6 +60,10 @@ void GatherImpl(Context& ctx, const TensorView& params, const TensorView& indice
       ctx.Fail(TG_INVALID_ARGUMENT, BadIndexMessage(i, i_dims, v, limit));
       return;
     }
+  }
+  if (params.dtype() == TG_STRING) {
+    GatherStrings(ctx, params, idx, out_dims, {batch, outer, n, limit, inner});
+    return;
   }
   const size_t size = ElementSizeOrFail(ctx, params);
   if (size == 0) return;
@@ -145,6 +171,12 @@ void RegisterGatherKernels(tgraph::plugin::Init& init) {
   init.Kernel<GatherV2Op>(KernelBuilder("GatherV2", "CPU")
                               .TypeConstraint("Tparams", TG_ARRAY_MOVER_TYPES)
                               .TypeConstraint("Tindices", {TG_INT16, TG_INT32, TG_INT64})
+                              .TypeConstraint("Taxis", TG_ARRAY_INDEX_TYPES)
+                              .HostMemory("axis"));
+  // Strings (e.g. the names boolean_mask picks in report_uninitialized_variables).
+  init.Kernel<GatherV2Op>(KernelBuilder("GatherV2", "CPU")
+                              .TypeConstraint("Tparams", TG_STRING)
+                              .TypeConstraint("Tindices", TG_ARRAY_INDEX_TYPES)
                               .TypeConstraint("Taxis", TG_ARRAY_INDEX_TYPES)
                               .HostMemory("axis"));
 }

@@ -1,8 +1,9 @@
-// TF1 reference variables: VariableV2, Assign, AssignAdd/Sub, ScatterUpdate/Add/Sub. The
-// variable's storage is a slot the session owns; these kernels reach it through ref inputs
-// (Context::MutableRefInput / ReallocateRefInput), hold its lock while they write when
-// use_locking is set, and forward the ref to their output_ref. Updates check every shape
-// and index before the first write, so a rejected update leaves the variable untouched.
+// TF1 reference variables: VariableV2, Assign, AssignAdd/Sub, ScatterUpdate/Add/Sub,
+// IsVariableInitialized. The variable's storage is a slot the session owns; these kernels
+// reach it through ref inputs (Context::MutableRefInput / ReallocateRefInput), hold its lock
+// while they write when use_locking is set, and forward the ref to their output_ref.
+// Updates check every shape and index before the first write, so a rejected update leaves
+// the variable untouched.
 #include <Eigen/Core>
 #include <complex>
 #include <cstring>
@@ -78,6 +79,19 @@ class AssignOp {
  private:
   bool validate_shape_ = true;
   bool use_locking_ = true;
+};
+
+// IsVariableInitialized: whether the variable holds a value. Its OpDef allows an
+// uninitialized ref input, so the executor hands the slot over either way.
+class IsVariableInitializedOp {
+ public:
+  explicit IsVariableInitializedOp(Construction&) {}
+  void Compute(Context& ctx) {
+    const bool initialized = ctx.IsRefInitialized(0);
+    TensorMut out = ctx.AllocateOutput(0, {});
+    if (!ctx.ok()) return;
+    *out.mutable_data<bool>() = initialized;
+  }
 };
 
 enum class Update { kAdd, kSub };
@@ -224,6 +238,7 @@ void RegisterScatterUpdate(tgraph::plugin::Init& init, std::initializer_list<TG_
 void RegisterStateKernels(tgraph::plugin::Init& init) {
   init.Kernel<VariableV2Op>(KernelBuilder("VariableV2", "CPU"));
   init.Kernel<AssignOp>(KernelBuilder("Assign", "CPU"));
+  init.Kernel<IsVariableInitializedOp>(KernelBuilder("IsVariableInitialized", "CPU"));
   RegisterUpdates<float>(init, TG_FLOAT);
   RegisterUpdates<double>(init, TG_DOUBLE);
   RegisterUpdates<int32_t>(init, TG_INT32);

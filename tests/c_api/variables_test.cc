@@ -384,10 +384,11 @@ TEST_F(VariablesTest, GetVariableInitialValues) {
   EXPECT_EQ(OpNames(), (std::vector<std::string>{"filled/Initializer/Const", "filled",
                                                  "filled/Assign", "filled/read"}));
 
-  // No initial value: zeros.
-  TG_Variable* z = GetVar("zeros_var", {4});
+  // No initial value: TF's default, glorot_uniform for a float variable (see
+  // variable_initialization_test.cc for integers, bool and the values).
+  TG_Variable* z = GetVar("default_var", {4});
   TG_ASSERT_OK(s_);
-  EXPECT_EQ(Name(TG_VariableInitialValue(z).oper), "zeros_var/Initializer/zeros");
+  EXPECT_EQ(Name(TG_VariableInitialValue(z).oper), "default_var/Initializer/random_uniform");
 
   // A tensor of the variable's shape; shape taken from it when num_dims == -1.
   int64_t dims[] = {2};

@@ -703,7 +703,8 @@ TG_CAPI_EXPORT extern const char* TG_GraphCurrentVariableScope(TG_Graph* g);
 /* tf.get_variable(name, shape, dtype, initializer): "<variable scope>/name", created or
  * reused per the scope's reuse mode (the name scope does not apply). dims[0, num_dims)
  * (num_dims == -1: unknown, then taken from initial_value). dtype TG_INVALID_DTYPE: that of
- * initial_value, else TG_FLOAT. `initial_value` (copied; may be NULL = zeros) is a scalar
+ * initial_value, else the variable scope's, else TG_FLOAT. `initial_value` (copied; NULL =
+ * the default initializer, see TG_VariableScopeOptions below) is a scalar
  * (filled to the shape, "V/Initializer/Const") or a tensor of the variable's shape; it is
  * only used when the variable is created. `opts` may be NULL; its name is ignored. */
 TG_CAPI_EXPORT extern TG_Variable* TG_GraphGetVariable(TG_Graph* g, const char* name,
@@ -717,6 +718,63 @@ TG_CAPI_EXPORT extern TG_Variable* TG_GraphGetVariable(TG_Graph* g, const char* 
 TG_CAPI_EXPORT extern TG_Variable* TG_GraphGetVariableWithInitializer(
     TG_Graph* g, const char* name, TG_DataType dtype, const int64_t* dims, int num_dims,
     TG_InitializerFunction fn, void* arg, const TG_VariableOptions* opts, TG_Status* status);
+
+/* Variable.initialized_value(): the variable's value once its initializer has run, for
+ * initial values computed from other variables (`w2 = Variable(w1.initialized_value() * 2)`):
+ * an Identity of V (named "Identity" under the current name scope, colocated with V/read)
+ * with a control input on V/Assign and none of the enclosing control dependencies — TF
+ * 1.0-1.2's definition. Running it re-runs V's initializer, so all the initializers work in
+ * one run of TG_GraphGlobalVariablesInitializer's op, whatever their order. (TF >= 1.3 uses
+ * cond(is_variable_initialized(V), V/read, initial value), which does not re-assign; tgraph
+ * has no control flow yet.) */
+TG_CAPI_EXPORT extern TG_Output TG_VariableInitializedValue(TG_Graph* g, const TG_Variable* v,
+                                                            TG_Status* status);
+/* tf.is_variable_initialized(v): an IsVariableInitialized op (a bool scalar, true once the
+ * variable holds a value) named `name` (NULL or "": "IsVariableInitialized") under the
+ * current name scope. */
+TG_CAPI_EXPORT extern TG_Output TG_IsVariableInitialized(TG_Graph* g, const TG_Variable* v,
+                                                         const char* name, TG_Status* status);
+/* tf.report_uninitialized_variables(var_list, name): a 1-D string tensor of the names
+ * ("scope/V") of the uninitialized variables among vars[0, n), in list order; n == -1 (vars
+ * ignored): TG_GLOBAL_VARIABLES then TG_LOCAL_VARIABLES. Built under the name scope `name`
+ * (NULL or "": "report_uninitialized_variables") as TF does: IsVariableInitialized per
+ * variable, "stack", "LogicalNot", "Const" (the names) and "boolean_mask/..." (Where,
+ * Squeeze, GatherV2); no variables: an empty string Const. */
+TG_CAPI_EXPORT extern TG_Output TG_ReportUninitializedVariables(TG_Graph* g,
+                                                                TG_Variable* const* vars, int n,
+                                                                const char* name,
+                                                                TG_Status* status);
+/* local_variables_initializer(): a NoOp "init" (made unique) with a control input on every
+ * initializer of TG_LOCAL_VARIABLES (a bare NoOp when there are none, as TF's no_op). */
+TG_CAPI_EXPORT extern TG_Operation* TG_GraphLocalVariablesInitializer(TG_Graph* g,
+                                                                      TG_Status* status);
+
+/* get_variable without an initializer (TG_GraphGetVariable with initial_value NULL): the
+ * variable scope's initializer, else TF's default — glorot_uniform for floating types, zeros for
+ * integer types and bool; other dtypes (string, complex) need an initializer:
+ * INVALID_ARGUMENT naming the variable when it is created. In every get_variable function,
+ * dtype TG_INVALID_DTYPE (and no initial value tensor) means the scope's dtype, else
+ * TG_FLOAT. */
+struct TG_Initializer; /* see "Training builders" below */
+
+/* tf.variable_scope(name, reuse=..., initializer=..., dtype=...). */
+typedef struct TG_VariableScopeOptions {
+  size_t struct_size; /* sizeof(TG_VariableScopeOptions); set by TG_InitVariableScopeOptions */
+  TG_Reuse reuse;     /* TG_REUSE_INHERIT by default */
+  /* The default initializer of get_variable calls inside (copied); NULL: the enclosing
+   * scope's. */
+  const struct TG_Initializer* initializer;
+  /* The default dtype of get_variable calls inside; TG_INVALID_DTYPE: the enclosing
+   * scope's. */
+  TG_DataType dtype;
+} TG_VariableScopeOptions;
+
+/* Defaults: struct_size = sizeof, TG_REUSE_INHERIT, no initializer, TG_INVALID_DTYPE. */
+TG_CAPI_EXPORT extern void TG_InitVariableScopeOptions(TG_VariableScopeOptions* opts);
+/* TG_GraphPushVariableScope with options (NULL: defaults); pop with TG_GraphPopVariableScope,
+ * which restores the enclosing scope's initializer and dtype. */
+TG_CAPI_EXPORT extern void TG_GraphPushVariableScopeWithOptions(
+    TG_Graph* g, const char* name, const TG_VariableScopeOptions* opts, TG_Status* status);
 
 /* ===================================================================================== */
 /* Gradients                                                                             */
@@ -1650,7 +1708,45 @@ TG_CAPI_EXPORT extern void TG_DeleteFileWriter(TG_FileWriter* writer);
 /* ===================================================================================== */
 /* Freezing and cutting graphs                                                           */
 /* ===================================================================================== */
-/* (declarations of this section go here) */
+/* TensorFlow's graph_util on serialized GraphDefs (TG_Buffer in, TG_Buffer out; the output
+ * is deterministic binary). Name lists are C strings; an input GraphDef that does not parse
+ * is INVALID_ARGUMENT. */
+
+/* graph_util.convert_variables_to_constants(sess, graph_def, output_node_names,
+ * variable_names_whitelist, variable_names_blacklist): the nodes that output_node_names[0,
+ * num_outputs) need (see TG_ExtractSubGraph), with every VariableV2 among them replaced by a
+ * Const of the same name, dtype and device holding the variable's current value in
+ * `session` (read in one run). V/read and other readers keep working; Assign initializers and
+ * other nodes the outputs do not need are gone, so the result runs without initializing
+ * anything, here or in TensorFlow. `graph` is the graph `session` runs; `graph_def` NULL
+ * freezes `graph` itself, else a GraphDef of (a part of) it whose variables exist in `graph`.
+ * whitelist: num_whitelist == -1 means all variables (TF's None), else only those named;
+ * blacklist[0, num_blacklist): never frozen. An uninitialized variable fails with the
+ * session's FAILED_PRECONDITION naming it; an unknown output node is INVALID_ARGUMENT naming
+ * it. */
+TG_CAPI_EXPORT extern void TG_ConvertVariablesToConstants(
+    TG_Session* session, TG_Graph* graph, const TG_Buffer* graph_def,
+    const char* const* output_node_names, int num_outputs, const char* const* whitelist,
+    int num_whitelist, const char* const* blacklist, int num_blacklist,
+    TG_Buffer* output_graph_def, TG_Status* status);
+
+/* graph_util.extract_sub_graph(graph_def, dest_nodes): the nodes reachable backwards from
+ * dest_nodes[0, num_dest) over data and control inputs, in their original order (library and
+ * versions kept). A dest node not in the graph is INVALID_ARGUMENT naming it. */
+TG_CAPI_EXPORT extern void TG_ExtractSubGraph(const TG_Buffer* graph_def,
+                                              const char* const* dest_nodes, int num_dest,
+                                              TG_Buffer* output_graph_def, TG_Status* status);
+
+/* graph_util.remove_training_nodes(graph_def, protected_nodes): drops the Identity,
+ * StopGradient, PreventGradient and CheckNumerics nodes not in protected_nodes[0,
+ * num_protected), rewiring their readers to their input. As in TF an Identity-like node with
+ * control inputs, or used as one, stays; CheckNumerics always goes (control inputs on it are
+ * dropped, data readers rewired — TF drops those data inputs too, leaving broken nodes). */
+TG_CAPI_EXPORT extern void TG_RemoveTrainingNodes(const TG_Buffer* graph_def,
+                                                  const char* const* protected_nodes,
+                                                  int num_protected,
+                                                  TG_Buffer* output_graph_def,
+                                                  TG_Status* status);
 
 #ifdef __cplusplus
 } /* extern "C" */

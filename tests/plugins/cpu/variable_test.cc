@@ -334,3 +334,23 @@ TYPED_TEST(ScatterUpdateTest, WritesRowsLastDuplicateWins) {
 
 }  // namespace
 }  // namespace tgraph::testing
+
+namespace tgraph::testing {
+namespace {
+
+TEST(VariableKernelTest, IsVariableInitializedTakesAnUninitializedSlot) {
+  std::unique_ptr<VariableSlot> slot(NewSlot("v", Tensor(), false));
+  OpRun r = RunArgs("IsVariableInitialized", {Ref(slot.get(), F32({2}, {0, 0}))});
+  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+  ASSERT_EQ(r.outputs.size(), 1u);
+  EXPECT_EQ(r.outputs[0].dtype(), DT_BOOL);
+  EXPECT_FALSE(r.outputs[0].flat<bool>()[0]);
+  slot->value = F32({2}, {1, 2});
+  slot->initialized = true;
+  r = RunArgs("IsVariableInitialized", {Ref(slot.get(), slot->value)});
+  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+  EXPECT_TRUE(r.outputs[0].flat<bool>()[0]);
+}
+
+}  // namespace
+}  // namespace tgraph::testing
