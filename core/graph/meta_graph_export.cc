@@ -121,6 +121,8 @@ bool VariableToProto(const Variable& v, const std::string& scope, tf::VariableDe
   }
   out->set_is_resource(false);
   out->set_trainable(v.trainable);
+  out->set_synchronization(static_cast<tf::VariableSynchronization>(v.synchronization));
+  out->set_aggregation(static_cast<tf::VariableAggregation>(v.aggregation));
   return true;
 }
 

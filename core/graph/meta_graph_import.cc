@@ -169,6 +169,8 @@ class CollectionRebuilder {
     v->dtype = BaseType(ref.op->output_type(0));
     v->shape = ref.op->output_shape(0);
     v->trainable = def.trainable();
+    v->synchronization = def.synchronization();
+    v->aggregation = def.aggregation();
     v->initializer = g_->FindOperation(PrependScope(NodeNameOf(def.initializer_name()), scope_));
     TG_ASSIGN_OR_RETURN(v->snapshot, Find(def.snapshot_name()));
     if (!def.initial_value_name().empty()) {
@@ -210,13 +212,13 @@ Status ImportMetaGraph(const tf::MetaGraphDef& def, const MetaGraphImportOptions
   }
   DropProducerDefaultAttrs(*g, def.meta_info_def().stripped_op_list(), &graph_def);
 
-  // As TF's import_scoped_meta_graph: the scope is made unique like a name scope, then
-  // taken as is.
+  // As TF's import_scoped_meta_graph: the scope is made unique and reserved like a name
+  // scope (a second import under the same scope gets "scope_1"), then taken as is.
   std::string scope;
   if (!opts.import_scope.empty()) {
     std::string wanted = opts.import_scope;
     if (wanted.back() == '/') wanted.pop_back();
-    scope = g->UniqueName(wanted, /*mark_used=*/false);
+    scope = g->UniqueName(wanted, /*mark_used=*/true);
   }
   ImportOptions import;
   import.prefix = scope.empty() ? "" : scope + "/";

@@ -26,6 +26,10 @@ struct Variable {
   DataType dtype = DT_INVALID;       // base type
   PartialShape shape;
   bool trainable = true;
+  // VariableDef's synchronization and aggregation (TF's enum values): tgraph does not use
+  // them but keeps them through MetaGraph import and export (TF sets them on global_step).
+  int synchronization = 0;
+  int aggregation = 0;
 
   Output ref() const { return Output{op, 0}; }
   std::string TensorName() const { return name + ":0"; }

@@ -70,6 +70,21 @@ TEST(MetaGraphImportTest, CollectionsAndVariablesAreRebuilt) {
   EXPECT_EQ((*cols.Find("global_step"))[0].variable, vars[1].variable);
   EXPECT_EQ(imported.variables().FindByName("model/W"), w);
 
+  // VariableDef fields tgraph does not use survive the round trip.
+  tf::MetaGraphDef meta = ExportOf(g);
+  tf::VariableDef step;
+  ASSERT_TRUE(step.ParseFromString(meta.collection_def().at("global_step").bytes_list().value(0)));
+  step.set_aggregation(tf::VARIABLE_AGGREGATION_ONLY_FIRST_REPLICA);
+  step.set_synchronization(tf::VARIABLE_SYNCHRONIZATION_ON_READ);
+  for (const char* key : {"variables", "global_step"}) {
+    auto* values = (*meta.mutable_collection_def())[key].mutable_bytes_list()->mutable_value();
+    *values->rbegin() = step.SerializeAsString();
+  }
+  Graph again;
+  ASSERT_TRUE(ImportMetaGraph(meta, {}, &again, nullptr).ok());
+  EXPECT_EQ(testing::DeterministicBytes(ExportOf(again).collection_def().at("global_step")),
+            testing::DeterministicBytes(meta.collection_def().at("global_step")));
+
   // The initializer covers the imported variables.
   Operation* init = imported.variables().GlobalVariablesInitializer().value();
   ASSERT_EQ(init->control_inputs().size(), 2u);
@@ -115,7 +130,8 @@ TEST(MetaGraphImportTest, ImportScopePrefixesNodesCollectionsAndTheSaverDef) {
   scoped.export_scope = "imp";
   scoped.saver_def = results.saver_def;  // names under imp_1: outside "imp", left out
   tf::MetaGraphDef back = ExportOf(imported, scoped);
-  EXPECT_EQ(back.graph_def().SerializeAsString(), meta.graph_def().SerializeAsString());
+  EXPECT_EQ(testing::DeterministicBytes(back.graph_def()),
+            testing::DeterministicBytes(meta.graph_def()));
   EXPECT_FALSE(back.has_saver_def());
 }
 
@@ -137,9 +153,14 @@ TEST(MetaGraphImportTest, ScopedExportImportsWithItsUnboundInputsMapped) {
   EXPECT_FALSE(s.ok());  // "$unbound_inputs_outside" is not a node
   EXPECT_EQ(dst.num_operations(), 1);
   iopts.input_map[{"$unbound_inputs_outside", 0}] = feed->output(0);
-  s = ImportMetaGraph(meta, iopts, &dst, nullptr);
+  MetaGraphImportResults results;
+  s = ImportMetaGraph(meta, iopts, &dst, &results);
   ASSERT_TRUE(s.ok()) << s.ToString();
-  EXPECT_EQ(dst.FindOperation("t/id")->input(0).op, feed);
+  // The failed import had reserved "t" already, as a TF name scope would.
+  EXPECT_EQ(results.scope, "t_1");
+  Operation* id = dst.FindOperation("t_1/id");
+  ASSERT_NE(id, nullptr);
+  EXPECT_EQ(id->input(0).op, feed);
   EXPECT_EQ(dst.collections().Find(kUnboundInputsCollection), nullptr);
 }
 
@@ -205,7 +226,9 @@ TEST(MetaGraphImportTest, BadReferencesFailBeforeAnythingIsAdded) {
          (*m->mutable_collection_def())["train_op"].mutable_node_list()->set_value(0, "nope");
        }, Code::kInvalidArgument, "'nope'"},
       {"VariableDef bytes", [](tf::MetaGraphDef* m) {
-         (*m->mutable_collection_def())["variables"].mutable_bytes_list()->set_value(0, "\xff");
+         // Not a VariableDef: a tag byte whose varint never ends.
+         *(*m->mutable_collection_def())["variables"].mutable_bytes_list()->mutable_value(0) =
+             std::string(1, '\xff');
        }, Code::kInvalidArgument, "collection 'variables' item 0"},
       {"variable op type", [](tf::MetaGraphDef* m) {
          tf::VariableDef v;

@@ -1,6 +1,9 @@
 // A small graph with variables and every kind of collection, for the MetaGraph tests.
 #pragma once
 
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+
 #include "core/graph/graph.h"
 #include "core/graph/variables.h"
 #include "tests/core/graph/graph_test_util.h"
@@ -47,6 +50,17 @@ inline std::string TestSaverDef(const std::string& scope = "model") {
   saver.set_keep_checkpoint_every_n_hours(10000.0f);
   saver.set_version(tf::SaverDef::V2);
   return saver.SerializeAsString();
+}
+
+// Serialized with map entries sorted, so equal messages give equal bytes.
+inline std::string DeterministicBytes(const google::protobuf::Message& message) {
+  std::string bytes;
+  google::protobuf::io::StringOutputStream stream(&bytes);
+  google::protobuf::io::CodedOutputStream coded(&stream);
+  coded.SetSerializationDeterministic(true);
+  message.SerializeToCodedStream(&coded);
+  coded.Trim();
+  return bytes;
 }
 
 }  // namespace tgraph::testing
