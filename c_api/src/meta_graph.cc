@@ -2,6 +2,7 @@
 #include <cstddef>
 
 #include "c_api/src/c_api_internal.h"
+#include "core/base/file_io.h"
 #include "core/graph/meta_graph_io.h"
 
 using namespace tgraph;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "c_api/src/c_api_internal.h"
+#include "core/base/file_io.h"
 #include "core/checkpoint/checkpoint_state.h"
 #include "core/checkpoint/saver.h"
 #include "core/plugin/registry.h"

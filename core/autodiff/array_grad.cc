@@ -309,7 +309,9 @@ Status RegisterArrayGradients(GradientFunctionRegistry& registry) {
            "RandomUniform", "RandomStandardNormal", "TruncatedNormal", "RandomShuffle",
            "RandomUniformInt", "LogUniformCandidateSampler",
            // summaries (strings for event files)
-           "ScalarSummary", "HistogramSummary", "MergeSummary"}) {
+           "ScalarSummary", "HistogramSummary", "MergeSummary",
+           // Checkpoint I/O.
+           "SaveV2", "RestoreV2", "MergeV2Checkpoints"}) {
     keep(registry.RegisterNotDifferentiable(op));
   }
   return first;

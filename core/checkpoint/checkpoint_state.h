@@ -25,9 +25,4 @@ Status WriteCheckpointState(const std::string& dir, const std::string& latest_fi
 StatusOr<std::optional<std::string>> LatestCheckpoint(const std::string& dir,
                                                       const std::string& latest_filename);
 
-// Writes `contents` to `path` through a temporary file in the same directory, fsyncs it,
-// renames it over `path` and fsyncs the directory. On failure `path` is untouched and the
-// temporary file is removed. Errors name `path`.
-Status WriteFileAtomically(const std::string& path, const std::string& contents);
-
 }  // namespace tgraph

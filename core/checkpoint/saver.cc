@@ -46,6 +46,27 @@ std::string DimsString(const std::vector<int64_t>& dims) {
   return s + "]";
 }
 
+// "<prefix>-<step>", as TF names it; for a format chosen by its file extension the step goes
+// before the extension ("model-100.safetensors"), so the path still selects that format.
+StatusOr<std::string> CheckpointPath(const std::string& prefix, std::optional<int64_t> step) {
+  if (!step) return prefix;
+  std::string stem = prefix;
+  std::string extension;
+  auto format = SaverRegistry::Global()->ForPrefix(prefix);
+  if (format.ok() && format.value()->def.file_extension != nullptr) {
+    const std::string ext = format.value()->def.file_extension;
+    if (!ext.empty() && prefix.size() > ext.size() &&
+        prefix.compare(prefix.size() - ext.size(), ext.size(), ext) == 0) {
+      stem = prefix.substr(0, prefix.size() - ext.size());
+      extension = ext;
+    }
+  }
+  stem += '-';
+  stem += std::to_string(*step);
+  stem += extension;
+  return stem;
+}
+
 }  // namespace
 
 Saver::Saver(Graph& graph, tf::SaverDef def) : graph_(graph), def_(std::move(def)) {
@@ -98,11 +119,7 @@ StatusOr<std::string> Saver::Save(Session& session, const std::string& prefix,
     return InvalidArgument("Saver: the session runs another graph than the Saver's");
   }
   if (prefix.empty()) return InvalidArgument("Saver.save: the save path is empty");
-  std::string path = prefix;
-  if (global_step) {
-    path += '-';
-    path += std::to_string(*global_step);
-  }
+  TG_ASSIGN_OR_RETURN(std::string path, CheckpointPath(prefix, global_step));
   const std::string dir = DirOf(path);
   boost::system::error_code ec;
   if (!fs::is_directory(dir, ec)) {

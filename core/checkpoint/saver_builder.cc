@@ -35,18 +35,20 @@ StatusOr<Operation*> AddPlaceholderWithDefault(Graph& g, const std::string& name
   return g.AddOperation(std::move(spec));
 }
 
-// tensor_names and shape_and_slices constants "<scope>/<op>/tensor_names", ... (TF names
-// them inside the op's own name scope).
-Status AddNameConsts(Graph& g, const std::string& op_name, const std::vector<std::string>& keys,
-                     Operation** names, Operation** slices) {
+// tensor_names and shape_and_slices constants "<scope>/<op>/tensor_names", ... (TF makes
+// them inside the op's own name scope). Returns the name the op then takes exactly
+// ("<scope>/<op>/": a NodeSpec name ending in '/').
+StatusOr<std::string> AddNameConsts(Graph& g, const std::string& op_name,
+                                    const std::vector<std::string>& keys, Operation** names,
+                                    Operation** slices) {
   GraphContextGuard guard(g);
-  TG_RETURN_IF_ERROR(guard.NameScope(op_name).status());
+  TG_ASSIGN_OR_RETURN(std::string op_scope, guard.NameScope(op_name));
   TG_ASSIGN_OR_RETURN(Tensor names_value, StringVector(keys));
   TG_ASSIGN_OR_RETURN(*names, AddConst(g, "tensor_names", names_value));
   TG_ASSIGN_OR_RETURN(Tensor slices_value,
                       StringVector(std::vector<std::string>(keys.size(), "")));
   TG_ASSIGN_OR_RETURN(*slices, AddConst(g, "shape_and_slices", slices_value));
-  return Status::OK();
+  return op_scope + "/";
 }
 
 Status CheckEntries(const Graph& graph, const std::vector<SaveEntry>& entries) {
@@ -99,24 +101,27 @@ StatusOr<tf::SaverDef> BuildSaverGraph(Graph& graph, std::vector<SaveEntry> entr
   // The filename: a default the caller may feed (save/Const:0 is what SaverDef names).
   TG_ASSIGN_OR_RETURN(Tensor filename_value, Tensor::Allocate(DT_STRING, {}));
   filename_value.strings()[0] = options.filename;
-  Operation* filename_input = nullptr;
+  // As TF's op wrappers do: the input is made inside the op's own name scope
+  // ("save/filename/input"), and the op takes the scope's name ("save/filename").
+  Operation* filename = nullptr;
   {
     GraphContextGuard inner(graph);
-    TG_RETURN_IF_ERROR(inner.NameScope("filename").status());
-    TG_ASSIGN_OR_RETURN(filename_input, AddConst(graph, "input", filename_value));
+    TG_ASSIGN_OR_RETURN(std::string filename_scope, inner.NameScope("filename"));
+    TG_ASSIGN_OR_RETURN(Operation * filename_input, AddConst(graph, "input", filename_value));
+    TG_ASSIGN_OR_RETURN(filename, AddPlaceholderWithDefault(graph, filename_scope + "/",
+                                                            filename_input->output(0)));
   }
-  TG_ASSIGN_OR_RETURN(Operation * filename,
-                      AddPlaceholderWithDefault(graph, "filename", filename_input->output(0)));
   TG_ASSIGN_OR_RETURN(Operation * filename_tensor,
                       AddPlaceholderWithDefault(graph, "Const", filename->output(0)));
 
   // Save.
   Operation* save_names = nullptr;
   Operation* save_slices = nullptr;
-  TG_RETURN_IF_ERROR(AddNameConsts(graph, "SaveV2", keys, &save_names, &save_slices));
+  TG_ASSIGN_OR_RETURN(std::string save_name,
+                      AddNameConsts(graph, "SaveV2", keys, &save_names, &save_slices));
   NodeSpec save;
   save.type = "SaveV2";
-  save.name = "SaveV2";
+  save.name = save_name;
   save.inputs = {{{filename_tensor->output(0)}, false},
                  {{save_names->output(0)}, false},
                  {{save_slices->output(0)}, false},
@@ -134,10 +139,11 @@ StatusOr<tf::SaverDef> BuildSaverGraph(Graph& graph, std::vector<SaveEntry> entr
   // Restore: one RestoreV2 for every tensor, then an Assign per variable.
   Operation* restore_names = nullptr;
   Operation* restore_slices = nullptr;
-  TG_RETURN_IF_ERROR(AddNameConsts(graph, "RestoreV2", keys, &restore_names, &restore_slices));
+  TG_ASSIGN_OR_RETURN(std::string restore_name,
+                      AddNameConsts(graph, "RestoreV2", keys, &restore_names, &restore_slices));
   NodeSpec restore;
   restore.type = "RestoreV2";
-  restore.name = "RestoreV2";
+  restore.name = restore_name;
   restore.inputs = {{{filename_tensor->output(0)}, false},
                     {{restore_names->output(0)}, false},
                     {{restore_slices->output(0)}, false}};

@@ -1,48 +1,17 @@
-// `.meta` files: parsing (binary, else text format) and atomic writing.
-#include <fcntl.h>
-#include <unistd.h>
+// `.meta` files: parsing (binary, else text format) and reading.
 
 #include <google/protobuf/io/tokenizer.h>
 #include <google/protobuf/text_format.h>
 
 #include <cerrno>
-#include <cstring>
 #include <fstream>
 #include <limits>
 #include <sstream>
 
+#include "core/base/file_io.h"
 #include "core/graph/meta_graph_io.h"
 
 namespace tgraph {
-namespace {
-
-Status ErrnoStatus(int err, const std::string& what) {
-  std::string message = StrCat(what, ": ", std::strerror(err));
-  switch (err) {
-    case ENOENT: return NotFound(message);
-    case EACCES:
-    case EPERM: return PermissionDenied(message);
-    case ENOSPC:
-    case EDQUOT: return ResourceExhausted(message);
-    default: return UnknownError(message);
-  }
-}
-
-// Writes all of data, retrying short writes and EINTR.
-bool WriteAll(int fd, const char* data, size_t len) {
-  while (len > 0) {
-    ssize_t n = ::write(fd, data, len);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return false;
-    }
-    data += n;
-    len -= static_cast<size_t>(n);
-  }
-  return true;
-}
-
-}  // namespace
 
 Status ParseMetaGraphDef(const void* data, size_t len, const std::string& source,
                          tf::MetaGraphDef* out) {
@@ -87,42 +56,6 @@ Status ReadMetaGraphFile(const std::string& path, tf::MetaGraphDef* out) {
   if (in.bad()) return ErrnoStatus(errno, StrCat("cannot read MetaGraph file '", path, "'"));
   std::string bytes = std::move(contents).str();
   return ParseMetaGraphDef(bytes.data(), bytes.size(), StrCat("MetaGraph file '", path, "'"), out);
-}
-
-Status WriteFileAtomically(const std::string& path, const std::string& bytes) {
-  std::string tmp = StrCat(path, ".tmp", ::getpid());
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return ErrnoStatus(errno, StrCat("cannot create '", tmp, "' to write '", path, "'"));
-  bool ok = WriteAll(fd, bytes.data(), bytes.size()) && ::fsync(fd) == 0;
-  int err = errno;
-  if (::close(fd) != 0 && ok) {
-    ok = false;
-    err = errno;
-  }
-  if (ok && ::rename(tmp.c_str(), path.c_str()) != 0) {
-    ok = false;
-    err = errno;
-  }
-  if (!ok) {
-    ::unlink(tmp.c_str());
-    return ErrnoStatus(err, StrCat("cannot write '", path, "'"));
-  }
-  // The rename itself is durable once the directory is synced.
-  size_t slash = path.rfind('/');
-  std::string dir;
-  if (slash == std::string::npos) {
-    dir.push_back('.');
-  } else if (slash == 0) {
-    dir.push_back('/');
-  } else {
-    dir.assign(path, 0, slash);
-  }
-  int dir_fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dir_fd >= 0) {
-    ::fsync(dir_fd);
-    ::close(dir_fd);
-  }
-  return Status::OK();
 }
 
 }  // namespace tgraph

@@ -95,8 +95,6 @@ Status ParseMetaGraphDef(const void* data, size_t len, const std::string& source
                          tf::MetaGraphDef* out);
 // NOT_FOUND / PERMISSION_DENIED / ... naming the file when it cannot be read.
 Status ReadMetaGraphFile(const std::string& path, tf::MetaGraphDef* out);
-// Writes `bytes` to `path` atomically: a temporary file beside it, fsync, rename. On failure
-// `path` is as it was and the temporary file is gone.
-Status WriteFileAtomically(const std::string& path, const std::string& bytes);
+// Writing a `.meta` file: WriteFileAtomically (core/base/file_io.h).
 
 }  // namespace tgraph

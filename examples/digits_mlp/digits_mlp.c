@@ -12,11 +12,15 @@
  * and test images, the batch order and the initial weights (TensorFlow's initializers in the
  * graph, under a graph-level seed) are seeded, so a run prints the same losses and accuracies
  * every time on one machine. --graph-out writes the training graph as a binary GraphDef (for
- * `tgraph dot`). Exits non-zero if the final test accuracy is below --min-accuracy. */
+ * `tgraph dot`). --save-dir keeps the trained model as TensorFlow would (a checkpoint, its
+ * MetaGraph, an event file with the graph and per-epoch scalars for TensorBoard), then brings
+ * it back from the files alone and checks that it scores the same. Exits non-zero if the
+ * final test accuracy is below --min-accuracy, or the restored model scores otherwise. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "checkpointing.h"
 #include "digits_data.h"
 #include "example_util.h"
 #include "progress.h"
@@ -30,6 +34,7 @@ enum { kStepStatsTop = 15 };
 typedef struct Options {
   const char* data_path;
   const char* graph_out; /* NULL: the graph is not written */
+  const char* save_dir;  /* NULL: no checkpoint and no event file */
   long epochs;
   long hidden;
   long batch;
@@ -51,6 +56,8 @@ static void usage(void) {
           "  --min-accuracy X    exit 1 if the final test accuracy is lower (default 0.95)\n"
           "  --seed N            seed of the initial weights and batch order (default 1)\n"
           "  --graph-out FILE    write the training graph there as a binary GraphDef\n"
+          "  --save-dir DIR      save a checkpoint, its MetaGraph and an event file there,\n"
+          "                      then restore from them and evaluate again\n"
           "  --quiet             print only the final figures\n");
   exit(2);
 }
@@ -60,6 +67,7 @@ static Options parse_options(int argc, char** argv) {
   int i;
   o.data_path = NULL;
   o.graph_out = NULL;
+  o.save_dir = NULL;
   o.epochs = 40;
   o.hidden = 128;
   o.batch = 32;
@@ -88,6 +96,9 @@ static Options parse_options(int argc, char** argv) {
     } else if (strcmp(a, "--graph-out") == 0) {
       if (v == NULL) ex_die("--graph-out needs a file name");
       o.graph_out = v, ++i;
+    } else if (strcmp(a, "--save-dir") == 0) {
+      if (v == NULL) ex_die("--save-dir needs a directory");
+      o.save_dir = v, ++i;
     } else if (strcmp(a, "--quiet") == 0) {
       o.quiet = 1;
     } else if (a[0] == '-') {
@@ -335,6 +346,38 @@ static void print_summary(const Options* o, const RunTotals* totals, double accu
          100.0 * o->min_accuracy);
 }
 
+/* The epoch's figures as TensorBoard scalars at the run's step count. */
+static void log_epoch(TG_FileWriter* events, Trainer* t, const RunTotals* totals) {
+  const double seen = totals->last.seen > 0 ? (double)totals->last.seen : 1.0;
+  TG_FileWriterAddScalar(events, "loss", (float)(totals->last.loss_sum / seen), totals->steps,
+                         ex_status);
+  ex_check("TG_FileWriterAddScalar");
+  TG_FileWriterAddScalar(events, "accuracy/train", (float)(totals->last.correct / seen),
+                         totals->steps, ex_status);
+  ex_check("TG_FileWriterAddScalar");
+  TG_FileWriterAddScalar(events, "accuracy/test",
+                         (float)test_accuracy(t->session, t->m, t->test_x, t->test_y),
+                         totals->steps, ex_status);
+  ex_check("TG_FileWriterAddScalar");
+}
+
+/* Saves the checkpoint and MetaGraph, then evaluates the model restored from those files
+ * alone in a new graph and session; 0 when it scores otherwise than the trained one. */
+static int keep_and_restore(const Options* o, TG_Graph* g, Trainer* t, const RunTotals* totals,
+                            double accuracy) {
+  char* prefix = save_checkpoint(g, t->session, o->save_dir, totals->steps);
+  double restored;
+  int same;
+  printf("  checkpoint        %s (.index, .data-00000-of-00001, .meta; state file %s/checkpoint)\n",
+         prefix, o->save_dir);
+  restored = evaluate_restored(prefix, t->test_x, t->test_y);
+  same = restored == accuracy;
+  printf("  restored          from %s.meta alone, in a new session: test accuracy %.2f%% (%s)\n",
+         prefix, 100.0 * restored, same ? "the same" : "DIFFERENT");
+  free(prefix);
+  return same;
+}
+
 int main(int argc, char** argv) {
   const Options o = parse_options(argc, argv);
   Dataset data;
@@ -348,6 +391,7 @@ int main(int argc, char** argv) {
   TG_RunMetadata* trace = NULL;
   RunTotals totals = {0, 0, 0.0, 0.0, {0.0, 0.0, 0, 0.0}};
   double accuracy, t0;
+  TG_FileWriter* events = NULL;
   char number[32];
 
   ex_init(PROGRAM);
@@ -388,6 +432,13 @@ int main(int argc, char** argv) {
     ex_run(t.session, NULL, NULL, 0, NULL, NULL, 0, &init, 1, "initializing the variables");
   }
   make_batch(&data, order + t.n_train, n_test, &t.test_x, &t.test_y);
+  if (o.save_dir != NULL) {
+    /* TensorBoard's view of the run: the graph, then loss and accuracies per epoch. */
+    events = TG_NewFileWriter(o.save_dir, NULL, ex_status);
+    ex_check(o.save_dir);
+    TG_FileWriterAddGraph(events, g, ex_status);
+    ex_check("TG_FileWriterAddGraph");
+  }
   t.trace_options = TG_NewRunOptions();
   if (t.trace_options == NULL) ex_die("out of memory");
   TG_SetRunOptionsTraceLevel(t.trace_options, 1);
@@ -405,6 +456,7 @@ int main(int argc, char** argv) {
     totals.steps += t.steps_per_epoch;
     totals.samples += totals.last.seen;
     totals.seconds += totals.last.seconds;
+    if (events != NULL) log_epoch(events, &t, &totals);
   }
   totals.wall_seconds = ex_seconds() - t0;
   if (!o.quiet && trace != NULL) {
@@ -414,6 +466,13 @@ int main(int argc, char** argv) {
   }
   accuracy = test_accuracy(t.session, &m, t.test_x, t.test_y);
   print_summary(&o, &totals, accuracy, n_test);
+  if (o.save_dir != NULL) {
+    TG_FileWriterClose(events, ex_status);
+    ex_check("closing the event file");
+    printf("  event file        %s\n", TG_FileWriterPath(events));
+    TG_DeleteFileWriter(events);
+    if (!keep_and_restore(&o, g, &t, &totals, accuracy)) accuracy = -1.0;
+  }
 
   TG_DeleteRunMetadata(trace);
   TG_DeleteRunOptions(t.trace_options);
@@ -426,6 +485,10 @@ int main(int argc, char** argv) {
   free_dataset(&data);
   ex_shutdown();
 
+  if (accuracy < 0) {
+    fprintf(stderr, PROGRAM ": the model restored from the checkpoint scores otherwise\n");
+    return 1;
+  }
   if (!(accuracy >= o.min_accuracy)) {
     fprintf(stderr, PROGRAM ": test accuracy %.2f%% is below the required %.2f%%\n",
             100.0 * accuracy, 100.0 * o.min_accuracy);

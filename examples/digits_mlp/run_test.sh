@@ -1,7 +1,8 @@
 #!/bin/sh
-# ctest driver of example.digits_mlp: exports the digits, trains on them with --graph-out,
-# then checks what the run printed (one plain line per epoch since stdout is no terminal, the
-# step-stats table, the summary) and that the graph file imports through the C API.
+# ctest driver of example.digits_mlp: exports the digits, trains on them with --graph-out and
+# --save-dir, then checks what the run printed (one plain line per epoch since stdout is no
+# terminal, the step-stats table, the summary, the checkpoint restored to the same accuracy),
+# the files it kept, and that the graph file imports through the C API.
 # usage: run_test.sh PYTHON export_digits.py DATA_FILE GRAPH_FILE DIGITS_MLP IMPORT_GRAPH_CHECK
 #                    [digits_mlp options...]
 # Exits 77 (skipped) when the export finds no scikit-learn.
@@ -31,7 +32,9 @@ rc=$?
 [ "$rc" -eq 0 ] || exit "$rc"
 
 rm -f "$graph"
-output=$("$program" --graph-out "$graph" "$@" "$data" </dev/null)
+save_dir=$(mktemp -d) || fail "no temporary directory"
+trap 'rm -rf "$save_dir"' EXIT
+output=$("$program" --graph-out "$graph" --save-dir "$save_dir" "$@" "$data" </dev/null)
 rc=$?
 printf '%s\n' "$output"
 [ "$rc" -eq 0 ] || fail "digits_mlp exited with $rc"
@@ -54,6 +57,16 @@ expect_lines 1 '^  training time  +[0-9.]+ s' "training time"
 expect_lines 1 '^  throughput  +[0-9,]+ samples/s in the steps$' "throughput"
 expect_lines 1 '^  final train loss  +[0-9.]+' "final train loss"
 expect_lines 1 '^  test accuracy  +[0-9.]+% of [0-9]+ held-out images \(OK' "test accuracy"
+
+expect_lines 1 '^  event file  +.*/events\.out\.tfevents\.[0-9]{10}\.' "event file line"
+expect_lines 1 '^  checkpoint  +.*/model\.ckpt-[0-9]+ ' "checkpoint line"
+expect_lines 1 '^  restored  +from .*\.meta alone, in a new session: test accuracy [0-9.]+% \(the same\)$' \
+  "restored line"
+prefix=$(printf '%s\n' "$output" | sed -n 's/^  checkpoint  *\([^ ]*\) .*/\1/p')
+for f in "$prefix.index" "$prefix.data-00000-of-00001" "$prefix.meta" "$save_dir/checkpoint"; do
+  [ -s "$f" ] || fail "--save-dir left no $f"
+done
+ls "$save_dir"/events.out.tfevents.* >/dev/null 2>&1 || fail "--save-dir left no event file"
 
 [ -s "$graph" ] || fail "--graph-out wrote no graph to $graph"
 "$import_check" "$graph" || fail "$graph does not import as a GraphDef"

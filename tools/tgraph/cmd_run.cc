@@ -10,6 +10,7 @@
 
 #include "commands.h"
 #include "graph_run.h"
+#include "npy_files.h"
 #include "tensor_io.h"
 #include "timing.h"
 #include "tool_common.h"
@@ -21,7 +22,18 @@ struct RunOptions {
   RunSpec spec;
   int repeat = 1;
   bool trace = false;
+  std::string npy_out;  // a directory for the fetched tensors as .npy files
 };
+
+// Each fetch to DIR as a .npy file named after it: "dense/kernel:0" -> DIR/dense/kernel_0.npy.
+void WriteFetches(const std::string& dir, const std::vector<std::string>& names,
+                  const std::vector<TensorPtr>& tensors) {
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    std::string name = names[i];
+    std::replace(name.begin(), name.end(), ':', '_');
+    WriteNpyFile(tensors[i].get(), dir, name);
+  }
+}
 
 // The step stats of the last run, in start order: node, op, device, start, duration, bytes.
 void PrintTrace(const TG_RunMetadata* metadata) {
@@ -63,6 +75,7 @@ void RunRun(const RunOptions& options) {
   for (size_t i = 0; i < fetched.size(); ++i) {
     std::cout << run.fetch_names()[i] << " = " << FormatTensor(fetched[i].get()) << "\n";
   }
+  if (!options.npy_out.empty()) WriteFetches(options.npy_out, run.fetch_names(), fetched);
   if (options.trace) PrintTrace(metadata.get());
   if (options.repeat > 1) PrintTimings(ComputeTimingStats(durations_ns));
 }
@@ -83,6 +96,11 @@ Command AddRunCommand(CLI::App* app) {
   command->add_flag("--trace", options->trace,
                     "Print the step stats of the (last) run: node, op, device, start, duration, "
                     "output bytes");
+  command
+      ->add_option("--npy-out", options->npy_out,
+                   "Also write each fetched tensor to DIR as a .npy file named after it "
+                   "(dense/kernel:0 -> DIR/dense/kernel_0.npy)")
+      ->type_name("DIR");
   return {command, [options] { RunRun(*options); }};
 }
 

@@ -27,6 +27,11 @@ void AddRunSpecOptions(CLI::App* command, RunSpec* spec) {
       ->type_name("TENSOR");
   command->add_option("--target", spec->targets, "An operation to run for its effects (repeatable)")
       ->type_name("OP");
+  command->add_option("--restore", spec->restore,
+                      "Restore the variables from this checkpoint prefix first, by running the "
+                      "restore op of GRAPH's SaverDef (GRAPH must be a MetaGraph, e.g. the "
+                      "checkpoint's .meta)")
+      ->type_name("PREFIX");
   command->add_option("--device", spec->device,
                       "Where ops without a device request run, e.g. /device:GPU:0");
   command
@@ -45,7 +50,21 @@ GraphRun::GraphRun(const RunSpec& spec) : spec_(spec) {
     throw CLI::ValidationError("--fetch", "nothing to run: give at least one --fetch or --target");
   }
   LoadPlugins(spec_.plugins);
-  graph_ = ImportGraphFile(spec_.graph_file);
+  if (spec_.restore.empty()) {
+    graph_ = ImportGraphFile(spec_.graph_file);
+  } else {
+    // The MetaGraph as a whole: its SaverDef names the restore op.
+    graph_.reset(TG_NewGraph());
+    saver_def_.reset(TG_NewBuffer());
+    StatusPtr status = NewStatus();
+    TG_ImportMetaGraphFile(graph_.get(), spec_.graph_file.c_str(), nullptr, saver_def_.get(),
+                           status.get());
+    Check(status.get(), spec_.graph_file + ": cannot import the MetaGraph");
+    if (saver_def_->length == 0) {
+      throw ToolError("--restore " + spec_.restore + ": " + spec_.graph_file +
+                      " has no SaverDef to restore with");
+    }
+  }
   ResolveFeeds();
   ResolveFetchesAndTargets();
   StatusPtr status = NewStatus();
@@ -55,6 +74,16 @@ GraphRun::GraphRun(const RunSpec& spec) : spec_(spec) {
   if (!spec_.device.empty()) TG_SetSessionDefaultDevice(options.get(), spec_.device.c_str());
   session_ = TG_NewSession(graph_.get(), options.get(), status.get());
   Check(status.get(), spec_.graph_file + ": cannot open a session");
+  if (!spec_.restore.empty()) Restore();
+}
+
+void GraphRun::Restore() {
+  StatusPtr status = NewStatus();
+  std::unique_ptr<TG_Saver, Deleter<TG_DeleteSaver>> saver(
+      TG_NewSaverFromDef(graph_.get(), saver_def_->data, saver_def_->length, status.get()));
+  Check(status.get(), spec_.graph_file + ": its SaverDef");
+  TG_SaverRestore(saver.get(), session_, spec_.restore.c_str(), status.get());
+  Check(status.get(), "--restore " + spec_.restore);
 }
 
 GraphRun::~GraphRun() {

@@ -18,6 +18,7 @@ struct RunSpec {
   std::vector<std::string> fetches;  // tensor names, "op" or "op:k"
   std::vector<std::string> targets;  // operation names
   std::string device;                // the session's default device ("" = its default)
+  std::string restore;               // a checkpoint to restore first (GRAPH is a MetaGraph)
   int inter_op_threads = 0;          // 0: one per hardware thread
   int intra_op_threads = 0;
 };
@@ -42,11 +43,13 @@ class GraphRun {
   const std::vector<std::string>& fetch_names() const { return spec_.fetches; }
 
  private:
+  void Restore();
   void ResolveFeeds();
   void ResolveFetchesAndTargets();
 
   RunSpec spec_;
   GraphPtr graph_;
+  BufferPtr saver_def_;
   TG_Session* session_ = nullptr;
   std::vector<TG_Output> feed_outputs_;
   std::vector<TensorPtr> feed_values_;

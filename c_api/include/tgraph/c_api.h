@@ -1500,8 +1500,9 @@ TG_CAPI_EXPORT extern void TG_SaverToSaverDef(const TG_Saver* saver, TG_Buffer* 
                                               TG_Status* status);
 
 /* Saver.save(sess, save_path, global_step): writes the variables' current values to
- * `save_path`, or "<save_path>-<*global_step>" when global_step is not NULL, and returns
- * that prefix (owned by the saver, valid until its next save or its deletion); NULL on
+ * `save_path`, or "<save_path>-<*global_step>" when global_step is not NULL (for a path
+ * ending in a format's extension the step goes before it: "m.safetensors" ->
+ * "m-100.safetensors"), and returns that prefix (owned by the saver, valid until its next save or its deletion); NULL on
  * failure. Then, when `meta_graph` is not NULL, writes it (a serialized MetaGraphDef) to
  * "<prefix>.meta"; deletes the checkpoints beyond max_to_keep; and rewrites the state file
  * `latest_filename` (NULL = "checkpoint") in the prefix's directory. A save that fails
