@@ -36,11 +36,15 @@ class FileWriter {
  private:
   FileWriter(std::string path, int fd) : path_(std::move(path)), fd_(fd) {}
   BundleStatus WriteAll(const char* data, size_t n);
+  void StartWriteBack();
+
+  static constexpr uint64_t kWriteBackChunk = 8u << 20;
 
   std::string path_;
   int fd_ = -1;
   uint64_t size_ = 0;     // appended (buffered or written)
   uint64_t written_ = 0;  // handed to the kernel
+  uint64_t write_back_from_ = 0;  // queued for the disk up to here (StartWriteBack)
   std::string buffer_;
 };
 
