@@ -311,7 +311,9 @@ Status RegisterArrayGradients(GradientFunctionRegistry& registry) {
            // summaries (strings for event files)
            "ScalarSummary", "HistogramSummary", "MergeSummary",
            // Checkpoint I/O.
-           "SaveV2", "RestoreV2", "MergeV2Checkpoints"}) {
+           "SaveV2", "RestoreV2", "MergeV2Checkpoints", "ShardedFilename", "ShardedFilespec",
+           // strings
+           "StringJoin", "StaticRegexFullMatch", "RegexFullMatch"}) {
     keep(registry.RegisterNotDifferentiable(op));
   }
   return first;

@@ -67,10 +67,30 @@ StatusOr<std::string> CheckpointPath(const std::string& prefix, std::optional<in
   return stem;
 }
 
+// A sharded save writes its parts where the default format's names lead
+// ("<path>_temp/part-00000-of-00001") and merges them at <path>: both must be one format.
+Status CheckShardedFormat(const std::string& path) {
+  TG_ASSIGN_OR_RETURN(const SaverRegistration* format, SaverRegistry::Global()->ForPrefix(path));
+  TG_ASSIGN_OR_RETURN(const SaverRegistration* parts,
+                      SaverRegistry::Global()->ForPrefix(path + "_temp/part-00000-of-00001"));
+  if (format != parts) {
+    return Unimplemented("Saver(sharded=True): '", path, "' selects the ", format->format,
+                         " format, but sharded saves write ", parts->format,
+                         " parts and merge them; save it with sharded=False");
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
-Saver::Saver(Graph& graph, tf::SaverDef def) : graph_(graph), def_(std::move(def)) {
-  next_preserved_time_ = NowSeconds() + def_.keep_checkpoint_every_n_hours() * 3600.0;
+Saver::Saver(Graph& graph, tf::SaverDef def)
+    : graph_(graph), def_(std::move(def)), clock_(NowSeconds) {
+  next_preserved_time_ = clock_() + def_.keep_checkpoint_every_n_hours() * 3600.0;
+}
+
+void Saver::SetClockForTesting(std::function<double()> clock) {
+  clock_ = std::move(clock);
+  next_preserved_time_ = clock_() + def_.keep_checkpoint_every_n_hours() * 3600.0;
 }
 
 StatusOr<std::unique_ptr<Saver>> Saver::Create(Graph& graph, std::vector<SaveEntry> entries,
@@ -125,11 +145,12 @@ StatusOr<std::string> Saver::Save(Session& session, const std::string& prefix,
   if (!fs::is_directory(dir, ec)) {
     return NotFound("Parent directory of ", path, " doesn't exist, can't save.");
   }
+  if (def_.sharded()) TG_RETURN_IF_ERROR(CheckShardedFormat(path));
   TG_ASSIGN_OR_RETURN(Tensor filename, StringScalar(path));
   std::vector<Tensor> outputs;
   TG_RETURN_IF_ERROR(session.Run({{filename_tensor_, filename}}, {save_tensor_}, {}, &outputs));
   if (write_meta_graph) TG_RETURN_IF_ERROR(write_meta_graph(path + ".meta"));
-  const double now = NowSeconds();
+  const double now = clock_();
   TG_RETURN_IF_ERROR(RecordAndRotate(path, now));
 
   tf::CheckpointState state;

@@ -46,6 +46,9 @@ class Saver {
   const std::vector<std::pair<std::string, double>>& last_checkpoints() const { return last_; }
   // tf.train.Saver.recover_last_checkpoints / set_last_checkpoints_with_time.
   void SetLastCheckpoints(std::vector<std::pair<std::string, double>> checkpoints);
+  // Replaces the wall clock (Unix seconds) that stamps saves and schedules
+  // keep_checkpoint_every_n_hours, counting the hours from now on the new clock.
+  void SetClockForTesting(std::function<double()> clock);
 
  private:
   Saver(Graph& graph, tf::SaverDef def);
@@ -58,6 +61,7 @@ class Saver {
   Output save_tensor_;
   Operation* restore_op_ = nullptr;
   std::vector<std::pair<std::string, double>> last_;
+  std::function<double()> clock_;
   double next_preserved_time_ = 0;  // keep_checkpoint_every_n_hours
 };
 

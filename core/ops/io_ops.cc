@@ -1,6 +1,7 @@
 // Checkpoint ops with TensorFlow's signatures (so a TF MetaGraph's SaverDef runs here):
-// SaveV2, RestoreV2 and MergeV2Checkpoints. Their kernels hand the work to the saver
-// plugin the prefix selects (TG_CoreApi checkpoint services).
+// SaveV2, RestoreV2 and MergeV2Checkpoints, whose kernels hand the work to the saver
+// plugin the prefix selects (TG_CoreApi checkpoint services); ShardedFilename and
+// ShardedFilespec, which name a sharded save's parts.
 #include "core/ops/standard_ops.h"
 
 namespace tgraph {
@@ -48,6 +49,18 @@ Status MergeShape(InferenceContext& c) {
   return Status::OK();
 }
 
+// Every input a scalar; the output a string scalar.
+Status ScalarsToScalar(InferenceContext& c) {
+  for (int i = 0; i < c.num_inputs(); ++i) {
+    if (c.input_shape(i).known_rank() && c.input_shape(i).rank() != 0) {
+      return c.Error("input ", i, " must be a scalar, but has shape ",
+                     c.input_shape(i).ToString());
+    }
+  }
+  c.set_output(0, PartialShape::Scalar());
+  return Status::OK();
+}
+
 }  // namespace
 
 Status RegisterIoOps(OpRegistry* registry) {
@@ -79,6 +92,20 @@ Status RegisterIoOps(OpRegistry* registry) {
           .SetIsStateful()
           .SetShapeFn(MergeShape)
           .Doc("Merges the checkpoints of a sharded save into one at destination_prefix."),
+      OpDefBuilder("ShardedFilename")
+          .Input("basename: string")
+          .Input("shard: int32")
+          .Input("num_shards: int32")
+          .Output("filename: string")
+          .SetShapeFn(ScalarsToScalar)
+          .Doc("\"<basename>-<shard>-of-<num_shards>\", both numbers five digits wide."),
+      OpDefBuilder("ShardedFilespec")
+          .Input("basename: string")
+          .Input("num_shards: int32")
+          .Output("filename: string")
+          .SetShapeFn(ScalarsToScalar)
+          .Doc("\"<basename>-?????"  // split: "??-" would be a trigraph
+               "-of-<num_shards>\": a glob of a sharded file's parts."),
   });
 }
 

@@ -21,6 +21,7 @@ Status RegisterNnBackpropOps(OpRegistry* registry);   // nn_backprop_ops.cc
 Status RegisterTrainingOps(OpRegistry* registry);     // training_ops.cc
 Status RegisterIoOps(OpRegistry* registry);           // io_ops.cc
 Status RegisterLoggingOps(OpRegistry* registry);      // logging_ops.cc
+Status RegisterStringOps(OpRegistry* registry);       // string_ops.cc
 
 // Registers each op in order; the first failure is returned (naming the op).
 Status RegisterOps(OpRegistry* registry, const std::vector<OpDefBuilder>& ops);

@@ -277,4 +277,108 @@ TEST_F(SaverTest, SaveErrorsNameThePath) {
   TG_DeleteBuffer(latest);
 }
 
+// Sharded: w on "/device:CPU:0" and b with no device are two devices to TF's grouping, so two
+// SaveV2 ops write two parts under "<path>_temp/", merged into one checkpoint with two data
+// files; the parts' directory is gone afterwards.
+TEST_F(SaverTest, ShardedSavesOnePartPerDeviceAndMergesThem) {
+  TG_GraphPushDevice(g_, "/device:CPU:0", s_);
+  TG_ASSERT_OK(s_);
+  w_ = Var("w", FloatTensor({2, 3}, {1, 2, 3, 4, 5, 6}));
+  TG_GraphPopDevice(g_, s_);
+  b_ = Var("b", FloatTensor({3}, {0.5f, -0.5f, 9}));
+  init_ = Init();
+  TG_Session* sess = NewSession();
+  RunTargets(sess, {init_});
+  TG_SaverOptions opts;
+  TG_InitSaverOptions(&opts);
+  opts.sharded = 1;
+  TG_Saver* saver = NewSaver(&opts);
+  TG_ASSERT_OK(s_);
+  ASSERT_NE(saver, nullptr);
+  const std::vector<std::pair<std::string, std::string>> expected = {
+      {"save/StaticRegexFullMatch", "StaticRegexFullMatch"}, {"save/Select", "Select"},
+      {"save/StringJoin", "StringJoin"}, {"save/num_shards", "Const"},
+      {"save/ShardedFilename", "ShardedFilename"}, {"save/ShardedFilename_1", "ShardedFilename"},
+      {"save/SaveV2", "SaveV2"}, {"save/SaveV2_1", "SaveV2"},
+      {"save/MergeV2Checkpoints/checkpoint_prefixes", "Pack"},
+      {"save/MergeV2Checkpoints", "MergeV2Checkpoints"}, {"save/Identity", "Identity"},
+      {"save/RestoreV2", "RestoreV2"}, {"save/RestoreV2_1", "RestoreV2"},
+      {"save/restore_shard", "NoOp"}, {"save/restore_shard_1", "NoOp"},
+      {"save/restore_all/NoOp", "NoOp"}, {"save/restore_all", "NoOp"}};
+  for (const auto& [name, type] : expected) {
+    TG_Operation* op = TG_GraphOperationByName(g_, name.c_str());
+    ASSERT_NE(op, nullptr) << name;
+    EXPECT_EQ(std::string(TG_OperationOpType(op)), type) << name;
+  }
+  // Devices sort "" first: shard 0 saves b, shard 1 saves w, each on its device's CPU:0.
+  EXPECT_EQ(std::string(TG_OperationDevice(TG_GraphOperationByName(g_, "save/SaveV2_1"))),
+            "/device:CPU:0");
+  EXPECT_EQ(std::string(TG_OperationDevice(TG_GraphOperationByName(g_, "save/StringJoin"))),
+            "/device:CPU:*");
+  TG_Buffer* def = TG_NewBuffer();
+  TG_SaverToSaverDef(saver, def, s_);
+  TG_ASSERT_OK(s_);
+  const std::string bytes(static_cast<const char*>(def->data), def->length);
+  EXPECT_TRUE(Contains(bytes, "save/Identity:0")) << "save_tensor_name";
+  TG_DeleteBuffer(def);
+
+  const int64_t step = 3;
+  const std::string path = Save(saver, sess, (dir_ / "model").string(), &step);
+  TG_ASSERT_OK(s_);
+  EXPECT_EQ(path, (dir_ / "model-3").string());
+  EXPECT_TRUE(fs::is_regular_file(path + ".index"));
+  EXPECT_TRUE(fs::is_regular_file(path + ".data-00000-of-00002"));
+  EXPECT_TRUE(fs::is_regular_file(path + ".data-00001-of-00002"));
+  EXPECT_FALSE(fs::exists(path + "_temp"));
+  std::vector<std::string> files;
+  for (const auto& entry : fs::directory_iterator(dir_)) files.push_back(entry.path().filename());
+  EXPECT_EQ(files.size(), 4u) << "index, two data files and the state file";
+
+  Clobber(sess);
+  TG_SaverRestore(saver, sess, path.c_str(), s_);
+  TG_ASSERT_OK(s_);
+  EXPECT_EQ(RunFloats(sess, Read(w_)), (std::vector<float>{1, 2, 3, 4, 5, 6}));
+  EXPECT_EQ(RunFloats(sess, Read(b_)), (std::vector<float>{0.5f, -0.5f, 9}));
+
+  // An unsharded Saver restores the merged checkpoint too: it is one V2 bundle.
+  TG_Saver* plain = NewSaver();
+  TG_ASSERT_OK(s_);
+  Clobber(sess);
+  TG_SaverRestore(plain, sess, path.c_str(), s_);
+  TG_ASSERT_OK(s_);
+  EXPECT_EQ(RunFloats(sess, Read(w_)), (std::vector<float>{1, 2, 3, 4, 5, 6}));
+}
+
+TEST_F(SaverTest, ShardedOnOneDeviceGroupsRestoreAllDirectly) {
+  TG_Session* sess = TwoVariables();
+  TG_SaverOptions opts;
+  TG_InitSaverOptions(&opts);
+  opts.sharded = 1;
+  TG_Saver* saver = NewSaver(&opts);
+  TG_ASSERT_OK(s_);
+  EXPECT_EQ(TG_GraphOperationByName(g_, "save/SaveV2_1"), nullptr);
+  EXPECT_EQ(TG_GraphOperationByName(g_, "save/restore_all/NoOp"), nullptr);
+  EXPECT_EQ(TG_OperationNumControlInputs(TG_GraphOperationByName(g_, "save/restore_all")), 1);
+  const std::string path = Save(saver, sess, (dir_ / "one").string());
+  TG_ASSERT_OK(s_);
+  EXPECT_TRUE(fs::is_regular_file(path + ".data-00000-of-00001"));
+  Clobber(sess);
+  TG_SaverRestore(saver, sess, path.c_str(), s_);
+  TG_ASSERT_OK(s_);
+  EXPECT_EQ(RunFloats(sess, Read(b_)), (std::vector<float>{0.5f, -0.5f, 9}));
+}
+
+TEST_F(SaverTest, ShardedRefusesAnotherFormatBeforeWritingAnything) {
+  TG_Session* sess = TwoVariables();
+  TG_SaverOptions opts;
+  TG_InitSaverOptions(&opts);
+  opts.sharded = 1;
+  TG_Saver* saver = NewSaver(&opts);
+  TG_ASSERT_OK(s_);
+  Save(saver, sess, (dir_ / "m.safetensors").string());
+  EXPECT_EQ(code(), TG_UNIMPLEMENTED) << msg();
+  EXPECT_TRUE(Contains(msg(), "safetensors")) << msg();
+  EXPECT_TRUE(fs::is_empty(dir_));
+}
+
 }  // namespace

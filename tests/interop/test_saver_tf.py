@@ -40,8 +40,8 @@ EXTRA = [
 ]
 
 
-def run_tool(*args):
-    result = subprocess.run([TOOL, *args], capture_output=True, text=True)
+def run_tool(*args, cwd=None):
+    result = subprocess.run([TOOL, *args], capture_output=True, text=True, cwd=cwd)
     assert result.returncode == 0, result.stderr + result.stdout
     return result
 
@@ -130,3 +130,39 @@ def test_a_corrupt_checkpoint_restores_nothing_here():
         assert result.returncode != 0
         assert "checksum mismatch" in result.stderr, result.stderr
         assert "c.data-00000-of-00001" in result.stderr and "'v'" in result.stderr, result.stderr
+
+
+def test_a_sharded_tensorflow_saver_restores_and_saves_here():
+    """TF's Saver(sharded=True): one part per device, merged. Its MetaGraph restores here by
+    its SaverDef (restore_shard NoOps per device), and its own save op runs here too
+    (StaticRegexFullMatch, Select, StringJoin, ShardedFilename, SaveV2 per device, Pack,
+    MergeV2Checkpoints), writing a checkpoint TF reads back."""
+    with tempfile.TemporaryDirectory() as d:
+        a_value = np.arange(6, dtype=np.float32).reshape(2, 3)
+        g = tf1.Graph()
+        with g.as_default():
+            with tf1.device("/cpu:0"):
+                a = tf1.Variable(a_value, name="a")
+            tf1.Variable(np.array([7, -8], dtype=np.int64), name="b")
+            tf1.Variable("some text", name="s")
+            tf.identity(tf.reduce_sum(a), name="total")
+            saver = tf1.train.Saver(sharded=True)
+            assert saver.saver_def.sharded
+            with tf1.Session(graph=g) as sess:
+                sess.run(tf1.global_variables_initializer())
+                prefix = saver.save(sess, os.path.join(d, "model.ckpt"))
+        assert sorted(f for f in os.listdir(d) if ".data-" in f) == [
+            "model.ckpt.data-00000-of-00002", "model.ckpt.data-00001-of-00002"]
+        # Restore TF's checkpoint, then run the graph's save op: its filename tensor defaults
+        # to "model", relative to the working directory.
+        printed = run_tool("run", prefix + ".meta", "--restore", prefix, "--fetch", "total:0",
+                           "--fetch", "save/Identity:0", cwd=d).stdout
+        assert "15" in printed, printed
+        ours = os.path.join(d, "model")
+        assert not os.path.exists(ours + "_temp"), os.listdir(d)
+        assert os.path.exists(ours + ".data-00000-of-00002")
+        assert os.path.exists(ours + ".data-00001-of-00002")
+        assert dict(tf1.train.list_variables(ours)) == {"a": [2, 3], "b": [2], "s": []}
+        np.testing.assert_array_equal(tf1.train.load_variable(ours, "a"), a_value)
+        np.testing.assert_array_equal(tf1.train.load_variable(ours, "b"), [7, -8])
+        assert tf1.train.load_variable(ours, "s") == b"some text"

@@ -1471,8 +1471,12 @@ typedef struct TG_SaverOptions {
   int max_to_keep;
   /* Besides the last max_to_keep, one checkpoint per this many hours is kept. Default 10000. */
   float keep_checkpoint_every_n_hours;
-  /* Nonzero: one file per device, merged (TF's sharded=True). Not supported yet:
-   * TG_NewSaver fails with TG_UNIMPLEMENTED. Default 0. */
+  /* Nonzero: TF's sharded=True. The variables of each requested device are saved by their
+   * own SaveV2 (on that device's CPU:0) into "<path>_temp/part-0000i-of-0000n", then merged
+   * into one V2 checkpoint at <path> (MergeV2Checkpoints) and the parts' directory removed.
+   * The result has one data file per device. Sharded saves write the tensorflow_v2 format:
+   * a path whose extension selects another saver (".safetensors") fails the save with
+   * TG_UNIMPLEMENTED. Default 0. */
   int sharded;
   /* The filename tensor's default when nothing is fed; NULL = "model". */
   const char* filename;
