@@ -1019,7 +1019,10 @@ TG_CAPI_EXPORT extern void TG_GraphToGraphDefText(TG_Graph* g, TG_Buffer* output
 typedef struct TG_ImportGraphDefOptions TG_ImportGraphDefOptions;
 TG_CAPI_EXPORT extern TG_ImportGraphDefOptions* TG_NewImportGraphDefOptions(void);
 TG_CAPI_EXPORT extern void TG_DeleteImportGraphDefOptions(TG_ImportGraphDefOptions* opts);
-/* Prefix for imported names (default "import"; NULL or "" = none). Copied. */
+/* Prefix for imported names: "scope" makes "scope/x", made unique like a name scope
+ * ("scope_1" when taken); a prefix ending in '/' is used as is. Default none, as
+ * TF_NewImportGraphDefOptions (Python's import_graph_def passes "import"). NULL or "" =
+ * none. Copied. */
 TG_CAPI_EXPORT extern void TG_ImportGraphDefOptionsSetPrefix(TG_ImportGraphDefOptions* opts,
                                                              const char* prefix);
 /* Uses `dst` (a tensor of the destination graph) wherever the GraphDef uses

@@ -1,0 +1,389 @@
+"""tf.Session / tf.InteractiveSession over TG_Session: nested fetches, feed_dict, options
+and run metadata."""
+from __future__ import annotations
+
+import collections
+import ctypes
+import threading
+from typing import Any, Dict, List, Optional, Tuple
+
+import numpy as np
+
+from tgraph import _c, _tensor_conv, dtypes, errors
+
+_lib = _c.lib
+
+
+class _FetchPlan:
+    """The unique tensors and ops a fetch structure names, and how to rebuild the structure
+    from their values."""
+
+    def __init__(self, graph: Any, fetches: Any) -> None:
+        self.tensors: List[Any] = []
+        self.ops: List[Any] = []
+        self._tensor_index: Dict[int, int] = {}
+        self._op_ids: set = set()
+        self.graph = graph
+        self.build = self._plan(fetches)
+
+    def _element(self, f: Any) -> Any:
+        from tgraph.operation import Operation
+        try:
+            el = self.graph.as_graph_element(f, allow_tensor=True, allow_operation=True)
+        except TypeError as e:
+            raise TypeError(f"Fetch argument {f!r} has invalid type {type(f)}, must be a string "
+                            f"or Tensor. ({e})") from None
+        except ValueError as e:
+            raise ValueError(f"Fetch argument {f!r} cannot be interpreted as a Tensor. "
+                             f"({e})") from None
+        except KeyError as e:
+            raise ValueError(f"Fetch argument {f!r} cannot be interpreted as a Tensor. "
+                             f"({e.args[0]})") from None
+        if isinstance(el, Operation):
+            if id(el) not in self._op_ids:
+                self._op_ids.add(id(el))
+                self.ops.append(el)
+            return lambda values: None
+        key = id(el)
+        if key not in self._tensor_index:
+            self._tensor_index[key] = len(self.tensors)
+            self.tensors.append(el)
+        i = self._tensor_index[key]
+        return lambda values: values[i]
+
+    def _plan(self, f: Any) -> Any:
+        if f is None:
+            raise TypeError(f"Fetch argument {f!r} has invalid type {type(f)}")
+        if isinstance(f, (list, tuple)) and not hasattr(f, "_as_graph_element"):
+            subs = [self._plan(x) for x in f]
+            if isinstance(f, tuple) and hasattr(f, "_fields"):  # namedtuple
+                cls = type(f)
+                return lambda v: cls(*[s(v) for s in subs])
+            if isinstance(f, tuple):
+                return lambda v: tuple(s(v) for s in subs)
+            return lambda v: [s(v) for s in subs]
+        if isinstance(f, collections.abc.Mapping):
+            items = [(k, self._plan(x)) for k, x in f.items()]
+            cls = type(f)
+
+            def build(v: Any) -> Any:
+                pairs = [(k, s(v)) for k, s in items]
+                if cls is collections.defaultdict:
+                    d = collections.defaultdict(f.default_factory)
+                    d.update(pairs)
+                    return d
+                try:
+                    return cls(pairs)
+                except TypeError:
+                    return dict(pairs)
+            return build
+        return self._element(f)
+
+
+class BaseSession:
+    def __init__(self, target: str = "", graph: Any = None, config: Any = None) -> None:
+        from tgraph.graph import get_default_graph
+        _c.ensure_plugins()
+        self._graph = graph if graph is not None else get_default_graph()
+        self._config = config
+        opts = _lib.TG_NewSessionOptions()
+        try:
+            if config is not None:
+                if getattr(config, "inter_op_parallelism_threads", 0):
+                    _lib.TG_SetSessionInterOpThreads(opts, config.inter_op_parallelism_threads)
+                if getattr(config, "intra_op_parallelism_threads", 0):
+                    _lib.TG_SetSessionIntraOpThreads(opts, config.intra_op_parallelism_threads)
+                if getattr(config, "allow_soft_placement", False):
+                    _lib.TG_SetSessionAllowSoftPlacement(opts, 1)
+                if getattr(config, "log_device_placement", False):
+                    _lib.TG_SetSessionLogDevicePlacement(opts, 1)
+            st = _c.status()
+            self._handle = _lib.TG_NewSession(self._graph._handle, opts, st)
+            errors.check(st)
+        finally:
+            _lib.TG_DeleteSessionOptions(opts)
+        self._closed = False
+        self._delete = _lib.TG_DeleteSession
+        self._ctx: List[Any] = []
+
+    @property
+    def graph(self) -> Any:
+        return self._graph
+
+    @property
+    def graph_def(self) -> Any:
+        return self._graph.as_graph_def()
+
+    @property
+    def sess_str(self) -> str:
+        return ""
+
+    def list_devices(self) -> List[Any]:
+        Dev = collections.namedtuple("_DeviceAttributes", ["name", "device_type",
+                                                           "memory_limit_bytes", "incarnation"])
+        return [Dev(_c.pystr(_lib.TG_SessionDeviceName(self._handle, i)),
+                    _c.pystr(_lib.TG_SessionDeviceType(self._handle, i)), 0, 0)
+                for i in range(_lib.TG_SessionNumDevices(self._handle))]
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        st = _c.status()
+        _lib.TG_CloseSession(self._handle, st)
+        errors.check(st)
+
+    def __del__(self) -> None:
+        h = getattr(self, "_handle", None)
+        if h:
+            self._delete(h, None)
+            self._handle = None
+
+    # ---- run ----
+
+    def _feeds(self, feed_dict: Any) -> Tuple[List[Any], List[int]]:
+        from tgraph.tensor import Tensor
+        from tgraph.variables import Variable
+        keys: List[Any] = []
+        handles: List[int] = []
+        if not feed_dict:
+            return keys, handles
+        try:
+            for key, value in feed_dict.items():
+                if isinstance(key, Variable):
+                    key = key._ref()
+                try:
+                    t = self._graph.as_graph_element(key, allow_tensor=True,
+                                                     allow_operation=False)
+                except Exception as e:
+                    raise TypeError(f"Cannot interpret feed_dict key as Tensor: {e}") from None
+                if isinstance(value, (Tensor, Variable)):
+                    raise TypeError("The value of a feed cannot be a tf.Tensor object. "
+                                    "Acceptable feed values include Python scalars, strings, "
+                                    "lists, numpy ndarrays, or TensorHandles. For reference, "
+                                    f"the tensor object was {value!r} which was passed to the "
+                                    f"argument `feed_dict` with key {t!r}.")
+                dt = t.dtype.base_dtype
+                arr = _feed_array(value, dt, t)
+                if not t.shape.is_compatible_with(arr.shape):
+                    raise ValueError(f"Cannot feed value of shape {arr.shape!r} for Tensor "
+                                     f"{t.name!r}, which has shape {str(t.shape)!r}")
+                handles.append(_tensor_conv.from_numpy(arr, dt))
+                keys.append(t)
+        except BaseException:
+            for h in handles:
+                _lib.TG_DeleteTensor(h)
+            raise
+        return keys, handles
+
+    def run(self, fetches: Any, feed_dict: Any = None, options: Any = None,
+            run_metadata: Any = None) -> Any:
+        """Runs the graph fragment needed for `fetches` (a tensor, op or name, or nested lists,
+        tuples, dicts and namedtuples of them), with feed_dict's values in place of tensors.
+        Fetched tensors come back as numpy arrays, ops as None, in the fetches' structure."""
+        if self._closed:
+            raise RuntimeError("Attempted to use a closed Session.")
+        plan = _FetchPlan(self._graph, fetches)
+        feed_keys, feed_handles = self._feeds(feed_dict)
+        values = self._run(plan.tensors, plan.ops, feed_keys, feed_handles, options,
+                           run_metadata)
+        return plan.build(values)
+
+    def _run(self, tensors: List[Any], ops: List[Any], feed_keys: List[Any],
+             feed_handles: List[int], options: Any, run_metadata: Any) -> List[Any]:
+        nf, nt, no = len(feed_keys), len(tensors), len(ops)
+        inputs = (_c.TG_Output * nf)(*[t._tf_output for t in feed_keys]) if nf else None
+        input_values = (ctypes.c_void_p * nf)(*feed_handles) if nf else None
+        outputs = (_c.TG_Output * nt)(*[t._tf_output for t in tensors]) if nt else None
+        out_values = (ctypes.c_void_p * nt)() if nt else None
+        targets = (ctypes.c_void_p * no)(*[o._handle for o in ops]) if no else None
+        run_opts = meta = None
+        if options is not None and getattr(options, "trace_level", 0):
+            run_opts = _lib.TG_NewRunOptions()
+            _lib.TG_SetRunOptionsTraceLevel(run_opts, int(options.trace_level))
+        if run_metadata is not None:
+            meta = _lib.TG_NewRunMetadata()
+        st = _c.status()
+        try:
+            _lib.TG_SessionRun(self._handle, run_opts, inputs, input_values, nf, outputs,
+                               out_values, nt, targets, no, meta, st)
+        finally:
+            for h in feed_handles:
+                _lib.TG_DeleteTensor(h)
+            if run_opts:
+                _lib.TG_DeleteRunOptions(run_opts)
+        try:
+            code = _lib.TG_GetCode(st)
+            if code != 0:
+                msg = _c.pystr(_lib.TG_Message(st))
+                if self._closed and code == errors.FAILED_PRECONDITION:
+                    raise RuntimeError("Attempted to use a closed Session.")
+                errors.raise_status(code, msg)
+            if meta:
+                _fill_run_metadata(meta, run_metadata)
+        finally:
+            if meta:
+                _lib.TG_DeleteRunMetadata(meta)
+        return [_tensor_conv.to_numpy(out_values[i]) for i in range(nt)]
+
+    def make_callable(self, fetches: Any, feed_list: Any = None, accept_options: bool = False
+                      ) -> Any:
+        """A function running `fetches` with positional feeds for feed_list: the fetch plan
+        is made once (the fast path for a loop of runs)."""
+        plan = _FetchPlan(self._graph, fetches)
+        feeds = [self._graph.as_graph_element(f, allow_tensor=True, allow_operation=False)
+                 for f in (feed_list or [])]
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            if self._closed:
+                raise RuntimeError("Attempted to use a closed Session.")
+            if len(args) != len(feeds):
+                raise ValueError(f"Expected {len(feeds)} feed values, got {len(args)}")
+            handles = []
+            try:
+                for t, v in zip(feeds, args):
+                    arr = _feed_array(v, t.dtype.base_dtype, t)
+                    handles.append(_tensor_conv.from_numpy(arr, t.dtype.base_dtype))
+            except BaseException:
+                for h in handles:
+                    _lib.TG_DeleteTensor(h)
+                raise
+            return plan.build(self._run(plan.tensors, plan.ops, feeds, handles,
+                                        kwargs.get("options"), kwargs.get("run_metadata")))
+        return call
+
+    # ---- context managers ----
+
+    def as_default(self) -> Any:
+        return _default_session_context(self)
+
+    def __enter__(self) -> "BaseSession":
+        ctx_g = self._graph.as_default()
+        ctx_s = _default_session_context(self)
+        ctx_g.__enter__()
+        ctx_s.__enter__()
+        self._ctx.append((ctx_g, ctx_s))
+        return self
+
+    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
+        ctx_g, ctx_s = self._ctx.pop()
+        ctx_s.__exit__(exc_type, exc, tb)
+        ctx_g.__exit__(exc_type, exc, tb)
+        self.close()
+
+
+def _feed_array(value: Any, dt: dtypes.DType, t: Any) -> np.ndarray:
+    if dt == dtypes.string:
+        arr = np.asarray(value, dtype=object)
+        return arr
+    np_dt = dt.as_numpy_dtype
+    if isinstance(value, np.ndarray) and value.dtype == np_dt:
+        return value
+    try:
+        arr = np.asarray(value, dtype=np_dt)
+    except (TypeError, ValueError) as e:
+        raise ValueError(f"Cannot feed value {value!r} to Tensor {t.name!r} of dtype "
+                         f"{dt.name}: {e}") from None
+    src = np.asarray(value)
+    if src.dtype.kind in "SUO" and np.dtype(np_dt).kind not in "SUO":
+        raise ValueError(f"Cannot feed value of dtype {src.dtype} to Tensor {t.name!r} of "
+                         f"dtype {dt.name}")
+    return arr
+
+
+def _fill_run_metadata(meta: int, run_metadata: Any) -> None:
+    n = _lib.TG_RunMetadataNumNodes(meta)
+    step_stats = getattr(run_metadata, "step_stats", None)
+    nodes = []
+    for i in range(n):
+        nodes.append({
+            "node_name": _c.pystr(_lib.TG_RunMetadataNodeName(meta, i)),
+            "op": _c.pystr(_lib.TG_RunMetadataNodeOpType(meta, i)),
+            "device": _c.pystr(_lib.TG_RunMetadataNodeDevice(meta, i)),
+            "start_ns": _lib.TG_RunMetadataNodeStartNs(meta, i),
+            "duration_ns": _lib.TG_RunMetadataNodeDurationNs(meta, i),
+        })
+    if step_stats is not None and hasattr(run_metadata, "_set_nodes"):
+        run_metadata._set_nodes(nodes)
+    elif hasattr(run_metadata, "_set_nodes"):
+        run_metadata._set_nodes(nodes)
+
+
+class Session(BaseSession):
+    """tf.Session(target='', graph=None, config=None)."""
+
+
+class InteractiveSession(BaseSession):
+    """A session that makes itself the default session (and its graph the default graph)
+    until it is closed, so that Tensor.eval() and Operation.run() need no session."""
+
+    def __init__(self, target: str = "", graph: Any = None, config: Any = None) -> None:
+        super().__init__(target, graph, config)
+        self._default_ctx = _default_session_context(self)
+        self._default_ctx.__enter__()
+        self._graph_ctx = self._graph.as_default()
+        self._graph_ctx.__enter__()
+
+    def close(self) -> None:
+        if not self._closed and getattr(self, "_default_ctx", None) is not None:
+            self._graph_ctx.__exit__(None, None, None)
+            self._default_ctx.__exit__(None, None, None)
+            self._default_ctx = None
+        super().close()
+
+
+# ---- the default session ----
+
+_local = threading.local()
+
+
+def _session_stack() -> List[Any]:
+    s = getattr(_local, "stack", None)
+    if s is None:
+        s = _local.stack = []
+    return s
+
+
+class _default_session_context:
+    def __init__(self, sess: Any) -> None:
+        self._sess = sess
+
+    def __enter__(self) -> Any:
+        _session_stack().append(self._sess)
+        return self._sess
+
+    def __exit__(self, *exc: Any) -> None:
+        stack = _session_stack()
+        if self._sess in stack:
+            # The innermost occurrence: InteractiveSession may close out of order.
+            for i in range(len(stack) - 1, -1, -1):
+                if stack[i] is self._sess:
+                    del stack[i]
+                    break
+
+
+def get_default_session() -> Optional[Any]:
+    stack = _session_stack()
+    return stack[-1] if stack else None
+
+
+def _reset_default_session() -> None:
+    pass
+
+
+def _run_using(session: Any, fetch: Any, feed_dict: Any, graph: Any, what: str) -> Any:
+    if session is None:
+        session = get_default_session()
+        if session is None:
+            if what == "tensor":
+                raise ValueError("Cannot evaluate tensor using `eval()`: No default session is "
+                                 "registered. Use `with sess.as_default()` or pass an explicit "
+                                 "session to `eval(session=sess)`")
+            raise ValueError("Cannot execute operation using `run()`: No default session is "
+                             "registered. Use `with sess.as_default():` or pass an explicit "
+                             "session to `run(session=sess)`")
+    if session.graph is not graph:
+        kind = "tensor" if what == "tensor" else "operation"
+        raise ValueError(f"Cannot use the given session to {'evaluate' if what == 'tensor' else 'execute'} "
+                         f"{kind}: the {kind}'s graph is different from the session's graph.")
+    return session.run(fetch, feed_dict)
