@@ -14,6 +14,8 @@ plugins ship inside the package.
 """
 from __future__ import annotations
 
+import builtins as _builtins
+
 from tgraph import _c
 from tgraph import dtypes, errors, tensor_shape
 from tgraph.dtypes import (DType, as_dtype, bfloat16, bool, complex64, complex128, double,  # noqa: A004
@@ -68,3 +70,40 @@ _overloads.install(Variable)
 __version__ = _c.pystr(_c.lib.TG_Version())
 
 newaxis = None
+
+from tgraph.gradients import IndexedSlices, gradients
+from tgraph.importer import import_graph_def
+from tgraph import train, summary, graph_util
+from tgraph.custom_ops import load_op_library
+from tgraph.protos import (AttrValue, ConfigProto, Event, GPUOptions, GraphDef, GraphOptions,
+                           MetaGraphDef, NodeDef, RunMetadata, RunOptions, SaverDef, Summary,
+                           TensorProto, TensorShapeProto)
+from tgraph import raw_ops
+from tgraph.ops.nn import dropout as _dropout  # noqa: F401
+from tgraph.train.optimizer import get_or_create_global_step as _gs  # noqa: F401
+
+OpError = errors.OpError
+
+
+def disable_eager_execution() -> None:
+    """A no-op: tgraph is graph mode only."""
+
+
+def disable_v2_behavior() -> None:
+    """A no-op: tgraph is TF 1.x behaviour only."""
+
+
+def executing_eagerly() -> "_builtins.bool":
+    return False
+
+
+class _Compat:
+    """tf.compat.v1: this module itself."""
+
+    @property
+    def v1(self):  # noqa: ANN201
+        import tgraph
+        return tgraph
+
+
+compat = _Compat()

@@ -292,21 +292,26 @@ def _feed_array(value: Any, dt: dtypes.DType, t: Any) -> np.ndarray:
 
 
 def _fill_run_metadata(meta: int, run_metadata: Any) -> None:
-    n = _lib.TG_RunMetadataNumNodes(meta)
+    """Copies a traced run's per-node stats into RunMetadata.step_stats (one DeviceStepStats
+    per device, nodes in completion order)."""
     step_stats = getattr(run_metadata, "step_stats", None)
-    nodes = []
-    for i in range(n):
-        nodes.append({
-            "node_name": _c.pystr(_lib.TG_RunMetadataNodeName(meta, i)),
-            "op": _c.pystr(_lib.TG_RunMetadataNodeOpType(meta, i)),
-            "device": _c.pystr(_lib.TG_RunMetadataNodeDevice(meta, i)),
-            "start_ns": _lib.TG_RunMetadataNodeStartNs(meta, i),
-            "duration_ns": _lib.TG_RunMetadataNodeDurationNs(meta, i),
-        })
-    if step_stats is not None and hasattr(run_metadata, "_set_nodes"):
-        run_metadata._set_nodes(nodes)
-    elif hasattr(run_metadata, "_set_nodes"):
-        run_metadata._set_nodes(nodes)
+    if step_stats is None:
+        return
+    step_stats.Clear()
+    by_device: Dict[str, Any] = {}
+    for i in range(_lib.TG_RunMetadataNumNodes(meta)):
+        device = _c.pystr(_lib.TG_RunMetadataNodeDevice(meta, i))
+        dev = by_device.get(device)
+        if dev is None:
+            dev = by_device[device] = step_stats.dev_stats.add(device=device)
+        start = _lib.TG_RunMetadataNodeStartNs(meta, i)
+        dur = _lib.TG_RunMetadataNodeDurationNs(meta, i)
+        name = _c.pystr(_lib.TG_RunMetadataNodeName(meta, i))
+        op = _c.pystr(_lib.TG_RunMetadataNodeOpType(meta, i))
+        dev.node_stats.add(node_name=name, all_start_nanos=start, op_start_rel_nanos=0,
+                           op_end_rel_nanos=dur, all_end_rel_nanos=dur,
+                           all_start_micros=start // 1000, op_end_rel_micros=dur // 1000,
+                           all_end_rel_micros=dur // 1000, timeline_label=f"{name} = {op}()")
 
 
 class Session(BaseSession):
