@@ -263,6 +263,14 @@ def _convert_inputs(sig: OpSignature, kwargs: Dict[str, Any], attrs: Dict[str, A
                                 f"tensor (e.g. a tf.Variable); got {v!r}")
         else:
             dt = arg.fixed_type or (attrs.get(arg.type_attr) if arg.type_attr else None)
+            if dt is not None and _is_tensorlike(v):
+                vt = v if isinstance(v, Tensor) else v._as_tensor()
+                if vt.dtype.base_dtype != dtypes.as_dtype(dt).base_dtype:
+                    first = next((a.name for a in sig.inputs if a.type_attr == arg.type_attr),
+                                 arg.name)
+                    raise TypeError(f"Input '{arg.name}' of '{sig.name}' Op has type "
+                                    f"{vt.dtype.base_dtype.name} that does not match type "
+                                    f"{dtypes.as_dtype(dt).name} of argument '{first}'.")
             t = convert_to_tensor(v, dtype=dt, name=arg.name)
             if dt is not None and t.dtype.base_dtype != dtypes.as_dtype(dt).base_dtype:
                 raise TypeError(f"Input '{arg.name}' of '{sig.name}' Op has type "

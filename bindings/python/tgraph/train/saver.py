@@ -228,6 +228,13 @@ def get_checkpoint_state(checkpoint_dir: str, latest_filename: Optional[str] = N
     _check(st)
     cs = checkpoint_state_pb2.CheckpointState()
     cs.ParseFromString(bytes(buf))
+    # As TF: relative paths in the state file are relative to its directory.
+    d = os.fspath(checkpoint_dir)
+    if cs.model_checkpoint_path and not os.path.isabs(cs.model_checkpoint_path):
+        cs.model_checkpoint_path = os.path.join(d, cs.model_checkpoint_path)
+    for i, p in enumerate(cs.all_model_checkpoint_paths):
+        if not os.path.isabs(p):
+            cs.all_model_checkpoint_paths[i] = os.path.join(d, p)
     return cs
 
 
