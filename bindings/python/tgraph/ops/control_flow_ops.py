@@ -1,6 +1,7 @@
 """tf.no_op, tf.group, tf.tuple and with_dependencies (control-dependency helpers)."""
 from __future__ import annotations
 
+import builtins
 from typing import Any, List, Optional
 
 from tgraph.graph import get_default_graph
@@ -18,7 +19,7 @@ def _ops_of(inputs: Any) -> List[Any]:
     for x in inputs:
         if x is None:
             continue
-        if isinstance(x, (list, tuple)):
+        if isinstance(x, (list, builtins.tuple)):
             out.extend(_ops_of(x))
         elif isinstance(x, Operation):
             out.append(x)
