@@ -156,3 +156,28 @@ def test_node_names_agree():
     ours = [("scope_vars/b/initial_value", t) if n == "scope_vars/b/Initializer/Const" else (n, t)
             for n, t in ours]
     assert ours == theirs
+
+
+def test_tensorflow_imported_first_in_the_same_process(tmp_path):
+    # TensorFlow's module loads its own protobuf with global symbols; libtgraph and its
+    # plugins must keep binding to their own (RTLD_DEEPBIND) or saving and summaries crash.
+    import subprocess
+    import sys
+    code = f"""
+import tensorflow
+import tgraph as tf
+v = tf.Variable([1.0, 2.0], name="v")
+loss = tf.reduce_sum(v * v)
+tf.summary.scalar("loss", loss)
+merged = tf.summary.merge_all()
+saver = tf.train.Saver()
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    summary = sess.run(merged)
+    path = saver.save(sess, {str(tmp_path / "m")!r})
+print(tf.train.load_variable(path, "v").tolist(), len(summary) > 0)
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip().splitlines()[-1] == "[1.0, 2.0] True"

@@ -196,7 +196,8 @@ _DECLS = {
     # plugins and the op registry
     "TG_LoadPlugin": "P:SP", "TG_LoadPluginsFromSearchPath": "I:P", "TG_NumPlugins": "I:",
     "TG_GetPlugin": "P:I", "TG_PluginName": "S:P", "TG_PluginFile": "S:P",
-    "TG_PluginNumOps": "I:P", "TG_PluginOpName": "S:PI",
+    "TG_PluginNumOps": "I:P", "TG_PluginOpName": "S:PI", "TG_GetPluginSearchPath": "v:PP",
+    "TG_CpuVariantLevel": "S:",
     "TG_NumRegisteredOps": "I:", "TG_RegisteredOpName": "S:I", "TG_NewOpInfo": "P:SP",
     "TG_DeleteOpInfo": "v:P", "TG_OpInfoName": "S:P", "TG_OpInfoSummary": "S:P",
     "TG_OpInfoIsStateful": "I:P", "TG_OpInfoNumInputs": "I:P", "TG_OpInfoInput": "S:PI",
@@ -230,11 +231,13 @@ _DECLS = {
 def _library_path() -> str:
     """libtgraph inside the package (a wheel, or the build tree's package), else
     TGRAPH_LIBRARY, else the system's."""
+    import glob
     here = os.path.dirname(os.path.abspath(__file__))
-    for rel in ("_lib/lib/libtgraph.so", "_lib/libtgraph.so"):
-        candidate = os.path.join(here, rel)
-        if os.path.exists(candidate):
-            return candidate
+    # The build tree's link (_lib/libtgraph.so), or the wheel's lib dir (lib, lib64, ...).
+    for pattern in ("_lib/libtgraph.so", "_lib/lib*/libtgraph.so", "_lib/lib*/libtgraph.so.*"):
+        found = sorted(glob.glob(os.path.join(here, pattern)))
+        if found:
+            return found[0]
     env = os.environ.get("TGRAPH_LIBRARY")
     if env:
         return env
@@ -247,7 +250,12 @@ def _library_path() -> str:
 
 
 def _load() -> ctypes.CDLL:
-    lib = ctypes.CDLL(_library_path())
+    # RTLD_DEEPBIND: libtgraph and its dependencies (libprotobuf, ...) resolve their symbols
+    # in their own dependency chain first. Without it, a process that loaded another copy of
+    # those libraries with global symbols before (TensorFlow's Python module does) binds
+    # libtgraph's protobuf calls to that copy and crashes.
+    mode = ctypes.RTLD_LOCAL | getattr(os, "RTLD_DEEPBIND", 0)
+    lib = ctypes.CDLL(_library_path(), mode=mode)
     for name, sig in _DECLS.items():
         res, args = sig.split(":")
         fn = getattr(lib, name)
@@ -328,6 +336,7 @@ def ensure_plugins() -> None:
     with _plugins_lock:
         if _plugins_loaded:
             return
+        _preload_deepbind()
         s = lib.TG_NewStatus()
         try:
             lib.TG_LoadPluginsFromSearchPath(s)
@@ -336,3 +345,41 @@ def ensure_plugins() -> None:
         finally:
             lib.TG_DeleteStatus(s)
         _plugins_loaded = True
+
+
+def _preload_deepbind() -> None:
+    """Opens the plugins discovery will load with RTLD_DEEPBIND first (the library's own
+    dlopen then gets the same handle), so that their protobuf and other calls bind to their
+    own dependencies even in a process where TensorFlow's Python module (or another copy of
+    those libraries) was loaded with global symbols. Of a plugin's CPU variants only the one
+    discovery chooses is opened (the others may not run on this CPU)."""
+    import glob
+    import re
+    deepbind = getattr(os, "RTLD_DEEPBIND", 0)
+    if not deepbind:
+        return
+    s = lib.TG_NewStatus()
+    buf = Buffer()
+    try:
+        lib.TG_GetPluginSearchPath(buf.handle, s)
+    finally:
+        lib.TG_DeleteStatus(s)
+    levels = ["x86-64", "x86-64-v2", "x86-64-v3", "x86-64-v4"]
+    cpu = pystr(lib.TG_CpuVariantLevel())
+    cap = levels.index(cpu) if cpu in levels else len(levels) - 1
+    for entry in bytes(buf).decode(errors="replace").split(":"):
+        files = [entry] if os.path.isfile(entry) else sorted(glob.glob(os.path.join(entry, "*.so")))
+        best: dict = {}
+        for f in files:
+            m = re.match(r"(.*)\.(x86-64(?:-v\d)?)\.so$", f)
+            if m is None:
+                best[f] = (-1, f)
+            elif m.group(2) in levels and levels.index(m.group(2)) <= cap:
+                rank = levels.index(m.group(2))
+                if best.get(m.group(1), (-2, ""))[0] < rank:
+                    best[m.group(1)] = (rank, f)
+        for _, f in best.values():
+            try:
+                ctypes.CDLL(f, mode=ctypes.RTLD_LOCAL | deepbind)
+            except OSError:
+                pass  # discovery reports it

@@ -44,7 +44,8 @@ def tensor_shape_of(handle: int) -> tuple:
 
 
 def to_numpy(handle: int) -> Any:
-    """Takes ownership of `handle` and returns its value as a numpy array (or scalar array)."""
+    """Takes ownership of `handle` and returns its value as a numpy array (a numpy scalar, or
+    bytes, for a scalar)."""
     dt = _lib.TG_TensorType(handle)
     shape = tensor_shape_of(handle)
     if dt == 7:  # string: an object array of bytes
@@ -58,13 +59,15 @@ def to_numpy(handle: int) -> Any:
                 _lib.TG_TensorGetString(handle, i, ctypes.byref(data), ctypes.byref(length), st)
                 errors.check(st)
                 out[i] = ctypes.string_at(data.value, length.value) if length.value else b""
-            return out.reshape(shape)
+            return out[0] if shape == () else out.reshape(shape)
         finally:
             _lib.TG_DeleteTensor(handle)
     np_dtype = np.dtype(dtypes.as_dtype(dt).as_numpy_dtype)
     data = _lib.TG_TensorData(handle)
     owner = _TensorOwner(handle, np_dtype, shape, data or 0)
-    return np.asarray(owner)
+    arr = np.asarray(owner)
+    # As TF: a scalar comes back as a numpy scalar (np.float32(3.0)), not a 0-d array.
+    return arr[()] if shape == () else arr
 
 
 def _dims(shape: tuple) -> Any:
