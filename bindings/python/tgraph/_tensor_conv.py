@@ -43,31 +43,45 @@ def tensor_shape_of(handle: int) -> tuple:
     return tuple(_lib.TG_Dim(handle, i) for i in range(n))
 
 
+_NP_BY_ENUM = {e: np.dtype(t) for e, t in dtypes._TO_NP.items() if e != 7}
+_TG_NumDims = _lib.TG_NumDims
+_TG_Dim = _lib.TG_Dim
+_TG_TensorType = _lib.TG_TensorType
+_TG_TensorData = _lib.TG_TensorData
+
+
 def to_numpy(handle: int) -> Any:
     """Takes ownership of `handle` and returns its value as a numpy array (a numpy scalar, or
     bytes, for a scalar)."""
-    dt = _lib.TG_TensorType(handle)
-    shape = tensor_shape_of(handle)
+    dt = _TG_TensorType(handle)
+    n = _TG_NumDims(handle)
+    if n == 1:
+        shape = (_TG_Dim(handle, 0),)
+    else:
+        shape = tuple([_TG_Dim(handle, i) for i in range(n)]) if n else ()
     if dt == 7:  # string: an object array of bytes
         try:
-            n = _lib.TG_TensorElementCount(handle)
-            out = np.empty(n, dtype=object)
+            count = _lib.TG_TensorElementCount(handle)
+            out = np.empty(count, dtype=object)
             data = ctypes.c_void_p()
             length = ctypes.c_size_t()
             st = _c.status()
-            for i in range(n):
+            for i in range(count):
                 _lib.TG_TensorGetString(handle, i, ctypes.byref(data), ctypes.byref(length), st)
                 errors.check(st)
                 out[i] = ctypes.string_at(data.value, length.value) if length.value else b""
             return out[0] if shape == () else out.reshape(shape)
         finally:
             _lib.TG_DeleteTensor(handle)
-    np_dtype = np.dtype(dtypes.as_dtype(dt).as_numpy_dtype)
-    data = _lib.TG_TensorData(handle)
-    owner = _TensorOwner(handle, np_dtype, shape, data or 0)
+    np_dtype = _NP_BY_ENUM.get(dt)
+    if np_dtype is None:
+        _lib.TG_DeleteTensor(handle)
+        raise errors.UnimplementedError(None, None, f"cannot fetch a tensor of dtype "
+                                                    f"{dtypes.as_dtype(dt).name} into numpy")
+    owner = _TensorOwner(handle, np_dtype, shape, _TG_TensorData(handle) or 0)
     arr = np.asarray(owner)
     # As TF: a scalar comes back as a numpy scalar (np.float32(3.0)), not a 0-d array.
-    return arr[()] if shape == () else arr
+    return arr[()] if n == 0 else arr
 
 
 def _dims(shape: tuple) -> Any:
@@ -82,6 +96,35 @@ _keys = itertools.count(1)
 @_c.DEALLOCATOR
 def _release(data: int, length: int, arg: int) -> None:
     _pinned.pop(arg, None)
+
+
+_TG_AllocateTensor = _lib.TG_AllocateTensor
+_memmove = ctypes.memmove
+_I64 = ctypes.c_int64
+# ctypes dims arrays by shape (read-only for the library): a feed loop reuses its shapes.
+_dims_cache: dict = {}
+
+
+def from_numpy_fast(arr: np.ndarray, enum: int) -> int:
+    """from_numpy for a C-contiguous array of a numeric dtype (enum) smaller than the adoption
+    threshold: one allocation and one copy (the session's feed path)."""
+    shape = arr.shape
+    n = len(shape)
+    nbytes = arr.nbytes
+    if nbytes >= _ADOPT_MIN_BYTES or not arr.flags.c_contiguous:
+        return from_numpy(arr, dtypes.DType(enum))
+    dims = _dims_cache.get(shape)
+    if dims is None:
+        if len(_dims_cache) > 64:
+            _dims_cache.clear()
+        dims = _dims_cache[shape] = (_I64 * n)(*shape) if n else None
+    h = _TG_AllocateTensor(enum, dims, n, nbytes)
+    if not h:
+        raise errors.InvalidArgumentError(
+            None, None, f"cannot make a {dtypes.DType(enum).name} tensor of shape {shape}")
+    if nbytes:
+        _memmove(_TG_TensorData(h), arr.__array_interface__["data"][0], nbytes)
+    return h
 
 
 def from_numpy(arr: np.ndarray, dtype: dtypes.DType) -> int:
@@ -108,7 +151,7 @@ def from_numpy(arr: np.ndarray, dtype: dtypes.DType) -> int:
     else:
         h = _lib.TG_AllocateTensor(enum, _dims(shape), len(shape), nbytes)
         if h and nbytes:
-            ctypes.memmove(_lib.TG_TensorData(h), arr.ctypes.data, nbytes)
+            ctypes.memmove(_TG_TensorData(h), arr.__array_interface__["data"][0], nbytes)
     if not h:
         raise errors.InvalidArgumentError(
             None, None, f"cannot make a {dtype.name} tensor of shape {shape} ({nbytes} bytes)")

@@ -25,6 +25,10 @@ class _FetchPlan:
         self._op_ids: set = set()
         self.graph = graph
         self.build = self._plan(fetches)
+        nt, no = len(self.tensors), len(self.ops)
+        # The arrays TG_SessionRun reads, made once per plan.
+        self.outputs = (_c.TG_Output * nt)(*[t._tf_output for t in self.tensors]) if nt else None
+        self.targets = (ctypes.c_void_p * no)(*[o._handle for o in self.ops]) if no else None
 
     def _element(self, f: Any) -> Any:
         from tgraph.operation import Operation
@@ -105,6 +109,8 @@ class BaseSession:
         self._closed = False
         self._delete = _lib.TG_DeleteSession
         self._ctx: List[Any] = []
+        self._plans: Dict[Any, _FetchPlan] = {}
+        self._feed_info: Dict[Any, Any] = {}
 
     @property
     def graph(self) -> Any:
@@ -141,6 +147,33 @@ class BaseSession:
 
     # ---- run ----
 
+    def _feed_key(self, key: Any) -> Any:
+        """(tensor, dtype, numpy dtype, static dims or None) for a feed_dict key, cached."""
+        from tgraph.variables import Variable
+        try:
+            info = self._feed_info.get(key)
+        except TypeError:
+            info = None
+        if info is not None and info[4] == info[0]._shape_version:
+            return info
+        k = key._ref() if isinstance(key, Variable) else key
+        try:
+            t = self._graph.as_graph_element(k, allow_tensor=True, allow_operation=False)
+        except Exception as e:
+            raise TypeError(f"Cannot interpret feed_dict key as Tensor: {e}") from None
+        dt = t.dtype.base_dtype
+        shape = t.shape
+        dims = None if shape.dims is None else tuple(-1 if d.value is None else d.value
+                                                      for d in shape.dims)
+        info = (t, dt, np.dtype(dt.as_numpy_dtype), dims, t._shape_version,
+                dt.as_datatype_enum if dt != dtypes.string else None,
+                dims is not None and -1 not in dims)
+        try:
+            self._feed_info[key] = info
+        except TypeError:
+            pass
+        return info
+
     def _feeds(self, feed_dict: Any) -> Tuple[List[Any], List[int]]:
         from tgraph.tensor import Tensor
         from tgraph.variables import Variable
@@ -150,25 +183,26 @@ class BaseSession:
             return keys, handles
         try:
             for key, value in feed_dict.items():
-                if isinstance(key, Variable):
-                    key = key._ref()
-                try:
-                    t = self._graph.as_graph_element(key, allow_tensor=True,
-                                                     allow_operation=False)
-                except Exception as e:
-                    raise TypeError(f"Cannot interpret feed_dict key as Tensor: {e}") from None
-                if isinstance(value, (Tensor, Variable)):
+                t, dt, np_dt, dims, _, enum, fully_defined = self._feed_key(key)
+                if type(value) is not np.ndarray and isinstance(value, (Tensor, Variable)):
                     raise TypeError("The value of a feed cannot be a tf.Tensor object. "
                                     "Acceptable feed values include Python scalars, strings, "
                                     "lists, numpy ndarrays, or TensorHandles. For reference, "
                                     f"the tensor object was {value!r} which was passed to the "
                                     f"argument `feed_dict` with key {t!r}.")
-                dt = t.dtype.base_dtype
-                arr = _feed_array(value, dt, t)
-                if not t.shape.is_compatible_with(arr.shape):
-                    raise ValueError(f"Cannot feed value of shape {arr.shape!r} for Tensor "
-                                     f"{t.name!r}, which has shape {str(t.shape)!r}")
-                handles.append(_tensor_conv.from_numpy(arr, dt))
+                if type(value) is np.ndarray and value.dtype == np_dt:
+                    arr = value
+                else:
+                    arr = _feed_array(value, dt, t)
+                if dims is not None:
+                    shape = arr.shape
+                    if (shape != dims if fully_defined else
+                            len(shape) != len(dims) or any(d != -1 and d != s
+                                                           for d, s in zip(dims, shape))):
+                        raise ValueError(f"Cannot feed value of shape {shape!r} for Tensor "
+                                         f"{t.name!r}, which has shape {str(t.shape)!r}")
+                handles.append(_tensor_conv.from_numpy(arr, dt) if enum is None
+                               else _tensor_conv.from_numpy_fast(arr, enum))
                 keys.append(t)
         except BaseException:
             for h in handles:
@@ -183,20 +217,41 @@ class BaseSession:
         Fetched tensors come back as numpy arrays, ops as None, in the fetches' structure."""
         if self._closed:
             raise RuntimeError("Attempted to use a closed Session.")
-        plan = _FetchPlan(self._graph, fetches)
+        plan = self._plan_for(fetches)
         feed_keys, feed_handles = self._feeds(feed_dict)
-        values = self._run(plan.tensors, plan.ops, feed_keys, feed_handles, options,
-                           run_metadata)
+        values = self._run(plan, feed_keys, feed_handles, options, run_metadata)
         return plan.build(values)
 
-    def _run(self, tensors: List[Any], ops: List[Any], feed_keys: List[Any],
-             feed_handles: List[int], options: Any, run_metadata: Any) -> List[Any]:
-        nf, nt, no = len(feed_keys), len(tensors), len(ops)
-        inputs = (_c.TG_Output * nf)(*[t._tf_output for t in feed_keys]) if nf else None
-        input_values = (ctypes.c_void_p * nf)(*feed_handles) if nf else None
-        outputs = (_c.TG_Output * nt)(*[t._tf_output for t in tensors]) if nt else None
+    def _plan_for(self, fetches: Any) -> "_FetchPlan":
+        """The fetch plan, cached for a fetch that is one tensor or op or a list/tuple of
+        hashable items (the common loop `sess.run([loss, train_op], feed)`)."""
+        key = fetches
+        if type(fetches) is list or type(fetches) is tuple:
+            key = (type(fetches), *fetches)
+        try:
+            plan = self._plans.get(key)
+        except TypeError:  # unhashable (a dict, a list inside)
+            return _FetchPlan(self._graph, fetches)
+        if plan is None:
+            plan = _FetchPlan(self._graph, fetches)
+            if len(self._plans) >= 256:
+                self._plans.clear()
+            self._plans[key] = plan
+        return plan
+
+    def _run(self, plan: "_FetchPlan", feed_keys: List[Any], feed_handles: List[int],
+             options: Any, run_metadata: Any) -> List[Any]:
+        nf, nt, no = len(feed_keys), len(plan.tensors), len(plan.ops)
+        outputs, targets = plan.outputs, plan.targets
+        if nf == 1:
+            inputs = ctypes.byref(feed_keys[0]._tf_output)
+            input_values = ctypes.byref(ctypes.c_void_p(feed_handles[0]))
+        elif nf:
+            inputs = (_c.TG_Output * nf)(*[t._tf_output for t in feed_keys])
+            input_values = (ctypes.c_void_p * nf)(*feed_handles)
+        else:
+            inputs = input_values = None
         out_values = (ctypes.c_void_p * nt)() if nt else None
-        targets = (ctypes.c_void_p * no)(*[o._handle for o in ops]) if no else None
         run_opts = meta = None
         if options is not None and getattr(options, "trace_level", 0):
             run_opts = _lib.TG_NewRunOptions()
@@ -248,8 +303,8 @@ class BaseSession:
                 for h in handles:
                     _lib.TG_DeleteTensor(h)
                 raise
-            return plan.build(self._run(plan.tensors, plan.ops, feeds, handles,
-                                        kwargs.get("options"), kwargs.get("run_metadata")))
+            return plan.build(self._run(plan, feeds, handles, kwargs.get("options"),
+                                        kwargs.get("run_metadata")))
         return call
 
     # ---- context managers ----

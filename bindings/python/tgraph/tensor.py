@@ -17,6 +17,8 @@ class Tensor:
 
     # Binary operators of numpy arrays defer to ours (x + tensor builds an op).
     __array_priority__ = 100
+    # Bumped by set_shape: sessions cache a feed's static shape until it changes.
+    _shape_version = 0
 
     def __init__(self, op: Any, value_index: int) -> None:
         self._op = op
@@ -79,6 +81,7 @@ class Tensor:
         st = _c.status()
         _lib.TG_GraphSetTensorShape(self._op._graph._handle, self._tf_output, arr, len(vals), st)
         errors.check(st)
+        self._shape_version += 1
 
     def consumers(self) -> List[Any]:
         n = _lib.TG_OperationOutputNumConsumers(self._tf_output)
@@ -102,15 +105,8 @@ class Tensor:
         dev = f", device={self.device}" if self.device else ""
         return f'Tensor("{self.name}", shape={self.shape}, dtype={self._dtype.name}{dev})'
 
-    def __hash__(self) -> int:
-        return id(self)
-
-    # TF 1.x: == is identity (graph tensors compare by object, usable as dict keys).
-    def __eq__(self, other: Any) -> bool:
-        return self is other
-
-    def __ne__(self, other: Any) -> bool:
-        return self is not other
+    # TF 1.x: == is identity and tensors hash by identity (usable as dict keys): object's
+    # own __eq__ and __hash__, which the overloads leave alone.
 
     def __bool__(self) -> bool:
         raise TypeError("Using a `tf.Tensor` as a Python `bool` is not allowed. Use `if t is "

@@ -181,14 +181,6 @@ class Variable:
         return (f"<tf.Variable '{self.name}' shape={self.shape} "
                 f"dtype={self.dtype.name}>")
 
-    def __hash__(self) -> int:
-        return id(self)
-
-    def __eq__(self, other: Any) -> bool:
-        return self is other
-
-    def __ne__(self, other: Any) -> bool:
-        return self is not other
 
     def __iter__(self) -> Any:
         raise TypeError("'Variable' object is not iterable.")
