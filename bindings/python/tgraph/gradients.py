@@ -1,7 +1,6 @@
 """tf.gradients over TG_AddGradientsSparse, and IndexedSlices for sparse gradients."""
 from __future__ import annotations
 
-import ctypes
 from typing import Any, List, Optional
 
 from tgraph import _c, errors
@@ -88,5 +87,3 @@ def gradients(ys: Any, xs: Any, grad_ys: Any = None, name: str = "gradients",
         errors.raise_status(code, msg)
     return [_wrap(g, values, indices, shapes, i) for i in range(nx)]
 
-
-_ = ctypes

@@ -136,7 +136,6 @@ class Operation:
 
 
 def _attr_value(av: Any) -> Any:
-    from tgraph.tensor_shape import TensorShape
     kind = av.WhichOneof("value")
     if kind == "list":
         lst = av.list
@@ -159,5 +158,4 @@ def _attr_value(av: Any) -> Any:
         return dtypes.as_dtype(av.type)
     if kind is None:
         return None
-    _ = TensorShape
     return getattr(av, kind)

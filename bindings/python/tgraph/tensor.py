@@ -277,12 +277,3 @@ def _is_tensorlike(v: Any) -> bool:
 
 
 # ---- operators (TF 1.x's Tensor overloads) ----
-
-def _install_operators(cls: type) -> None:
-    from tgraph.ops import overloads
-    overloads.install(cls)
-
-
-def _getitem(self: Any, slice_spec: Any) -> Tensor:
-    from tgraph.ops import array_ops
-    return array_ops._slice_helper(convert_to_tensor(self), slice_spec)

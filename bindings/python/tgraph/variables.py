@@ -6,8 +6,6 @@ import contextlib
 import ctypes
 from typing import Any, Iterator, List, Optional
 
-import numpy as np
-
 from tgraph import _c, _tensor_conv, dtypes, errors
 from tgraph.graph import GraphKeys, get_default_graph
 
@@ -415,5 +413,3 @@ def report_uninitialized_variables(var_list: Optional[List[Variable]] = None,
 def assert_variables_initialized(var_list: Any = None) -> Any:
     return None
 
-
-_ = np

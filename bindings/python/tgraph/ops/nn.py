@@ -4,8 +4,6 @@ from __future__ import annotations
 import ctypes
 from typing import Any, Optional
 
-import numpy as np
-
 from tgraph import _c, errors
 from tgraph.graph import get_default_graph
 from tgraph.op_def_lib import apply_op
@@ -196,5 +194,3 @@ def nce_loss(weights: Any, biases: Any, labels: Any, inputs: Any, num_sampled: i
     del keep
     return _out(g, out, st)
 
-
-_ = np

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tgraph.tensor import Tensor, convert_to_tensor
+from tgraph.tensor import convert_to_tensor
 
 
 def _binary(fn_name: str, scope: str, reverse: bool = False):
@@ -74,5 +74,3 @@ def install(cls: type) -> None:
     setattr(cls, "__invert__", _unary("logical_not"))
     setattr(cls, "__getitem__", _getitem)
 
-
-_ = Tensor
