@@ -174,3 +174,16 @@ def test_global_step_eval_and_interactive_session():
     sess.close()
     with pytest.raises(ValueError):
         tf.constant(4).eval()
+
+
+def test_reuse_variables():
+    with tf.variable_scope("rnn") as scope:
+        w = tf.get_variable("w", [2])
+        assert scope.reuse is False
+        scope.reuse_variables()
+        assert scope.reuse is True
+        assert tf.get_variable("w", [2]) is w
+        assert tf.get_variable_scope().reuse is True
+    assert tf.get_variable_scope().reuse is False
+    with tf.variable_scope("auto", reuse=tf.AUTO_REUSE) as s2:
+        assert s2.reuse is tf.AUTO_REUSE

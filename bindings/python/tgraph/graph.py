@@ -50,14 +50,21 @@ class Graph:
         self._lock = threading.RLock()
         self._device_fns: List[Any] = []
         self._delete = _lib.TG_DeleteGraph
-        self._finalized_py = False
-        self._sessions: List[Any] = []
+        # TG_Session handles of sessions on this graph not deleted yet: a graph collected in
+        # the same garbage cycle as its sessions deletes them first (the C API needs the
+        # graph to outlive them).
+        self._session_handles: set = set()
+        self._delete_session = _lib.TG_DeleteSession
         self._optimizers: List[Any] = []  # kept alive: their slots belong to the graph
 
     def __del__(self) -> None:
         h = getattr(self, "_handle", None)
         if h:
+            for s in list(getattr(self, "_session_handles", ())):
+                self._delete_session(s, None)
+            self._session_handles.clear()
             self._delete(h)
+            self._handle = None
 
     # ---- wrappers of C handles (one Python object per operation / variable) ----
 

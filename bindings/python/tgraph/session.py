@@ -106,6 +106,7 @@ class BaseSession:
             errors.check(st)
         finally:
             _lib.TG_DeleteSessionOptions(opts)
+        self._graph._session_handles.add(self._handle)
         self._closed = False
         self._delete = _lib.TG_DeleteSession
         self._ctx: List[Any] = []
@@ -141,9 +142,11 @@ class BaseSession:
 
     def __del__(self) -> None:
         h = getattr(self, "_handle", None)
-        if h:
+        g = getattr(self, "_graph", None)
+        if h and g is not None and h in g._session_handles:
+            g._session_handles.discard(h)
             self._delete(h, None)
-            self._handle = None
+        self._handle = None
 
     # ---- run ----
 

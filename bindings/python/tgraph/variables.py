@@ -229,10 +229,12 @@ def _check_var(st: int, g: Any) -> None:
 class VariableScope:
     """What tf.variable_scope yields: the scope's name and reuse mode."""
 
-    def __init__(self, name: str, reuse: Any, original_name_scope: str) -> None:
+    def __init__(self, name: str, reuse: Any, original_name_scope: str,
+                 graph: Any = None) -> None:
         self._name = name
         self._reuse = reuse
         self._original_name_scope = original_name_scope
+        self._graph = graph
 
     @property
     def name(self) -> str:
@@ -240,6 +242,11 @@ class VariableScope:
 
     @property
     def reuse(self) -> Any:
+        """True, tf.AUTO_REUSE or False: the mode while this scope is the current one."""
+        g = self._graph
+        if g is not None and _c.pystr(_lib.TG_GraphCurrentVariableScope(g._handle)) == self._name:
+            mode = _lib.TG_GraphVariableScopeReuse(g._handle)
+            return AUTO_REUSE if mode == _REUSE_AUTO else mode == _REUSE_TRUE
         return self._reuse
 
     @property
@@ -247,12 +254,20 @@ class VariableScope:
         return self._original_name_scope
 
     def reuse_variables(self) -> None:
-        raise NotImplementedError("reuse_variables(): open the scope again with reuse=True")
+        """get_variable reuses in this scope from now on (it must be the current scope)."""
+        g = self._graph or get_default_graph()
+        if _c.pystr(_lib.TG_GraphCurrentVariableScope(g._handle)) != self._name:
+            raise ValueError(f"reuse_variables() of variable scope {self._name!r}, which is not "
+                             "the current one")
+        st = _c.status()
+        _lib.TG_GraphReuseVariables(g._handle, st)
+        _check_var(st, g)
+        self._reuse = True
 
 
 def get_variable_scope() -> VariableScope:
     g = get_default_graph()
-    return VariableScope(_c.pystr(_lib.TG_GraphCurrentVariableScope(g._handle)), None, "")
+    return VariableScope(_c.pystr(_lib.TG_GraphCurrentVariableScope(g._handle)), None, "", g)
 
 
 @contextlib.contextmanager
@@ -287,7 +302,7 @@ def variable_scope(name_or_scope: Any, default_name: Optional[str] = None, value
     try:
         scope_name = _c.pystr(_lib.TG_GraphCurrentVariableScope(g._handle))
         ns = g.get_name_scope()
-        yield VariableScope(scope_name, reuse, ns + "/" if ns else "")
+        yield VariableScope(scope_name, reuse, ns + "/" if ns else "", g)
     finally:
         _lib.TG_GraphPopVariableScope(g._handle, _c.status())
         del init_struct

@@ -699,6 +699,13 @@ TG_CAPI_EXPORT extern void TG_GraphPopVariableScope(TG_Graph* g, TG_Status* stat
 /* The current variable scope ("" at top level). Owned by the graph; valid until the next
  * call that changes the graph. */
 TG_CAPI_EXPORT extern const char* TG_GraphCurrentVariableScope(TG_Graph* g);
+/* tf.get_variable_scope().reuse_variables(): get_variable in the current variable scope, and
+ * in scopes opened inside it, reuses from now on; popping the scope brings back the
+ * enclosing mode (at the top level it lasts for the graph's life). */
+TG_CAPI_EXPORT extern void TG_GraphReuseVariables(TG_Graph* g, TG_Status* status);
+/* The current scope's reuse mode: TG_REUSE_FALSE, TG_REUSE_TRUE or TG_REUSE_AUTO (never
+ * TG_REUSE_INHERIT); TG_REUSE_FALSE for a NULL graph. */
+TG_CAPI_EXPORT extern TG_Reuse TG_GraphVariableScopeReuse(TG_Graph* g);
 
 /* tf.get_variable(name, shape, dtype, initializer): "<variable scope>/name", created or
  * reused per the scope's reuse mode (the name scope does not apply). dims[0, num_dims)
