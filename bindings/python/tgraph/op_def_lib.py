@@ -295,6 +295,9 @@ def apply_op(op_type: str, name: Optional[str] = None, **kwargs: Any) -> Any:
             v = kwargs.pop(k)
             if v is not None:
                 attrs[k] = v
+    unknown = set(kwargs) - {a.name for a in sig.inputs}
+    if unknown:
+        raise TypeError(f"{op_type} got unexpected keyword arguments: {sorted(unknown)}")
     needs_scope = any(not isinstance(kwargs.get(a.name), Tensor) for a in sig.inputs)
     base = name or op_type
     if needs_scope:
