@@ -94,6 +94,7 @@ def disable_v2_behavior() -> None:
 
 
 def executing_eagerly() -> "_builtins.bool":
+    """False: tgraph builds graphs only."""
     return False
 
 

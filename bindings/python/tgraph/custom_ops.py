@@ -12,6 +12,9 @@ _lib = _c.lib
 
 
 def load_op_library(library_filename: str) -> Any:
+    """Loads the plugin at library_filename and returns a module with a function per op it
+    registered (snake_case, attrs as keyword arguments); NotFoundError naming the file when it
+    cannot be loaded."""
     _c.ensure_plugins()
     st = _c.status()
     plugin = _lib.TG_LoadPlugin(_c.cstr(os.fspath(library_filename)), st)

@@ -446,6 +446,7 @@ def _default_stack() -> List[Graph]:
 
 
 def get_default_graph() -> Graph:
+    """The graph new ops go to: the innermost `as_default()` graph, else the global one."""
     stack = _default_stack()
     if stack:
         return stack[-1]
@@ -484,28 +485,36 @@ def name_scope(name: Optional[str], default_name: Optional[str] = None,
 
 
 def control_dependencies(control_inputs: Any) -> Any:
+    """A context: ops created inside run after `control_inputs` (None clears the enclosing ones)."""
     return get_default_graph().control_dependencies(control_inputs)
 
 
 def device(device_name_or_function: Any) -> Any:
+    """A context: ops created inside get this device (a string, a function of the op, or None to
+    clear)."""
     return get_default_graph().device(device_name_or_function)
 
 
 def colocate_with(op: Any, ignore_existing: bool = False) -> Any:
+    """A context: ops created inside are colocated with `op` (its device and `_class`)."""
     return get_default_graph().colocate_with(op, ignore_existing)
 
 
 def add_to_collection(name: str, value: Any) -> None:
+    """Appends value to the default graph's collection `name`."""
     get_default_graph().add_to_collection(name, value)
 
 
 def add_to_collections(names: Any, value: Any) -> None:
+    """Appends value to each of the default graph's collections `names`."""
     get_default_graph().add_to_collections(names, value)
 
 
 def get_collection(key: str, scope: Optional[str] = None) -> List[Any]:
+    """The default graph's collection `key` (filtered by the regular expression `scope`)."""
     return get_default_graph().get_collection(key, scope)
 
 
 def get_collection_ref(key: str) -> List[Any]:
+    """The list of Python-only items of collection `key`, to append to."""
     return get_default_graph().get_collection_ref(key)

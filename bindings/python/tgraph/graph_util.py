@@ -44,6 +44,7 @@ def convert_variables_to_constants(sess: Any, input_graph_def: Any, output_node_
 
 
 def extract_sub_graph(graph_def: Any, dest_nodes: List[str]) -> Any:
+    """The nodes of graph_def that dest_nodes need, in their original order."""
     src = _c.Buffer(graph_def.SerializeToString())
     arr, n = _names(list(dest_nodes))
     out = _c.Buffer()

@@ -53,14 +53,17 @@ class Initializer:
 
 
 class Zeros(Initializer):
+    """tf.zeros_initializer(): zeros (a Fill from 1000 elements, as TF)."""
     _kind = _ZEROS
 
 
 class Ones(Initializer):
+    """tf.ones_initializer(): ones."""
     _kind = _ONES
 
 
 class Constant(Initializer):
+    """tf.constant_initializer(value): a scalar filled, or a value of the shape's size."""
     _kind = _CONSTANT
 
     def __init__(self, value: Any = 0, dtype: Any = dtypes.float32,
@@ -90,6 +93,7 @@ class _OwnedTensor:
 
 
 class RandomNormal(Initializer):
+    """tf.random_normal_initializer(mean, stddev, seed)."""
     _kind = _NORMAL
 
     def __init__(self, mean: float = 0.0, stddev: float = 1.0, seed: Optional[int] = None,
@@ -102,10 +106,12 @@ class RandomNormal(Initializer):
 
 
 class TruncatedNormal(RandomNormal):
+    """tf.truncated_normal_initializer(mean, stddev, seed): redrawn beyond 2 stddev."""
     _kind = _TRUNCATED
 
 
 class RandomUniform(Initializer):
+    """tf.random_uniform_initializer(minval, maxval, seed): U[minval, maxval)."""
     _kind = _UNIFORM
 
     def __init__(self, minval: float = 0.0, maxval: Optional[float] = None,
@@ -119,6 +125,7 @@ class RandomUniform(Initializer):
 
 
 class GlorotUniform(Initializer):
+    """tf.glorot_uniform_initializer(seed): U[-l, l), l = sqrt(6 / (fan_in + fan_out))."""
     _kind = _GLOROT
 
 

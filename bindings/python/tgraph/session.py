@@ -426,6 +426,7 @@ class _default_session_context:
 
 
 def get_default_session() -> Optional[Any]:
+    """The innermost session made default (`with sess:` or an InteractiveSession), or None."""
     stack = _session_stack()
     return stack[-1] if stack else None
 
@@ -447,6 +448,7 @@ def _run_using(session: Any, fetch: Any, feed_dict: Any, graph: Any, what: str) 
                              "session to `run(session=sess)`")
     if session.graph is not graph:
         kind = "tensor" if what == "tensor" else "operation"
-        raise ValueError(f"Cannot use the given session to {'evaluate' if what == 'tensor' else 'execute'} "
-                         f"{kind}: the {kind}'s graph is different from the session's graph.")
+        verb = "evaluate" if what == "tensor" else "execute"
+        raise ValueError(f"Cannot use the given session to {verb} {kind}: the {kind}'s graph "
+                         "is different from the session's graph.")
     return session.run(fetch, feed_dict)

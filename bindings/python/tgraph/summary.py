@@ -23,6 +23,8 @@ def _out(g: Any, out: _c.TG_Output, st: int) -> Optional[Tensor]:
 
 
 def scalar(name: str, tensor: Any, collections: Any = None, family: Any = None) -> Tensor:
+    """A ScalarSummary op of the scalar `tensor` (tag: the name under the current scope), added to
+    the summaries collection."""
     t = convert_to_tensor(tensor)
     st = _c.status()
     return _out(t.graph, _lib.TG_SummaryScalar(t.graph._handle, _c.cstr(name), t._tf_output, st),
@@ -30,6 +32,7 @@ def scalar(name: str, tensor: Any, collections: Any = None, family: Any = None) 
 
 
 def histogram(name: str, values: Any, collections: Any = None, family: Any = None) -> Tensor:
+    """A HistogramSummary op of `values`, added to the summaries collection."""
     t = convert_to_tensor(values)
     st = _c.status()
     return _out(t.graph, _lib.TG_SummaryHistogram(t.graph._handle, _c.cstr(name), t._tf_output,
@@ -37,6 +40,7 @@ def histogram(name: str, values: Any, collections: Any = None, family: Any = Non
 
 
 def merge(inputs: List[Any], collections: Any = None, name: Optional[str] = None) -> Tensor:
+    """A MergeSummary op of the summary tensors `inputs`."""
     ts = [convert_to_tensor(i) for i in inputs]
     g = ts[0].graph if ts else get_default_graph()
     st = _c.status()
@@ -46,6 +50,7 @@ def merge(inputs: List[Any], collections: Any = None, name: Optional[str] = None
 
 def merge_all(key: str = "summaries", scope: Any = None, name: Optional[str] = None
               ) -> Optional[Tensor]:
+    """merge() of the collection `key` (None when it holds nothing)."""
     g = get_default_graph()
     st = _c.status()
     return _out(g, _lib.TG_SummaryMergeAll(g._handle, _c.cstr(key), st), st)

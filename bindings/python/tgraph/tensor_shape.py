@@ -239,4 +239,6 @@ def unknown_shape(rank: Optional[int] = None) -> TensorShape:
 
 
 def scalar() -> TensorShape:
+    """A ScalarSummary op of the scalar `tensor` (tag: the name under the current scope), added to
+    the summaries collection."""
     return TensorShape([])

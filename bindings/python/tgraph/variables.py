@@ -266,6 +266,7 @@ class VariableScope:
 
 
 def get_variable_scope() -> VariableScope:
+    """The current variable scope."""
     g = get_default_graph()
     return VariableScope(_c.pystr(_lib.TG_GraphCurrentVariableScope(g._handle)), None, "", g)
 
@@ -354,6 +355,7 @@ def get_variable(name: str, shape: Any = None, dtype: Any = None, initializer: A
 # ---- collections of variables and their initializers ----
 
 def global_variables(scope: Optional[str] = None) -> List[Variable]:
+    """The variables of GLOBAL_VARIABLES (filtered by `scope`)."""
     return get_default_graph().get_collection(GraphKeys.GLOBAL_VARIABLES, scope)
 
 
@@ -361,18 +363,22 @@ all_variables = global_variables
 
 
 def trainable_variables(scope: Optional[str] = None) -> List[Variable]:
+    """The variables of TRAINABLE_VARIABLES (filtered by `scope`)."""
     return get_default_graph().get_collection(GraphKeys.TRAINABLE_VARIABLES, scope)
 
 
 def local_variables(scope: Optional[str] = None) -> List[Variable]:
+    """The variables of LOCAL_VARIABLES."""
     return get_default_graph().get_collection(GraphKeys.LOCAL_VARIABLES, scope)
 
 
 def model_variables(scope: Optional[str] = None) -> List[Variable]:
+    """The variables of MODEL_VARIABLES."""
     return get_default_graph().get_collection(GraphKeys.MODEL_VARIABLES, scope)
 
 
 def global_variables_initializer() -> Any:
+    """A NoOp 'init' that runs every global variable's initializer."""
     g = get_default_graph()
     st = _c.status()
     h = _lib.TG_GraphGlobalVariablesInitializer(g._handle, st)
@@ -384,6 +390,7 @@ initialize_all_variables = global_variables_initializer
 
 
 def local_variables_initializer() -> Any:
+    """A NoOp 'init' that runs every local variable's initializer."""
     g = get_default_graph()
     st = _c.status()
     h = _lib.TG_GraphLocalVariablesInitializer(g._handle, st)
@@ -395,6 +402,7 @@ initialize_local_variables = local_variables_initializer
 
 
 def variables_initializer(var_list: List[Variable], name: str = "init") -> Any:
+    """A NoOp that runs the initializers of `var_list`."""
     g = get_default_graph()
     arr = (ctypes.c_void_p * max(len(var_list), 1))(*[v._handle for v in var_list])
     st = _c.status()
@@ -407,6 +415,7 @@ initialize_variables = variables_initializer
 
 
 def is_variable_initialized(variable: Variable) -> Any:
+    """A bool scalar: whether the variable holds a value."""
     g = variable.graph
     st = _c.status()
     out = _lib.TG_IsVariableInitialized(g._handle, variable._handle, None, st)
@@ -416,6 +425,7 @@ def is_variable_initialized(variable: Variable) -> Any:
 
 def report_uninitialized_variables(var_list: Optional[List[Variable]] = None,
                                    name: str = "report_uninitialized_variables") -> Any:
+    """A 1-D string tensor of the names of the uninitialized variables."""
     g = get_default_graph()
     n = -1 if var_list is None else len(var_list)
     arr = (ctypes.c_void_p * max(len(var_list or []), 1))(*[v._handle for v in var_list or []])
@@ -426,5 +436,6 @@ def report_uninitialized_variables(var_list: Optional[List[Variable]] = None,
 
 
 def assert_variables_initialized(var_list: Any = None) -> Any:
+    """None (TF's assertion op is not built)."""
     return None
 

@@ -18,11 +18,13 @@ def placeholder(dtype: Any, shape: Any = None, name: Optional[str] = None) -> Te
 
 
 def placeholder_with_default(input: Any, shape: Any, name: Optional[str] = None) -> Tensor:
+    """`input` unless a value is fed (then of shape `shape`)."""
     return apply_op("PlaceholderWithDefault", name=name or "PlaceholderWithDefault",
                     input=input, shape=as_shape(shape))
 
 
 def identity(input: Any, name: Optional[str] = None) -> Tensor:
+    """The input, as a new tensor (Identity)."""
     return apply_op("Identity", name=name or "Identity", input=input)
 
 
@@ -39,23 +41,28 @@ def _int_tensor(v: Any, name: str) -> Any:
 
 
 def reshape(tensor: Any, shape: Any, name: Optional[str] = None) -> Tensor:
+    """`tensor` with shape `shape` (-1 infers one dimension)."""
     return apply_op("Reshape", name=name or "Reshape", tensor=tensor,
                     shape=_int_tensor(shape, "shape"))
 
 
 def shape(input: Any, name: Optional[str] = None, out_type: Any = dtypes.int32) -> Tensor:
+    """The input's shape as a 1-D tensor."""
     return apply_op("Shape", name=name or "Shape", input=input, out_type=out_type)
 
 
 def size(input: Any, name: Optional[str] = None, out_type: Any = dtypes.int32) -> Tensor:
+    """The input's number of elements."""
     return apply_op("Size", name=name or "Size", input=input, out_type=out_type)
 
 
 def rank(input: Any, name: Optional[str] = None) -> Tensor:
+    """The input's rank as an int32 scalar."""
     return apply_op("Rank", name=name or "Rank", input=input)
 
 
 def concat(values: List[Any], axis: Any, name: str = "concat") -> Tensor:
+    """Joins `values` along `axis` (ConcatV2)."""
     if len(values) == 1:
         return identity(values[0], name=name)
     return apply_op("ConcatV2", name=name, values=list(values), axis=np.int32(axis)
@@ -63,6 +70,7 @@ def concat(values: List[Any], axis: Any, name: str = "concat") -> Tensor:
 
 
 def stack(values: List[Any], axis: int = 0, name: str = "stack") -> Tensor:
+    """Stacks `values` along a new axis (Pack), converting Python values."""
     first = next((v for v in values if isinstance(v, Tensor) or hasattr(v, "_as_tensor")), None)
     dt = None
     if first is not None:
@@ -81,6 +89,7 @@ pack = stack
 
 def unstack(value: Any, num: Optional[int] = None, axis: int = 0,
             name: str = "unstack") -> List[Tensor]:
+    """Splits `value` along `axis` into a list of tensors (Unpack)."""
     value = convert_to_tensor(value)
     if num is None:
         s = value.shape
@@ -95,6 +104,7 @@ unpack = unstack
 
 def expand_dims(input: Any, axis: Any = None, name: Optional[str] = None,
                 dim: Any = None) -> Tensor:
+    """Inserts a dimension of size 1 at `axis`."""
     if axis is None:
         axis = dim
     return apply_op("ExpandDims", name=name or "ExpandDims", input=input,
@@ -103,6 +113,7 @@ def expand_dims(input: Any, axis: Any = None, name: Optional[str] = None,
 
 def squeeze(input: Any, axis: Any = None, name: Optional[str] = None,
             squeeze_dims: Any = None) -> Tensor:
+    """Removes dimensions of size 1 (those of `axis`, or all)."""
     if axis is None:
         axis = squeeze_dims
     if isinstance(axis, int):
@@ -113,6 +124,7 @@ def squeeze(input: Any, axis: Any = None, name: Optional[str] = None,
 
 def transpose(a: Any, perm: Any = None, name: str = "transpose", conjugate: bool = False
               ) -> Tensor:
+    """Permutes the dimensions of `a` (reversed when perm is None)."""
     a = convert_to_tensor(a, name="a")
     if perm is None:
         r = a.shape.ndims
@@ -139,21 +151,25 @@ def _filled(fill: float, shape: Any, dtype: Any, name: str) -> Tensor:
 
 
 def zeros(shape: Any, dtype: Any = dtypes.float32, name: str = "zeros") -> Tensor:
+    """A tensor of zeros (a Const under 1000 elements, else a Fill, as TF)."""
     return _filled(0, shape, dtype, name)
 
 
 def ones(shape: Any, dtype: Any = dtypes.float32, name: str = "ones") -> Tensor:
+    """A tensor of ones (a Const under 1000 elements, else a Fill, as TF)."""
     return _filled(1, shape, dtype, name)
 
 
 def zeros_like(tensor: Any, dtype: Any = None, name: Optional[str] = None,
                optimize: bool = True) -> Tensor:
+    """Zeros of the input's shape."""
     t = apply_op("ZerosLike", name=name or "zeros_like", x=tensor)
     return t if dtype is None else _cast(t, dtype)
 
 
 def ones_like(tensor: Any, dtype: Any = None, name: Optional[str] = None,
               optimize: bool = True) -> Tensor:
+    """Ones of the input's shape."""
     t = apply_op("OnesLike", name=name or "ones_like", x=tensor)
     return t if dtype is None else _cast(t, dtype)
 
@@ -164,16 +180,19 @@ def _cast(t: Tensor, dtype: Any) -> Tensor:
 
 
 def fill(dims: Any, value: Any, name: Optional[str] = None) -> Tensor:
+    """A tensor of shape `dims` filled with `value`."""
     return apply_op("Fill", name=name or "Fill", dims=_int_tensor(dims, "dims"), value=value)
 
 
 def tile(input: Any, multiples: Any, name: Optional[str] = None) -> Tensor:
+    """Repeats `input` `multiples` times along each dimension."""
     return apply_op("Tile", name=name or "Tile", input=input,
                     multiples=_int_tensor(multiples, "multiples"))
 
 
 def pad(tensor: Any, paddings: Any, mode: str = "CONSTANT", name: Optional[str] = None,
         constant_values: Any = 0) -> Tensor:
+    """Pads `tensor` with zeros by `paddings`."""
     if mode.upper() != "CONSTANT" or constant_values != 0:
         raise NotImplementedError("pad: only mode='CONSTANT' with zeros")
     return apply_op("Pad", name=name or "Pad", input=tensor,
@@ -183,6 +202,7 @@ def pad(tensor: Any, paddings: Any, mode: str = "CONSTANT", name: Optional[str] 
 
 def gather(params: Any, indices: Any, validate_indices: Any = None, name: Optional[str] = None,
            axis: Any = None, batch_dims: int = 0) -> Tensor:
+    """Slices of `params` at `indices` along `axis` (GatherV2)."""
     return apply_op("GatherV2", name=name or "GatherV2", params=params, indices=indices,
                     axis=np.int32(0 if axis is None else axis) if not isinstance(axis, Tensor)
                     else axis)
@@ -190,6 +210,7 @@ def gather(params: Any, indices: Any, validate_indices: Any = None, name: Option
 
 def one_hot(indices: Any, depth: Any, on_value: Any = None, off_value: Any = None,
             axis: Any = None, dtype: Any = None, name: Optional[str] = None) -> Tensor:
+    """One-hot vectors of `depth` for `indices`."""
     dt = dtypes.as_dtype(dtype) if dtype is not None else (
         on_value.dtype if isinstance(on_value, Tensor) else dtypes.float32)
     np_dt = dt.as_numpy_dtype
@@ -200,6 +221,7 @@ def one_hot(indices: Any, depth: Any, on_value: Any = None, off_value: Any = Non
 
 
 def slice(input_: Any, begin: Any, size: Any, name: Optional[str] = None) -> Tensor:  # noqa: A001
+    """The slice of `input_` starting at `begin` of size `size` (-1: to the end)."""
     return apply_op("Slice", name=name or "Slice", input=input_,
                     begin=_int_tensor(begin, "begin"), size=_int_tensor(size, "size"))
 
@@ -208,6 +230,7 @@ def strided_slice(input_: Any, begin: Any, end: Any, strides: Any = None, begin_
                   end_mask: int = 0, ellipsis_mask: int = 0, new_axis_mask: int = 0,
                   shrink_axis_mask: int = 0, var: Any = None,
                   name: Optional[str] = None) -> Tensor:
+    """The slice of `input_` starting at `begin` of size `size`."""
     if strides is None:
         strides = [1] * len(begin)
     return apply_op("StridedSlice", name=name or "StridedSlice", input=input_,
@@ -269,14 +292,18 @@ def _slice_helper(tensor: Tensor, slice_spec: Any) -> Tensor:
 
 
 def where(condition: Any, x: Any = None, y: Any = None, name: Optional[str] = None) -> Tensor:
+    """With x and y: elements of x where condition holds, else of y (Select); alone: the
+    coordinates where it holds."""
     if x is None and y is None:
         return apply_op("Where", name=name or "Where", input=condition)
     return apply_op("Select", name=name or "Select", condition=condition, t=x, e=y)
 
 
 def unique(x: Any, out_idx: Any = dtypes.int32, name: Optional[str] = None) -> Any:
+    """The unique elements of `x` and the index of each element in them."""
     return apply_op("Unique", name=name or "Unique", x=x, out_idx=out_idx)
 
 
 def invert_permutation(x: Any, name: Optional[str] = None) -> Tensor:
+    """The inverse of the permutation `x`."""
     return apply_op("InvertPermutation", name=name or "InvertPermutation", x=x)

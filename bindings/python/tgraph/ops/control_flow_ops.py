@@ -10,6 +10,7 @@ from tgraph.tensor import Tensor, convert_to_tensor
 
 
 def no_op(name: Optional[str] = None) -> Any:
+    """An op that does nothing (NoOp), for control dependencies."""
     return apply_op("NoOp", name=name or "NoOp")
 
 

@@ -40,6 +40,7 @@ mul = multiply
 
 
 def realdiv(x: Any, y: Any, name: Optional[str] = None) -> Tensor:
+    """Element-wise x / y for real types (RealDiv)."""
     return apply_op("RealDiv", name=name or "RealDiv", x=x, y=y)
 
 
@@ -54,6 +55,7 @@ def truediv(x: Any, y: Any, name: Optional[str] = None) -> Tensor:
 
 
 def divide(x: Any, y: Any, name: Optional[str] = None) -> Tensor:
+    """x / y in floating point (truediv)."""
     return truediv(x, y, name=name or "truediv")
 
 
@@ -61,10 +63,12 @@ div = divide
 
 
 def logical_not(x: Any, name: Optional[str] = None) -> Tensor:
+    """Element-wise not of a bool tensor."""
     return apply_op("LogicalNot", name=name, x=x)
 
 
 def logical_xor(x: Any, y: Any, name: str = "LogicalXor") -> Tensor:
+    """Element-wise exclusive or of bool tensors."""
     return logical_and(logical_or(x, y), logical_not(logical_and(x, y)), name=name)
 
 
@@ -92,6 +96,7 @@ softplus = _unary("Softplus")
 
 
 def cast(x: Any, dtype: Any, name: Optional[str] = None) -> Tensor:
+    """`x` converted to `dtype` (x itself when it already is)."""
     dtype = dtypes.as_dtype(dtype)
     if isinstance(x, Tensor) and x.dtype.base_dtype == dtype:
         return x
@@ -102,20 +107,24 @@ def cast(x: Any, dtype: Any, name: Optional[str] = None) -> Tensor:
 
 
 def to_float(x: Any, name: str = "ToFloat") -> Tensor:
+    """`x` cast to float32."""
     return cast(x, dtypes.float32, name=name)
 
 
 def to_int32(x: Any, name: str = "ToInt32") -> Tensor:
+    """`x` cast to int32."""
     return cast(x, dtypes.int32, name=name)
 
 
 def to_int64(x: Any, name: str = "ToInt64") -> Tensor:
+    """`x` cast to int64."""
     return cast(x, dtypes.int64, name=name)
 
 
 def matmul(a: Any, b: Any, transpose_a: bool = False, transpose_b: bool = False,
            adjoint_a: bool = False, adjoint_b: bool = False, a_is_sparse: bool = False,
            b_is_sparse: bool = False, name: Optional[str] = None) -> Tensor:
+    """The matrix product a @ b (MatMul, or BatchMatMulV2 for rank > 2)."""
     a = convert_to_tensor(a, name="a")
     b = convert_to_tensor(b, dtype=a.dtype.base_dtype, name="b")
     ta, tb = transpose_a or adjoint_a, transpose_b or adjoint_b
@@ -126,6 +135,7 @@ def matmul(a: Any, b: Any, transpose_a: bool = False, transpose_b: bool = False,
 
 
 def add_n(inputs: Any, name: Optional[str] = None) -> Tensor:
+    """The element-wise sum of `inputs` (AddN)."""
     inputs = list(inputs)
     if len(inputs) == 1:
         return convert_to_tensor(inputs[0])
@@ -171,6 +181,8 @@ def _arg(op_type: str):
         return apply_op(op_type, name=name or op_type, input=input,
                         dimension=np.int32(axis) if isinstance(axis, int) else axis,
                         output_type=output_type)
+    which = "largest" if op_type == "ArgMax" else "smallest"
+    fn.__doc__ = f"The index of the {which} value along `axis` ({op_type})."
     return fn
 
 
@@ -180,18 +192,21 @@ argmin = _arg("ArgMin")
 
 def cumsum(x: Any, axis: Any = 0, exclusive: bool = False, reverse: bool = False,
            name: Optional[str] = None) -> Tensor:
+    """Cumulative sum along `axis`."""
     return apply_op("Cumsum", name=name or "Cumsum", x=x, axis=np.int32(axis),
                     exclusive=exclusive, reverse=reverse)
 
 
 def cumprod(x: Any, axis: Any = 0, exclusive: bool = False, reverse: bool = False,
             name: Optional[str] = None) -> Tensor:
+    """Cumulative product along `axis`."""
     return apply_op("Cumprod", name=name or "Cumprod", x=x, axis=np.int32(axis),
                     exclusive=exclusive, reverse=reverse)
 
 
 def range_(start: Any, limit: Any = None, delta: Any = 1, dtype: Any = None,
            name: str = "range") -> Tensor:
+    """A 1-D tensor of start, start + delta, ... below limit (Range)."""
     if limit is None:
         start, limit = 0, start
     vals = [start, limit, delta]
@@ -209,5 +224,6 @@ def range_(start: Any, limit: Any = None, delta: Any = 1, dtype: Any = None,
 
 
 def scalar_mul(scalar: Any, x: Any, name: Optional[str] = None) -> Tensor:
+    """scalar * x."""
     x = convert_to_tensor(x)
     return multiply(convert_to_tensor(scalar, dtype=x.dtype.base_dtype), x, name=name)

@@ -14,18 +14,22 @@ _lib = _c.lib
 
 
 def relu(features: Any, name: Optional[str] = None) -> Tensor:
+    """max(features, 0)."""
     return apply_op("Relu", name=name or "Relu", features=features)
 
 
 def relu6(features: Any, name: Optional[str] = None) -> Tensor:
+    """min(max(features, 0), 6)."""
     return apply_op("Relu6", name=name or "Relu6", features=features)
 
 
 def elu(features: Any, name: Optional[str] = None) -> Tensor:
+    """Exponential linear unit."""
     return apply_op("Elu", name=name or "Elu", features=features)
 
 
 def softmax(logits: Any, axis: Any = None, name: Optional[str] = None, dim: Any = None) -> Tensor:
+    """softmax over the last axis."""
     if axis not in (None, -1) or dim not in (None, -1):
         raise NotImplementedError("softmax over an axis other than the last")
     return apply_op("Softmax", name=name or "Softmax", logits=logits)
@@ -33,6 +37,7 @@ def softmax(logits: Any, axis: Any = None, name: Optional[str] = None, dim: Any 
 
 def log_softmax(logits: Any, axis: Any = None, name: Optional[str] = None,
                 dim: Any = None) -> Tensor:
+    """log(softmax(logits)) over the last axis."""
     if axis not in (None, -1) or dim not in (None, -1):
         raise NotImplementedError("log_softmax over an axis other than the last")
     return apply_op("LogSoftmax", name=name or "LogSoftmax", logits=logits)
@@ -40,6 +45,7 @@ def log_softmax(logits: Any, axis: Any = None, name: Optional[str] = None,
 
 def bias_add(value: Any, bias: Any, data_format: Optional[str] = None,
              name: Optional[str] = None) -> Tensor:
+    """value + bias, bias broadcast over the last (NHWC) dimension (BiasAdd)."""
     return apply_op("BiasAdd", name=name or "BiasAdd", value=value, bias=bias,
                     data_format=data_format or "NHWC")
 
@@ -47,6 +53,7 @@ def bias_add(value: Any, bias: Any, data_format: Optional[str] = None,
 def conv2d(input: Any, filter: Any = None, strides: Any = None, padding: Any = None,
            use_cudnn_on_gpu: bool = True, data_format: str = "NHWC", dilations: Any = None,
            name: Optional[str] = None, filters: Any = None) -> Tensor:
+    """2-D convolution of `input` with `filter` (Conv2D)."""
     if filter is None:
         filter = filters
     kw = {} if dilations is None else {"dilations": list(dilations)}
@@ -57,6 +64,7 @@ def conv2d(input: Any, filter: Any = None, strides: Any = None, padding: Any = N
 
 def max_pool(value: Any, ksize: Any, strides: Any, padding: str, data_format: str = "NHWC",
              name: Optional[str] = None, input: Any = None) -> Tensor:
+    """Max pooling over windows `ksize` with `strides` (MaxPool)."""
     return apply_op("MaxPool", name=name or "MaxPool", input=value if input is None else input,
                     ksize=list(ksize), strides=list(strides), padding=padding,
                     data_format=data_format)
@@ -64,6 +72,7 @@ def max_pool(value: Any, ksize: Any, strides: Any, padding: str, data_format: st
 
 def avg_pool(value: Any, ksize: Any, strides: Any, padding: str, data_format: str = "NHWC",
              name: Optional[str] = None, input: Any = None) -> Tensor:
+    """Average pooling over windows `ksize` with `strides` (AvgPool)."""
     return apply_op("AvgPool", name=name or "AvgPool", value=value if input is None else input,
                     ksize=list(ksize), strides=list(strides), padding=padding,
                     data_format=data_format)
@@ -108,6 +117,7 @@ def dropout(x: Any, keep_prob: Any = None, noise_shape: Any = None, seed: Option
 def embedding_lookup(params: Any, ids: Any, partition_strategy: str = "mod",
                      name: Optional[str] = None, validate_indices: bool = True,
                      max_norm: Any = None) -> Tensor:
+    """Rows `ids` of `params` (GatherV2 colocated with params); its gradient is sparse."""
     if isinstance(params, (list, tuple)):
         if len(params) != 1:
             raise NotImplementedError("embedding_lookup over partitioned params")
@@ -122,6 +132,7 @@ def embedding_lookup(params: Any, ids: Any, partition_strategy: str = "mod",
 
 
 def l2_loss(t: Any, name: Optional[str] = None) -> Tensor:
+    """sum(t ** 2) / 2 (L2Loss)."""
     t = convert_to_tensor(t)
     st = _c.status()
     out = _lib.TG_L2Loss(t.graph._handle, t._tf_output, _c.cstr(name), st)
@@ -130,6 +141,7 @@ def l2_loss(t: Any, name: Optional[str] = None) -> Tensor:
 
 def sigmoid_cross_entropy_with_logits(_sentinel: Any = None, labels: Any = None,
                                       logits: Any = None, name: Optional[str] = None) -> Tensor:
+    """Element-wise logistic loss of `logits` against `labels`."""
     logits = convert_to_tensor(logits, name="logits")
     labels = convert_to_tensor(labels, dtype=logits.dtype.base_dtype, name="labels")
     st = _c.status()
@@ -141,6 +153,7 @@ def sigmoid_cross_entropy_with_logits(_sentinel: Any = None, labels: Any = None,
 def sparse_softmax_cross_entropy_with_logits(_sentinel: Any = None, labels: Any = None,
                                              logits: Any = None,
                                              name: Optional[str] = None) -> Tensor:
+    """Per-example cross entropy of softmax(logits) against class indices `labels`."""
     r = apply_op("SparseSoftmaxCrossEntropyWithLogits",
                  name=name or "SparseSoftmaxCrossEntropyWithLogits", features=logits,
                  labels=labels)
@@ -150,6 +163,7 @@ def sparse_softmax_cross_entropy_with_logits(_sentinel: Any = None, labels: Any 
 def softmax_cross_entropy_with_logits_v2(_sentinel: Any = None, labels: Any = None,
                                          logits: Any = None, axis: int = -1,
                                          name: Optional[str] = None, dim: Any = None) -> Tensor:
+    """Per-example cross entropy of softmax(logits) against the distributions `labels`."""
     if axis != -1:
         raise NotImplementedError("softmax_cross_entropy_with_logits over an axis other than "
                                   "the last")

@@ -22,6 +22,7 @@ def _random(init: Any, shape: Any, dtype: Any, name: Optional[str]) -> Tensor:
 
 def random_normal(shape: Any, mean: float = 0.0, stddev: float = 1.0, dtype: Any = dtypes.float32,
                   seed: Optional[int] = None, name: Optional[str] = None) -> Tensor:
+    """Normal random values (mean + stddev * N(0, 1)), seeded by TF 1.x's rules."""
     from tgraph.initializers import RandomNormal
     return _random(RandomNormal(mean, stddev, seed, dtype), shape, dtype, name)
 
@@ -29,12 +30,14 @@ def random_normal(shape: Any, mean: float = 0.0, stddev: float = 1.0, dtype: Any
 def truncated_normal(shape: Any, mean: float = 0.0, stddev: float = 1.0,
                      dtype: Any = dtypes.float32, seed: Optional[int] = None,
                      name: Optional[str] = None) -> Tensor:
+    """Normal random values redrawn beyond two standard deviations."""
     from tgraph.initializers import TruncatedNormal
     return _random(TruncatedNormal(mean, stddev, seed, dtype), shape, dtype, name)
 
 
 def random_uniform(shape: Any, minval: Any = 0, maxval: Any = None, dtype: Any = dtypes.float32,
                    seed: Optional[int] = None, name: Optional[str] = None) -> Tensor:
+    """Uniform random values in [minval, maxval), seeded by TF 1.x's rules."""
     from tgraph.initializers import RandomUniform
     dtype = dtypes.as_dtype(dtype)
     if dtype.is_integer:
@@ -51,6 +54,7 @@ def random_uniform(shape: Any, minval: Any = 0, maxval: Any = None, dtype: Any =
 
 
 def random_shuffle(value: Any, seed: Optional[int] = None, name: Optional[str] = None) -> Tensor:
+    """`value` shuffled along its first dimension."""
     kw = {} if seed is None else {"seed": int(seed), "seed2": 0}
     return apply_op("RandomShuffle", name=name or "RandomShuffle", value=value, **kw)
 

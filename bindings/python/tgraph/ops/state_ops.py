@@ -21,12 +21,14 @@ def assign(ref: Any, value: Any, validate_shape: Optional[bool] = None,
 
 def assign_add(ref: Any, value: Any, use_locking: Optional[bool] = None,
                name: Optional[str] = None) -> Tensor:
+    """ref += value; returns the ref."""
     return apply_op("AssignAdd", name=name or "AssignAdd", ref=ref, value=value,
                     use_locking=_locking(use_locking, False))
 
 
 def assign_sub(ref: Any, value: Any, use_locking: Optional[bool] = None,
                name: Optional[str] = None) -> Tensor:
+    """ref -= value; returns the ref."""
     return apply_op("AssignSub", name=name or "AssignSub", ref=ref, value=value,
                     use_locking=_locking(use_locking, False))
 

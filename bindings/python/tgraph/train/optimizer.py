@@ -168,6 +168,7 @@ class Optimizer:
 
 
 class GradientDescentOptimizer(Optimizer):
+    """tf.train.GradientDescentOptimizer(learning_rate)."""
     _kind = _GD
 
     def __init__(self, learning_rate: Any, use_locking: bool = False,
@@ -176,6 +177,7 @@ class GradientDescentOptimizer(Optimizer):
 
 
 class MomentumOptimizer(Optimizer):
+    """tf.train.MomentumOptimizer(learning_rate, momentum, use_nesterov=False)."""
     _kind = _MOMENTUM
     _slot_names = ("momentum",)
 
@@ -186,6 +188,7 @@ class MomentumOptimizer(Optimizer):
 
 
 class AdamOptimizer(Optimizer):
+    """tf.train.AdamOptimizer(learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8)."""
     _kind = _ADAM
     _slot_names = ("m", "v")
 
@@ -196,6 +199,7 @@ class AdamOptimizer(Optimizer):
 
 
 class AdagradOptimizer(Optimizer):
+    """tf.train.AdagradOptimizer(learning_rate, initial_accumulator_value=0.1)."""
     _kind = _ADAGRAD
     _slot_names = ("accumulator",)
 
@@ -206,6 +210,7 @@ class AdagradOptimizer(Optimizer):
 
 
 class RMSPropOptimizer(Optimizer):
+    """tf.train.RMSPropOptimizer(learning_rate, decay=0.9, momentum=0.0, epsilon=1e-10)."""
     _kind = _RMSPROP
     _slot_names = ("rms", "momentum")
 
@@ -227,6 +232,7 @@ def get_or_create_global_step(graph: Any = None) -> Any:
 
 
 def create_global_step(graph: Any = None) -> Any:
+    """Creates the graph's global step (ValueError when it exists)."""
     g = graph or get_default_graph()
     if get_global_step(g) is not None:
         raise ValueError('"global_step" already exists.')
@@ -234,6 +240,7 @@ def create_global_step(graph: Any = None) -> Any:
 
 
 def get_global_step(graph: Any = None) -> Any:
+    """The graph's global step variable, or None."""
     g = graph or get_default_graph()
     items = g.get_collection(GraphKeys.GLOBAL_STEP)
     return items[0] if items else None

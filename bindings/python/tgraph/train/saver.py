@@ -208,6 +208,7 @@ def import_meta_graph(meta_graph_or_file: Any, clear_devices: bool = False,
 
 def latest_checkpoint(checkpoint_dir: str, latest_filename: Optional[str] = None
                       ) -> Optional[str]:
+    """The newest checkpoint's prefix named by the directory's state file, or None."""
     _c.ensure_plugins()
     buf = _c.Buffer()
     st = _c.status()
@@ -218,6 +219,7 @@ def latest_checkpoint(checkpoint_dir: str, latest_filename: Optional[str] = None
 
 
 def get_checkpoint_state(checkpoint_dir: str, latest_filename: Optional[str] = None) -> Any:
+    """The CheckpointState of the directory's state file (paths joined to it), or None."""
     from tgraph.proto import checkpoint_state_pb2
     buf = _c.Buffer()
     st = _c.status()
@@ -239,6 +241,7 @@ def get_checkpoint_state(checkpoint_dir: str, latest_filename: Optional[str] = N
 
 
 def checkpoint_exists(checkpoint_prefix: str) -> bool:
+    """True when a checkpoint exists at the prefix."""
     _c.ensure_plugins()
     return bool(_lib.TG_CheckpointExists(_c.cstr(checkpoint_prefix)))
 
@@ -299,17 +302,20 @@ def _prefix(ckpt_dir_or_file: str) -> str:
 
 
 def list_variables(ckpt_dir_or_file: str) -> List[Tuple[str, List[int]]]:
+    """[(name, shape)] of the tensors of a checkpoint (a prefix or a directory)."""
     return sorted(CheckpointReader(_prefix(ckpt_dir_or_file)).get_variable_to_shape_map()
                   .items())
 
 
 def load_variable(ckpt_dir_or_file: str, name: str) -> Any:
+    """The value of tensor `name` of a checkpoint (a prefix or a directory)."""
     if name.endswith(":0"):
         name = name[:-2]
     return CheckpointReader(_prefix(ckpt_dir_or_file)).get_tensor(name)
 
 
 def write_graph(graph_or_graph_def: Any, logdir: str, name: str, as_text: bool = True) -> str:
+    """Writes a graph's GraphDef to logdir/name (text by default); returns the path."""
     gd = graph_or_graph_def.as_graph_def() if hasattr(graph_or_graph_def, "as_graph_def") \
         else graph_or_graph_def
     os.makedirs(logdir, exist_ok=True)
