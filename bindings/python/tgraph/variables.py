@@ -24,6 +24,9 @@ _REUSE_INHERIT, _REUSE_TRUE, _REUSE_AUTO = -1, 1, 2
 class Variable:
     """A variable of TF 1.x (a ref variable): holds a value across Session.run calls."""
 
+    # numpy's binary operators defer to ours (array * variable builds an op).
+    __array_priority__ = 100
+
     def __init__(self, initial_value: Any = None, trainable: Optional[bool] = None,
                  collections: Optional[List[str]] = None, validate_shape: bool = True,
                  caching_device: Any = None, name: Optional[str] = None,
