@@ -3,9 +3,9 @@ tree's package into it without building anything again.
 
     python make_venv.py VENV_DIR PACKAGE_DIR
 
-VENV_DIR gets a venv of this interpreter's base Python with two .pth files: the
-site-packages of the running interpreter (numpy, protobuf, pytest and TensorFlow of
-scripts/tf_venv.sh) and PACKAGE_DIR (<build>/python, holding `tgraph` as the wheel lays it
+VENV_DIR gets a venv of this interpreter's base Python with two .pth files: PACKAGE_DIR
+and the site-packages of the running interpreter (numpy, protobuf, pytest and TensorFlow of
+scripts/tf_venv.sh); PACKAGE_DIR (<build>/python, holding `tgraph` as the wheel lays it
 out) -- an editable install, as `pip install -e` writes one. Run again, it only rewrites the
 .pth files when they differ. Prints the venv's python.
 """
@@ -23,9 +23,11 @@ def main() -> None:
     lib = os.path.join(venv_dir, "lib")
     site_dir = next(os.path.join(lib, d, "site-packages") for d in os.listdir(lib)
                     if d.startswith("python"))
+    # .pth files are read in name order and appended to sys.path: the build tree's package
+    # comes first, so a tgraph installed among the dependencies cannot shadow it.
     wanted = {
-        "tgraph-test-deps.pth": "\n".join(site.getsitepackages()) + "\n",
-        "tgraph.pth": package_dir + "\n",
+        "tgraph-0-build.pth": package_dir + "\n",
+        "tgraph-1-test-deps.pth": "\n".join(site.getsitepackages()) + "\n",
     }
     for name, text in wanted.items():
         path = os.path.join(site_dir, name)
