@@ -4,9 +4,9 @@ tree's package into it without building anything again.
     python make_venv.py VENV_DIR PACKAGE_DIR
 
 VENV_DIR gets a venv of this interpreter's base Python with two .pth files: PACKAGE_DIR
-and the site-packages of the running interpreter (numpy, protobuf, pytest and TensorFlow of
-scripts/tf_venv.sh); PACKAGE_DIR (<build>/python, holding `tgraph` as the wheel lays it
-out) -- an editable install, as `pip install -e` writes one. Run again, it only rewrites the
+(<build>/python, holding `tgraph` as the wheel lays it out: an editable install, as
+`pip install -e` writes one), then the site-packages of the running interpreter (numpy,
+protobuf, pytest and TensorFlow of scripts/tf_venv.sh). Run again, it only rewrites the
 .pth files when they differ. Prints the venv's python.
 """
 import os
