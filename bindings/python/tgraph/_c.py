@@ -98,6 +98,7 @@ _DECLS = {
     "TG_NewStringTensor": "P:PIPPP", "TG_TensorGetString": "v:PLPPP",
     "TG_DeleteTensor": "v:P", "TG_TensorType": "I:P", "TG_NumDims": "I:P", "TG_Dim": "L:PI",
     "TG_TensorByteSize": "Z:P", "TG_TensorData": "P:P", "TG_TensorElementCount": "L:P",
+    "TG_NewTensorFromCopy": "P:IPIPZ", "TG_TensorDescribe": "I:PPPIP",
     # graphs
     "TG_NewGraph": "P:", "TG_DeleteGraph": "v:P", "TG_GraphOperationByName": "P:PS",
     "TG_GraphOutputByName": "O:PSP", "TG_GraphNextOperation": "P:PP",

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ctypes
 import itertools
+import threading
 from typing import Any
 
 import numpy as np
@@ -44,21 +45,33 @@ def tensor_shape_of(handle: int) -> tuple:
 
 
 _NP_BY_ENUM = {e: np.dtype(t) for e, t in dtypes._TO_NP.items() if e != 7}
-_TG_NumDims = _lib.TG_NumDims
-_TG_Dim = _lib.TG_Dim
-_TG_TensorType = _lib.TG_TensorType
-_TG_TensorData = _lib.TG_TensorData
+_TG_TensorDescribe = _lib.TG_TensorDescribe
+_MAX_DIMS = 32
+
+
+class _Describe(threading.local):
+    """Per-thread out-parameters of TG_TensorDescribe (made once, not per fetch)."""
+
+    def __init__(self) -> None:
+        self.dtype = ctypes.c_int()
+        self.dims = (ctypes.c_int64 * _MAX_DIMS)()
+        self.data = ctypes.c_void_p()
+        self.args = (ctypes.byref(self.dtype), self.dims, _MAX_DIMS, ctypes.byref(self.data))
+
+
+_describe = _Describe()
 
 
 def to_numpy(handle: int) -> Any:
     """Takes ownership of `handle` and returns its value as a numpy array (a numpy scalar, or
     bytes, for a scalar)."""
-    dt = _TG_TensorType(handle)
-    n = _TG_NumDims(handle)
-    if n == 1:
-        shape = (_TG_Dim(handle, 0),)
-    else:
-        shape = tuple([_TG_Dim(handle, i) for i in range(n)]) if n else ()
+    d = _describe
+    n = _TG_TensorDescribe(handle, *d.args)
+    if n > _MAX_DIMS:
+        _lib.TG_DeleteTensor(handle)
+        raise errors.UnimplementedError(None, None, f"cannot fetch a tensor of rank {n}")
+    dt = d.dtype.value
+    shape = tuple(d.dims[:n]) if n else ()
     if dt == 7:  # string: an object array of bytes
         try:
             count = _lib.TG_TensorElementCount(handle)
@@ -78,7 +91,7 @@ def to_numpy(handle: int) -> Any:
         _lib.TG_DeleteTensor(handle)
         raise errors.UnimplementedError(None, None, f"cannot fetch a tensor of dtype "
                                                     f"{dtypes.as_dtype(dt).name} into numpy")
-    owner = _TensorOwner(handle, np_dtype, shape, _TG_TensorData(handle) or 0)
+    owner = _TensorOwner(handle, np_dtype, shape, d.data.value or 0)
     arr = np.asarray(owner)
     # As TF: a scalar comes back as a numpy scalar (np.float32(3.0)), not a 0-d array.
     return arr[()] if n == 0 else arr
@@ -98,8 +111,7 @@ def _release(data: int, length: int, arg: int) -> None:
     _pinned.pop(arg, None)
 
 
-_TG_AllocateTensor = _lib.TG_AllocateTensor
-_memmove = ctypes.memmove
+_TG_NewTensorFromCopy = _lib.TG_NewTensorFromCopy
 _I64 = ctypes.c_int64
 # ctypes dims arrays by shape (read-only for the library): a feed loop reuses its shapes.
 _dims_cache: dict = {}
@@ -118,12 +130,10 @@ def from_numpy_fast(arr: np.ndarray, enum: int) -> int:
         if len(_dims_cache) > 64:
             _dims_cache.clear()
         dims = _dims_cache[shape] = (_I64 * n)(*shape) if n else None
-    h = _TG_AllocateTensor(enum, dims, n, nbytes)
+    h = _TG_NewTensorFromCopy(enum, dims, n, arr.__array_interface__["data"][0], nbytes)
     if not h:
         raise errors.InvalidArgumentError(
             None, None, f"cannot make a {dtypes.DType(enum).name} tensor of shape {shape}")
-    if nbytes:
-        _memmove(_TG_TensorData(h), arr.__array_interface__["data"][0], nbytes)
     return h
 
 
@@ -149,9 +159,8 @@ def from_numpy(arr: np.ndarray, dtype: dtypes.DType) -> int:
         h = _lib.TG_NewTensor(enum, _dims(shape), len(shape), arr.ctypes.data, nbytes,
                               _release, key)
     else:
-        h = _lib.TG_AllocateTensor(enum, _dims(shape), len(shape), nbytes)
-        if h and nbytes:
-            ctypes.memmove(_TG_TensorData(h), arr.__array_interface__["data"][0], nbytes)
+        h = _TG_NewTensorFromCopy(enum, _dims(shape), len(shape),
+                                  arr.__array_interface__["data"][0], nbytes)
     if not h:
         raise errors.InvalidArgumentError(
             None, None, f"cannot make a {dtype.name} tensor of shape {shape} ({nbytes} bytes)")

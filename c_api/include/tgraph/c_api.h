@@ -163,6 +163,18 @@ TG_CAPI_EXPORT extern size_t TG_TensorByteSize(const TG_Tensor* t);
 TG_CAPI_EXPORT extern void* TG_TensorData(const TG_Tensor* t);
 TG_CAPI_EXPORT extern int64_t TG_TensorElementCount(const TG_Tensor* t);
 
+/* For bindings, which pay per call: */
+/* TG_AllocateTensor plus one copy of data[0, len) into it, in one call. NULL as
+ * TG_AllocateTensor returns it, and for a NULL `data` with len > 0; not for TG_STRING. */
+TG_CAPI_EXPORT extern TG_Tensor* TG_NewTensorFromCopy(TG_DataType dtype, const int64_t* dims,
+                                                      int num_dims, const void* data,
+                                                      size_t len);
+/* TG_TensorType, TG_NumDims, TG_Dim and TG_TensorData in one call: writes the dtype to
+ * *dtype, min(rank, max_dims) dims to dims[], the element bytes (as TG_TensorData) to *data
+ * (each output may be NULL), and returns the rank; -1 for a NULL tensor. */
+TG_CAPI_EXPORT extern int TG_TensorDescribe(const TG_Tensor* t, TG_DataType* dtype,
+                                            int64_t* dims, int max_dims, void** data);
+
 /* ===================================================================================== */
 /* Graph, operations, tensors of the graph                                               */
 /* ===================================================================================== */
