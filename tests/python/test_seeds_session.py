@@ -187,3 +187,14 @@ def test_reuse_variables():
     assert tf.get_variable_scope().reuse is False
     with tf.variable_scope("auto", reuse=tf.AUTO_REUSE) as s2:
         assert s2.reuse is tf.AUTO_REUSE
+
+
+def test_get_variable_with_a_constant_initializer():
+    v = tf.get_variable("w", initializer=tf.constant([[1.0, 2.0]]))
+    assert v.shape.as_list() == [1, 2] and v.dtype.base_dtype == tf.float32
+    assert v.name == "w:0"
+    with pytest.raises(NotImplementedError):
+        tf.get_variable("x", initializer=tf.constant([1.0]) * 2)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        assert sess.run(v).tolist() == [[1.0, 2.0]]

@@ -125,7 +125,7 @@ _DECLS = {
     "TG_OperationNumControlInputs": "I:P", "TG_OperationGetControlInputs": "I:PPI",
     "TG_OperationNumControlOutputs": "I:P", "TG_OperationGetControlOutputs": "I:PPI",
     "TG_OperationNumAttrs": "I:P", "TG_OperationAttrName": "S:PI",
-    "TG_OperationGetAttrValueProto": "v:PSPP", "TG_OperationToNodeDef": "v:PPP",
+    "TG_OperationGetAttrValueProto": "v:PSPP", "TG_OperationGetAttrTensor": "v:PSPP", "TG_OperationToNodeDef": "v:PPP",
     # building context
     "TG_GraphPushNameScope": "v:PSP", "TG_GraphPopNameScope": "v:PP",
     "TG_GraphCurrentNameScope": "S:P", "TG_GraphUniqueName": "v:PSIPP",

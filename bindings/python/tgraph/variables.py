@@ -338,9 +338,20 @@ def get_variable(name: str, shape: Any = None, dtype: Any = None, initializer: A
     elif initializer is None:
         h = _lib.TG_GraphGetVariable(g._handle, _c.cstr(name), dt, dims, nd, None,
                                      ctypes.byref(opts), st)
+    elif isinstance(initializer, Tensor) and initializer.op.type == "Const":
+        # A constant's value (tf.get_variable("w", initializer=tf.constant(...))).
+        th = ctypes.c_void_p()
+        _lib.TG_OperationGetAttrTensor(initializer.op._handle, b"value", ctypes.byref(th), st)
+        _check_var(st, g)
+        try:
+            h = _lib.TG_GraphGetVariable(g._handle, _c.cstr(name), dt, dims, nd, th,
+                                         ctypes.byref(opts), st)
+        finally:
+            _lib.TG_DeleteTensor(th)
     elif isinstance(initializer, (Tensor, Variable)) or callable(initializer):
-        raise NotImplementedError("get_variable: a graph tensor or an arbitrary callable as "
-                                  "initializer is not supported; use a value or an initializer")
+        raise NotImplementedError("get_variable: a computed tensor or an arbitrary callable as "
+                                  "initializer is not supported; use a value, a constant or an "
+                                  "initializer object")
     else:
         arr = _np_value(initializer, dtypes.as_dtype(dtype) if dtype is not None else None)
         th = _tensor_conv.from_numpy(arr, dtypes.as_dtype(dtype) if dtype is not None
