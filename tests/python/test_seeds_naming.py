@@ -138,3 +138,15 @@ def test_shapes_get_and_set():
     assert p.shape.as_list() == [4, 3]
     with pytest.raises(ValueError):
         p.set_shape([5, 3])
+
+
+def test_variable_from_a_callable_builds_under_initializer():
+    v = tf.Variable(lambda: tf.zeros([2]), name="v")
+    w = tf.Variable(lambda: tf.ones([3]))
+    assert [o.name for o in tf.get_default_graph().get_operations()] == [
+        "v/Initializer/zeros", "v", "v/Assign", "v/read",
+        "Variable/Initializer/ones", "Variable", "Variable/Assign", "Variable/read"]
+    assert v.name == "v:0" and w.name == "Variable:0"
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        assert sess.run(w).tolist() == [1.0, 1.0, 1.0]

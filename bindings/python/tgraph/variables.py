@@ -33,18 +33,24 @@ class Variable:
                  variable_def: Any = None, dtype: Any = None, expected_shape: Any = None,
                  import_scope: Any = None, constraint: Any = None, **kwargs: Any) -> None:
         from tgraph.initializers import Initializer
-        from tgraph.tensor import Tensor, _graph_of, _np_value, _dtype_of_array
+        from tgraph.tensor import Tensor, _dtype_of_array, _graph_of, _np_value, convert_to_tensor
         if initial_value is None:
             raise ValueError("initial_value must be specified.")
         g = _graph_of(initial_value) or get_default_graph()
-        opts, keep = _options(name, True if trainable is None else trainable, collections,
-                              validate_shape)
-        st = _c.status()
         if isinstance(initial_value, Initializer):
             raise ValueError("initial_value must be a value or a callable, not an initializer "
                              "object; call it with a shape")
         if callable(initial_value) and not isinstance(initial_value, (Tensor, Variable)):
-            initial_value = initial_value()
+            # As TF 1.x: the value is built under "<name>/Initializer/", and the variable
+            # takes the scope's (unique) name exactly.
+            with g.name_scope(name or "Variable") as scope:
+                with g.name_scope("Initializer"):
+                    initial_value = convert_to_tensor(initial_value(), dtype=dtype,
+                                                      name="initial_value")
+            name = scope
+        opts, keep = _options(name, True if trainable is None else trainable, collections,
+                              validate_shape)
+        st = _c.status()
         if isinstance(initial_value, Variable):
             initial_value = initial_value._as_tensor()
         if isinstance(initial_value, Tensor):
