@@ -6,6 +6,9 @@ using namespace tgraph;
 using namespace tgraph::capi;
 
 struct TG_ImportGraphDefOptions {
+  // TF_NewImportGraphDefOptions imports without a prefix (only Python's import_graph_def
+  // defaults to "import"), so a C program ported from TensorFlow finds its operations.
+  TG_ImportGraphDefOptions() { options.prefix.clear(); }
   ImportOptions options;
   bool text_format = false;
 };

@@ -312,3 +312,25 @@ extern "C" void* TG_TensorData(const TG_Tensor* t) {
 extern "C" int64_t TG_TensorElementCount(const TG_Tensor* t) {
   return t == nullptr ? 0 : t->tensor.NumElements();
 }
+
+extern "C" TG_Tensor* TG_NewTensorFromCopy(TG_DataType dtype, const int64_t* dims, int num_dims,
+                                           const void* data, size_t len) {
+  if (EnumValue(dtype) == TG_STRING || (data == nullptr && len > 0)) return nullptr;
+  TG_Tensor* t = TG_AllocateTensor(dtype, dims, num_dims, len);
+  if (t != nullptr && len > 0) std::memcpy(t->tensor.data(), data, len);
+  return t;
+}
+
+extern "C" int TG_TensorDescribe(const TG_Tensor* t, TG_DataType* dtype, int64_t* dims,
+                                 int max_dims, void** data) {
+  if (t == nullptr) return -1;
+  const int rank = t->tensor.rank();
+  if (dtype != nullptr) *dtype = static_cast<TG_DataType>(t->tensor.dtype());
+  if (dims != nullptr) {
+    for (int i = 0; i < rank && i < max_dims; ++i) {
+      dims[i] = t->tensor.dims()[static_cast<size_t>(i)];
+    }
+  }
+  if (data != nullptr) *data = t->tensor.dtype() == DT_STRING ? nullptr : t->tensor.data();
+  return rank;
+}

@@ -288,6 +288,25 @@ extern "C" void TG_GraphPopVariableScope(TG_Graph* g, TG_Status* status) {
   });
 }
 
+extern "C" void TG_GraphReuseVariables(TG_Graph* g, TG_Status* status) {
+  Guard(status, [&]() -> Status {
+    const char* fn = "TG_GraphReuseVariables";
+    if (g == nullptr) return NullArg(fn, "the graph");
+    GraphLock lock(g->graph.mutex());
+    TG_RETURN_IF_ERROR(CheckNotInDeviceFunction(fn, g));
+    g->graph.variables().ReuseVariables();
+    return Status::OK();
+  });
+}
+
+extern "C" TG_Reuse TG_GraphVariableScopeReuse(TG_Graph* g) {
+  if (g == nullptr) return TG_REUSE_FALSE;
+  return NoThrow<TG_Reuse>(TG_REUSE_FALSE, [&] {
+    GraphLock lock(g->graph.mutex());
+    return static_cast<TG_Reuse>(g->graph.variables().reuse());
+  });
+}
+
 extern "C" const char* TG_GraphCurrentVariableScope(TG_Graph* g) {
   if (g == nullptr) return nullptr;
   return NoThrow<const char*>(nullptr, [&] {

@@ -82,6 +82,9 @@ class VariableStore {
   Status PopVariableScope();
   const std::string& variable_scope() const { return scope_; }
   VariableReuse reuse() const { return reuse_; }
+  // VariableScope.reuse_variables(): the current scope (and scopes opened inside it) reuses
+  // from now on; the enclosing scope's mode comes back when it is popped.
+  void ReuseVariables() { reuse_ = VariableReuse::kTrue; }
   // The scope's default initializer (null: none) and dtype (DT_INVALID: none) for
   // get_variable calls that give none (see DefaultGetVariableInitializer in
   // core/autodiff/initializers.h).

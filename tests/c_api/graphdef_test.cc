@@ -83,18 +83,32 @@ TEST_F(GraphDefTest, RoundTripGivesIdenticalBytes) {
   TG_DeleteGraph(copy);
 }
 
-TEST_F(GraphDefTest, DefaultPrefixIsImport) {
+// As TF_NewImportGraphDefOptions: no prefix unless one is set (NULL options too).
+TEST_F(GraphDefTest, DefaultPrefixIsNone) {
   BuildModel();
   std::string bytes = Export(g_);
   TG_Graph* other = TG_NewGraph();
   Import(other, bytes, nullptr);
   TG_ASSERT_OK(s_);
+  EXPECT_NE(TG_GraphOperationByName(other, "y"), nullptr);
+  EXPECT_NE(TG_GraphOperationByName(other, "W/read"), nullptr);
+  EXPECT_EQ(TG_GraphOperationByName(other, "import/y"), nullptr);
+  TG_DeleteGraph(other);
+
+  other = TG_NewGraph();
+  TG_ImportGraphDefOptions* opts = TG_NewImportGraphDefOptions();
+  Import(other, bytes, opts);
+  TG_ASSERT_OK(s_);
+  EXPECT_NE(TG_GraphOperationByName(other, "y"), nullptr);
+  // Python's import_graph_def passes "import": made unique like a name scope.
+  TG_ImportGraphDefOptionsSetPrefix(opts, "import");
+  Import(other, bytes, opts);
+  TG_ASSERT_OK(s_);
   EXPECT_NE(TG_GraphOperationByName(other, "import/y"), nullptr);
-  EXPECT_NE(TG_GraphOperationByName(other, "import/W/read"), nullptr);
-  // Again: the prefix is made unique.
-  Import(other, bytes, nullptr);
+  Import(other, bytes, opts);
   TG_ASSERT_OK(s_);
   EXPECT_NE(TG_GraphOperationByName(other, "import_1/y"), nullptr);
+  TG_DeleteImportGraphDefOptions(opts);
   TG_DeleteGraph(other);
 }
 

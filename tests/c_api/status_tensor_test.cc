@@ -336,6 +336,45 @@ TEST(TensorTest, StringTensorErrors) {
   TG_DeleteStatus(s);
 }
 
+// The one-call forms bindings use: a copy made in the call, and everything about a tensor.
+TEST(TensorTest, NewTensorFromCopyAndDescribe) {
+  const float values[6] = {1, 2, 3, 4, 5, 6};
+  const int64_t dims[2] = {2, 3};
+  TG_Tensor* t = TG_NewTensorFromCopy(TG_FLOAT, dims, 2, values, sizeof values);
+  ASSERT_NE(t, nullptr);
+  EXPECT_NE(TG_TensorData(t), static_cast<const void*>(values));
+  EXPECT_EQ(std::memcmp(TG_TensorData(t), values, sizeof values), 0);
+  TG_DataType dt = TG_INVALID_DTYPE;
+  int64_t got[4] = {-7, -7, -7, -7};
+  void* data = nullptr;
+  EXPECT_EQ(TG_TensorDescribe(t, &dt, got, 4, &data), 2);
+  EXPECT_EQ(dt, TG_FLOAT);
+  EXPECT_EQ(got[0], 2);
+  EXPECT_EQ(got[1], 3);
+  EXPECT_EQ(got[2], -7);  // only the rank's dims are written
+  EXPECT_EQ(data, TG_TensorData(t));
+  EXPECT_EQ(TG_TensorDescribe(t, nullptr, got, 1, nullptr), 2);  // max_dims caps the writes
+  TG_DeleteTensor(t);
+
+  // A scalar, an empty tensor, and what is refused (as TG_AllocateTensor refuses it).
+  const int32_t one = 1;
+  t = TG_NewTensorFromCopy(TG_INT32, nullptr, 0, &one, sizeof one);
+  ASSERT_NE(t, nullptr);
+  EXPECT_EQ(TG_TensorDescribe(t, &dt, nullptr, 0, &data), 0);
+  EXPECT_EQ(dt, TG_INT32);
+  EXPECT_EQ(*static_cast<int32_t*>(data), 1);
+  TG_DeleteTensor(t);
+  const int64_t zero[1] = {0};
+  t = TG_NewTensorFromCopy(TG_FLOAT, zero, 1, nullptr, 0);
+  ASSERT_NE(t, nullptr);
+  TG_DeleteTensor(t);
+  EXPECT_EQ(TG_NewTensorFromCopy(TG_FLOAT, dims, 2, values, 4), nullptr);  // size mismatch
+  EXPECT_EQ(TG_NewTensorFromCopy(TG_FLOAT, dims, 2, nullptr, sizeof values), nullptr);
+  EXPECT_EQ(TG_NewTensorFromCopy(TG_STRING, nullptr, 0, nullptr, 0), nullptr);
+  EXPECT_EQ(TG_NewTensorFromCopy(static_cast<TG_DataType>(999), nullptr, 0, &one, 4), nullptr);
+  EXPECT_EQ(TG_TensorDescribe(nullptr, &dt, got, 4, &data), -1);
+}
+
 TEST(TensorTest, NullTensorAccessorsAreNeutral) {
   EXPECT_EQ(TG_TensorType(nullptr), TG_INVALID_DTYPE);
   EXPECT_EQ(TG_NumDims(nullptr), 0);

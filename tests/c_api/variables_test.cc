@@ -355,6 +355,35 @@ TEST_F(VariablesTest, AutoReuseCreatesOnceThenReuses) {
   EXPECT_EQ(CollectionNames(TG_GLOBAL_VARIABLES), (std::vector<std::string>{"test/weights"}));
 }
 
+// scope.reuse_variables(): from then on the scope (and scopes inside it) reuses; the
+// enclosing scope's mode comes back with the pop.
+TEST_F(VariablesTest, ReuseVariablesSwitchesTheCurrentScope) {
+  EXPECT_EQ(TG_GraphVariableScopeReuse(g_), TG_REUSE_FALSE);
+  PushVarScope("rnn", TG_REUSE_INHERIT);
+  TG_Variable* w = GetVar("w", {2});
+  TG_ASSERT_OK(s_);
+  EXPECT_EQ(GetVar("w", {2}), nullptr);  // not reusing yet
+  EXPECT_EQ(code(), TG_INVALID_ARGUMENT);
+  TG_GraphReuseVariables(g_, s_);
+  TG_ASSERT_OK(s_);
+  EXPECT_EQ(TG_GraphVariableScopeReuse(g_), TG_REUSE_TRUE);
+  EXPECT_EQ(GetVar("w", {2}), w);
+  TG_EXPECT_OK(s_);
+  PushVarScope("inner", TG_REUSE_INHERIT);
+  EXPECT_EQ(TG_GraphVariableScopeReuse(g_), TG_REUSE_TRUE);
+  PopVarScope();
+  PopVarScope();
+  EXPECT_EQ(TG_GraphVariableScopeReuse(g_), TG_REUSE_FALSE);
+  EXPECT_NE(GetVar("fresh", {1}), nullptr);
+  TG_EXPECT_OK(s_);
+  PushVarScope("auto", TG_REUSE_AUTO);
+  EXPECT_EQ(TG_GraphVariableScopeReuse(g_), TG_REUSE_AUTO);
+  PopVarScope();
+  TG_GraphReuseVariables(nullptr, s_);
+  EXPECT_EQ(code(), TG_INVALID_ARGUMENT);
+  EXPECT_EQ(TG_GraphVariableScopeReuse(nullptr), TG_REUSE_FALSE);
+}
+
 TEST_F(VariablesTest, TfVariableIsNotReusableByGetVariable) {
   NewVar(FloatScalar(1), "v");
   TG_GraphPushVariableScope(g_, "", TG_REUSE_TRUE, s_);

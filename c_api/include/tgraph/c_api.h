@@ -163,6 +163,18 @@ TG_CAPI_EXPORT extern size_t TG_TensorByteSize(const TG_Tensor* t);
 TG_CAPI_EXPORT extern void* TG_TensorData(const TG_Tensor* t);
 TG_CAPI_EXPORT extern int64_t TG_TensorElementCount(const TG_Tensor* t);
 
+/* For bindings, which pay per call: */
+/* TG_AllocateTensor plus one copy of data[0, len) into it, in one call. NULL as
+ * TG_AllocateTensor returns it, and for a NULL `data` with len > 0; not for TG_STRING. */
+TG_CAPI_EXPORT extern TG_Tensor* TG_NewTensorFromCopy(TG_DataType dtype, const int64_t* dims,
+                                                      int num_dims, const void* data,
+                                                      size_t len);
+/* TG_TensorType, TG_NumDims, TG_Dim and TG_TensorData in one call: writes the dtype to
+ * *dtype, min(rank, max_dims) dims to dims[], the element bytes (as TG_TensorData) to *data
+ * (each output may be NULL), and returns the rank; -1 for a NULL tensor. */
+TG_CAPI_EXPORT extern int TG_TensorDescribe(const TG_Tensor* t, TG_DataType* dtype,
+                                            int64_t* dims, int max_dims, void** data);
+
 /* ===================================================================================== */
 /* Graph, operations, tensors of the graph                                               */
 /* ===================================================================================== */
@@ -699,6 +711,13 @@ TG_CAPI_EXPORT extern void TG_GraphPopVariableScope(TG_Graph* g, TG_Status* stat
 /* The current variable scope ("" at top level). Owned by the graph; valid until the next
  * call that changes the graph. */
 TG_CAPI_EXPORT extern const char* TG_GraphCurrentVariableScope(TG_Graph* g);
+/* tf.get_variable_scope().reuse_variables(): get_variable in the current variable scope, and
+ * in scopes opened inside it, reuses from now on; popping the scope brings back the
+ * enclosing mode (at the top level it lasts for the graph's life). */
+TG_CAPI_EXPORT extern void TG_GraphReuseVariables(TG_Graph* g, TG_Status* status);
+/* The current scope's reuse mode: TG_REUSE_FALSE, TG_REUSE_TRUE or TG_REUSE_AUTO (never
+ * TG_REUSE_INHERIT); TG_REUSE_FALSE for a NULL graph. */
+TG_CAPI_EXPORT extern TG_Reuse TG_GraphVariableScopeReuse(TG_Graph* g);
 
 /* tf.get_variable(name, shape, dtype, initializer): "<variable scope>/name", created or
  * reused per the scope's reuse mode (the name scope does not apply). dims[0, num_dims)
@@ -1019,7 +1038,10 @@ TG_CAPI_EXPORT extern void TG_GraphToGraphDefText(TG_Graph* g, TG_Buffer* output
 typedef struct TG_ImportGraphDefOptions TG_ImportGraphDefOptions;
 TG_CAPI_EXPORT extern TG_ImportGraphDefOptions* TG_NewImportGraphDefOptions(void);
 TG_CAPI_EXPORT extern void TG_DeleteImportGraphDefOptions(TG_ImportGraphDefOptions* opts);
-/* Prefix for imported names (default "import"; NULL or "" = none). Copied. */
+/* Prefix for imported names: "scope" makes "scope/x", made unique like a name scope
+ * ("scope_1" when taken); a prefix ending in '/' is used as is. Default none, as
+ * TF_NewImportGraphDefOptions (Python's import_graph_def passes "import"). NULL or "" =
+ * none. Copied. */
 TG_CAPI_EXPORT extern void TG_ImportGraphDefOptionsSetPrefix(TG_ImportGraphDefOptions* opts,
                                                              const char* prefix);
 /* Uses `dst` (a tensor of the destination graph) wherever the GraphDef uses

@@ -1,0 +1,1 @@
+"""TF-named op wrappers over the generic builder (tgraph.op_def_lib)."""

@@ -1,0 +1,309 @@
+"""Array ops with TF 1.x's Python names and defaults (tf.placeholder, tf.reshape, slicing...)."""
+from __future__ import annotations
+
+from typing import Any, List, Optional
+
+import numpy as np
+
+from tgraph import dtypes
+from tgraph.op_def_lib import apply_op
+from tgraph.tensor import Tensor, constant, convert_to_tensor
+from tgraph.tensor_shape import as_shape
+
+
+def placeholder(dtype: Any, shape: Any = None, name: Optional[str] = None) -> Tensor:
+    """A tensor that must be fed (shape None: any shape)."""
+    return apply_op("Placeholder", name=name or "Placeholder", dtype=dtypes.as_dtype(dtype),
+                    shape=as_shape(shape))
+
+
+def placeholder_with_default(input: Any, shape: Any, name: Optional[str] = None) -> Tensor:
+    """`input` unless a value is fed (then of shape `shape`)."""
+    return apply_op("PlaceholderWithDefault", name=name or "PlaceholderWithDefault",
+                    input=input, shape=as_shape(shape))
+
+
+def identity(input: Any, name: Optional[str] = None) -> Tensor:
+    """The input, as a new tensor (Identity)."""
+    return apply_op("Identity", name=name or "Identity", input=input)
+
+
+def _int_tensor(v: Any, name: str) -> Any:
+    if isinstance(v, Tensor):
+        return v
+    if isinstance(v, (list, tuple)) and any(isinstance(x, Tensor) for x in v):
+        return stack([convert_to_tensor(x, dtype=dtypes.int32) for x in v], name=name)
+    arr = np.asarray([(-1 if x is None else int(x)) for x in v] if isinstance(v, (list, tuple))
+                     else v)
+    if arr.dtype.kind in "iu":
+        arr = arr.astype(np.int64 if arr.size and (arr.max() > 2**31 - 1) else np.int32)
+    return arr
+
+
+def reshape(tensor: Any, shape: Any, name: Optional[str] = None) -> Tensor:
+    """`tensor` with shape `shape` (-1 infers one dimension)."""
+    return apply_op("Reshape", name=name or "Reshape", tensor=tensor,
+                    shape=_int_tensor(shape, "shape"))
+
+
+def shape(input: Any, name: Optional[str] = None, out_type: Any = dtypes.int32) -> Tensor:
+    """The input's shape as a 1-D tensor."""
+    return apply_op("Shape", name=name or "Shape", input=input, out_type=out_type)
+
+
+def size(input: Any, name: Optional[str] = None, out_type: Any = dtypes.int32) -> Tensor:
+    """The input's number of elements."""
+    return apply_op("Size", name=name or "Size", input=input, out_type=out_type)
+
+
+def rank(input: Any, name: Optional[str] = None) -> Tensor:
+    """The input's rank as an int32 scalar."""
+    return apply_op("Rank", name=name or "Rank", input=input)
+
+
+def concat(values: List[Any], axis: Any, name: str = "concat") -> Tensor:
+    """Joins `values` along `axis` (ConcatV2)."""
+    if len(values) == 1:
+        return identity(values[0], name=name)
+    return apply_op("ConcatV2", name=name, values=list(values), axis=np.int32(axis)
+                    if isinstance(axis, int) else axis)
+
+
+def stack(values: List[Any], axis: int = 0, name: str = "stack") -> Tensor:
+    """Stacks `values` along a new axis (Pack), converting Python values."""
+    first = next((v for v in values if isinstance(v, Tensor) or hasattr(v, "_as_tensor")), None)
+    dt = None
+    if first is not None:
+        dt = (first if isinstance(first, Tensor) else first._as_tensor()).dtype.base_dtype
+    from tgraph.graph import get_default_graph
+    g = get_default_graph()
+    with g.name_scope(name) as scope:
+        tensors = [convert_to_tensor(v, dtype=dt, name=f"values_{i}" if len(values) > 1
+                                     else "values")
+                   for i, v in enumerate(values)]
+    return apply_op("Pack", name=scope, values=tensors, axis=axis)
+
+
+pack = stack
+
+
+def unstack(value: Any, num: Optional[int] = None, axis: int = 0,
+            name: str = "unstack") -> List[Tensor]:
+    """Splits `value` along `axis` into a list of tensors (Unpack)."""
+    value = convert_to_tensor(value)
+    if num is None:
+        s = value.shape
+        if s.dims is None or s.dims[axis].value is None:
+            raise ValueError(f"Cannot infer num from shape {s}")
+        num = s.dims[axis].value
+    return apply_op("Unpack", name=name, value=value, num=num, axis=axis)
+
+
+unpack = unstack
+
+
+def expand_dims(input: Any, axis: Any = None, name: Optional[str] = None,
+                dim: Any = None) -> Tensor:
+    """Inserts a dimension of size 1 at `axis`."""
+    if axis is None:
+        axis = dim
+    return apply_op("ExpandDims", name=name or "ExpandDims", input=input,
+                    dim=np.int32(axis) if isinstance(axis, int) else axis)
+
+
+def squeeze(input: Any, axis: Any = None, name: Optional[str] = None,
+            squeeze_dims: Any = None) -> Tensor:
+    """Removes dimensions of size 1 (those of `axis`, or all)."""
+    if axis is None:
+        axis = squeeze_dims
+    if isinstance(axis, int):
+        axis = [axis]
+    return apply_op("Squeeze", name=name or "Squeeze", input=input,
+                    squeeze_dims=list(axis or []))
+
+
+def transpose(a: Any, perm: Any = None, name: str = "transpose", conjugate: bool = False
+              ) -> Tensor:
+    """Permutes the dimensions of `a` (reversed when perm is None)."""
+    a = convert_to_tensor(a, name="a")
+    if perm is None:
+        r = a.shape.ndims
+        if r is None:
+            raise ValueError("transpose without perm needs a known rank")
+        perm = np.arange(r - 1, -1, -1, dtype=np.int32)
+    return apply_op("Transpose", name=name, x=a, perm=_int_tensor(perm, "perm"))
+
+
+def _filled(fill: float, shape: Any, dtype: Any, name: str) -> Tensor:
+    dtype = dtypes.as_dtype(dtype)
+    if isinstance(shape, Tensor):
+        return apply_op("Fill", name=name, dims=shape,
+                        value=np.asarray(fill, dtype=dtype.as_numpy_dtype))
+    dims = as_shape(shape).as_list()
+    n = int(np.prod(dims)) if dims else 1
+    if n < 1000:
+        return constant(fill, dtype=dtype, shape=dims, name=name)
+    from tgraph.graph import get_default_graph
+    with get_default_graph().name_scope(name) as scope:
+        d = constant(np.asarray(dims, dtype=np.int32), name="shape")
+        v = constant(fill, dtype=dtype, name="Const")
+    return apply_op("Fill", name=scope, dims=d, value=v)
+
+
+def zeros(shape: Any, dtype: Any = dtypes.float32, name: str = "zeros") -> Tensor:
+    """A tensor of zeros (a Const under 1000 elements, else a Fill, as TF)."""
+    return _filled(0, shape, dtype, name)
+
+
+def ones(shape: Any, dtype: Any = dtypes.float32, name: str = "ones") -> Tensor:
+    """A tensor of ones (a Const under 1000 elements, else a Fill, as TF)."""
+    return _filled(1, shape, dtype, name)
+
+
+def zeros_like(tensor: Any, dtype: Any = None, name: Optional[str] = None,
+               optimize: bool = True) -> Tensor:
+    """Zeros of the input's shape."""
+    t = apply_op("ZerosLike", name=name or "zeros_like", x=tensor)
+    return t if dtype is None else _cast(t, dtype)
+
+
+def ones_like(tensor: Any, dtype: Any = None, name: Optional[str] = None,
+              optimize: bool = True) -> Tensor:
+    """Ones of the input's shape."""
+    t = apply_op("OnesLike", name=name or "ones_like", x=tensor)
+    return t if dtype is None else _cast(t, dtype)
+
+
+def _cast(t: Tensor, dtype: Any) -> Tensor:
+    from tgraph.ops import math_ops
+    return math_ops.cast(t, dtype)
+
+
+def fill(dims: Any, value: Any, name: Optional[str] = None) -> Tensor:
+    """A tensor of shape `dims` filled with `value`."""
+    return apply_op("Fill", name=name or "Fill", dims=_int_tensor(dims, "dims"), value=value)
+
+
+def tile(input: Any, multiples: Any, name: Optional[str] = None) -> Tensor:
+    """Repeats `input` `multiples` times along each dimension."""
+    return apply_op("Tile", name=name or "Tile", input=input,
+                    multiples=_int_tensor(multiples, "multiples"))
+
+
+def pad(tensor: Any, paddings: Any, mode: str = "CONSTANT", name: Optional[str] = None,
+        constant_values: Any = 0) -> Tensor:
+    """Pads `tensor` with zeros by `paddings`."""
+    if mode.upper() != "CONSTANT" or constant_values != 0:
+        raise NotImplementedError("pad: only mode='CONSTANT' with zeros")
+    return apply_op("Pad", name=name or "Pad", input=tensor,
+                    paddings=np.asarray(paddings, dtype=np.int32)
+                    if not isinstance(paddings, Tensor) else paddings)
+
+
+def gather(params: Any, indices: Any, validate_indices: Any = None, name: Optional[str] = None,
+           axis: Any = None, batch_dims: int = 0) -> Tensor:
+    """Slices of `params` at `indices` along `axis` (GatherV2)."""
+    return apply_op("GatherV2", name=name or "GatherV2", params=params, indices=indices,
+                    axis=np.int32(0 if axis is None else axis) if not isinstance(axis, Tensor)
+                    else axis)
+
+
+def one_hot(indices: Any, depth: Any, on_value: Any = None, off_value: Any = None,
+            axis: Any = None, dtype: Any = None, name: Optional[str] = None) -> Tensor:
+    """One-hot vectors of `depth` for `indices`."""
+    dt = dtypes.as_dtype(dtype) if dtype is not None else (
+        on_value.dtype if isinstance(on_value, Tensor) else dtypes.float32)
+    np_dt = dt.as_numpy_dtype
+    return apply_op("OneHot", name=name or "one_hot", indices=indices, depth=np.int32(depth),
+                    on_value=np.asarray(1 if on_value is None else on_value, dtype=np_dt),
+                    off_value=np.asarray(0 if off_value is None else off_value, dtype=np_dt),
+                    axis=-1 if axis is None else axis)
+
+
+def slice(input_: Any, begin: Any, size: Any, name: Optional[str] = None) -> Tensor:  # noqa: A001
+    """The slice of `input_` starting at `begin` of size `size` (-1: to the end)."""
+    return apply_op("Slice", name=name or "Slice", input=input_,
+                    begin=_int_tensor(begin, "begin"), size=_int_tensor(size, "size"))
+
+
+def strided_slice(input_: Any, begin: Any, end: Any, strides: Any = None, begin_mask: int = 0,
+                  end_mask: int = 0, ellipsis_mask: int = 0, new_axis_mask: int = 0,
+                  shrink_axis_mask: int = 0, var: Any = None,
+                  name: Optional[str] = None) -> Tensor:
+    """The slice of `input_` starting at `begin` of size `size`."""
+    if strides is None:
+        strides = [1] * len(begin)
+    return apply_op("StridedSlice", name=name or "StridedSlice", input=input_,
+                    begin=_int_tensor(begin, "begin"), end=_int_tensor(end, "end"),
+                    strides=_int_tensor(strides, "strides"), begin_mask=begin_mask,
+                    end_mask=end_mask, ellipsis_mask=ellipsis_mask,
+                    new_axis_mask=new_axis_mask, shrink_axis_mask=shrink_axis_mask)
+
+
+def _slice_helper(tensor: Tensor, slice_spec: Any) -> Tensor:
+    """t[1:, ::2, None, ..., 3] as one StridedSlice (TF's _slice_helper)."""
+    if not isinstance(slice_spec, (list, tuple)):
+        slice_spec = [slice_spec]
+    begin, end, strides = [], [], []
+    begin_mask = end_mask = ellipsis_mask = new_axis_mask = shrink_axis_mask = 0
+    builtin_slice = type(np.s_[0:1])
+    for index, s in enumerate(slice_spec):
+        bit = 1 << index
+        if isinstance(s, builtin_slice):
+            begin.append(0 if s.start is None else s.start)
+            end.append(0 if s.stop is None else s.stop)
+            strides.append(1 if s.step is None else s.step)
+            if s.start is None:
+                begin_mask |= bit
+            if s.stop is None:
+                end_mask |= bit
+        elif s is Ellipsis:
+            begin.append(0)
+            end.append(0)
+            strides.append(1)
+            ellipsis_mask |= bit
+        elif s is None:
+            begin.append(0)
+            end.append(0)
+            strides.append(1)
+            new_axis_mask |= bit
+        else:
+            if isinstance(s, Tensor):
+                begin.append(s)
+                from tgraph.ops import math_ops
+                end.append(math_ops.add(s, 1))
+            else:
+                begin.append(int(s))
+                end.append(int(s) + 1)
+            strides.append(1)
+            shrink_axis_mask |= bit
+    g = tensor.graph
+    with g.as_default(), g.name_scope("strided_slice") as scope:
+        def packed(vals: List[Any], name: str) -> Any:
+            if any(isinstance(v, Tensor) for v in vals):
+                return stack([convert_to_tensor(v, dtype=dtypes.int32) for v in vals], name=name)
+            return constant(np.asarray(vals, dtype=np.int32), name=name)
+        b = packed(begin, "stack")
+        e = packed(end, "stack_1")
+        st = packed(strides, "stack_2")
+    return apply_op("StridedSlice", name=scope, input=tensor, begin=b, end=e, strides=st,
+                    begin_mask=begin_mask, end_mask=end_mask, ellipsis_mask=ellipsis_mask,
+                    new_axis_mask=new_axis_mask, shrink_axis_mask=shrink_axis_mask)
+
+
+def where(condition: Any, x: Any = None, y: Any = None, name: Optional[str] = None) -> Tensor:
+    """With x and y: elements of x where condition holds, else of y (Select); alone: the
+    coordinates where it holds."""
+    if x is None and y is None:
+        return apply_op("Where", name=name or "Where", input=condition)
+    return apply_op("Select", name=name or "Select", condition=condition, t=x, e=y)
+
+
+def unique(x: Any, out_idx: Any = dtypes.int32, name: Optional[str] = None) -> Any:
+    """The unique elements of `x` and the index of each element in them."""
+    return apply_op("Unique", name=name or "Unique", x=x, out_idx=out_idx)
+
+
+def invert_permutation(x: Any, name: Optional[str] = None) -> Tensor:
+    """The inverse of the permutation `x`."""
+    return apply_op("InvertPermutation", name=name or "InvertPermutation", x=x)

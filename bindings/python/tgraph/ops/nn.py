@@ -1,0 +1,210 @@
+"""tf.nn: activations, convolutions and pooling, dropout, embeddings and losses."""
+from __future__ import annotations
+
+import ctypes
+from typing import Any, Optional
+
+from tgraph import _c, errors
+from tgraph.graph import get_default_graph
+from tgraph.op_def_lib import apply_op
+from tgraph.ops.math_ops import sigmoid, softplus, tanh  # noqa: F401 - tf.nn names
+from tgraph.tensor import Tensor, convert_to_tensor
+
+_lib = _c.lib
+
+
+def relu(features: Any, name: Optional[str] = None) -> Tensor:
+    """max(features, 0)."""
+    return apply_op("Relu", name=name or "Relu", features=features)
+
+
+def relu6(features: Any, name: Optional[str] = None) -> Tensor:
+    """min(max(features, 0), 6)."""
+    return apply_op("Relu6", name=name or "Relu6", features=features)
+
+
+def elu(features: Any, name: Optional[str] = None) -> Tensor:
+    """Exponential linear unit."""
+    return apply_op("Elu", name=name or "Elu", features=features)
+
+
+def softmax(logits: Any, axis: Any = None, name: Optional[str] = None, dim: Any = None) -> Tensor:
+    """softmax over the last axis."""
+    if axis not in (None, -1) or dim not in (None, -1):
+        raise NotImplementedError("softmax over an axis other than the last")
+    return apply_op("Softmax", name=name or "Softmax", logits=logits)
+
+
+def log_softmax(logits: Any, axis: Any = None, name: Optional[str] = None,
+                dim: Any = None) -> Tensor:
+    """log(softmax(logits)) over the last axis."""
+    if axis not in (None, -1) or dim not in (None, -1):
+        raise NotImplementedError("log_softmax over an axis other than the last")
+    return apply_op("LogSoftmax", name=name or "LogSoftmax", logits=logits)
+
+
+def bias_add(value: Any, bias: Any, data_format: Optional[str] = None,
+             name: Optional[str] = None) -> Tensor:
+    """value + bias, bias broadcast over the last (NHWC) dimension (BiasAdd)."""
+    return apply_op("BiasAdd", name=name or "BiasAdd", value=value, bias=bias,
+                    data_format=data_format or "NHWC")
+
+
+def conv2d(input: Any, filter: Any = None, strides: Any = None, padding: Any = None,
+           use_cudnn_on_gpu: bool = True, data_format: str = "NHWC", dilations: Any = None,
+           name: Optional[str] = None, filters: Any = None) -> Tensor:
+    """2-D convolution of `input` with `filter` (Conv2D)."""
+    if filter is None:
+        filter = filters
+    kw = {} if dilations is None else {"dilations": list(dilations)}
+    return apply_op("Conv2D", name=name or "Conv2D", input=input, filter=filter,
+                    strides=list(strides), padding=padding, data_format=data_format,
+                    use_cudnn_on_gpu=use_cudnn_on_gpu, **kw)
+
+
+def max_pool(value: Any, ksize: Any, strides: Any, padding: str, data_format: str = "NHWC",
+             name: Optional[str] = None, input: Any = None) -> Tensor:
+    """Max pooling over windows `ksize` with `strides` (MaxPool)."""
+    return apply_op("MaxPool", name=name or "MaxPool", input=value if input is None else input,
+                    ksize=list(ksize), strides=list(strides), padding=padding,
+                    data_format=data_format)
+
+
+def avg_pool(value: Any, ksize: Any, strides: Any, padding: str, data_format: str = "NHWC",
+             name: Optional[str] = None, input: Any = None) -> Tensor:
+    """Average pooling over windows `ksize` with `strides` (AvgPool)."""
+    return apply_op("AvgPool", name=name or "AvgPool", value=value if input is None else input,
+                    ksize=list(ksize), strides=list(strides), padding=padding,
+                    data_format=data_format)
+
+
+def _out(g: Any, out: _c.TG_Output, st: int) -> Tensor:
+    code = _lib.TG_GetCode(st)
+    if code != 0:
+        msg = _c.pystr(_lib.TG_Message(st))
+        if code == errors.INVALID_ARGUMENT:
+            raise ValueError(msg)
+        errors.raise_status(code, msg)
+    return g._tensor(out)
+
+
+def dropout(x: Any, keep_prob: Any = None, noise_shape: Any = None, seed: Optional[int] = None,
+            name: Optional[str] = None, rate: Any = None) -> Tensor:
+    """TF 1.x's dropout: x / keep_prob * floor(keep_prob + U[0, 1)) (rate = 1 - keep_prob)."""
+    if noise_shape is not None:
+        raise NotImplementedError("dropout with noise_shape")
+    x = convert_to_tensor(x, name="x")
+    g = x.graph
+    kp_tensor = _c.TG_Output(None, -1)
+    kp = 1.0
+    if keep_prob is None:
+        if rate is None:
+            raise ValueError("dropout needs keep_prob or rate")
+        keep_prob = 1 - rate if not isinstance(rate, Tensor) else None
+        if keep_prob is None:
+            from tgraph.ops import math_ops
+            keep_prob = math_ops.subtract(1.0, rate)
+    if isinstance(keep_prob, Tensor) or hasattr(keep_prob, "_as_tensor"):
+        kp_tensor = convert_to_tensor(keep_prob, dtype=x.dtype.base_dtype)._tf_output
+    else:
+        kp = float(keep_prob)
+    seed_arr = None if seed is None else ctypes.byref(ctypes.c_int64(int(seed)))
+    st = _c.status()
+    out = _lib.TG_Dropout(g._handle, x._tf_output, kp, kp_tensor, seed_arr, _c.cstr(name), st)
+    return _out(g, out, st)
+
+
+def embedding_lookup(params: Any, ids: Any, partition_strategy: str = "mod",
+                     name: Optional[str] = None, validate_indices: bool = True,
+                     max_norm: Any = None) -> Tensor:
+    """Rows `ids` of `params` (GatherV2 colocated with params); its gradient is sparse."""
+    if isinstance(params, (list, tuple)):
+        if len(params) != 1:
+            raise NotImplementedError("embedding_lookup over partitioned params")
+        params = params[0]
+    from tgraph.variables import Variable
+    g = params.graph if hasattr(params, "graph") else get_default_graph()
+    p = params._as_tensor() if isinstance(params, Variable) else convert_to_tensor(params)
+    i = convert_to_tensor(ids, name="ids")
+    st = _c.status()
+    out = _lib.TG_EmbeddingLookup(g._handle, p._tf_output, i._tf_output, _c.cstr(name), st)
+    return _out(g, out, st)
+
+
+def l2_loss(t: Any, name: Optional[str] = None) -> Tensor:
+    """sum(t ** 2) / 2 (L2Loss)."""
+    t = convert_to_tensor(t)
+    st = _c.status()
+    out = _lib.TG_L2Loss(t.graph._handle, t._tf_output, _c.cstr(name), st)
+    return _out(t.graph, out, st)
+
+
+def sigmoid_cross_entropy_with_logits(_sentinel: Any = None, labels: Any = None,
+                                      logits: Any = None, name: Optional[str] = None) -> Tensor:
+    """Element-wise logistic loss of `logits` against `labels`."""
+    logits = convert_to_tensor(logits, name="logits")
+    labels = convert_to_tensor(labels, dtype=logits.dtype.base_dtype, name="labels")
+    st = _c.status()
+    out = _lib.TG_SigmoidCrossEntropyWithLogits(logits.graph._handle, labels._tf_output,
+                                                logits._tf_output, _c.cstr(name), st)
+    return _out(logits.graph, out, st)
+
+
+def sparse_softmax_cross_entropy_with_logits(_sentinel: Any = None, labels: Any = None,
+                                             logits: Any = None,
+                                             name: Optional[str] = None) -> Tensor:
+    """Per-example cross entropy of softmax(logits) against class indices `labels`."""
+    r = apply_op("SparseSoftmaxCrossEntropyWithLogits",
+                 name=name or "SparseSoftmaxCrossEntropyWithLogits", features=logits,
+                 labels=labels)
+    return r[0]
+
+
+def softmax_cross_entropy_with_logits_v2(_sentinel: Any = None, labels: Any = None,
+                                         logits: Any = None, axis: int = -1,
+                                         name: Optional[str] = None, dim: Any = None) -> Tensor:
+    """Per-example cross entropy of softmax(logits) against the distributions `labels`."""
+    if axis != -1:
+        raise NotImplementedError("softmax_cross_entropy_with_logits over an axis other than "
+                                  "the last")
+    r = apply_op("SoftmaxCrossEntropyWithLogits",
+                 name=name or "softmax_cross_entropy_with_logits", features=logits,
+                 labels=labels)
+    return r[0]
+
+
+softmax_cross_entropy_with_logits = softmax_cross_entropy_with_logits_v2
+
+
+def nce_loss(weights: Any, biases: Any, labels: Any, inputs: Any, num_sampled: int,
+             num_classes: int, num_true: int = 1, sampled_values: Any = None,
+             remove_accidental_hits: bool = False, partition_strategy: str = "mod",
+             name: str = "nce_loss", seed: Optional[int] = None) -> Tensor:
+    """The per-example NCE loss [batch] (TF's tf.nn.nce_loss over a log-uniform sampler)."""
+    from tgraph.variables import Variable
+
+    def t(v: Any) -> Tensor:
+        if isinstance(v, (list, tuple)):
+            if len(v) != 1:
+                raise NotImplementedError("nce_loss over partitioned weights")
+            v = v[0]
+        return v._as_tensor() if isinstance(v, Variable) else convert_to_tensor(v)
+    w, b, lab, inp = t(weights), t(biases), t(labels), t(inputs)
+    opts = _c.TG_NceLossOptions()
+    _lib.TG_InitNceLossOptions(ctypes.byref(opts))
+    opts.num_true = num_true
+    opts.remove_accidental_hits = 1 if remove_accidental_hits else 0
+    if seed is not None:
+        opts.has_seed, opts.seed = 1, int(seed)
+    keep = None
+    if sampled_values is not None:
+        keep = (_c.TG_Output * 3)(*[convert_to_tensor(v)._tf_output for v in sampled_values])
+        opts.sampled_values = ctypes.cast(keep, ctypes.POINTER(_c.TG_Output))
+    opts.name = _c.cstr(name)
+    g = w.graph
+    st = _c.status()
+    out = _lib.TG_NceLoss(g._handle, w._tf_output, b._tf_output, lab._tf_output, inp._tf_output,
+                          int(num_sampled), int(num_classes), ctypes.byref(opts), st)
+    del keep
+    return _out(g, out, st)
+

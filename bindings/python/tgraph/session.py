@@ -1,0 +1,454 @@
+"""tf.Session / tf.InteractiveSession over TG_Session: nested fetches, feed_dict, options
+and run metadata."""
+from __future__ import annotations
+
+import collections
+import ctypes
+import threading
+from typing import Any, Dict, List, Optional, Tuple
+
+import numpy as np
+
+from tgraph import _c, _tensor_conv, dtypes, errors
+
+_lib = _c.lib
+
+
+class _FetchPlan:
+    """The unique tensors and ops a fetch structure names, and how to rebuild the structure
+    from their values."""
+
+    def __init__(self, graph: Any, fetches: Any) -> None:
+        self.tensors: List[Any] = []
+        self.ops: List[Any] = []
+        self._tensor_index: Dict[int, int] = {}
+        self._op_ids: set = set()
+        self.graph = graph
+        self.build = self._plan(fetches)
+        nt, no = len(self.tensors), len(self.ops)
+        # The arrays TG_SessionRun reads, made once per plan.
+        self.outputs = (_c.TG_Output * nt)(*[t._tf_output for t in self.tensors]) if nt else None
+        self.targets = (ctypes.c_void_p * no)(*[o._handle for o in self.ops]) if no else None
+
+    def _element(self, f: Any) -> Any:
+        from tgraph.operation import Operation
+        try:
+            el = self.graph.as_graph_element(f, allow_tensor=True, allow_operation=True)
+        except TypeError as e:
+            raise TypeError(f"Fetch argument {f!r} has invalid type {type(f)}, must be a string "
+                            f"or Tensor. ({e})") from None
+        except ValueError as e:
+            raise ValueError(f"Fetch argument {f!r} cannot be interpreted as a Tensor. "
+                             f"({e})") from None
+        except KeyError as e:
+            raise ValueError(f"Fetch argument {f!r} cannot be interpreted as a Tensor. "
+                             f"({e.args[0]})") from None
+        if isinstance(el, Operation):
+            if id(el) not in self._op_ids:
+                self._op_ids.add(id(el))
+                self.ops.append(el)
+            return lambda values: None
+        key = id(el)
+        if key not in self._tensor_index:
+            self._tensor_index[key] = len(self.tensors)
+            self.tensors.append(el)
+        i = self._tensor_index[key]
+        return lambda values: values[i]
+
+    def _plan(self, f: Any) -> Any:
+        if f is None:
+            raise TypeError(f"Fetch argument {f!r} has invalid type {type(f)}")
+        if isinstance(f, (list, tuple)) and not hasattr(f, "_as_graph_element"):
+            subs = [self._plan(x) for x in f]
+            if isinstance(f, tuple) and hasattr(f, "_fields"):  # namedtuple
+                cls = type(f)
+                return lambda v: cls(*[s(v) for s in subs])
+            if isinstance(f, tuple):
+                return lambda v: tuple(s(v) for s in subs)
+            return lambda v: [s(v) for s in subs]
+        if isinstance(f, collections.abc.Mapping):
+            items = [(k, self._plan(x)) for k, x in f.items()]
+            cls = type(f)
+
+            def build(v: Any) -> Any:
+                pairs = [(k, s(v)) for k, s in items]
+                if cls is collections.defaultdict:
+                    d = collections.defaultdict(f.default_factory)
+                    d.update(pairs)
+                    return d
+                try:
+                    return cls(pairs)
+                except TypeError:
+                    return dict(pairs)
+            return build
+        return self._element(f)
+
+
+class BaseSession:
+    def __init__(self, target: str = "", graph: Any = None, config: Any = None) -> None:
+        from tgraph.graph import get_default_graph
+        _c.ensure_plugins()
+        self._graph = graph if graph is not None else get_default_graph()
+        self._config = config
+        opts = _lib.TG_NewSessionOptions()
+        try:
+            if config is not None:
+                if getattr(config, "inter_op_parallelism_threads", 0):
+                    _lib.TG_SetSessionInterOpThreads(opts, config.inter_op_parallelism_threads)
+                if getattr(config, "intra_op_parallelism_threads", 0):
+                    _lib.TG_SetSessionIntraOpThreads(opts, config.intra_op_parallelism_threads)
+                if getattr(config, "allow_soft_placement", False):
+                    _lib.TG_SetSessionAllowSoftPlacement(opts, 1)
+                if getattr(config, "log_device_placement", False):
+                    _lib.TG_SetSessionLogDevicePlacement(opts, 1)
+            st = _c.status()
+            self._handle = _lib.TG_NewSession(self._graph._handle, opts, st)
+            errors.check(st)
+        finally:
+            _lib.TG_DeleteSessionOptions(opts)
+        self._graph._session_handles.add(self._handle)
+        self._closed = False
+        self._delete = _lib.TG_DeleteSession
+        self._ctx: List[Any] = []
+        self._plans: Dict[Any, _FetchPlan] = {}
+        self._feed_info: Dict[Any, Any] = {}
+
+    @property
+    def graph(self) -> Any:
+        return self._graph
+
+    @property
+    def graph_def(self) -> Any:
+        return self._graph.as_graph_def()
+
+    @property
+    def sess_str(self) -> str:
+        return ""
+
+    def list_devices(self) -> List[Any]:
+        Dev = collections.namedtuple("_DeviceAttributes", ["name", "device_type",
+                                                           "memory_limit_bytes", "incarnation"])
+        return [Dev(_c.pystr(_lib.TG_SessionDeviceName(self._handle, i)),
+                    _c.pystr(_lib.TG_SessionDeviceType(self._handle, i)), 0, 0)
+                for i in range(_lib.TG_SessionNumDevices(self._handle))]
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        st = _c.status()
+        _lib.TG_CloseSession(self._handle, st)
+        errors.check(st)
+
+    def __del__(self) -> None:
+        h = getattr(self, "_handle", None)
+        g = getattr(self, "_graph", None)
+        if h and g is not None and h in g._session_handles:
+            g._session_handles.discard(h)
+            self._delete(h, None)
+        self._handle = None
+
+    # ---- run ----
+
+    def _feed_key(self, key: Any) -> Any:
+        """(tensor, dtype, numpy dtype, static dims or None) for a feed_dict key, cached."""
+        from tgraph.variables import Variable
+        try:
+            info = self._feed_info.get(key)
+        except TypeError:
+            info = None
+        if info is not None and info[4] == info[0]._shape_version:
+            return info
+        k = key._ref() if isinstance(key, Variable) else key
+        try:
+            t = self._graph.as_graph_element(k, allow_tensor=True, allow_operation=False)
+        except Exception as e:
+            raise TypeError(f"Cannot interpret feed_dict key as Tensor: {e}") from None
+        dt = t.dtype.base_dtype
+        shape = t.shape
+        dims = None if shape.dims is None else tuple(-1 if d.value is None else d.value
+                                                      for d in shape.dims)
+        info = (t, dt, np.dtype(dt.as_numpy_dtype), dims, t._shape_version,
+                dt.as_datatype_enum if dt != dtypes.string else None,
+                dims is not None and -1 not in dims)
+        try:
+            self._feed_info[key] = info
+        except TypeError:
+            pass
+        return info
+
+    def _feeds(self, feed_dict: Any) -> Tuple[List[Any], List[int]]:
+        from tgraph.tensor import Tensor
+        from tgraph.variables import Variable
+        keys: List[Any] = []
+        handles: List[int] = []
+        if not feed_dict:
+            return keys, handles
+        try:
+            for key, value in feed_dict.items():
+                t, dt, np_dt, dims, _, enum, fully_defined = self._feed_key(key)
+                if type(value) is not np.ndarray and isinstance(value, (Tensor, Variable)):
+                    raise TypeError("The value of a feed cannot be a tf.Tensor object. "
+                                    "Acceptable feed values include Python scalars, strings, "
+                                    "lists, numpy ndarrays, or TensorHandles. For reference, "
+                                    f"the tensor object was {value!r} which was passed to the "
+                                    f"argument `feed_dict` with key {t!r}.")
+                if type(value) is np.ndarray and value.dtype == np_dt:
+                    arr = value
+                else:
+                    arr = _feed_array(value, dt, t)
+                if dims is not None:
+                    shape = arr.shape
+                    if (shape != dims if fully_defined else
+                            len(shape) != len(dims) or any(d != -1 and d != s
+                                                           for d, s in zip(dims, shape))):
+                        raise ValueError(f"Cannot feed value of shape {shape!r} for Tensor "
+                                         f"{t.name!r}, which has shape {str(t.shape)!r}")
+                handles.append(_tensor_conv.from_numpy(arr, dt) if enum is None
+                               else _tensor_conv.from_numpy_fast(arr, enum))
+                keys.append(t)
+        except BaseException:
+            for h in handles:
+                _lib.TG_DeleteTensor(h)
+            raise
+        return keys, handles
+
+    def run(self, fetches: Any, feed_dict: Any = None, options: Any = None,
+            run_metadata: Any = None) -> Any:
+        """Runs the graph fragment needed for `fetches` (a tensor, op or name, or nested lists,
+        tuples, dicts and namedtuples of them), with feed_dict's values in place of tensors.
+        Fetched tensors come back as numpy arrays, ops as None, in the fetches' structure."""
+        if self._closed:
+            raise RuntimeError("Attempted to use a closed Session.")
+        plan = self._plan_for(fetches)
+        feed_keys, feed_handles = self._feeds(feed_dict)
+        values = self._run(plan, feed_keys, feed_handles, options, run_metadata)
+        return plan.build(values)
+
+    def _plan_for(self, fetches: Any) -> "_FetchPlan":
+        """The fetch plan, cached for a fetch that is one tensor or op or a list/tuple of
+        hashable items (the common loop `sess.run([loss, train_op], feed)`)."""
+        key = fetches
+        if type(fetches) is list or type(fetches) is tuple:
+            key = (type(fetches), *fetches)
+        try:
+            plan = self._plans.get(key)
+        except TypeError:  # unhashable (a dict, a list inside)
+            return _FetchPlan(self._graph, fetches)
+        if plan is None:
+            plan = _FetchPlan(self._graph, fetches)
+            if len(self._plans) >= 256:
+                self._plans.clear()
+            self._plans[key] = plan
+        return plan
+
+    def _run(self, plan: "_FetchPlan", feed_keys: List[Any], feed_handles: List[int],
+             options: Any, run_metadata: Any) -> List[Any]:
+        nf, nt, no = len(feed_keys), len(plan.tensors), len(plan.ops)
+        outputs, targets = plan.outputs, plan.targets
+        if nf == 1:
+            inputs = ctypes.byref(feed_keys[0]._tf_output)
+            input_values = ctypes.byref(ctypes.c_void_p(feed_handles[0]))
+        elif nf:
+            inputs = (_c.TG_Output * nf)(*[t._tf_output for t in feed_keys])
+            input_values = (ctypes.c_void_p * nf)(*feed_handles)
+        else:
+            inputs = input_values = None
+        out_values = (ctypes.c_void_p * nt)() if nt else None
+        run_opts = meta = None
+        if options is not None and getattr(options, "trace_level", 0):
+            run_opts = _lib.TG_NewRunOptions()
+            _lib.TG_SetRunOptionsTraceLevel(run_opts, int(options.trace_level))
+        if run_metadata is not None:
+            meta = _lib.TG_NewRunMetadata()
+        st = _c.status()
+        try:
+            _lib.TG_SessionRun(self._handle, run_opts, inputs, input_values, nf, outputs,
+                               out_values, nt, targets, no, meta, st)
+        finally:
+            for h in feed_handles:
+                _lib.TG_DeleteTensor(h)
+            if run_opts:
+                _lib.TG_DeleteRunOptions(run_opts)
+        try:
+            code = _lib.TG_GetCode(st)
+            if code != 0:
+                msg = _c.pystr(_lib.TG_Message(st))
+                if self._closed and code == errors.FAILED_PRECONDITION:
+                    raise RuntimeError("Attempted to use a closed Session.")
+                errors.raise_status(code, msg)
+            if meta:
+                _fill_run_metadata(meta, run_metadata)
+        finally:
+            if meta:
+                _lib.TG_DeleteRunMetadata(meta)
+        return [_tensor_conv.to_numpy(out_values[i]) for i in range(nt)]
+
+    def make_callable(self, fetches: Any, feed_list: Any = None, accept_options: bool = False
+                      ) -> Any:
+        """A function running `fetches` with positional feeds for feed_list: the fetch plan
+        is made once (the fast path for a loop of runs)."""
+        plan = _FetchPlan(self._graph, fetches)
+        feeds = [self._graph.as_graph_element(f, allow_tensor=True, allow_operation=False)
+                 for f in (feed_list or [])]
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            if self._closed:
+                raise RuntimeError("Attempted to use a closed Session.")
+            if len(args) != len(feeds):
+                raise ValueError(f"Expected {len(feeds)} feed values, got {len(args)}")
+            handles = []
+            try:
+                for t, v in zip(feeds, args):
+                    arr = _feed_array(v, t.dtype.base_dtype, t)
+                    handles.append(_tensor_conv.from_numpy(arr, t.dtype.base_dtype))
+            except BaseException:
+                for h in handles:
+                    _lib.TG_DeleteTensor(h)
+                raise
+            return plan.build(self._run(plan, feeds, handles, kwargs.get("options"),
+                                        kwargs.get("run_metadata")))
+        return call
+
+    # ---- context managers ----
+
+    def as_default(self) -> Any:
+        return _default_session_context(self)
+
+    def __enter__(self) -> "BaseSession":
+        ctx_g = self._graph.as_default()
+        ctx_s = _default_session_context(self)
+        ctx_g.__enter__()
+        ctx_s.__enter__()
+        self._ctx.append((ctx_g, ctx_s))
+        return self
+
+    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
+        ctx_g, ctx_s = self._ctx.pop()
+        ctx_s.__exit__(exc_type, exc, tb)
+        ctx_g.__exit__(exc_type, exc, tb)
+        self.close()
+
+
+def _feed_array(value: Any, dt: dtypes.DType, t: Any) -> np.ndarray:
+    if dt == dtypes.string:
+        arr = np.asarray(value, dtype=object)
+        return arr
+    np_dt = dt.as_numpy_dtype
+    if isinstance(value, np.ndarray) and value.dtype == np_dt:
+        return value
+    try:
+        arr = np.asarray(value, dtype=np_dt)
+    except (TypeError, ValueError) as e:
+        raise ValueError(f"Cannot feed value {value!r} to Tensor {t.name!r} of dtype "
+                         f"{dt.name}: {e}") from None
+    src = np.asarray(value)
+    if src.dtype.kind in "SUO" and np.dtype(np_dt).kind not in "SUO":
+        raise ValueError(f"Cannot feed value of dtype {src.dtype} to Tensor {t.name!r} of "
+                         f"dtype {dt.name}")
+    return arr
+
+
+def _fill_run_metadata(meta: int, run_metadata: Any) -> None:
+    """Copies a traced run's per-node stats into RunMetadata.step_stats (one DeviceStepStats
+    per device, nodes in completion order)."""
+    step_stats = getattr(run_metadata, "step_stats", None)
+    if step_stats is None:
+        return
+    step_stats.Clear()
+    by_device: Dict[str, Any] = {}
+    for i in range(_lib.TG_RunMetadataNumNodes(meta)):
+        device = _c.pystr(_lib.TG_RunMetadataNodeDevice(meta, i))
+        dev = by_device.get(device)
+        if dev is None:
+            dev = by_device[device] = step_stats.dev_stats.add(device=device)
+        start = _lib.TG_RunMetadataNodeStartNs(meta, i)
+        dur = _lib.TG_RunMetadataNodeDurationNs(meta, i)
+        name = _c.pystr(_lib.TG_RunMetadataNodeName(meta, i))
+        op = _c.pystr(_lib.TG_RunMetadataNodeOpType(meta, i))
+        dev.node_stats.add(node_name=name, all_start_nanos=start, op_start_rel_nanos=0,
+                           op_end_rel_nanos=dur, all_end_rel_nanos=dur,
+                           all_start_micros=start // 1000, op_end_rel_micros=dur // 1000,
+                           all_end_rel_micros=dur // 1000, timeline_label=f"{name} = {op}()")
+
+
+class Session(BaseSession):
+    """tf.Session(target='', graph=None, config=None)."""
+
+
+class InteractiveSession(BaseSession):
+    """A session that makes itself the default session (and its graph the default graph)
+    until it is closed, so that Tensor.eval() and Operation.run() need no session."""
+
+    def __init__(self, target: str = "", graph: Any = None, config: Any = None) -> None:
+        super().__init__(target, graph, config)
+        self._default_ctx = _default_session_context(self)
+        self._default_ctx.__enter__()
+        self._graph_ctx = self._graph.as_default()
+        self._graph_ctx.__enter__()
+
+    def close(self) -> None:
+        if not self._closed and getattr(self, "_default_ctx", None) is not None:
+            self._graph_ctx.__exit__(None, None, None)
+            self._default_ctx.__exit__(None, None, None)
+            self._default_ctx = None
+        super().close()
+
+
+# ---- the default session ----
+
+_local = threading.local()
+
+
+def _session_stack() -> List[Any]:
+    s = getattr(_local, "stack", None)
+    if s is None:
+        s = _local.stack = []
+    return s
+
+
+class _default_session_context:
+    def __init__(self, sess: Any) -> None:
+        self._sess = sess
+
+    def __enter__(self) -> Any:
+        _session_stack().append(self._sess)
+        return self._sess
+
+    def __exit__(self, *exc: Any) -> None:
+        stack = _session_stack()
+        if self._sess in stack:
+            # The innermost occurrence: InteractiveSession may close out of order.
+            for i in range(len(stack) - 1, -1, -1):
+                if stack[i] is self._sess:
+                    del stack[i]
+                    break
+
+
+def get_default_session() -> Optional[Any]:
+    """The innermost session made default (`with sess:` or an InteractiveSession), or None."""
+    stack = _session_stack()
+    return stack[-1] if stack else None
+
+
+def _reset_default_session() -> None:
+    pass
+
+
+def _run_using(session: Any, fetch: Any, feed_dict: Any, graph: Any, what: str) -> Any:
+    if session is None:
+        session = get_default_session()
+        if session is None:
+            if what == "tensor":
+                raise ValueError("Cannot evaluate tensor using `eval()`: No default session is "
+                                 "registered. Use `with sess.as_default()` or pass an explicit "
+                                 "session to `eval(session=sess)`")
+            raise ValueError("Cannot execute operation using `run()`: No default session is "
+                             "registered. Use `with sess.as_default():` or pass an explicit "
+                             "session to `run(session=sess)`")
+    if session.graph is not graph:
+        kind = "tensor" if what == "tensor" else "operation"
+        verb = "evaluate" if what == "tensor" else "execute"
+        raise ValueError(f"Cannot use the given session to {verb} {kind}: the {kind}'s graph "
+                         "is different from the session's graph.")
+    return session.run(fetch, feed_dict)
