@@ -14,7 +14,8 @@ Status RegisterStandardOps(OpRegistry* registry) {
                        &RegisterNnOps, &RegisterStateOps,
                        &RegisterRandomOps, &RegisterGradHelperOps, &RegisterArrayHelperOps,
                        &RegisterNnBackpropOps,
-                       &RegisterTrainingOps, &RegisterIoOps, &RegisterLoggingOps}) {
+                       &RegisterTrainingOps, &RegisterIoOps, &RegisterLoggingOps,
+                       &RegisterArraySplitOps, &RegisterBatchNormOps, &RegisterEinsumOps}) {
     Status s = family(registry);
     if (!s.ok() && first.ok()) first = s;
   }

@@ -21,6 +21,9 @@ Status RegisterNnBackpropOps(OpRegistry* registry);   // nn_backprop_ops.cc
 Status RegisterTrainingOps(OpRegistry* registry);     // training_ops.cc
 Status RegisterIoOps(OpRegistry* registry);           // io_ops.cc
 Status RegisterLoggingOps(OpRegistry* registry);      // logging_ops.cc
+Status RegisterArraySplitOps(OpRegistry* registry);   // array_split_ops.cc
+Status RegisterBatchNormOps(OpRegistry* registry);    // batch_norm_ops.cc
+Status RegisterEinsumOps(OpRegistry* registry);       // einsum_ops.cc
 
 // Registers each op in order; the first failure is returned (naming the op).
 Status RegisterOps(OpRegistry* registry, const std::vector<OpDefBuilder>& ops);

@@ -19,5 +19,7 @@ void RegisterShapeKernels(tgraph::plugin::Init& init);        // shape_ops.cc
 void RegisterOneHotKernels(tgraph::plugin::Init& init);       // one_hot_op.cc
 void RegisterGatherKernels(tgraph::plugin::Init& init);       // gather_op.cc
 void RegisterWhereKernels(tgraph::plugin::Init& init);        // where_op.cc
+void RegisterSplitBroadcastKernels(tgraph::plugin::Init& init);  // split_broadcast_ops.cc
+void RegisterBoolReductionKernels(tgraph::plugin::Init& init);   // bool_reduction_ops.cc
 
 }  // namespace tgraph_cpu

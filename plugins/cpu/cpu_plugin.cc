@@ -1,5 +1,6 @@
 // The CPU plugin's one exported symbol: registers the CPU device and every kernel family.
 #include "cpu_kernels.h"
+#include "model_op_kernels.h"
 #include "summary/summary_kernels.h"
 
 extern "C" TG_PLUGIN_EXPORT void TG_PluginInit(const TG_PluginInitArgs* args, TG_Status* status) {
@@ -10,7 +11,7 @@ extern "C" TG_PLUGIN_EXPORT void TG_PluginInit(const TG_PluginInitArgs* args, TG
                        &RegisterRandomKernels, &RegisterGradHelperKernels,
                        &RegisterArrayHelperKernels, &RegisterNnBackpropKernels,
                        &RegisterTrainingKernels, &RegisterCheckpointKernels,
-                       &RegisterSummaryKernels}) {
+                       &RegisterSummaryKernels, &RegisterModelOpKernels}) {
     if (!init.ok()) return;
     family(init);
   }
