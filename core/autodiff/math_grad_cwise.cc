@@ -178,6 +178,15 @@ Status ErfGrad(GradientContext& ctx) {
   return ctx.status();
 }
 
+// d erfc(x)/dx = -2 / sqrt(pi) * exp(-x^2).
+Status ErfcGrad(GradientContext& ctx) {
+  Output x = Conj(ctx, ctx.input(0));
+  Output minus_two_over_root_pi = ctx.ScalarLike(x, -1.1283791670955126);
+  Output d = ctx.Mul(minus_two_over_root_pi, ctx.Op("Exp", {ctx.Neg(ctx.Square(x))}));
+  ctx.SetInputGrad(0, ctx.Mul(ctx.grad(0), d));
+  return ctx.status();
+}
+
 // SelectV2 broadcasts condition, t and e: each of t and e gets the gradient where it was
 // chosen, summed down to its own shape (the output has the shape of all three broadcast).
 Status SelectV2Grad(GradientContext& ctx) {
@@ -222,6 +231,7 @@ Status RegisterCwiseGradients(GradientFunctionRegistry& registry) {
       {"SelectV2", SelectV2Grad},
       {"SquaredDifference", SquaredDifferenceGrad},
       {"Erf", ErfGrad},
+      {"Erfc", ErfcGrad},
       // TF returns None for Round, as for Floor.
       {"Round", FloorGrad},
   };

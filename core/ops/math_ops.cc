@@ -369,6 +369,8 @@ Status RegisterMathOps(OpRegistry* registry) {
       UnaryOp("Round", "{bfloat16, half, float, double, int8, int16, int32, int64, complex64, "
               "complex128}", "x rounded to the nearest integer, halves to even."),
       UnaryOp("Erf", "{bfloat16, half, float, double}", "The Gauss error function of x."),
+      UnaryOp("Erfc", "{bfloat16, half, float, double}",
+              "The complementary error function of x, 1 - erf(x) (Keras' exact gelu)."),
       ActivationOp("Relu", "{" TG_REAL_NUMBER_TYPES ", qint8}", "max(features, 0)."),
       ActivationOp("Relu6", "realnumbertype", "min(max(features, 0), 6)."),
       ActivationOp("Elu", "{half, bfloat16, float, double}",

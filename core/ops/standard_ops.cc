@@ -15,7 +15,8 @@ Status RegisterStandardOps(OpRegistry* registry) {
                        &RegisterRandomOps, &RegisterGradHelperOps, &RegisterArrayHelperOps,
                        &RegisterNnBackpropOps,
                        &RegisterTrainingOps, &RegisterIoOps, &RegisterLoggingOps,
-                       &RegisterArraySplitOps, &RegisterBatchNormOps, &RegisterEinsumOps}) {
+                       &RegisterArraySplitOps, &RegisterBatchNormOps, &RegisterEinsumOps,
+                       &RegisterArrayLayoutOps, &RegisterArrayNdOps, &RegisterImageOps}) {
     Status s = family(registry);
     if (!s.ok() && first.ok()) first = s;
   }

@@ -11,7 +11,9 @@ void RegisterArrayKernels(tgraph::plugin::Init& init) {
         &RegisterReshapeKernels, &RegisterTransposeKernels, &RegisterConcatPackKernels,
         &RegisterSliceKernels, &RegisterTilePadKernels, &RegisterFillKernels, &RegisterShapeKernels,
         &RegisterOneHotKernels, &RegisterGatherKernels, &RegisterWhereKernels,
-        &RegisterSplitBroadcastKernels, &RegisterBoolReductionKernels}) {
+        &RegisterSplitBroadcastKernels, &RegisterBoolReductionKernels, &RegisterPadReverseKernels,
+        &RegisterGatherScatterNdKernels, &RegisterSpaceDepthKernels, &RegisterImageResizeKernels,
+        &RegisterAssertPrintKernels}) {
     if (!init.ok()) return;
     file(init);
   }

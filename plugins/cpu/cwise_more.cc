@@ -1,4 +1,4 @@
-// Element-wise ops frozen Keras models use beyond the basic set: Erf (GELU), Round, Selu,
+// Element-wise ops frozen Keras models use beyond the basic set: Erf and Erfc (GELU), Round, Selu,
 // LeakyRelu and SquaredDifference (LayerNormalization's variance). The same Eigen kernel
 // templates as cwise_unary.cc / cwise_binary.cc, in a file of their own so the older ones
 // do not recompile.
@@ -15,6 +15,12 @@ struct ErfF {
   static constexpr double kCost = 20;
   template <class A>
   static auto Expr(const A& a) { return a.erf(); }
+};
+
+struct ErfcF {
+  static constexpr double kCost = 20;
+  template <class A>
+  static auto Expr(const A& a) { return a.erfc(); }
 };
 
 // Halves round to even, as TensorFlow (and NumPy) do; integers are already round.
@@ -87,6 +93,7 @@ void RegUnary(Init& init, const char* op) {
 
 void RegisterMoreElementwiseKernels(Init& init) {
   RegUnary<ErfF, float, double, half, bfloat16>(init, "Erf");
+  RegUnary<ErfcF, float, double, half, bfloat16>(init, "Erfc");
   RegUnary<RoundF, float, double, half, bfloat16, int32_t, int64_t>(init, "Round");
   RegUnary<SeluF, float, double, half, bfloat16>(init, "Selu");
   RegisterTyped<LeakyReluKernel, float, double, half, bfloat16>(init, "LeakyRelu", 2);

@@ -1,6 +1,8 @@
-"""The ops frozen Keras / TF models use (issue 19: FusedBatchNorm*, DepthwiseConv2dNative,
+"""The ops frozen Keras / TF models use (issue 19: FusedBatchNorm*, Erfc, DepthwiseConv2dNative,
 Split/SplitV, SelectV2, Erf, LeakyRelu, Selu, Round, All/Any, SquaredDifference,
-StopGradient, Einsum, BroadcastTo), differentially against TensorFlow: each case builds a
+StopGradient, Einsum, BroadcastTo; PadV2, MirrorPad, ReverseV2, SpaceToDepth/DepthToSpace,
+SpaceToBatchND/BatchToSpaceND, GatherNd, ScatterNd, TensorScatterUpdate, SparseToDense,
+TopKV2, ResizeBilinear/ResizeNearestNeighbor, Assert, Print), differentially against TensorFlow: each case builds a
 small TF1 graph with the op (through tf.raw_ops, so the node is exactly that op type), runs it
 in TensorFlow with graph rewrites off (so TF's own kernel computes it), writes the GraphDef,
 runs it with `tgraph run`, and compares every fetched output."""
@@ -69,13 +71,14 @@ def ph(name, value):
 # ---- element-wise ----
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])
-def test_erf_selu_leaky_relu(tmp_path, dtype):
+def test_erf_erfc_selu_leaky_relu(tmp_path, dtype):
     x = np.linspace(-4, 4, 24).reshape(4, 6).astype(dtype)
     tol = 2e-3 if dtype == np.float16 else 1e-5
 
     def build():
         v = ph("x", x)
-        return [RAW.Erf(x=v), RAW.Selu(features=v), RAW.LeakyRelu(features=v, alpha=0.3)]
+        return [RAW.Erf(x=v), RAW.Erfc(x=v), RAW.Selu(features=v),
+                RAW.LeakyRelu(features=v, alpha=0.3)]
     check(tmp_path, build,
           {"x:0": x}, rtol=tol, atol=tol)
 
@@ -230,6 +233,104 @@ def test_einsum(tmp_path, equation, shapes):
           feeds, rtol=1e-4, atol=1e-5)
 
 
+# ---- layout, index, image ops ----
+
+def test_pad_v2_mirror_pad_reverse(tmp_path):
+    x = rng(30).randn(3, 4, 2).astype(np.float32)
+
+    def build():
+        v = ph("x", x)
+        return [RAW.PadV2(input=v, paddings=[[1, 2], [0, 3], [1, 0]], constant_values=np.float32(-7)),
+                RAW.MirrorPad(input=v, paddings=[[2, 1], [3, 0], [0, 1]], mode="REFLECT"),
+                RAW.MirrorPad(input=v, paddings=np.array([[3, 1], [0, 4], [2, 2]], np.int64),
+                              mode="SYMMETRIC"),
+                RAW.ReverseV2(tensor=v, axis=[0, 2]),
+                RAW.ReverseV2(tensor=v, axis=np.array([-2], np.int64))]
+    check(tmp_path, build, {"x:0": x})
+
+
+def test_space_to_depth_and_batch(tmp_path):
+    x = rng(31).randn(2, 4, 6, 3).astype(np.float32)
+
+    def build():
+        v = ph("x", x)
+        s2d = RAW.SpaceToDepth(input=v, block_size=2)
+        s2b = RAW.SpaceToBatchND(input=v, block_shape=[2, 3], paddings=[[1, 1], [0, 3]])
+        return [s2d, RAW.DepthToSpace(input=s2d, block_size=2), s2b,
+                RAW.BatchToSpaceND(input=s2b, block_shape=[2, 3], crops=[[1, 1], [0, 3]]),
+                RAW.BatchToSpaceND(input=v, block_shape=[2], crops=[[1, 2]])]
+    check(tmp_path, build, {"x:0": x})
+
+
+def test_gather_scatter_nd_and_sparse_to_dense(tmp_path):
+    p = rng(32).randn(4, 3, 2).astype(np.float32)
+    idx = np.array([[[3, 1], [0, 2]], [[1, 1], [3, 1]]], np.int32)
+
+    def build():
+        v = ph("p", p)
+        return [RAW.GatherNd(params=v, indices=idx),
+                RAW.GatherNd(params=v, indices=np.array([[2], [0]], np.int64)),
+                RAW.ScatterNd(indices=idx, updates=RAW.GatherNd(params=v, indices=idx),
+                              shape=[4, 3, 2]),
+                RAW.TensorScatterUpdate(tensor=v, indices=np.array([[1], [3]], np.int32),
+                                        updates=np.ones((2, 3, 2), np.float32)),
+                RAW.SparseToDense(sparse_indices=np.array([[0, 1], [2, 0]], np.int64),
+                                  output_shape=np.array([3, 4], np.int64),
+                                  sparse_values=np.array([5.0, 6.0], np.float32),
+                                  default_value=np.float32(-1))]
+    check(tmp_path, build, {"p:0": p})
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.int64])
+def test_top_k(tmp_path, dtype):
+    x = (rng(33).permutation(60).reshape(3, 20) - 30).astype(dtype)
+
+    def build():
+        return list(RAW.TopKV2(input=ph("x", x), k=5))
+    check(tmp_path, build, {"x:0": x})
+
+
+@pytest.mark.parametrize("align_corners,half_pixel", [(False, False), (True, False), (False, True)])
+def test_resize(tmp_path, align_corners, half_pixel):
+    x = rng(34).rand(2, 5, 7, 3).astype(np.float32) * 255
+    u = x.astype(np.uint8)
+
+    def build():
+        v, w = ph("x", x), ph("u", u)
+        out = []
+        for size in ([9, 4], [3, 11]):
+            out.append(RAW.ResizeBilinear(images=v, size=size, align_corners=align_corners,
+                                          half_pixel_centers=half_pixel))
+            out.append(RAW.ResizeBilinear(images=w, size=size, align_corners=align_corners,
+                                          half_pixel_centers=half_pixel))
+            out.append(RAW.ResizeNearestNeighbor(images=w, size=size, align_corners=align_corners,
+                                                 half_pixel_centers=half_pixel))
+        return out
+    check(tmp_path, build, {"x:0": x, "u:0": u}, rtol=1e-5, atol=1e-3)
+
+
+def test_assert_fails_the_run_and_print_passes_through(tmp_path):
+    graph = tf.Graph()
+    with graph.as_default():
+        x = V1.placeholder(tf.float32, [3], name="x")
+        check_op = RAW.Assert(condition=RAW.All(input=x > 0, axis=[0]),
+                              data=[tf.constant("x must be positive"), x], name="check")
+        with tf.control_dependencies([check_op]):
+            y = tf.identity(RAW.Print(input=x, data=[x], message="x is "), name="y")
+    (tmp_path / "graph.pb").write_bytes(graph.as_graph_def().SerializeToString())
+    for values, ok in (([1, 2, 3], True), ([1, -2, 3], False)):
+        np.save(tmp_path / "x.npy", np.array(values, np.float32))
+        done = subprocess.run([TOOL, "run", str(tmp_path / "graph.pb"), "--feed",
+                               f"x:0={tmp_path / 'x.npy'}", "--fetch", "y:0"],
+                              capture_output=True, text=True)
+        if ok:
+            assert done.returncode == 0, done.stderr
+            assert "x is [1" in done.stderr
+        else:
+            assert done.returncode == 1
+            assert "check" in done.stderr and "x must be positive" in done.stderr, done.stderr
+
+
 # ---- bad input comes back as an error naming the node, never a crash ----
 
 @pytest.mark.parametrize("build,fragment", [
@@ -238,6 +339,10 @@ def test_einsum(tmp_path, equation, shapes):
      "size_splits"),
     (lambda x: RAW.All(input=x > 0, axis=[5], name="bad"), "5"),
     (lambda x: RAW.BroadcastTo(input=x, shape=[3, 5], name="bad"), "broadcast"),
+    (lambda x: RAW.GatherNd(params=x, indices=[[4, 0]], name="bad"), "does not index"),
+    (lambda x: RAW.TopKV2(input=x, k=3, name="bad"), "k (3)"),
+    (lambda x: RAW.MirrorPad(input=x, paddings=[[4, 0], [0, 0]], mode="REFLECT", name="bad"),
+     "paddings"),
 ])
 def test_bad_arguments_fail_naming_the_node(tmp_path, build, fragment):
     graph = tf.Graph()
