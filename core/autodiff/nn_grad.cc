@@ -242,11 +242,16 @@ Status FusedBatchNormGrad(GradientContext& ctx) {
   return ctx.status();
 }
 
-// TF differentiates DepthwiseConv2dNative through two backprop ops that have no kernels
-// here yet; asking for that gradient is an error rather than a silent zero.
+// As Conv2D's: the two backprop ops with the forward op's attrs.
 Status DepthwiseConv2dNativeGrad(GradientContext& ctx) {
-  return Unimplemented("the gradient of DepthwiseConv2dNative '", ctx.op()->name(),
-                       "' is not implemented yet (DepthwiseConv2dNativeBackpropInput/Filter)");
+  const GradAttrs attrs = CopyAttrs(ctx, {"strides", "padding", "explicit_paddings",
+                                          "data_format", "dilations"});
+  Output g = ctx.grad(0);
+  ctx.SetInputGrad(0, ctx.Op("DepthwiseConv2dNativeBackpropInput",
+                             {ShapeOf(ctx, ctx.input(0)), ctx.input(1), g}, attrs));
+  ctx.SetInputGrad(1, ctx.Op("DepthwiseConv2dNativeBackpropFilter",
+                             {ctx.input(0), ShapeOf(ctx, ctx.input(1)), g}, attrs));
+  return ctx.status();
 }
 
 }  // namespace

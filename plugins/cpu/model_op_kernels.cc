@@ -5,7 +5,8 @@ namespace tgraph_cpu {
 
 void RegisterModelOpKernels(tgraph::plugin::Init& init) {
   for (auto* file : {&RegisterMoreElementwiseKernels, &RegisterBatchNormKernels,
-                     &RegisterDepthwiseConvKernels, &RegisterEinsumKernels}) {
+                     &RegisterDepthwiseConvKernels, &RegisterDepthwiseConvBackpropKernels,
+                     &RegisterEinsumKernels}) {
     if (!init.ok()) return;
     file(init);
   }

@@ -13,6 +13,7 @@ void RegisterModelOpKernels(tgraph::plugin::Init& init);
 void RegisterMoreElementwiseKernels(tgraph::plugin::Init& init);  // cwise_more.cc
 void RegisterBatchNormKernels(tgraph::plugin::Init& init);        // batch_norm_ops.cc
 void RegisterDepthwiseConvKernels(tgraph::plugin::Init& init);    // depthwise_conv_op.cc
+void RegisterDepthwiseConvBackpropKernels(tgraph::plugin::Init& init);  // depthwise_conv_backprop_op.cc
 void RegisterEinsumKernels(tgraph::plugin::Init& init);           // einsum_op.cc
 
 }  // namespace tgraph_cpu

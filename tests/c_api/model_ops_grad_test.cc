@@ -2,7 +2,7 @@
 // differences in float64 for Erf, SquaredDifference, SelectV2, LeakyRelu, Selu, BroadcastTo,
 // Split, SplitV and Einsum; FusedBatchNorm (float only, as in TF) against central differences
 // of a float64 reference of the op; StopGradient, Round, All and Any pass nothing back, and
-// DepthwiseConv2dNative's missing gradient is an error, not a silent zero.
+// MirrorPad's and the resize ops' missing gradients are errors, not silent zeros.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -106,6 +106,27 @@ TEST(ModelOpsGradTest, Einsum) {
   }
 }
 
+TEST(ModelOpsGradTest, DepthwiseConv2dNative) {
+  struct Case {
+    Dims x, f;
+    std::vector<int64_t> strides, dilations;
+    const char* padding;
+  };
+  for (const Case& c : std::vector<Case>{{{2, 4, 5, 2}, {2, 3, 2, 2}, {1, 1, 1, 1}, {1, 1, 1, 1}, "SAME"},
+                                         {{1, 5, 5, 3}, {3, 2, 3, 1}, {1, 2, 2, 1}, {1, 1, 1, 1}, "SAME"},
+                                         {{1, 6, 5, 2}, {2, 2, 2, 2}, {1, 1, 1, 1}, {1, 2, 1, 1}, "VALID"}}) {
+    CheckGradients({GradInputSpec{c.x}, GradInputSpec{c.f}},
+                   [&](TG_Graph* g, const std::vector<TG_Output>& in) {
+                     return AddOp(g, "DepthwiseConv2dNative", {in[0], in[1]},
+                                  [&](TG_OperationDescription* d) {
+                                    TG_SetAttrIntList(d, "strides", c.strides.data(), 4);
+                                    TG_SetAttrIntList(d, "dilations", c.dilations.data(), 4);
+                                    SetString(d, "padding", c.padding);
+                                  });
+                   });
+  }
+}
+
 // ---- layout and index ops ----
 
 GradBuildFn WithInts(const char* type, std::vector<std::vector<int32_t>> ints,
@@ -181,7 +202,7 @@ TEST_F(ModelOpsNoGradTest, StopGradientRoundAllAnyPassNothingBack) {
   TG_Output stopped = AddOp(g_, "StopGradient", {x});
   TG_Output rounded = AddOp(g_, "Round", {x});
   TG_Output any = AddOp(g_, "Any", {AddOp(g_, "Greater", {x, AddOp(g_, "ZerosLike", {x})}),
-                                    ConstInt32(g_, {0})});
+                                    ConstInt32(g_, {})});  // x is a scalar: no axes
   TG_Output y = AddOp(g_, "AddV2", {AddOp(g_, "Mul", {x, stopped}), rounded});
   TG_Output z = AddOp(g_, "Cast", {any}, [](TG_OperationDescription* d) {
     TG_SetAttrType(d, "DstT", TG_DOUBLE);
@@ -199,22 +220,17 @@ TEST_F(ModelOpsNoGradTest, StopGradientRoundAllAnyPassNothingBack) {
   EXPECT_DOUBLE_EQ(*static_cast<const double*>(TG_TensorData(out[0].get())), 1.75);
 }
 
-TEST_F(ModelOpsNoGradTest, DepthwiseConv2dNativeGradientIsAnError) {
+TEST_F(ModelOpsNoGradTest, MirrorPadGradientIsAnError) {
   TG_Output x = AddOp(g_, "Placeholder", {}, [](TG_OperationDescription* d) {
     TG_SetAttrType(d, "dtype", TG_FLOAT);
   });
-  TG_Output f = AddOp(g_, "Placeholder", {}, [](TG_OperationDescription* d) {
-    TG_SetAttrType(d, "dtype", TG_FLOAT);
-  });
-  TG_Output y = AddOp(g_, "DepthwiseConv2dNative", {x, f}, [](TG_OperationDescription* d) {
-    const int64_t strides[] = {1, 1, 1, 1};
-    TG_SetAttrIntList(d, "strides", strides, 4);
-    SetString(d, "padding", "SAME");
-  }, 0, "dw");
+  TG_Output y = AddOp(g_, "MirrorPad", {x, ConstInt32(g_, {1, 1}, {1, 2})},
+                      [](TG_OperationDescription* d) { SetString(d, "mode", "REFLECT"); }, 0,
+                      "mirror");
   TG_Output dx{nullptr, 0};
   TG_AddGradients(g_, &y, 1, &x, 1, nullptr, s_, &dx);
   EXPECT_EQ(TG_GetCode(s_), TG_UNIMPLEMENTED) << TG_Message(s_);
-  EXPECT_NE(std::string(TG_Message(s_)).find("dw"), std::string::npos) << TG_Message(s_);
+  EXPECT_NE(std::string(TG_Message(s_)).find("mirror"), std::string::npos) << TG_Message(s_);
 }
 
 // ---- FusedBatchNorm ----
@@ -279,13 +295,15 @@ class ModelOpsBatchNormGradTest : public SessionTest {
     }
     auto floats = [](const std::vector<double>& v) { return std::vector<float>(v.begin(), v.end()); };
     auto constant = [&](const std::vector<double>& v, Dims dims) {
-      return ConstOf<float>(g_, TG_FLOAT, floats(v), std::move(dims));
+      return tgtest::ConstOf<float>(g_, TG_FLOAT, floats(v), std::move(dims));
     };
-    TG_Output xo = constant(x, ref.dims), so = constant(scale, {c}), oo = constant(offset, {c});
+    TG_Output xo = constant(x, ref.dims);
+    TG_Output so = constant(scale, Dims{c});
+    TG_Output oo = constant(offset, Dims{c});
     const bool stats = !training;
     TG_Output y = AddOp(g_, op.c_str(),
-                        {xo, so, oo, constant(stats ? ref.mean : std::vector<double>{}, {stats ? c : 0}),
-                         constant(stats ? ref.var : std::vector<double>{}, {stats ? c : 0})},
+                        {xo, so, oo, constant(stats ? ref.mean : std::vector<double>{}, Dims{stats ? c : 0}),
+                         constant(stats ? ref.var : std::vector<double>{}, Dims{stats ? c : 0})},
                         [&](TG_OperationDescription* d) {
                           TG_SetAttrFloat(d, "epsilon", static_cast<float>(ref.epsilon));
                           TG_SetAttrBool(d, "is_training", training ? 1 : 0);

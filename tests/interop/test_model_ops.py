@@ -207,6 +207,28 @@ def test_depthwise_conv2d_explicit_padding_double(tmp_path):
           {"x:0": x}, rtol=1e-10, atol=1e-12)
 
 
+@pytest.mark.parametrize("padding,strides,dilations,multiplier", [
+    ("SAME", [1, 2, 2, 1], [1, 1, 1, 1], 2),
+    ("VALID", [1, 1, 1, 1], [1, 2, 2, 1], 1),
+])
+def test_depthwise_conv2d_backprops(tmp_path, padding, strides, dilations, multiplier):
+    x = rng(17).randn(2, 7, 6, 3).astype(np.float32)
+    f = rng(18).randn(3, 3, 3, multiplier).astype(np.float32)
+
+    def build():
+        v, w = ph("x", x), ph("f", f)
+        y = RAW.DepthwiseConv2dNative(input=v, filter=w, strides=strides, padding=padding,
+                                      dilations=dilations)
+        dy = y * 0.5 + 1.0  # any out_backprop of y's shape
+        return [RAW.DepthwiseConv2dNativeBackpropInput(
+                    input_sizes=tf.shape(v), filter=w, out_backprop=dy, strides=strides,
+                    padding=padding, dilations=dilations),
+                RAW.DepthwiseConv2dNativeBackpropFilter(
+                    input=v, filter_sizes=tf.shape(w), out_backprop=dy, strides=strides,
+                    padding=padding, dilations=dilations)]
+    check(tmp_path, build, {"x:0": x, "f:0": f}, rtol=1e-4, atol=1e-4)
+
+
 # ---- Einsum ----
 
 @pytest.mark.parametrize("equation,shapes", [
@@ -349,7 +371,7 @@ def test_bad_arguments_fail_naming_the_node(tmp_path, build, fragment):
     with graph.as_default():
         x = V1.placeholder(tf.float32, None, name="x")
         out = build(x)
-        if isinstance(out, list):
+        if isinstance(out, (list, tuple)):
             out = out[0]
     (tmp_path / "graph.pb").write_bytes(graph.as_graph_def().SerializeToString())
     np.save(tmp_path / "x.npy", np.ones((4, 2), np.float32))

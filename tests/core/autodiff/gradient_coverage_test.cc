@@ -22,6 +22,7 @@ const std::set<std::string>& HelpersWithoutGradient() {
       "RsqrtGrad", "ReciprocalGrad", "BiasAddGrad",
       // convolution and pooling backprops
       "Conv2DBackpropInput", "Conv2DBackpropFilter", "MaxPoolGrad", "AvgPoolGrad",
+      "DepthwiseConv2dNativeBackpropInput", "DepthwiseConv2dNativeBackpropFilter",
       // index and shape helpers
       "UnsortedSegmentSum", "DynamicStitch", "StridedSliceGrad", "Cumsum", "Cumprod", "Unique",
       // optimizer updates (they write variables; nothing differentiates through them)

@@ -11,6 +11,14 @@ using namespace op_testing;  // NOLINT: test helpers
 
 OpIn B(PS shape) { return OpIn{DT_BOOL, std::move(shape)}; }
 
+// A constant int32 [n, 2] matrix (paddings, crops).
+OpIn Pairs(const std::vector<int64_t>& v) {
+  const int64_t rows = static_cast<int64_t>(v.size()) / 2;
+  Tensor t = Tensor::Allocate(DT_INT32, {rows, 2}).value();
+  for (size_t i = 0; i < v.size(); ++i) t.flat<int32_t>()[i] = static_cast<int32_t>(v[i]);
+  return OpIn{DT_INT32, PS{rows, 2}, t};
+}
+
 TEST(ModelOpsTest, SignaturesMatchTensorFlow) {
   using S = std::vector<std::string>;
   EXPECT_EQ(ArgNames(Def("FusedBatchNormV3").input_arg()),
@@ -47,9 +55,10 @@ TEST(ModelOpsTest, ElementwiseShapes) {
 }
 
 TEST(ModelOpsTest, SelectV2BroadcastsAllThree) {
-  EXPECT_EQ(OutShape("SelectV2", {}, {B({2, 1}), F({1, 3}), F({})}), (PS{2, 3}));
-  EXPECT_EQ(OutShape("SelectV2", {}, {B({}), F({4}), F({4})}), (PS{4}));
-  ExpectBuildError("SelectV2", {}, {B({2}), F({3}), F({})}, {"broadcast", "[2]"});
+  EXPECT_EQ(OutShape("SelectV2", {}, {B({2, 1}), F({1, 3}), F(PS::Scalar())}), (PS{2, 3}));
+  EXPECT_EQ(OutShape("SelectV2", {}, {B(PS::Scalar()), F({4}), F({4})}), (PS{4}));
+  EXPECT_EQ(OutShape("SelectV2", {}, {B({2}), F({2}), F(PS::Unknown())}), PS::Unknown());
+  ExpectBuildError("SelectV2", {}, {B({2}), F({3}), F(PS::Scalar())}, {"broadcast", "[2]"});
 }
 
 TEST(ModelOpsTest, AllAnyReduce) {
@@ -64,7 +73,7 @@ TEST(ModelOpsTest, SplitShapes) {
   auto shapes = OutShapes("Split", three, {Scalar(1), F({2, 6})});
   ASSERT_EQ(shapes.size(), 3u);
   for (const PS& s : shapes) EXPECT_EQ(s, (PS{2, 2}));
-  EXPECT_EQ(OutShapes("Split", three, {I({}), F({2, 6})})[0], PS::UnknownOfRank(2));
+  EXPECT_EQ(OutShapes("Split", three, {I(PS::Scalar()), F({2, 6})})[0], PS::UnknownOfRank(2));
   ExpectBuildError("Split", three, {Scalar(1), F({2, 5})}, {"not divisible by num_split 3"});
   ExpectBuildError("Split", three, {Scalar(-3), F({2, 6})}, {"split_dim -3"});
   shapes = OutShapes("SplitV", three, {F({2, 7}), Ints({1, -1, 2}), Scalar(-1)});
@@ -130,24 +139,25 @@ TEST(ModelOpsTest, EinsumShapes) {
 }
 
 TEST(ModelOpsTest, LayoutShapes) {
-  EXPECT_EQ(OutShape("PadV2", {}, {F({2, 3}), Ints({1, 0, 2, 2}), F({})}), (PS{3, 7}));
-  EXPECT_EQ(OutShape("PadV2", {}, {F({2, 3}), OpIn{DT_INT32, PS{2, 2}}, F({})}),
+  EXPECT_EQ(OutShape("PadV2", {}, {F({2, 3}), Pairs({1, 0, 2, 2}), F(PS::Scalar())}), (PS{3, 7}));
+  EXPECT_EQ(OutShape("PadV2", {}, {F({2, 3}), OpIn{DT_INT32, PS{2, 2}}, F(PS::Scalar())}),
             PS::UnknownOfRank(2));
-  ExpectBuildError("PadV2", {}, {F({2, 3}), Ints({1, 0, 2, 2}), F({1})}, {"constant_values"});
+  ExpectBuildError("PadV2", {}, {F({2, 3}), Pairs({1, 0, 2, 2}), F({1})}, {"constant_values"});
+  ExpectBuildError("PadV2", {}, {F({2, 3}), Ints({1, 0, 2, 2}), F(PS::Scalar())}, {"[rank, 2]"});
   const AttrMap reflect = {{"mode", AttrOfString("REFLECT")}};
-  EXPECT_EQ(OutShape("MirrorPad", reflect, {F({3, 3}), Ints({2, 0, 0, 1})}), (PS{5, 4}));
-  ExpectBuildError("MirrorPad", reflect, {F({3, 3}), Ints({3, 0, 0, 1})}, {"no greater than 2"});
+  EXPECT_EQ(OutShape("MirrorPad", reflect, {F({3, 3}), Pairs({2, 0, 0, 1})}), (PS{5, 4}));
+  ExpectBuildError("MirrorPad", reflect, {F({3, 3}), Pairs({3, 0, 0, 1})}, {"no greater than 2"});
   EXPECT_EQ(OutShape("ReverseV2", {}, {F({2, 3}), Ints({-1})}), (PS{2, 3}));
   ExpectBuildError("ReverseV2", {}, {F({2, 3}), Ints({2})}, {"axis 2"});
   const AttrMap block = {{"block_size", AttrOfInt(2)}};
   EXPECT_EQ(OutShape("SpaceToDepth", block, {F({1, 4, 6, 3})}), (PS{1, 2, 3, 12}));
   EXPECT_EQ(OutShape("DepthToSpace", block, {F({1, 2, 3, 12})}), (PS{1, 4, 6, 3}));
   ExpectBuildError("SpaceToDepth", block, {F({1, 3, 6, 3})}, {"height 3"});
-  EXPECT_EQ(OutShape("SpaceToBatchND", {}, {F({2, 4, 3, 5}), Ints({2, 3}), Ints({0, 0, 1, 2})}),
+  EXPECT_EQ(OutShape("SpaceToBatchND", {}, {F({2, 4, 3, 5}), Ints({2, 3}), Pairs({0, 0, 1, 2})}),
             (PS{12, 2, 2, 5}));
-  EXPECT_EQ(OutShape("BatchToSpaceND", {}, {F({12, 2, 2, 5}), Ints({2, 3}), Ints({0, 0, 1, 2})}),
+  EXPECT_EQ(OutShape("BatchToSpaceND", {}, {F({12, 2, 2, 5}), Ints({2, 3}), Pairs({0, 0, 1, 2})}),
             (PS{2, 4, 3, 5}));
-  ExpectBuildError("SpaceToBatchND", {}, {F({2, 4, 3, 5}), Ints({2, 2}), Ints({0, 0, 0, 0})},
+  ExpectBuildError("SpaceToBatchND", {}, {F({2, 4, 3, 5}), Ints({2, 2}), Pairs({0, 0, 0, 0})},
                    {"not divisible"});
 }
 
@@ -161,7 +171,7 @@ TEST(ModelOpsTest, IndexShapes) {
                    {"updates must have shape [5,3]"});
   EXPECT_EQ(OutShape("TensorScatterUpdate", {}, {F({4, 3}), OpIn{DT_INT32, PS{2, 1}}, F({2, 3})}),
             (PS{4, 3}));
-  EXPECT_EQ(OutShape("SparseToDense", {}, {OpIn{DT_INT32, PS{2, 2}}, Ints({3, 4}), F({2}), F({})}),
+  EXPECT_EQ(OutShape("SparseToDense", {}, {OpIn{DT_INT32, PS{2, 2}}, Ints({3, 4}), F({2}), F(PS::Scalar())}),
             (PS{3, 4}));
   auto topk = OutShapes("TopKV2", {}, {F({2, 7}), Scalar(3)});
   ASSERT_EQ(topk.size(), 2u);
@@ -176,7 +186,7 @@ TEST(ModelOpsTest, ImageAndLoggingShapes) {
             (PS{2, -1, -1, 3}));
   ExpectBuildError("ResizeBilinear", {}, {F({2, 5, 7, 3}), Ints({0, 4})}, {"positive"});
   EXPECT_EQ(Def("Assert").is_stateful(), true);
-  EXPECT_EQ(OutShapes("Print", {}, {F({2, 3}), I({})}, {{1, 1}})[0], (PS{2, 3}));
+  EXPECT_EQ(OutShapes("Print", {}, {F({2, 3}), I(PS::Scalar())}, {{1, 1}})[0], (PS{2, 3}));
 }
 
 }  // namespace

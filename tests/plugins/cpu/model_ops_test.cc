@@ -451,6 +451,67 @@ TEST(ModelOpsKernelTest, DepthwiseConv2dNativeChecksItsArguments) {
                 {"node", "NHWC"}, Code::kUnimplemented);
 }
 
+// The backprops against the forward reference: dx[i] = <dy, conv(e_i, f)>, and likewise for
+// each filter entry, by brute force over unit tensors.
+TEST(ModelOpsKernelTest, DepthwiseConv2dNativeBackpropsAreTheForwardsTranspose) {
+  struct Case {
+    Dims x, f;
+    int64_t stride, dilation;
+    bool same;
+  };
+  for (DataType dt : {DT_FLOAT, DT_DOUBLE}) {
+    for (const Case& c : std::vector<Case>{{{2, 4, 5, 2}, {3, 2, 2, 2}, 1, 1, true},
+                                           {{1, 6, 5, 3}, {2, 2, 3, 1}, 2, 1, true},
+                                           {{1, 6, 6, 2}, {2, 2, 2, 2}, 1, 2, false}}) {
+      const std::vector<double> x = Ramp(Count(c.x), -1, 1), f = Ramp(Count(c.f), 0.7, -0.4);
+      Dims out_dims;
+      DepthwiseReference(x, c.x, f, c.f, c.stride, c.dilation, c.same, &out_dims);
+      const std::vector<double> dy = Ramp(Count(out_dims), 0.3, -1.1);
+      auto dot = [&](const std::vector<double>& y) {
+        double s = 0;
+        for (size_t i = 0; i < y.size(); ++i) s += y[i] * dy[i];
+        return s;
+      };
+      std::vector<double> want_dx, want_df;
+      for (size_t i = 0; i < x.size(); ++i) {
+        std::vector<double> e(x.size(), 0.0);
+        e[i] = 1;
+        want_dx.push_back(dot(DepthwiseReference(e, c.x, f, c.f, c.stride, c.dilation, c.same, &out_dims)));
+      }
+      for (size_t i = 0; i < f.size(); ++i) {
+        std::vector<double> e(f.size(), 0.0);
+        e[i] = 1;
+        want_df.push_back(dot(DepthwiseReference(x, c.x, e, c.f, c.stride, c.dilation, c.same, &out_dims)));
+      }
+      AttrMap attrs = {{"strides", AttrOfIntList({1, c.stride, c.stride, 1})},
+                       {"dilations", AttrOfIntList({1, c.dilation, c.dilation, 1})},
+                       {"padding", AttrOfString(c.same ? "SAME" : "VALID")}};
+      auto sizes = [](const Dims& d) {
+        return I32({4}, {static_cast<int32_t>(d[0]), static_cast<int32_t>(d[1]),
+                         static_cast<int32_t>(d[2]), static_cast<int32_t>(d[3])});
+      };
+      const std::string what = std::string(DataTypeName(dt));
+      OpRun r = RunOpEx("DepthwiseConv2dNativeBackpropInput",
+                        {sizes(c.x), Of(dt, c.f, f), Of(dt, out_dims, dy)}, attrs, TestPool());
+      ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+      EXPECT_EQ(r.outputs[0].dims(), c.x);
+      ExpectClose(r.outputs[0], want_dx, "BackpropInput " + what);
+      r = RunOpEx("DepthwiseConv2dNativeBackpropFilter",
+                  {Of(dt, c.x, x), sizes(c.f), Of(dt, out_dims, dy)}, attrs, TestPool());
+      ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+      EXPECT_EQ(r.outputs[0].dims(), c.f);
+      ExpectClose(r.outputs[0], want_df, "BackpropFilter " + what);
+    }
+  }
+  // out_backprop of the wrong shape.
+  AttrMap attrs = {{"strides", AttrOfIntList({1, 1, 1, 1})}, {"padding", AttrOfString("SAME")}};
+  ExpectInvalid(RunOp("DepthwiseConv2dNativeBackpropInput",
+                      {I32({4}, {1, 3, 3, 2}), Of(DT_FLOAT, {2, 2, 2, 1}, Ramp(8, 0, 1)),
+                       Of(DT_FLOAT, {1, 3, 3, 1}, Ramp(9, 0, 1))},
+                      attrs, false).status,
+                {"node", "out_backprop must have shape [1,3,3,2]"});
+}
+
 // ---- Einsum ----
 
 // A brute-force einsum over letters (no ellipsis): every assignment of the labels.
