@@ -1,9 +1,8 @@
 // Gradients of the layout, index, image and logging ops frozen models use, as TensorFlow's
 // array_grad.py / image_grad.py / logging_ops.py define them: each rearrangement's gradient
 // is its inverse (SpaceToDepth <-> DepthToSpace, SpaceToBatchND <-> BatchToSpaceND,
-// ReverseV2 of itself), a gather's is a scatter and back. MirrorPad and the resize ops take
-// TF's fused *Grad ops, which have no kernels here yet: asking for them is an error, never
-// a silent zero.
+// ReverseV2 of itself), a gather's is a scatter and back; MirrorPad and the resize ops take
+// TF's fused *Grad ops.
 #include <string>
 #include <vector>
 
@@ -126,11 +125,26 @@ Status PrintGrad(GradientContext& ctx) {
   return ctx.status();
 }
 
-GradientFunction NotImplementedYet(const char* type, const char* fused) {
-  return [type, fused](GradientContext& ctx) -> Status {
-    return Unimplemented("the gradient of ", type, " '", ctx.op()->name(),
-                         "' is not implemented yet (TensorFlow's ", fused, ")");
-  };
+Status MirrorPadGrad(GradientContext& ctx) {
+  ctx.SetInputGrad(0, ctx.Op("MirrorPadGrad", {ctx.grad(0), ctx.input(1)}, CopyAttrs(ctx, {"mode"})));
+  return ctx.status();
+}
+
+// ResizeBilinear: TF's gradient is for floating-point images only.
+Status ResizeBilinearGrad(GradientContext& ctx) {
+  const DataType t = BaseType(ctx.input(0).dtype());
+  if (t != DT_FLOAT && t != DT_DOUBLE && t != DT_HALF && t != DT_BFLOAT16) return ctx.status();
+  ctx.SetInputGrad(0, ctx.Op("ResizeBilinearGrad", {ctx.grad(0), ctx.input(0)},
+                             CopyAttrs(ctx, {"align_corners", "half_pixel_centers"})));
+  return ctx.status();
+}
+
+// ResizeNearestNeighbor: the gradient summed back to the images' height and width.
+Status ResizeNearestNeighborGrad(GradientContext& ctx) {
+  Output size = ctx.Op("Slice", {ctx.Shape(ctx.input(0)), ctx.ConstInt32({1}), ctx.ConstInt32({2})});
+  ctx.SetInputGrad(0, ctx.Op("ResizeNearestNeighborGrad", {ctx.grad(0), size},
+                             CopyAttrs(ctx, {"align_corners", "half_pixel_centers"})));
+  return ctx.status();
 }
 
 }  // namespace
@@ -152,11 +166,9 @@ Status RegisterArrayLayoutGradients(GradientFunctionRegistry& registry) {
   keep(registry.Register("SparseToDense", SparseToDenseGrad));
   keep(registry.Register("TopKV2", TopKV2Grad));
   keep(registry.Register("Print", PrintGrad));
-  keep(registry.Register("MirrorPad", NotImplementedYet("MirrorPad", "MirrorPadGrad")));
-  keep(registry.Register("ResizeBilinear",
-                         NotImplementedYet("ResizeBilinear", "ResizeBilinearGrad")));
-  keep(registry.Register("ResizeNearestNeighbor",
-                         NotImplementedYet("ResizeNearestNeighbor", "ResizeNearestNeighborGrad")));
+  keep(registry.Register("MirrorPad", MirrorPadGrad));
+  keep(registry.Register("ResizeBilinear", ResizeBilinearGrad));
+  keep(registry.Register("ResizeNearestNeighbor", ResizeNearestNeighborGrad));
   keep(registry.RegisterNotDifferentiable("Assert"));
   return first;
 }

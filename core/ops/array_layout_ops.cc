@@ -69,6 +69,31 @@ Status MirrorPadShape(InferenceContext& c) {
   return PaddedShape(c, mode == "REFLECT" ? 1 : 0);
 }
 
+// MirrorPadGrad: the padded gradient folded back, input dims minus the constant paddings.
+Status MirrorPadGradShape(InferenceContext& c) {
+  const PartialShape& input = c.input_shape(0);
+  auto pads = ConstInts(c, 1);
+  if (!input.known_rank() || !pads) {
+    c.set_output(0, input.known_rank() ? PartialShape::UnknownOfRank(input.rank())
+                                       : PartialShape::Unknown());
+    return Status::OK();
+  }
+  if (pads->size() != 2 * static_cast<size_t>(input.rank())) {
+    return c.Error("paddings must be a [", input.rank(), ", 2] matrix for input ",
+                   input.ToString());
+  }
+  std::vector<int64_t> dims = input.dims();
+  for (size_t d = 0; d < dims.size(); ++d) {
+    const int64_t p = (*pads)[2 * d] + (*pads)[2 * d + 1];
+    if (dims[d] >= 0) {
+      if (p > dims[d]) return c.Error("paddings exceed dimension ", d, " of ", input.ToString());
+      dims[d] -= p;
+    }
+  }
+  c.set_output(0, PartialShape(std::move(dims)));
+  return Status::OK();
+}
+
 // ReverseV2: the input's shape; constant axes must be in range and distinct.
 Status ReverseV2Shape(InferenceContext& c) {
   const PartialShape& input = c.input_shape(0);
@@ -205,6 +230,14 @@ Status RegisterArrayLayoutOps(OpRegistry* registry) {
           .SetShapeFn(MirrorPadShape)
           .Doc("input padded with its own mirror image (REFLECT leaves the edge out, "
                "SYMMETRIC repeats it)."),
+      OpDefBuilder("MirrorPadGrad")
+          .Input("input: T").Input("paddings: Tpaddings").Output("output: T")
+          .Attr("T: type")
+          .Attr("Tpaddings: {int32, int64} = DT_INT32")
+          .Attr("mode: {'REFLECT', 'SYMMETRIC'}")
+          .SetShapeFn(MirrorPadGradShape)
+          .Doc("The gradient of MirrorPad: each padded position's gradient added back to the "
+               "input position it mirrors."),
       OpDefBuilder("ReverseV2")
           .Input("tensor: T").Input("axis: Tidx").Output("output: T")
           .Attr("Tidx: {int32, int64} = DT_INT32")

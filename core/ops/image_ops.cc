@@ -30,6 +30,28 @@ Status ResizeShape(InferenceContext& c) {
   return Status::OK();
 }
 
+// ResizeBilinearGrad: original_image's shape.
+Status ResizeBilinearGradShape(InferenceContext& c) {
+  PartialShape image;
+  TG_RETURN_IF_ERROR(c.WithRank(1, 4, &image));
+  c.set_output(0, image);
+  return Status::OK();
+}
+
+// ResizeNearestNeighborGrad: grads [N, h, w, C] and size [H, W] -> [N, H, W, C].
+Status ResizeNearestNeighborGradShape(InferenceContext& c) {
+  PartialShape grads;
+  TG_RETURN_IF_ERROR(c.WithRank(0, 4, &grads));
+  std::vector<int64_t> dims = grads.dims();
+  dims[1] = dims[2] = PartialShape::kUnknownDim;
+  if (auto v = shape_fns::ConstInts(c, 1); v && v->size() == 2) {
+    dims[1] = (*v)[0];
+    dims[2] = (*v)[1];
+  }
+  c.set_output(0, PartialShape(std::move(dims)));
+  return Status::OK();
+}
+
 }  // namespace
 
 Status RegisterImageOps(OpRegistry* registry) {
@@ -48,6 +70,21 @@ Status RegisterImageOps(OpRegistry* registry) {
           .Attr("half_pixel_centers: bool = false")
           .SetShapeFn(ResizeShape)
           .Doc("images resized to size by taking the nearest pixel."),
+      OpDefBuilder("ResizeBilinearGrad")
+          .Input("grads: float").Input("original_image: T").Output("output: T")
+          .Attr("T: {float, bfloat16, half, double}")
+          .Attr("align_corners: bool = false")
+          .Attr("half_pixel_centers: bool = false")
+          .SetShapeFn(ResizeBilinearGradShape)
+          .Doc("The gradient of ResizeBilinear with respect to its images."),
+      OpDefBuilder("ResizeNearestNeighborGrad")
+          .Input("grads: T").Input("size: int32").Output("output: T")
+          .Attr("T: {uint8, int8, int32, half, float, double, bfloat16}")
+          .Attr("align_corners: bool = false")
+          .Attr("half_pixel_centers: bool = false")
+          .SetShapeFn(ResizeNearestNeighborGradShape)
+          .Doc("The gradient of ResizeNearestNeighbor: each output pixel's gradient added to "
+               "the input pixel it copied."),
   });
 }
 

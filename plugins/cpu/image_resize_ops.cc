@@ -2,7 +2,8 @@
 // scale = in / out, or (in - 1) / (out - 1) with align_corners; half_pixel_centers samples
 // at pixel centres ((o + 0.5) * scale - 0.5 for bilinear, (o + 0.5) * scale for nearest).
 // Bilinear reads any real type and writes float; nearest copies elements by size. Output
-// rows split over the intra-op pool.
+// rows split over the intra-op pool. Their gradients (ResizeBilinearGrad,
+// ResizeNearestNeighborGrad) use the same weights and source pixels.
 #include <Eigen/Core>
 
 #include <algorithm>
@@ -180,6 +181,104 @@ class ResizeNearestNeighborOp {
   ResizeAttrs attrs_;
 };
 
+// ResizeBilinearGrad(grads [N, h, w, C] float, original_image [N, H, W, C]): each output
+// pixel's gradient spread over the four input pixels it interpolated, by the same weights.
+// Split by image, so no two threads add into one element.
+template <typename T>
+class ResizeBilinearGradOp {
+ public:
+  explicit ResizeBilinearGradOp(Construction& c) { GetResizeAttrs(c, &attrs_); }
+  void Compute(Context& ctx) {
+    TensorView grads = ctx.input(0), image = ctx.input(1);
+    const std::vector<int64_t> gd = grads.dims(), id = image.dims();
+    if (gd.size() != 4 || id.size() != 4 || gd[0] != id[0] || gd[3] != id[3] || id[1] <= 0 ||
+        id[2] <= 0) {
+      ctx.Fail(TG_INVALID_ARGUMENT, "grads " + ShapeString(gd) + " and original_image " +
+                                        ShapeString(id) +
+                                        " must be 4-D with the same batch and channels");
+      return;
+    }
+    TensorMut out = ctx.AllocateOutput(0, id);
+    if (!ctx.ok()) return;
+    const int64_t n = id[0], h = id[1], w = id[2], c = id[3], oh = gd[1], ow = gd[2];
+    const std::vector<Interp> ys = Weights(oh, h, Scale(h, oh, attrs_.align_corners), attrs_.half_pixel);
+    const std::vector<Interp> xs = Weights(ow, w, Scale(w, ow, attrs_.align_corners), attrs_.half_pixel);
+    const float* g = grads.data<float>();
+    T* o = out.mutable_data<T>();
+    ctx.ParallelFor(n, static_cast<double>(oh * ow * c) * 8, [&](int64_t b, int64_t e) {
+      std::vector<float> acc(static_cast<size_t>(h * w * c));
+      for (int64_t batch = b; batch < e; ++batch) {
+        std::fill(acc.begin(), acc.end(), 0.0f);
+        for (int64_t y = 0; y < oh; ++y) {
+          const Interp& iy = ys[static_cast<size_t>(y)];
+          for (int64_t x = 0; x < ow; ++x) {
+            const Interp& ix = xs[static_cast<size_t>(x)];
+            const float* gp = g + ((batch * oh + y) * ow + x) * c;
+            float* tl = acc.data() + (iy.lo * w + ix.lo) * c;
+            float* tr = acc.data() + (iy.lo * w + ix.hi) * c;
+            float* bl = acc.data() + (iy.hi * w + ix.lo) * c;
+            float* br = acc.data() + (iy.hi * w + ix.hi) * c;
+            for (int64_t ch = 0; ch < c; ++ch) {
+              const float top = gp[ch] * (1 - iy.lerp), bottom = gp[ch] * iy.lerp;
+              tl[ch] += top * (1 - ix.lerp);
+              tr[ch] += top * ix.lerp;
+              bl[ch] += bottom * (1 - ix.lerp);
+              br[ch] += bottom * ix.lerp;
+            }
+          }
+        }
+        T* dst = o + batch * h * w * c;
+        for (size_t i = 0; i < acc.size(); ++i) dst[i] = static_cast<T>(acc[i]);
+      }
+    });
+  }
+
+ private:
+  ResizeAttrs attrs_;
+};
+
+// ResizeNearestNeighborGrad(grads [N, h, w, C], size [H, W]): each output pixel's gradient
+// added to the input pixel it copied.
+template <typename T>
+class ResizeNearestNeighborGradOp {
+ public:
+  explicit ResizeNearestNeighborGradOp(Construction& c) { GetResizeAttrs(c, &attrs_); }
+  void Compute(Context& ctx) {
+    TensorView grads = ctx.input(0), size = ctx.input(1);
+    const std::vector<int64_t> gd = grads.dims();
+    if (gd.size() != 4 || size.rank() != 1 || size.dim(0) != 2 || size.data<int32_t>()[0] <= 0 ||
+        size.data<int32_t>()[1] <= 0) {
+      ctx.Fail(TG_INVALID_ARGUMENT, "grads must be 4-D and size 2 positive values, got " +
+                                        ShapeString(gd) + " and size of shape " +
+                                        ShapeString(size.dims()));
+      return;
+    }
+    const int64_t n = gd[0], oh = gd[1], ow = gd[2], c = gd[3];
+    const int64_t h = size.data<int32_t>()[0], w = size.data<int32_t>()[1];
+    TensorMut out = ctx.AllocateOutput(0, {n, h, w, c});
+    if (!ctx.ok()) return;
+    const std::vector<int64_t> ys = Nearest(oh, h, Scale(h, oh, attrs_.align_corners), attrs_);
+    const std::vector<int64_t> xs = Nearest(ow, w, Scale(w, ow, attrs_.align_corners), attrs_);
+    const T* g = grads.data<T>();
+    T* o = out.mutable_data<T>();
+    std::fill(o, o + n * h * w * c, T(0));
+    ctx.ParallelFor(n, static_cast<double>(oh * ow * c), [&](int64_t b, int64_t e) {
+      for (int64_t batch = b; batch < e; ++batch) {
+        for (int64_t y = 0; y < oh; ++y) {
+          for (int64_t x = 0; x < ow; ++x) {
+            const T* gp = g + ((batch * oh + y) * ow + x) * c;
+            T* dst = o + ((batch * h + ys[static_cast<size_t>(y)]) * w + xs[static_cast<size_t>(x)]) * c;
+            for (int64_t ch = 0; ch < c; ++ch) dst[ch] += gp[ch];
+          }
+        }
+      }
+    });
+  }
+
+ private:
+  ResizeAttrs attrs_;
+};
+
 }  // namespace
 
 void RegisterImageResizeKernels(tgraph::plugin::Init& init) {
@@ -192,6 +291,14 @@ void RegisterImageResizeKernels(tgraph::plugin::Init& init) {
       KernelBuilder("ResizeBilinear", "CPU").TypeConstraint("T", TG_UINT8).HostMemory("size"));
   init.Kernel<ResizeBilinearOp<int32_t>>(
       KernelBuilder("ResizeBilinear", "CPU").TypeConstraint("T", TG_INT32).HostMemory("size"));
+  init.Kernel<ResizeBilinearGradOp<float>>(
+      KernelBuilder("ResizeBilinearGrad", "CPU").TypeConstraint("T", TG_FLOAT));
+  init.Kernel<ResizeBilinearGradOp<double>>(
+      KernelBuilder("ResizeBilinearGrad", "CPU").TypeConstraint("T", TG_DOUBLE));
+  init.Kernel<ResizeNearestNeighborGradOp<float>>(
+      KernelBuilder("ResizeNearestNeighborGrad", "CPU").TypeConstraint("T", TG_FLOAT).HostMemory("size"));
+  init.Kernel<ResizeNearestNeighborGradOp<double>>(
+      KernelBuilder("ResizeNearestNeighborGrad", "CPU").TypeConstraint("T", TG_DOUBLE).HostMemory("size"));
   init.Kernel<ResizeNearestNeighborOp>(KernelBuilder("ResizeNearestNeighbor", "CPU")
                                            .TypeConstraint("T", TG_ARRAY_MOVER_TYPES)
                                            .HostMemory("size"));

@@ -1,5 +1,5 @@
 // PadV2 (a constant fill), MirrorPad (REFLECT / SYMMETRIC) and ReverseV2: dtype-agnostic by
-// element size, each output row (the last dimension) computed from its source row; rows
+// element size (MirrorPadGrad, which adds, is typed), each output row (the last dimension) computed from its source row; rows
 // split over the intra-op pool.
 #include <algorithm>
 #include <cstring>
@@ -138,6 +138,60 @@ class PadOp {
   int64_t mirror_offset_ = 0;
 };
 
+// MirrorPadGrad: the gradient of a padded tensor folded back, each padded position's value
+// added to the input position it mirrors (Source()). One pass over the padded gradient.
+template <typename T>
+class MirrorPadGradOp {
+ public:
+  explicit MirrorPadGradOp(Construction& c) {
+    std::string mode;
+    if (c.GetAttr("mode", &mode)) mirror_offset_ = mode == "REFLECT" ? 1 : 0;
+  }
+  void Compute(Context& ctx) {
+    TensorView in = ctx.input(0);
+    const std::vector<int64_t> padded = in.dims();
+    TensorView p = ctx.input(1);
+    const size_t r = padded.size();
+    if (p.rank() != 2 || p.dim(0) != static_cast<int64_t>(r) || p.dim(1) != 2) {
+      ctx.Fail(TG_INVALID_ARGUMENT, "paddings must be a matrix of shape [" + std::to_string(r) +
+                                        ",2], but has shape " + ShapeString(p.dims()));
+      return;
+    }
+    const std::vector<int64_t> pads = IndexValues(p);
+    std::vector<int64_t> dims(r);
+    for (size_t d = 0; d < r; ++d) {
+      dims[d] = padded[d] - pads[2 * d] - pads[2 * d + 1];
+      const int64_t limit = dims[d] - mirror_offset_;
+      if (pads[2 * d] < 0 || pads[2 * d + 1] < 0 || pads[2 * d] > limit || pads[2 * d + 1] > limit) {
+        ctx.Fail(TG_INVALID_ARGUMENT, "paddings " + ShapeString(pads) + " do not fit a gradient of "
+                                      "shape " + ShapeString(padded));
+        return;
+      }
+    }
+    TensorMut out = ctx.AllocateOutput(0, dims);
+    if (!ctx.ok()) return;
+    T* o = out.mutable_data<T>();
+    std::fill(o, o + NumElements(dims), T(0));
+    const int64_t n = in.num_elements();
+    if (n == 0) return;
+    const T* g = in.data<T>();
+    const std::vector<int64_t> strides = Strides(dims);
+    std::vector<int64_t> idx(r, 0);
+    for (int64_t i = 0; i < n; ++i) {
+      int64_t off = 0;
+      for (size_t d = 0; d < r; ++d) off += Source(idx[d], dims[d], pads[2 * d], mirror_offset_) * strides[d];
+      o[off] += g[i];
+      for (size_t d = r; d-- > 0;) {
+        if (++idx[d] < padded[d]) break;
+        idx[d] = 0;
+      }
+    }
+  }
+
+ private:
+  int64_t mirror_offset_ = 0;
+};
+
 class ReverseV2Op {
  public:
   explicit ReverseV2Op(Construction&) {}
@@ -206,6 +260,14 @@ void RegisterPadReverseKernels(tgraph::plugin::Init& init) {
                                .TypeConstraint("T", TG_ARRAY_MOVER_TYPES)
                                .TypeConstraint("Tpaddings", TG_ARRAY_INDEX_TYPES)
                                .HostMemory("paddings"));
+  init.Kernel<MirrorPadGradOp<float>>(KernelBuilder("MirrorPadGrad", "CPU")
+                                          .TypeConstraint("T", TG_FLOAT)
+                                          .TypeConstraint("Tpaddings", TG_ARRAY_INDEX_TYPES)
+                                          .HostMemory("paddings"));
+  init.Kernel<MirrorPadGradOp<double>>(KernelBuilder("MirrorPadGrad", "CPU")
+                                           .TypeConstraint("T", TG_DOUBLE)
+                                           .TypeConstraint("Tpaddings", TG_ARRAY_INDEX_TYPES)
+                                           .HostMemory("paddings"));
   init.Kernel<ReverseV2Op>(KernelBuilder("ReverseV2", "CPU")
                                .TypeConstraint("T", TG_ARRAY_MOVER_TYPES)
                                .TypeConstraint("Tidx", TG_ARRAY_INDEX_TYPES)

@@ -14,8 +14,8 @@ using namespace array_util;
 
 // ---- Split / SplitV ----
 
-// Copies piece k of `in` along `axis` (pieces of `sizes`, starting at `offsets`) into its
-// output; a single piece aliases the input.
+// Copies the pieces of `in` along `axis` (of the given sizes, in order) into outputs 0, 1,
+// ...; a single piece aliases the input.
 void WriteSplitOutputs(Context& ctx, const TensorView& in, int64_t axis,
                        const std::vector<int64_t>& sizes) {
   const std::vector<int64_t> dims = in.dims();

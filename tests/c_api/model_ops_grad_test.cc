@@ -2,7 +2,7 @@
 // differences in float64 for Erf, SquaredDifference, SelectV2, LeakyRelu, Selu, BroadcastTo,
 // Split, SplitV and Einsum; FusedBatchNorm (float only, as in TF) against central differences
 // of a float64 reference of the op; StopGradient, Round, All and Any pass nothing back, and
-// MirrorPad's and the resize ops' missing gradients are errors, not silent zeros.
+// MirrorPad and ResizeNearestNeighbor through their fused gradient ops.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -169,6 +169,20 @@ TEST(ModelOpsGradTest, GatherNdScatterNdTensorScatterUpdate) {
                  });
 }
 
+TEST(ModelOpsGradTest, MirrorPadAndResizeNearestNeighbor) {
+  for (const char* mode : {"REFLECT", "SYMMETRIC"}) {
+    SCOPED_TRACE(mode);
+    CheckGradients({GradInputSpec{{3, 4}}}, [mode](TG_Graph* g, const std::vector<TG_Output>& in) {
+      return AddOp(g, "MirrorPad", {in[0], ConstInt32(g, {2, 1, 1, 2}, {2, 2})},
+                   [mode](TG_OperationDescription* d) { SetString(d, "mode", mode); });
+    });
+  }
+  CheckGradients({GradInputSpec{{1, 2, 3, 2}}}, [](TG_Graph* g, const std::vector<TG_Output>& in) {
+    return AddOp(g, "ResizeNearestNeighbor", {in[0], ConstInt32(g, {5, 4})},
+                 [](TG_OperationDescription* d) { TG_SetAttrBool(d, "half_pixel_centers", 1); });
+  });
+}
+
 TEST(ModelOpsGradTest, SparseToDense) {
   CheckGradients({GradInputSpec{{2}}, GradInputSpec{{}}},
                  [](TG_Graph* g, const std::vector<TG_Output>& in) {
@@ -218,19 +232,6 @@ TEST_F(ModelOpsNoGradTest, StopGradientRoundAllAnyPassNothingBack) {
   std::vector<TensorPtr> out = Run(session, {{x, xv.get()}}, {dx});
   ASSERT_EQ(TG_GetCode(s_), TG_OK) << TG_Message(s_);
   EXPECT_DOUBLE_EQ(*static_cast<const double*>(TG_TensorData(out[0].get())), 1.75);
-}
-
-TEST_F(ModelOpsNoGradTest, MirrorPadGradientIsAnError) {
-  TG_Output x = AddOp(g_, "Placeholder", {}, [](TG_OperationDescription* d) {
-    TG_SetAttrType(d, "dtype", TG_FLOAT);
-  });
-  TG_Output y = AddOp(g_, "MirrorPad", {x, ConstInt32(g_, {1, 1}, {1, 2})},
-                      [](TG_OperationDescription* d) { SetString(d, "mode", "REFLECT"); }, 0,
-                      "mirror");
-  TG_Output dx{nullptr, 0};
-  TG_AddGradients(g_, &y, 1, &x, 1, nullptr, s_, &dx);
-  EXPECT_EQ(TG_GetCode(s_), TG_UNIMPLEMENTED) << TG_Message(s_);
-  EXPECT_NE(std::string(TG_Message(s_)).find("mirror"), std::string::npos) << TG_Message(s_);
 }
 
 // ---- FusedBatchNorm ----

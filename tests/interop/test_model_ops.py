@@ -121,6 +121,16 @@ def test_all_any(tmp_path):
     check(tmp_path, build, {"b:0": b})
 
 
+def test_where_of_bools_and_numbers(tmp_path):
+    x = np.array([[0, 1.5, -2], [0, 0, 3]], np.float32)
+
+    def build():
+        v = ph("x", x)
+        return [RAW.Where(condition=v), RAW.Where(condition=v > 0),
+                RAW.Where(condition=np.array([0, 4, 0, -1], np.int64))]
+    check(tmp_path, build, {"x:0": x})
+
+
 # ---- array ----
 
 def test_stop_gradient_and_broadcast_to(tmp_path):
@@ -335,6 +345,24 @@ def test_resize(tmp_path, align_corners, half_pixel):
                                                  half_pixel_centers=half_pixel))
         return out
     check(tmp_path, build, {"x:0": x, "u:0": u}, rtol=1e-5, atol=1e-3)
+
+
+@pytest.mark.parametrize("align_corners,half_pixel", [(False, False), (True, False), (False, True)])
+def test_resize_and_mirror_pad_gradients(tmp_path, align_corners, half_pixel):
+    image = rng(35).rand(2, 5, 7, 3).astype(np.float32)
+    grads = rng(36).randn(2, 9, 4, 3).astype(np.float32)
+    padded = rng(37).randn(6, 9).astype(np.float32)
+
+    def build():
+        g = ph("g", grads)
+        return [RAW.ResizeBilinearGrad(grads=g, original_image=ph("image", image),
+                                       align_corners=align_corners, half_pixel_centers=half_pixel),
+                RAW.ResizeNearestNeighborGrad(grads=g, size=[5, 7], align_corners=align_corners,
+                                              half_pixel_centers=half_pixel),
+                RAW.MirrorPadGrad(input=ph("p", padded), paddings=[[2, 1], [3, 2]], mode="REFLECT"),
+                RAW.MirrorPadGrad(input=V1.get_default_graph().get_tensor_by_name("p:0"),
+                                  paddings=[[1, 2], [3, 3]], mode="SYMMETRIC")]
+    check(tmp_path, build, {"g:0": grads, "image:0": image, "p:0": padded}, rtol=1e-5, atol=1e-5)
 
 
 def test_assert_fails_the_run_and_print_passes_through(tmp_path):

@@ -210,6 +210,48 @@ TEST(ModelOpsLayoutKernelTest, ResizeNearestNeighbor) {
   EXPECT_EQ(Values<uint8_t>(r.outputs[0]), (std::vector<uint8_t>{10, 30}));
 }
 
+TEST(ModelOpsLayoutKernelTest, GradientsOfMirrorPadAndResize) {
+  // MirrorPadGrad folds the padding back: REFLECT [1,5] -> [1,3] reads 1 0 1 2 1.
+  OpRun r = RunOp("MirrorPadGrad", {F32({1, 5}, {1, 2, 3, 4, 5}), I32({2, 2}, {0, 0, 1, 1})},
+                  {{"mode", AttrOfString("REFLECT")}});
+  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+  EXPECT_EQ(r.outputs[0].dims(), (Dims{1, 3}));
+  EXPECT_EQ(Values<float>(r.outputs[0]), (std::vector<float>{2, 9, 4}));
+  r = RunOp("MirrorPadGrad", {F64({1, 5}, {1, 2, 3, 4, 5}), I64({2, 2}, {0, 0, 1, 1})},
+            {{"mode", AttrOfString("SYMMETRIC")}});  // reads 0 0 1 2 2
+  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+  EXPECT_EQ(Values<double>(r.outputs[0]), (std::vector<double>{3, 3, 9}));
+  ExpectInvalid(RunOp("MirrorPadGrad", {F32({1, 2}, {1, 2}), I32({2, 2}, {0, 0, 1, 1})},
+                      {{"mode", AttrOfString("REFLECT")}}, false).status,
+                {"node", "paddings"});
+  // ResizeBilinearGrad, legacy coordinates 2 -> 4: output x reads 0, (0,1) half each, 1, 1.
+  const Tensor grads = F32({1, 1, 4, 1}, {1, 2, 3, 4});
+  r = RunOp("ResizeBilinearGrad", {grads, F32({1, 1, 2, 1}, {0, 0})});
+  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+  EXPECT_EQ(Values<float>(r.outputs[0]), (std::vector<float>{2, 8}));
+  r = RunOp("ResizeBilinearGrad", {grads, F64({1, 1, 2, 1}, {0, 0})});
+  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+  EXPECT_EQ(Values<double>(r.outputs[0]), (std::vector<double>{2, 8}));
+  // ResizeNearestNeighborGrad 2 -> 4: each input pixel took 2 outputs.
+  r = RunOp("ResizeNearestNeighborGrad", {grads, I32Vec({1, 2})});
+  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+  EXPECT_EQ(Values<float>(r.outputs[0]), (std::vector<float>{3, 7}));
+  r = RunOp("ResizeNearestNeighborGrad", {F64({1, 1, 4, 1}, {1, 2, 3, 4}), I32Vec({1, 2})});
+  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+  EXPECT_EQ(Values<double>(r.outputs[0]), (std::vector<double>{3, 7}));
+}
+
+TEST(ModelOpsLayoutKernelTest, WhereOfNumbersPicksTheNonZeros) {
+  const std::vector<int64_t> want = {0, 1, 1, 0};  // [[0, 1], [1, 0]]
+  for (const Tensor& t : {F32({2, 2}, {0, -0.5f, 2, -0.0f}), F64({2, 2}, {0, 1, 3, 0}),
+                          I32({2, 2}, {0, 7, -1, 0}), I64({2, 2}, {0, 1, 1, 0})}) {
+    OpRun r = RunOp("Where", {t});
+    ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+    EXPECT_EQ(r.outputs[0].dims(), (Dims{2, 2})) << DataTypeName(t.dtype());
+    EXPECT_EQ(Values<int64_t>(r.outputs[0]), want) << DataTypeName(t.dtype());
+  }
+}
+
 TEST(ModelOpsLayoutKernelTest, AssertFailsWithItsDataAndPrintPassesThrough) {
   Tensor no = Tensor::Allocate(DT_BOOL, {}).value();
   no.flat<bool>()[0] = false;
