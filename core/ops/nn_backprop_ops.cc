@@ -1,7 +1,8 @@
 // Backpropagation ops of convolution and pooling: what the gradients of Conv2D,
-// DepthwiseConv2dNative, MaxPool and AvgPool build. Signatures, attr names, defaults and type lists are TensorFlow's, so
-// GraphDefs written by TF import here. The output shapes come from the shape vector input
-// (input_sizes, filter_sizes, orig_input_shape) when it is a constant, or from orig_input.
+// DepthwiseConv2dNative, MaxPool and AvgPool build. Signatures, attr names, defaults and type
+// lists are TensorFlow's, so GraphDefs written by TF import here. The output shapes come from
+// the shape vector input (input_sizes, filter_sizes, orig_input_shape) when it is a
+// constant, or from orig_input.
 #include <optional>
 #include <string>
 #include <vector>

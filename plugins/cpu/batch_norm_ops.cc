@@ -48,8 +48,8 @@ class FusedBatchNormOp {
     const std::vector<int64_t> dims = x.dims();
     const size_t rank = five_d_ ? 5 : 4;
     if (dims.size() != rank) {
-      ctx.Fail(TG_INVALID_ARGUMENT, std::string("x must be ") + std::to_string(rank) + "-dimensional, got shape " +
-                                        Dims(dims));
+      ctx.Fail(TG_INVALID_ARGUMENT, std::string("x must be ") + std::to_string(rank) +
+                                        "-dimensional, got shape " + Dims(dims));
       return;
     }
     const size_t cdim = channels_first_ ? 1 : rank - 1;

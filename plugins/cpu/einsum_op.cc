@@ -141,7 +141,9 @@ class EinsumOp {
 
     if (inputs.size() == 1) {
       Axes out_axes, summed;
-      for (int id : r.output_ids) out_axes.Add(r.id_size[static_cast<size_t>(id)], strides[0][static_cast<size_t>(id)]);
+      for (int id : r.output_ids) {
+        out_axes.Add(r.id_size[static_cast<size_t>(id)], strides[0][static_cast<size_t>(id)]);
+      }
       for (size_t id = 0; id < ids; ++id) {
         if (!in_out[id]) summed.Add(r.id_size[id], strides[0][id]);
       }
@@ -167,7 +169,9 @@ class EinsumOp {
     auto gather_axes = [&](size_t input, std::initializer_list<const std::vector<int>*> groups) {
       Axes axes;
       for (const auto* g : groups) {
-        for (int id : *g) axes.Add(r.id_size[static_cast<size_t>(id)], strides[input][static_cast<size_t>(id)]);
+        for (int id : *g) {
+          axes.Add(r.id_size[static_cast<size_t>(id)], strides[input][static_cast<size_t>(id)]);
+        }
       }
       return axes;
     };
@@ -209,7 +213,9 @@ class EinsumOp {
         stride_of[static_cast<size_t>(order[k])] = stride;
         stride *= r.id_size[static_cast<size_t>(order[k])];
       }
-      for (int id : r.output_ids) result.Add(r.id_size[static_cast<size_t>(id)], stride_of[static_cast<size_t>(id)]);
+      for (int id : r.output_ids) {
+        result.Add(r.id_size[static_cast<size_t>(id)], stride_of[static_cast<size_t>(id)]);
+      }
     }
     const bool direct = result.Dense();
     T* c = o;
