@@ -387,6 +387,13 @@ def test_assert_fails_the_run_and_print_passes_through(tmp_path):
             assert "check" in done.stderr and "x must be positive" in done.stderr, done.stderr
 
 
+def test_einsum_half(tmp_path):
+    a = rng(40).randn(2, 3, 4, 5).astype(np.float16)
+    b = rng(41).randn(2, 6, 4, 5).astype(np.float16)
+    check(tmp_path, lambda: [RAW.Einsum(inputs=[ph("a", a), ph("b", b)], equation="bqhd,bkhd->bhqk")],
+          {"a:0": a, "b:0": b}, rtol=2e-2, atol=2e-2)
+
+
 # ---- bad input comes back as an error naming the node, never a crash ----
 
 @pytest.mark.parametrize("build,fragment", [

@@ -576,7 +576,7 @@ TEST(ModelOpsKernelTest, EinsumMatchesBruteForce) {
       {"ab,cd->abcd", {{2, 3}, {2, 2}}},
       {"abc,ad->bd", {{2, 3, 4}, {2, 5}}},
   };
-  for (DataType dt : {DT_FLOAT, DT_DOUBLE}) {
+  for (DataType dt : kFloats) {  // half and bfloat16 are widened to float
     for (const auto& [equation, shapes] : cases) {
       std::vector<Tensor> inputs;
       std::vector<std::vector<double>> values;
