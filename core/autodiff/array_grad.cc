@@ -266,6 +266,29 @@ Status GatherV2Grad(GradientContext& ctx) {
   return GatherOtherAxisGrad(ctx, static_cast<int>(axis), rank);
 }
 
+// ---- splitting and broadcasting ----
+
+// Split / SplitV: the pieces' gradients concatenated back along the split axis; pieces nobody
+// differentiated contribute zeros.
+Status SplitGradAlong(GradientContext& ctx, int value_input, Output axis) {
+  std::vector<Output> grads;
+  for (int i = 0; i < ctx.num_outputs(); ++i) {
+    grads.push_back(ctx.has_grad(i) ? ctx.grad(i) : ctx.ZerosLike(ctx.output(i)));
+  }
+  ctx.SetInputGrad(value_input, ctx.Op("ConcatV2", {GradInput::List(std::move(grads)), axis}));
+  return ctx.status();
+}
+
+Status SplitGrad(GradientContext& ctx) { return SplitGradAlong(ctx, 1, ctx.input(0)); }
+Status SplitVGrad(GradientContext& ctx) { return SplitGradAlong(ctx, 0, ctx.input(2)); }
+
+// BroadcastTo: the gradient summed over the broadcast dimensions, back to input's shape.
+Status BroadcastToGrad(GradientContext& ctx) {
+  Output g = ctx.grad(0);
+  ctx.SetInputGrad(0, ctx.ReduceForBroadcast(g, ctx.input(0), g, ctx.output(0)).first);
+  return ctx.status();
+}
+
 }  // namespace
 
 Status RegisterArrayGradients(GradientFunctionRegistry& registry) {
@@ -291,6 +314,9 @@ Status RegisterArrayGradients(GradientFunctionRegistry& registry) {
   keep(registry.Register("Fill", FillGrad));
   keep(registry.Register("Gather", GatherGrad));
   keep(registry.Register("GatherV2", GatherV2Grad));
+  keep(registry.Register("Split", SplitGrad));
+  keep(registry.Register("SplitV", SplitVGrad));
+  keep(registry.Register("BroadcastTo", BroadcastToGrad));
 
   // No gradient flows through these (TensorFlow's NotDifferentiable list, for the ops the
   // core defines): shapes and constants, index helpers, variables and their updates,
@@ -299,7 +325,7 @@ Status RegisterArrayGradients(GradientFunctionRegistry& registry) {
            // array
            "Const", "Placeholder", "Shape", "ShapeN", "Size", "Rank", "OneHot",
            "ZerosLike", "OnesLike", "BroadcastGradientArgs", "ConcatOffset",
-           "InvertPermutation", "Where",
+           "InvertPermutation", "Where", "StopGradient",
            // control
            "NoOp",
            // state

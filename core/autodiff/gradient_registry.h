@@ -39,5 +39,7 @@ class GradientFunctionRegistry {
 Status RegisterMathGradients(GradientFunctionRegistry& registry);   // math_grad.cc
 Status RegisterNnGradients(GradientFunctionRegistry& registry);     // nn_grad.cc
 Status RegisterArrayGradients(GradientFunctionRegistry& registry);  // array_grad.cc
+// The layout, index, image and logging ops frozen models use (array_grad_layout.cc).
+Status RegisterArrayLayoutGradients(GradientFunctionRegistry& registry);
 
 }  // namespace tgraph

@@ -58,10 +58,11 @@ Status RegisterMathGradients(GradientFunctionRegistry& registry) {
   keep(math_grad::RegisterCwiseGradients(registry));
   keep(math_grad::RegisterReductionGradients(registry));
   keep(math_grad::RegisterMatMulGradients(registry));
+  keep(math_grad::RegisterEinsumGradients(registry));
   // Integer, boolean and index results carry no gradient: backprop stops there.
   for (const char* type : {"Equal", "NotEqual", "Less", "LessEqual", "Greater", "GreaterEqual",
                            "LogicalAnd", "LogicalOr", "LogicalNot", "ArgMax", "ArgMin",
-                           "FloorMod", "FloorDiv", "Range"}) {
+                           "FloorMod", "FloorDiv", "Range", "All", "Any"}) {
     keep(registry.RegisterNotDifferentiable(type));
   }
   return first;

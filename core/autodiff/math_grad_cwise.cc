@@ -161,6 +161,46 @@ Status SelectGrad(GradientContext& ctx) {
   return ctx.status();
 }
 
+// z = (x - y)^2: dz/dx = 2 (x - y), dz/dy = -2 (x - y).
+Status SquaredDifferenceGrad(GradientContext& ctx) {
+  Output x = ctx.input(0), y = ctx.input(1);
+  Output gx = ctx.Mul(ctx.grad(0), ctx.Mul(ctx.ScalarLike(x, 2.0), Conj(ctx, ctx.Sub(x, y))));
+  SetBroadcastGrads(ctx, gx, ctx.Neg(gx));
+  return ctx.status();
+}
+
+// d erf(x)/dx = 2 / sqrt(pi) * exp(-x^2).
+Status ErfGrad(GradientContext& ctx) {
+  Output x = Conj(ctx, ctx.input(0));
+  Output two_over_root_pi = ctx.ScalarLike(x, 1.1283791670955126);
+  Output d = ctx.Mul(two_over_root_pi, ctx.Op("Exp", {ctx.Neg(ctx.Square(x))}));
+  ctx.SetInputGrad(0, ctx.Mul(ctx.grad(0), d));
+  return ctx.status();
+}
+
+// d erfc(x)/dx = -2 / sqrt(pi) * exp(-x^2).
+Status ErfcGrad(GradientContext& ctx) {
+  Output x = Conj(ctx, ctx.input(0));
+  Output minus_two_over_root_pi = ctx.ScalarLike(x, -1.1283791670955126);
+  Output d = ctx.Mul(minus_two_over_root_pi, ctx.Op("Exp", {ctx.Neg(ctx.Square(x))}));
+  ctx.SetInputGrad(0, ctx.Mul(ctx.grad(0), d));
+  return ctx.status();
+}
+
+// SelectV2 broadcasts condition, t and e: each of t and e gets the gradient where it was
+// chosen, summed down to its own shape (the output has the shape of all three broadcast).
+Status SelectV2Grad(GradientContext& ctx) {
+  Output c = ctx.input(0);
+  Output g = ctx.grad(0);
+  Output zeros = ctx.ZerosLike(g);
+  Output out = ctx.output(0);
+  Output gt = ctx.Op("SelectV2", {c, g, zeros});
+  Output ge = ctx.Op("SelectV2", {c, zeros, g});
+  ctx.SetInputGrad(1, ctx.ReduceForBroadcast(gt, ctx.input(1), gt, out).first);
+  ctx.SetInputGrad(2, ctx.ReduceForBroadcast(ge, ctx.input(2), ge, out).first);
+  return ctx.status();
+}
+
 }  // namespace
 
 Status RegisterCwiseGradients(GradientFunctionRegistry& registry) {
@@ -188,6 +228,12 @@ Status RegisterCwiseGradients(GradientFunctionRegistry& registry) {
       {"AddN", AddNGrad},
       {"Cast", CastGrad},
       {"Select", SelectGrad},
+      {"SelectV2", SelectV2Grad},
+      {"SquaredDifference", SquaredDifferenceGrad},
+      {"Erf", ErfGrad},
+      {"Erfc", ErfcGrad},
+      // TF returns None for Round, as for Floor.
+      {"Round", FloorGrad},
   };
   Status first;  // every entry is tried; the first clash is reported
   for (const auto& [type, fn] : functions) {

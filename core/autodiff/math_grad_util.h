@@ -15,6 +15,7 @@ namespace tgraph::math_grad {
 Status RegisterCwiseGradients(GradientFunctionRegistry& registry);
 Status RegisterReductionGradients(GradientFunctionRegistry& registry);
 Status RegisterMatMulGradients(GradientFunctionRegistry& registry);
+Status RegisterEinsumGradients(GradientFunctionRegistry& registry);  // math_grad_einsum.cc
 
 // The conjugate of x for complex dtypes (TensorFlow's gradients conjugate the other operand),
 // x itself for real ones.

@@ -60,6 +60,27 @@ Status SoftplusGrad(GradientContext& ctx) {
   return ctx.status();
 }
 
+// LeakyRelu: g where x > 0, else alpha * g (TF's LeakyReluGrad, built from Select).
+Status LeakyReluGrad(GradientContext& ctx) {
+  Output x = ctx.input(0), g = ctx.grad(0);
+  Output positive = ctx.Op("Greater", {x, ctx.ZerosLike(x)});
+  Output scaled = ctx.Mul(g, ctx.ScalarLike(x, ctx.AttrFloat("alpha")));
+  ctx.SetInputGrad(0, ctx.Op("Select", {positive, g, scaled}));
+  return ctx.status();
+}
+
+// Selu, from its output y (TF's SeluGrad): g * scale where y > 0, else g * (y + scale * alpha).
+Status SeluGrad(GradientContext& ctx) {
+  constexpr double kAlpha = 1.6732632423543772848170429916717;
+  constexpr double kScale = 1.0507009873554804934193349852946;
+  Output y = ctx.output(0), g = ctx.grad(0);
+  Output positive = ctx.Op("Greater", {y, ctx.ZerosLike(y)});
+  Output pos = ctx.Mul(g, ctx.ScalarLike(y, kScale));
+  Output neg = ctx.Mul(g, ctx.Add(y, ctx.ScalarLike(y, kScale * kAlpha)));
+  ctx.SetInputGrad(0, ctx.Op("Select", {positive, pos, neg}));
+  return ctx.status();
+}
+
 // ---- softmax and losses ----
 
 Status SoftmaxGrad(GradientContext& ctx) {
@@ -156,6 +177,83 @@ Status AvgPoolGrad(GradientContext& ctx) {
   return ctx.status();
 }
 
+// ---- batch normalization ----
+
+// FusedBatchNorm{,V2,V3}: x, scale and offset get gradients (mean and variance none, as in
+// TF). Built from element-wise ops and reductions over every axis but the channels, in the
+// statistics' type U (x of type half is cast up and its gradient cast back):
+//   inference: dx = g * scale * rsqrt(var + eps)
+//   training:  dx = scale * rsqrt(var_b + eps) * (g - mean(g) - xhat * mean(g * xhat))
+// with the batch's mean and (biased) variance, xhat the normalized x; in both modes
+// doffset = sum(g) and dscale = sum(g * xhat).
+Status FusedBatchNormGrad(GradientContext& ctx) {
+  const std::string format = ctx.AttrString("data_format");
+  const bool training = ctx.AttrBool("is_training");
+  const float epsilon = ctx.AttrFloat("epsilon");
+  if (!ctx.ok()) return ctx.status();
+  const bool five_d = format == "NDHWC" || format == "NCDHW";
+  const bool channels_first = format == "NCHW" || format == "NCDHW";
+  const int rank = five_d ? 5 : 4;
+  std::vector<int32_t> axes;
+  for (int d = 0; d < rank; ++d) {
+    if (d != (channels_first ? 1 : rank - 1)) axes.push_back(d);
+  }
+  Output scale = ctx.input(1);
+  const DataType u = BaseType(scale.dtype());
+  Output x = ctx.input(0), g = ctx.grad(0);
+  const DataType t = BaseType(x.dtype());
+  if (t != u) {
+    x = ctx.Cast(x, u);
+    g = ctx.Cast(g, u);
+  }
+  Output axes_t = ctx.ConstInt32(axes);
+  // A [C] vector shaped to broadcast against x: [C, 1, 1(, 1)] when channels come first.
+  auto per_channel = [&](Output v) {
+    if (!channels_first) return v;
+    for (int i = 0; i < rank - 2; ++i) v = ctx.Op("ExpandDims", {v, ctx.ScalarInt32(-1)});
+    return v;
+  };
+  Output mean, variance;
+  if (training) {
+    mean = ctx.Op("Mean", {x, axes_t});
+    variance = ctx.Op("Mean", {ctx.Square(ctx.Sub(x, per_channel(mean))), axes_t});
+  } else {
+    mean = ctx.input(3);
+    variance = ctx.input(4);
+  }
+  Output inv = ctx.Op("Rsqrt", {ctx.Add(variance, ctx.Scalar(u, epsilon))});
+  Output xhat = ctx.Mul(ctx.Sub(x, per_channel(mean)), per_channel(inv));
+  Output doffset = ctx.Sum(g, axes_t);
+  Output dscale = ctx.Sum(ctx.Mul(g, xhat), axes_t);
+  Output dx;
+  if (training) {
+    // mean(g) and mean(g * xhat) per channel: the sums over the channel's element count.
+    Output count = ctx.Div(ctx.Cast(ctx.Size(x), u), ctx.Cast(ctx.Size(scale), u));
+    Output centered = ctx.Sub(ctx.Sub(g, per_channel(ctx.Div(doffset, count))),
+                              ctx.Mul(xhat, per_channel(ctx.Div(dscale, count))));
+    dx = ctx.Mul(per_channel(ctx.Mul(scale, inv)), centered);
+  } else {
+    dx = ctx.Mul(g, per_channel(ctx.Mul(scale, inv)));
+  }
+  if (t != u) dx = ctx.Cast(dx, t);
+  ctx.SetInputGrad(0, dx);
+  ctx.SetInputGrad(1, dscale);
+  ctx.SetInputGrad(2, doffset);
+  return ctx.status();
+}
+
+// As Conv2D's: the two backprop ops with the forward op's attrs.
+Status DepthwiseConv2dNativeGrad(GradientContext& ctx) {
+  const GradAttrs attrs = CopyAttrs(ctx, {"strides", "padding", "explicit_paddings",
+                                          "data_format", "dilations"});
+  Output g = ctx.grad(0);
+  ctx.SetInputGrad(0, ctx.Op("DepthwiseConv2dNativeBackpropInput",
+                             {ShapeOf(ctx, ctx.input(0)), ctx.input(1), g}, attrs));
+  ctx.SetInputGrad(1, ctx.Op("DepthwiseConv2dNativeBackpropFilter",
+                             {ctx.input(0), ShapeOf(ctx, ctx.input(1)), g}, attrs));
+  return ctx.status();
+}
+
 }  // namespace
 
 Status RegisterNnGradients(GradientFunctionRegistry& registry) {
@@ -175,6 +273,12 @@ Status RegisterNnGradients(GradientFunctionRegistry& registry) {
   keep(registry.Register("SparseSoftmaxCrossEntropyWithLogits",
                          SparseSoftmaxCrossEntropyWithLogitsGrad));
   keep(registry.Register("L2Loss", L2LossGrad));
+  keep(registry.Register("LeakyRelu", LeakyReluGrad));
+  keep(registry.Register("Selu", SeluGrad));
+  keep(registry.Register("FusedBatchNorm", FusedBatchNormGrad));
+  keep(registry.Register("FusedBatchNormV2", FusedBatchNormGrad));
+  keep(registry.Register("FusedBatchNormV3", FusedBatchNormGrad));
+  keep(registry.Register("DepthwiseConv2dNative", DepthwiseConv2dNativeGrad));
   keep(registry.Register("BiasAdd", BiasAddGrad));
   keep(registry.Register("Conv2D", Conv2DGrad));
   keep(registry.Register("MaxPool", MaxPoolGrad));

@@ -800,6 +800,12 @@ Status RegisterArrayOps(OpRegistry* registry) {
           .Attr("T: type")
           .SetShapeFn(shape_fns::UnchangedShape)
           .Doc("Returns its input."),
+      OpDefBuilder("StopGradient")
+          .Input("input: T")
+          .Output("output: T")
+          .Attr("T: type")
+          .SetShapeFn(shape_fns::UnchangedShape)
+          .Doc("Returns its input; no gradient flows back through it."),
       OpDefBuilder("Reshape")
           .Input("tensor: T")
           .Input("shape: Tshape")

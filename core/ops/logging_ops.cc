@@ -1,5 +1,6 @@
-// Summary ops (TensorFlow's logging_ops): each produces a serialized Summary proto as a
-// string scalar, which a FileWriter writes to an event file for TensorBoard.
+// TensorFlow's logging_ops: the summary ops, each producing a serialized Summary proto as a
+// string scalar, which a FileWriter writes to an event file for TensorBoard; and Assert and
+// Print, which TF1 graphs keep in frozen models (tf.debugging checks, tf.Print).
 #include "core/ops/standard_ops.h"
 
 namespace tgraph {
@@ -28,6 +29,27 @@ Status RegisterLoggingOps(OpRegistry* registry) {
           .SetShapeFn(shape_fns::ScalarShape)
           .Doc("The union of the values of serialized Summary protos; a tag used twice is "
                "an error."),
+      OpDefBuilder("Assert")
+          .Input("condition: bool")
+          .Input("data: T")
+          .Attr("T: list(type)")
+          .Attr("summarize: int = 3")
+          .SetIsStateful()
+          .Doc("Fails the run (INVALID_ARGUMENT, with the first summarize entries of data) "
+               "unless condition is true."),
+      OpDefBuilder("Print")
+          .Input("input: T")
+          .Input("data: U")
+          .Output("output: T")
+          .Attr("T: type")
+          .Attr("U: list(type) >= 0")
+          .Attr("message: string = ''")
+          .Attr("first_n: int = -1")
+          .Attr("summarize: int = 3")
+          .SetIsStateful()
+          .SetShapeFn(shape_fns::UnchangedShape)
+          .Doc("Returns input; prints message and data to standard error (the first first_n "
+               "runs; all with -1)."),
   });
 }
 

@@ -146,6 +146,20 @@ Status SelectShape(InferenceContext& c) {
   return Status::OK();
 }
 
+// SelectV2: condition, t and e broadcast together (NumPy rules).
+Status SelectV2Shape(InferenceContext& c) {
+  PartialShape te, out;
+  Status s = shape_fns::BroadcastShapes(c.input_shape(1), c.input_shape(2), &te);
+  if (s.ok()) s = shape_fns::BroadcastShapes(c.input_shape(0), te, &out);
+  if (!s.ok()) {
+    return c.Error("condition, t and e must broadcast together, but have shapes ",
+                   c.input_shape(0).ToString(), ", ", c.input_shape(1).ToString(), " and ",
+                   c.input_shape(2).ToString());
+  }
+  c.set_output(0, std::move(out));
+  return Status::OK();
+}
+
 // Equal, NotEqual: broadcasting, except that with incompatible_shape_error=false shapes that
 // do not broadcast are not an error (the result is then a scalar, unknown here).
 Status EqualityShape(InferenceContext& c) {
@@ -223,6 +237,16 @@ OpDefBuilder ReductionOp(const std::string& name, const std::string& types,
       .Input("input: T").Input("reduction_indices: Tidx").Output("output: T")
       .Attr("keep_dims: bool = false")
       .Attr("T: " + types)
+      .Attr("Tidx: {int32, int64} = DT_INT32")
+      .SetShapeFn(ReductionShape)
+      .Doc(doc);
+}
+
+// All, Any: bool reductions.
+OpDefBuilder BoolReductionOp(const std::string& name, const std::string& doc) {
+  return OpDefBuilder(name)
+      .Input("input: bool").Input("reduction_indices: Tidx").Output("output: bool")
+      .Attr("keep_dims: bool = false")
       .Attr("Tidx: {int32, int64} = DT_INT32")
       .SetShapeFn(ReductionShape)
       .Doc(doc);
@@ -321,6 +345,10 @@ Status RegisterMathOps(OpRegistry* registry) {
                "{bfloat16, half, float, double, int8, uint8, int16, uint16, int32, uint32, "
                "int64, uint64}",
                "min(x, y), with broadcasting."),
+      BinaryOp("SquaredDifference",
+               "{bfloat16, half, float, double, int32, int64, complex64, complex128}",
+               "(x - y)(x - y), with broadcasting.")
+          .SetIsCommutative(),
       BinaryOp("Pow",
                "{bfloat16, float, half, double, int8, int16, int32, int64, complex64, "
                "complex128}",
@@ -338,6 +366,11 @@ Status RegisterMathOps(OpRegistry* registry) {
       UnaryOp("Sigmoid", "{bfloat16, half, float, double, complex64, complex128}", "1 / (1 + exp(-x))."),
       UnaryOp("Sign", "{bfloat16, half, float, double, int8, int16, int32, int64, complex64, complex128}", "-1, 0 or 1 by the sign of x."),
       UnaryOp("Floor", "{bfloat16, half, float, double}", "The largest integer not greater than x."),
+      UnaryOp("Round", "{bfloat16, half, float, double, int8, int16, int32, int64, complex64, "
+              "complex128}", "x rounded to the nearest integer, halves to even."),
+      UnaryOp("Erf", "{bfloat16, half, float, double}", "The Gauss error function of x."),
+      UnaryOp("Erfc", "{bfloat16, half, float, double}",
+              "The complementary error function of x, 1 - erf(x) (Keras' exact gelu)."),
       ActivationOp("Relu", "{" TG_REAL_NUMBER_TYPES ", qint8}", "max(features, 0)."),
       ActivationOp("Relu6", "realnumbertype", "min(max(features, 0), 6)."),
       ActivationOp("Elu", "{half, bfloat16, float, double}",
@@ -364,6 +397,12 @@ Status RegisterMathOps(OpRegistry* registry) {
           .Doc("t where condition is true, else e (condition: scalar, same shape, or a vector "
                "over the first dimension)."),
 
+      OpDefBuilder("SelectV2")
+          .Input("condition: bool").Input("t: T").Input("e: T").Output("output: T")
+          .Attr("T: type")
+          .SetShapeFn(SelectV2Shape)
+          .Doc("t where condition is true, else e; the three broadcast together."),
+
       // ---- Cast ----
       OpDefBuilder("Cast")
           .Input("x: SrcT").Output("y: DstT")
@@ -381,6 +420,8 @@ Status RegisterMathOps(OpRegistry* registry) {
                   "The maximum over the given axes."),
       ReductionOp("Min", "{" TG_REAL_NUMBER_TYPES ", " TG_QUANTIZED_TYPES "}",
                   "The minimum over the given axes."),
+      BoolReductionOp("All", "The logical AND over the given axes."),
+      BoolReductionOp("Any", "The logical OR over the given axes."),
       ArgOp("ArgMax", "The index of the largest value along an axis."),
       ArgOp("ArgMin", "The index of the smallest value along an axis."),
   });

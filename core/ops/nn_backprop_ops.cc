@@ -1,7 +1,8 @@
-// Backpropagation ops of convolution and pooling: what the gradients of Conv2D, MaxPool and
-// AvgPool build. Signatures, attr names, defaults and type lists are TensorFlow's, so
-// GraphDefs written by TF import here. The output shapes come from the shape vector input
-// (input_sizes, filter_sizes, orig_input_shape) when it is a constant, or from orig_input.
+// Backpropagation ops of convolution and pooling: what the gradients of Conv2D,
+// DepthwiseConv2dNative, MaxPool and AvgPool build. Signatures, attr names, defaults and type
+// lists are TensorFlow's, so GraphDefs written by TF import here. The output shapes come from
+// the shape vector input (input_sizes, filter_sizes, orig_input_shape) when it is a
+// constant, or from orig_input.
 #include <optional>
 #include <string>
 #include <vector>
@@ -131,6 +132,34 @@ Status RegisterNnBackpropOps(OpRegistry* registry) {
           .NewerThanTf1("explicit_paddings")
           .SetShapeFn(Conv2DBackpropFilterShape)
           .Doc("The gradient of Conv2D with respect to its filter."),
+      OpDefBuilder("DepthwiseConv2dNativeBackpropInput")
+          .Input("input_sizes: int32")
+          .Input("filter: T")
+          .Input("out_backprop: T")
+          .Output("output: T")
+          .Attr("T: {half, bfloat16, float, double}")
+          .Attr("strides: list(int)")
+          .Attr("padding: {'SAME', 'VALID', 'EXPLICIT'}")
+          .Attr("explicit_paddings: list(int) = []")
+          .Attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'")
+          .Attr("dilations: list(int) = [1, 1, 1, 1]")
+          .NewerThanTf1("explicit_paddings")
+          .SetShapeFn(Conv2DBackpropInputShape)
+          .Doc("The gradient of DepthwiseConv2dNative with respect to its input."),
+      OpDefBuilder("DepthwiseConv2dNativeBackpropFilter")
+          .Input("input: T")
+          .Input("filter_sizes: int32")
+          .Input("out_backprop: T")
+          .Output("output: T")
+          .Attr("T: {half, bfloat16, float, double}")
+          .Attr("strides: list(int)")
+          .Attr("padding: {'SAME', 'VALID', 'EXPLICIT'}")
+          .Attr("explicit_paddings: list(int) = []")
+          .Attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'")
+          .Attr("dilations: list(int) = [1, 1, 1, 1]")
+          .NewerThanTf1("explicit_paddings")
+          .SetShapeFn(Conv2DBackpropFilterShape)
+          .Doc("The gradient of DepthwiseConv2dNative with respect to its filter."),
       OpDefBuilder("MaxPoolGrad")
           .Attr("ksize: list(int) >= 4")
           .Attr("strides: list(int) >= 4")

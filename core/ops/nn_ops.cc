@@ -32,6 +32,8 @@ Status MergeDim(const InferenceContext& c, int64_t a, int64_t b, const std::stri
   return Status::OK();
 }
 
+constexpr int64_t kUnknownDim = PartialShape::kUnknownDim;
+
 enum class Padding { kSame, kValid, kExplicit };
 
 Status GetPadding(const InferenceContext& c, Padding* padding) {
@@ -210,8 +212,9 @@ Status BiasAddShape(InferenceContext& c) {
   return Status::OK();
 }
 
-// input [N, H, W, C] (or NCHW) and filter [KH, KW, C / groups, OC].
-Status Conv2DShape(InferenceContext& c) {
+// input [N, H, W, C] (or NCHW) and filter [KH, KW, C / groups, OC]; for a depthwise
+// convolution filter [KH, KW, C, M] and C * M output channels.
+Status Conv2DShapeImpl(InferenceContext& c, bool depthwise) {
   Layout l{};
   bool layout_known = false;
   TG_RETURN_IF_ERROR(GetLayout(c, &l, &layout_known));
@@ -234,7 +237,12 @@ Status Conv2DShape(InferenceContext& c) {
   TG_RETURN_IF_ERROR(c.WithRank(0, 4, &input));
   TG_RETURN_IF_ERROR(c.WithRank(1, 4, &filter));
   const int64_t in_depth = input.dim(l.c), filter_in_depth = filter.dim(2);
-  if (in_depth >= 0 && filter_in_depth >= 0) {
+  if (depthwise && in_depth >= 0 && filter_in_depth >= 0 && in_depth != filter_in_depth) {
+    return c.Error("input depth ", in_depth, " must equal the filter's input depth ",
+                   filter_in_depth, " (input ", input.ToString(), ", filter ", filter.ToString(),
+                   ")");
+  }
+  if (!depthwise && in_depth >= 0 && filter_in_depth >= 0) {
     if (filter_in_depth == 0 || in_depth % filter_in_depth != 0) {
       return c.Error("input depth ", in_depth, " must be a multiple of the filter's input depth ",
                      filter_in_depth, " (input ", input.ToString(), ", filter ",
@@ -253,9 +261,16 @@ Status Conv2DShape(InferenceContext& c) {
   out[lh] = out_h;
   out[lw] = out_w;
   out[lc] = filter.dim(3);
+  if (depthwise) {
+    const int64_t depth = in_depth >= 0 ? in_depth : filter_in_depth;
+    out[lc] = depth >= 0 && filter.dim(3) >= 0 ? depth * filter.dim(3) : kUnknownDim;
+  }
   c.set_output(0, PartialShape(std::move(out)));
   return Status::OK();
 }
+
+Status Conv2DShape(InferenceContext& c) { return Conv2DShapeImpl(c, /*depthwise=*/false); }
+Status DepthwiseConv2dShape(InferenceContext& c) { return Conv2DShapeImpl(c, /*depthwise=*/true); }
 
 // Pooling over a 4-D input: every dim is windowed by ksize/strides (batch and depth windows
 // of 1 leave those dims as they are).
@@ -383,6 +398,18 @@ Status RegisterNnOps(OpRegistry* registry) {
           .NewerThanTf1("explicit_paddings")
           .SetShapeFn(Conv2DShape)
           .Doc("2-D convolution of a 4-D input with a 4-D filter."),
+      OpDefBuilder("DepthwiseConv2dNative")
+          .Input("input: T").Input("filter: T").Output("output: T")
+          .Attr("T: {half, bfloat16, float, double}")
+          .Attr("strides: list(int)")
+          .Attr("padding: {'SAME', 'VALID', 'EXPLICIT'}")
+          .Attr("explicit_paddings: list(int) = []")
+          .Attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'")
+          .Attr("dilations: list(int) = [1, 1, 1, 1]")
+          .NewerThanTf1("explicit_paddings")
+          .SetShapeFn(DepthwiseConv2dShape)
+          .Doc("Depthwise 2-D convolution: each input channel with its own channel_multiplier "
+               "filters (filter [KH, KW, C, M], C * M output channels)."),
       OpDefBuilder("MaxPool")
           .Attr("T: {half, bfloat16, float, double, int32, int64, uint8, int16, int8, uint16, "
                 "qint8} = DT_FLOAT")
@@ -435,6 +462,17 @@ Status RegisterNnOps(OpRegistry* registry) {
           .Attr("Tlabels: {int32, int64} = DT_INT64")
           .SetShapeFn(SparseSoftmaxCrossEntropyShape)
           .Doc("Softmax cross-entropy loss per row with class-index labels, and its gradient."),
+      OpDefBuilder("LeakyRelu")
+          .Input("features: T").Output("activations: T")
+          .Attr("alpha: float = 0.2")
+          .Attr("T: {half, bfloat16, float, double} = DT_FLOAT")
+          .SetShapeFn(shape_fns::UnchangedShape)
+          .Doc("features where positive, else alpha * features."),
+      OpDefBuilder("Selu")
+          .Input("features: T").Output("activations: T")
+          .Attr("T: {half, bfloat16, float, double}")
+          .SetShapeFn(shape_fns::UnchangedShape)
+          .Doc("scale * features where positive, else scale * alpha * (exp(features) - 1)."),
       OpDefBuilder("L2Loss")
           .Input("t: T")
           .Output("output: T")

@@ -15,7 +15,9 @@ Status RegisterStandardOps(OpRegistry* registry) {
                        &RegisterRandomOps, &RegisterGradHelperOps, &RegisterArrayHelperOps,
                        &RegisterNnBackpropOps,
                        &RegisterTrainingOps, &RegisterIoOps, &RegisterLoggingOps,
-                       &RegisterStringOps}) {
+                       &RegisterStringOps, &RegisterArraySplitOps, &RegisterBatchNormOps,
+                       &RegisterEinsumOps, &RegisterArrayLayoutOps, &RegisterArrayNdOps,
+                       &RegisterImageOps}) {
     Status s = family(registry);
     if (!s.ok() && first.ok()) first = s;
   }

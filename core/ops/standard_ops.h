@@ -22,6 +22,12 @@ Status RegisterTrainingOps(OpRegistry* registry);     // training_ops.cc
 Status RegisterIoOps(OpRegistry* registry);           // io_ops.cc
 Status RegisterLoggingOps(OpRegistry* registry);      // logging_ops.cc
 Status RegisterStringOps(OpRegistry* registry);       // string_ops.cc
+Status RegisterArraySplitOps(OpRegistry* registry);   // array_split_ops.cc
+Status RegisterBatchNormOps(OpRegistry* registry);    // batch_norm_ops.cc
+Status RegisterEinsumOps(OpRegistry* registry);       // einsum_ops.cc
+Status RegisterArrayLayoutOps(OpRegistry* registry);  // array_layout_ops.cc
+Status RegisterArrayNdOps(OpRegistry* registry);      // array_nd_ops.cc
+Status RegisterImageOps(OpRegistry* registry);        // image_ops.cc
 
 // Registers each op in order; the first failure is returned (naming the op).
 Status RegisterOps(OpRegistry* registry, const std::vector<OpDefBuilder>& ops);

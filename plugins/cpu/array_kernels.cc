@@ -10,7 +10,10 @@ void RegisterArrayKernels(tgraph::plugin::Init& init) {
        {&RegisterConstantKernels, &RegisterPlaceholderKernels, &RegisterIdentityKernels,
         &RegisterReshapeKernels, &RegisterTransposeKernels, &RegisterConcatPackKernels,
         &RegisterSliceKernels, &RegisterTilePadKernels, &RegisterFillKernels, &RegisterShapeKernels,
-        &RegisterOneHotKernels, &RegisterGatherKernels, &RegisterWhereKernels}) {
+        &RegisterOneHotKernels, &RegisterGatherKernels, &RegisterWhereKernels,
+        &RegisterSplitBroadcastKernels, &RegisterBoolReductionKernels, &RegisterPadReverseKernels,
+        &RegisterGatherScatterNdKernels, &RegisterSpaceDepthKernels, &RegisterImageResizeKernels,
+        &RegisterAssertPrintKernels}) {
     if (!init.ok()) return;
     file(init);
   }

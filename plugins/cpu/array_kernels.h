@@ -19,5 +19,12 @@ void RegisterShapeKernels(tgraph::plugin::Init& init);        // shape_ops.cc
 void RegisterOneHotKernels(tgraph::plugin::Init& init);       // one_hot_op.cc
 void RegisterGatherKernels(tgraph::plugin::Init& init);       // gather_op.cc
 void RegisterWhereKernels(tgraph::plugin::Init& init);        // where_op.cc
+void RegisterSplitBroadcastKernels(tgraph::plugin::Init& init);  // split_broadcast_ops.cc
+void RegisterBoolReductionKernels(tgraph::plugin::Init& init);   // bool_reduction_ops.cc
+void RegisterPadReverseKernels(tgraph::plugin::Init& init);      // pad_reverse_ops.cc
+void RegisterGatherScatterNdKernels(tgraph::plugin::Init& init);  // gather_scatter_nd_ops.cc
+void RegisterSpaceDepthKernels(tgraph::plugin::Init& init);      // space_depth_ops.cc
+void RegisterImageResizeKernels(tgraph::plugin::Init& init);     // image_resize_ops.cc
+void RegisterAssertPrintKernels(tgraph::plugin::Init& init);     // assert_print_ops.cc
 
 }  // namespace tgraph_cpu

@@ -1,5 +1,6 @@
 // The CPU plugin's one exported symbol: registers the CPU device and every kernel family.
 #include "cpu_kernels.h"
+#include "model_op_kernels.h"
 #include "strings/string_kernels.h"
 #include "summary/summary_kernels.h"
 
@@ -11,7 +12,8 @@ extern "C" TG_PLUGIN_EXPORT void TG_PluginInit(const TG_PluginInitArgs* args, TG
                        &RegisterRandomKernels, &RegisterGradHelperKernels,
                        &RegisterArrayHelperKernels, &RegisterNnBackpropKernels,
                        &RegisterTrainingKernels, &RegisterCheckpointKernels,
-                       &RegisterSummaryKernels, &RegisterStringKernels}) {
+                       &RegisterSummaryKernels, &RegisterModelOpKernels,
+                       &RegisterStringKernels}) {
     if (!init.ok()) return;
     family(init);
   }

@@ -1,5 +1,5 @@
 // Identity: output 0 shares input 0's buffer (no copy), for every dtype; reading a ref input
-// gives the variable's current value. NoOp: nothing (a control-dependency anchor).
+// gives the variable's current value; StopGradient runs as Identity. NoOp: nothing (a control-dependency anchor).
 #include "array_kernel_util.h"
 #include "array_kernels.h"
 
@@ -28,6 +28,8 @@ class NoOpKernel {
 void RegisterIdentityKernels(tgraph::plugin::Init& init) {
   using tgraph::plugin::KernelBuilder;
   init.Kernel<IdentityOp>(KernelBuilder("Identity", "CPU"));
+  // StopGradient only matters to gradient building; running it is Identity.
+  init.Kernel<IdentityOp>(KernelBuilder("StopGradient", "CPU"));
   init.Kernel<NoOpKernel>(KernelBuilder("NoOp", "CPU"));
 }
 

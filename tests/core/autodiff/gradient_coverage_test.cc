@@ -22,6 +22,8 @@ const std::set<std::string>& HelpersWithoutGradient() {
       "RsqrtGrad", "ReciprocalGrad", "BiasAddGrad",
       // convolution and pooling backprops
       "Conv2DBackpropInput", "Conv2DBackpropFilter", "MaxPoolGrad", "AvgPoolGrad",
+      "DepthwiseConv2dNativeBackpropInput", "DepthwiseConv2dNativeBackpropFilter",
+      "MirrorPadGrad", "ResizeBilinearGrad", "ResizeNearestNeighborGrad",
       // index and shape helpers
       "UnsortedSegmentSum", "DynamicStitch", "StridedSliceGrad", "Cumsum", "Cumprod", "Unique",
       // optimizer updates (they write variables; nothing differentiates through them)
