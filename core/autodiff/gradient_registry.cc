@@ -6,7 +6,8 @@ GradientFunctionRegistry& GradientFunctionRegistry::Global() {
   static GradientFunctionRegistry* registry = [] {
     auto* r = new GradientFunctionRegistry();
     // A family that fails to register is a bug in the core; the others still register.
-    for (auto* family : {&RegisterMathGradients, &RegisterNnGradients, &RegisterArrayGradients}) {
+    for (auto* family : {&RegisterMathGradients, &RegisterNnGradients, &RegisterArrayGradients,
+                          &RegisterControlFlowGradients}) {
       (void)family(*r);
     }
     return r;

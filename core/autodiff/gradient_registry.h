@@ -39,5 +39,6 @@ class GradientFunctionRegistry {
 Status RegisterMathGradients(GradientFunctionRegistry& registry);   // math_grad.cc
 Status RegisterNnGradients(GradientFunctionRegistry& registry);     // nn_grad.cc
 Status RegisterArrayGradients(GradientFunctionRegistry& registry);  // array_grad.cc
+Status RegisterControlFlowGradients(GradientFunctionRegistry& registry);  // control_flow_grad.cc
 
 }  // namespace tgraph

@@ -357,6 +357,63 @@ TEST_F(ControlFlowTest, GraphDefWithARealCycleIsRejectedOnImport) {
   TG_DeleteGraph(g2);
 }
 
+// d/dx cond(p, x * x, 3 * x) and cond(p, 2 * x, 5): the gradient follows the taken branch;
+// a branch that does not use x gives 0.
+TEST_F(ControlFlowTest, GradientThroughCond) {
+  TG_Operation* pred = Placeholder(TG_BOOL, {}, "pred");
+  TG_Operation* x = Placeholder(TG_FLOAT, {}, "x");
+  TG_Cond* c = TG_NewCond(g_, Out(pred), "c1", s_);
+  ASSERT_TRUE(IsOk(s_));
+  TG_Output t = Mul(Out(x), Out(x));
+  TG_CondElse(c, &t, 1, s_);
+  TG_Output f = Mul(Const(3), Out(x));
+  TG_Output y1;
+  TG_FinishCond(c, &f, 1, &y1, s_);
+  ASSERT_TRUE(IsOk(s_)) << Message(s_);
+  c = TG_NewCond(g_, Out(pred), "c2", s_);
+  ASSERT_TRUE(IsOk(s_));
+  t = Mul(Const(2), Out(x));
+  TG_CondElse(c, &t, 1, s_);
+  f = Const(5);
+  TG_Output y2;
+  TG_FinishCond(c, &f, 1, &y2, s_);
+  ASSERT_TRUE(IsOk(s_)) << Message(s_);
+
+  TG_Output xs = Out(x), dy[2];
+  TG_AddGradients(g_, &y1, 1, &xs, 1, nullptr, s_, &dy[0]);
+  ASSERT_TRUE(IsOk(s_)) << Message(s_);
+  TG_AddGradients(g_, &y2, 1, &xs, 1, nullptr, s_, &dy[1]);
+  ASSERT_TRUE(IsOk(s_)) << Message(s_);
+  TG_Session* session = NewSession();
+  TensorPtr two = FloatScalar(2), yes = BoolScalar(true), no = BoolScalar(false);
+  std::vector<TensorPtr> out = Run(session, {{Out(pred), yes.get()}, {Out(x), two.get()}}, {dy[0], dy[1]});
+  ASSERT_TRUE(IsOk(s_)) << Message(s_);
+  EXPECT_EQ(Floats(out[0].get()), std::vector<float>{4});
+  EXPECT_EQ(Floats(out[1].get()), std::vector<float>{2});
+  out = Run(session, {{Out(pred), no.get()}, {Out(x), two.get()}}, {dy[0], dy[1]});
+  ASSERT_TRUE(IsOk(s_)) << Message(s_);
+  EXPECT_EQ(Floats(out[0].get()), std::vector<float>{3});
+  EXPECT_EQ(Floats(out[1].get()), std::vector<float>{0});
+}
+
+TEST_F(ControlFlowTest, GradientThroughALoopIsNotFoundYet) {
+  TG_Operation* n = Placeholder(TG_FLOAT, {}, "n");
+  TG_Output init[2] = {Const(1), Out(n)};
+  TG_While* w = TG_NewWhile(g_, init, 2, nullptr, 10, s_);
+  ASSERT_TRUE(IsOk(s_));
+  TG_WhileSetCond(w, Less(TG_WhileCondInput(w, 0), Const(3)), s_);
+  TG_Output next[2] = {Add(TG_WhileBodyInput(w, 0), Const(1)), Mul(TG_WhileBodyInput(w, 1), Const(2))};
+  TG_Output out[2];
+  TG_FinishWhile(w, next, out, s_);
+  ASSERT_TRUE(IsOk(s_));
+  const int before = static_cast<int>(OpNames().size());
+  TG_Output xs = Out(n), dy;
+  TG_AddGradients(g_, &out[1], 1, &xs, 1, nullptr, s_, &dy);
+  EXPECT_EQ(TG_GetCode(s_), TG_NOT_FOUND);
+  EXPECT_TRUE(Contains(Message(s_), "'while/Exit_1'")) << Message(s_);
+  EXPECT_EQ(static_cast<int>(OpNames().size()), before);  // nothing added
+}
+
 TEST_F(ControlFlowTest, BuilderMisuseIsAnError) {
   TG_Output start = Const(0);
   TG_NewWhile(g_, &start, 1, nullptr, 0, s_);
