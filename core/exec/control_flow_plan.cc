@@ -9,6 +9,8 @@
 namespace tgraph {
 namespace {
 
+constexpr int64_t kMaxParallelIterations = 4096;
+
 std::string FrameLabel(const ControlFlowPlan& cf, int frame) {
   return frame == 0 ? std::string("the root frame")
                     : StrCat("while-loop frame '", cf.frames[static_cast<size_t>(frame)].name, "'");
@@ -93,8 +95,9 @@ class FlowBuilder {
         FlowFrame child;
         child.name = frame_name;
         child.parent = fs.frame;
-        child.parallel_iterations =
-            std::max<int>(1, parallel != nullptr ? static_cast<int>(parallel->i()) : 10);
+        // At most kMaxParallelIterations: each one in flight has a slot in the frame's ring.
+        child.parallel_iterations = static_cast<int>(
+            std::clamp<int64_t>(parallel != nullptr ? parallel->i() : 10, 1, kMaxParallelIterations));
         cf_->frames.push_back(std::move(child));
       }
       fs.out_frame = it->second;

@@ -2,6 +2,7 @@
 // pattern, sessions run it (dead branches, frames, iterations), and the errors.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -412,6 +413,56 @@ TEST_F(ControlFlowTest, GradientThroughALoopIsNotFoundYet) {
   EXPECT_EQ(TG_GetCode(s_), TG_NOT_FOUND);
   EXPECT_TRUE(Contains(Message(s_), "'while/Exit_1'")) << Message(s_);
   EXPECT_EQ(static_cast<int>(OpNames().size()), before);  // nothing added
+}
+
+// parallel_iterations bounds the iterations in flight: with 1, iteration k + 1's Merges run
+// only after every op of iteration k; with 10 the next iteration starts as soon as one of
+// iteration k's NextIterations fires. Either way, the same values.
+TEST_F(ControlFlowTest, ParallelIterationsBoundsIterationsInFlight) {
+  for (int parallel : {1, 10}) {
+    SCOPED_TRACE(parallel);
+    TG_DeleteGraph(g_);
+    for (TG_Session* s : sessions_) TG_DeleteSession(s, nullptr);
+    sessions_.clear();
+    g_ = TG_NewGraph();
+    TG_Output init[2] = {Const(0), Const(0)};
+    TG_While* w = TG_NewWhile(g_, init, 2, nullptr, parallel, s_);
+    ASSERT_TRUE(IsOk(s_));
+    TG_WhileSetCond(w, Less(TG_WhileCondInput(w, 0), Const(4)), s_);
+    TG_Output acc = TG_WhileBodyInput(w, 1);
+    for (int k = 0; k < 5; ++k) acc = Out(OpOf("Identity", {acc}));
+    TG_Output next[2] = {Add(TG_WhileBodyInput(w, 0), Const(1)), Add(acc, Const(10))};
+    TG_Output out[2];
+    TG_FinishWhile(w, next, out, s_);
+    ASSERT_TRUE(IsOk(s_)) << Message(s_);
+    TG_Session* session = NewSession();
+    TG_RunOptions* options = TG_NewRunOptions();
+    TG_SetRunOptionsTraceLevel(options, 1);
+    TG_RunMetadata* metadata = TG_NewRunMetadata();
+    std::vector<TensorPtr> got = Run(session, {}, {out[0], out[1]}, {}, options, metadata);
+    ASSERT_TRUE(IsOk(s_)) << Message(s_);
+    EXPECT_EQ(Floats(got[0].get()), std::vector<float>{4});
+    EXPECT_EQ(Floats(got[1].get()), std::vector<float>{40});
+    // Whether a Merge of iteration k + 1 ran before both NextIterations of iteration k had.
+    int merges[2] = {0, 0}, nexts[2] = {0, 0};
+    bool overlapped = false;
+    for (int i = 0; i < TG_RunMetadataNumNodes(metadata); ++i) {
+      const std::string name = TG_RunMetadataNodeName(metadata, i);
+      for (int v = 0; v < 2; ++v) {
+        const std::string suffix = v == 0 ? "" : "_1";
+        if (name == "while/NextIteration" + suffix) ++nexts[v];
+        if (name == "while/Merge" + suffix) {
+          if (std::min(nexts[0], nexts[1]) < merges[v]) overlapped = true;
+          ++merges[v];
+        }
+      }
+    }
+    EXPECT_EQ(merges[0], 5);  // iterations 0..4 (the last one exits)
+    EXPECT_EQ(merges[1], 5);
+    EXPECT_EQ(overlapped, parallel > 1);
+    TG_DeleteRunMetadata(metadata);
+    TG_DeleteRunOptions(options);
+  }
 }
 
 TEST_F(ControlFlowTest, BuilderMisuseIsAnError) {
