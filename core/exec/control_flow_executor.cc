@@ -17,9 +17,9 @@ std::string NodeLabel(const PlanStep& step) {
                             : StrCat("copy of ", *step.label);
 }
 
-// One value travelling along an edge: a tensor or a variable, or nothing (dead).
-struct Entry {
-  Tensor tensor;
+// One value travelling along an edge: a tensor or a variable, or nothing (dead). A
+// TG_Tensor, so a kernel reads its inputs from (and writes its outputs into) entries.
+struct Entry : TG_Tensor {
   VariableSlot* ref = nullptr;
   bool has_value = false;
   void Clear() {
@@ -415,12 +415,18 @@ class FlowRun {
   Status RunKernel(int i, const PlanStep& step, Entry* in, Entry* outs) {
     TG_KernelContext& ctx = rs_.contexts[static_cast<size_t>(i)];
     const Operation& op = *step.op;
+    bool in_place = true;  // every input read from its entry (cleared by the caller)
     for (size_t k = 0; k < step.inputs.size(); ++k) {
       Entry& e = in[k];
       KernelCallInput& call = ctx.inputs[k];
-      call.value = &call.own;
       call.may_forward = true;
       call.ref = nullptr;
+      if (!step.inputs[k].ref && e.ref == nullptr) {
+        call.value = &e;  // the kernel may take the buffer: nothing else reads this entry
+        continue;
+      }
+      in_place = false;
+      call.value = &call.own;
       Status s;
       if (step.inputs[k].ref) {
         if (e.ref == nullptr) {
@@ -435,7 +441,7 @@ class FlowRun {
             call.own.tensor = e.ref->value;
           }
         }
-      } else if (e.ref != nullptr) {
+      } else {
         std::lock_guard<std::mutex> lock(e.ref->mu);
         if (!e.ref->initialized) {
           s = FailedPrecondition("Attempting to use uninitialized value ", e.ref->name, " (read by ",
@@ -443,25 +449,21 @@ class FlowRun {
         } else {
           call.own.tensor = e.ref->value;
         }
-      } else {
-        call.own.tensor = std::move(e.tensor);
       }
       if (!s.ok()) {
         for (size_t j = 0; j <= k; ++j) {
           ctx.inputs[j].own.tensor.Clear();
           ctx.inputs[j].ref = nullptr;
+          ctx.inputs[j].value = &ctx.inputs[j].own;
         }
         return s;
       }
     }
+    ctx.inputs_bound = in_place;
+    for (int k = 0; k < step.num_outputs; ++k) ctx.outputs[static_cast<size_t>(k)].value = &outs[k];
     TG_RETURN_IF_ERROR(RunKernelCompute(*step.kernel, step.kernel_state, &ctx));
-    // Outputs were written into the step's slots; they travel on as entries.
     for (int k = 0; k < step.num_outputs; ++k) {
-      SlotValue& v = rs_.values[static_cast<size_t>(step.first_output + k)];
-      outs[k].tensor = std::move(v.tensor);
-      v.tensor.Clear();
       outs[k].ref = step.ref_outputs ? ctx.outputs[static_cast<size_t>(k)].ref : nullptr;
-      v.ref = nullptr;
       outs[k].has_value = true;
     }
     return Status::OK();
