@@ -465,6 +465,19 @@ TEST_F(ControlFlowTest, ParallelIterationsBoundsIterationsInFlight) {
   }
 }
 
+// The executor runs control flow itself: op info lists every device type for it, so
+// `tgraph info` does not report Switch or Merge as missing a kernel.
+TEST_F(ControlFlowTest, ControlFlowOpsRunOnEveryDeviceType) {
+  for (const char* op : {"Switch", "RefSwitch", "Merge", "Enter", "Exit", "NextIteration", "LoopCond"}) {
+    TG_OpInfo* info = TG_NewOpInfo(op, s_);
+    ASSERT_TRUE(IsOk(s_)) << op;
+    std::vector<std::string> types;
+    for (int i = 0; i < TG_OpInfoNumKernelDeviceTypes(info); ++i) types.push_back(TG_OpInfoKernelDeviceType(info, i));
+    EXPECT_NE(std::find(types.begin(), types.end(), "CPU"), types.end()) << op;
+    TG_DeleteOpInfo(info);
+  }
+}
+
 TEST_F(ControlFlowTest, BuilderMisuseIsAnError) {
   TG_Output start = Const(0);
   TG_NewWhile(g_, &start, 1, nullptr, 0, s_);
