@@ -50,7 +50,10 @@ struct FrameState {
   int num_outstanding_iterations = 1;
   int num_pending_inputs = 0;  // Enters not yet arrived
   int max_parallel = 1;
-  std::vector<IterState*> iterations;  // ring of max_parallel + 1 (null: done)
+  // A ring of at least max_parallel + 1 (a power of two: indexed with a mask, not a
+  // division, several times per step); null: done.
+  std::vector<IterState*> iterations;
+  int64_t mask = 0;
   struct Deferred {
     int step = 0;
     Entry value;
@@ -59,7 +62,7 @@ struct FrameState {
   std::vector<Deferred> next_iter_roots;  // NextIteration values waiting for a free iteration
   std::vector<Deferred> loop_invariants;  // constant Enters' values, given to every iteration
   std::vector<int> dead_exits;            // Exits dead in the newest iteration
-  IterState*& Iter(int64_t i) { return iterations[static_cast<size_t>(i % static_cast<int64_t>(iterations.size()))]; }
+  IterState*& Iter(int64_t i) { return iterations[static_cast<size_t>(i & mask)]; }
 };
 
 struct Ready {
@@ -154,7 +157,10 @@ class FlowRun {
     f->parent_iter = parent_iter;
     f->max_parallel = info.parallel_iterations;
     f->num_pending_inputs = info.num_enters;
-    f->iterations.assign(static_cast<size_t>(f->max_parallel) + 1, nullptr);
+    size_t ring = 2;
+    while (ring < static_cast<size_t>(f->max_parallel) + 1) ring *= 2;
+    f->iterations.assign(ring, nullptr);
+    f->mask = static_cast<int64_t>(ring) - 1;
     f->Iter(0) = NewIter(id);
     return f;
   }
@@ -298,8 +304,7 @@ class FlowRun {
     for (const FlowEdge& e : cf_.steps[static_cast<size_t>(src)].edges) {
       Entry& value = outs[e.dst_input >= 0 ? e.src_output : 0];
       if (e.dst_input < 0) {
-        Entry none;
-        Deliver(f, iter, e.dst, -1, none, src_dead, false);
+        Deliver(f, iter, e.dst, -1, none_, src_dead, false);  // reads no value
       } else {
         Deliver(f, iter, e.dst, e.dst_input, value, src_dead, move && e.last_use);
       }
@@ -545,6 +550,7 @@ class FlowRun {
   RunState& rs_;
   std::vector<Ready> ready_;
   std::vector<Entry> outs_;  // the running step's outputs
+  Entry none_;               // what a control edge carries
   std::vector<std::vector<IterState*>> pools_;  // per static frame: iterations to reuse
   std::vector<FrameState*> frames_;             // live frame instances (owned)
   Clock::time_point start_;
