@@ -478,6 +478,76 @@ TEST_F(ControlFlowTest, ControlFlowOpsRunOnEveryDeviceType) {
   }
 }
 
+// A loop inside a cond inside a loop: in the outer iterations where the cond goes the other
+// way the inner loop's Enters are dead, its frame starts and ends with nothing run, and
+// the outer iteration still completes.
+TEST_F(ControlFlowTest, LoopInsideCondInsideLoop) {
+  // for i in range(6): total += (i < 3 ? sum(k + 1 for k in range(i)) : 100)
+  TG_Output init[2] = {Const(0), Const(0)};
+  for (int parallel : {1, 10}) {
+    SCOPED_TRACE(parallel);
+    TG_While* outer = TG_NewWhile(g_, init, 2, "outer", parallel, s_);
+    ASSERT_TRUE(IsOk(s_));
+    TG_WhileSetCond(outer, Less(TG_WhileCondInput(outer, 0), Const(6)), s_);
+    TG_Output i = TG_WhileBodyInput(outer, 0);
+    TG_Cond* c = TG_NewCond(g_, Less(i, Const(3)), "small", s_);
+    ASSERT_TRUE(IsOk(s_));
+    TG_Output inner_init[2] = {Const(0), Const(0)};
+    TG_While* inner = TG_NewWhile(g_, inner_init, 2, "inner", parallel, s_);
+    ASSERT_TRUE(IsOk(s_)) << Message(s_);
+    TG_WhileSetCond(inner, Less(TG_WhileCondInput(inner, 0), i), s_);
+    ASSERT_TRUE(IsOk(s_)) << Message(s_);
+    TG_Output k = TG_WhileBodyInput(inner, 0);
+    TG_Output inner_next[2] = {Add(k, Const(1)), Add(TG_WhileBodyInput(inner, 1), Add(k, Const(1)))};
+    TG_Output inner_out[2];
+    TG_FinishWhile(inner, inner_next, inner_out, s_);
+    ASSERT_TRUE(IsOk(s_)) << Message(s_);
+    TG_CondElse(c, &inner_out[1], 1, s_);
+    TG_Output hundred = Const(100), r;
+    TG_FinishCond(c, &hundred, 1, &r, s_);
+    ASSERT_TRUE(IsOk(s_)) << Message(s_);
+    TG_Output outer_next[2] = {Add(i, Const(1)), Add(TG_WhileBodyInput(outer, 1), r)};
+    TG_Output outer_out[2];
+    TG_FinishWhile(outer, outer_next, outer_out, s_);
+    ASSERT_TRUE(IsOk(s_)) << Message(s_);
+    TG_Session* session = NewSession();
+    EXPECT_EQ(RunScalar(session, outer_out[1]), 0 + 1 + 3 + 300.0f);
+    EXPECT_EQ(RunScalar(session, outer_out[1]), 304.0f);  // the cached plan, again
+  }
+}
+
+TEST_F(ControlFlowTest, FeedingAValueInsideALoopIsRejected) {
+  // The fed value is a root-frame value; the body's other input is in the loop's frame.
+  TG_Output start = Const(0);
+  TG_While* w = TG_NewWhile(g_, &start, 1, nullptr, 10, s_);
+  ASSERT_TRUE(IsOk(s_));
+  TG_WhileSetCond(w, Less(TG_WhileCondInput(w, 0), Const(3)), s_);
+  TG_Output body = Add(TG_WhileBodyInput(w, 0), Const(1)), out;
+  TG_FinishWhile(w, &body, &out, s_);
+  ASSERT_TRUE(IsOk(s_));
+  TG_Session* session = NewSession();
+  TensorPtr one = FloatScalar(1);
+  RunFloats(session, out, {{Out(TG_GraphOperationByName(g_, "while/Identity")), one.get()}});
+  EXPECT_EQ(TG_GetCode(s_), TG_INVALID_ARGUMENT);
+  EXPECT_TRUE(Contains(Message(s_), "inputs from different frames")) << Message(s_);
+}
+
+TEST_F(ControlFlowTest, NonScalarPredicateIsAnError) {
+  TG_Operation* pred = Placeholder(TG_BOOL, {-1}, "pred");  // any length, checked at run time
+  TG_Operation* x = Placeholder(TG_FLOAT, {}, "x");
+  TG_Operation* sw = OpOf("Switch", {Out(x), Out(pred)}, "sw");
+  EXPECT_EQ(sw, nullptr);  // the shape function wants a scalar predicate
+  EXPECT_EQ(TG_GetCode(s_), TG_INVALID_ARGUMENT);
+  TG_Operation* any = Placeholder(TG_BOOL, {}, "any", /*unknown_rank=*/true);
+  sw = OpOf("Switch", {Out(x), Out(any)}, "sw");
+  ASSERT_TRUE(IsOk(s_)) << Message(s_);
+  TG_Session* session = NewSession();
+  TensorPtr two = MakeTensor<uint8_t>(TG_BOOL, {2}, {1, 0}), v = FloatScalar(1);
+  RunFloats(session, Out(sw, 1), {{Out(any), two.get()}, {Out(x), v.get()}});
+  EXPECT_EQ(TG_GetCode(s_), TG_INVALID_ARGUMENT);
+  EXPECT_TRUE(Contains(Message(s_), "node 'sw' (Switch): the predicate must be a bool scalar")) << Message(s_);
+}
+
 TEST_F(ControlFlowTest, BuilderMisuseIsAnError) {
   TG_Output start = Const(0);
   TG_NewWhile(g_, &start, 1, nullptr, 0, s_);
