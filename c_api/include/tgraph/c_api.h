@@ -1230,7 +1230,10 @@ TG_CAPI_EXPORT extern int64_t TG_RunMetadataNodeOutputBytes(const TG_RunMetadata
  * Errors: TG_INVALID_ARGUMENT for a needed placeholder that is not fed (naming it, its
  * dtype and shape) or a bad feed; TG_FAILED_PRECONDITION for reading an uninitialized
  * variable (naming it) or a closed session; a kernel's error names its node. A failed run
- * leaves nothing running when it returns. */
+ * leaves nothing running when it returns. With control flow (Switch, Merge, Enter, ...):
+ * TG_INVALID_ARGUMENT for a fetch that is dead in this run (on an untaken branch:
+ * "Retval[i] does not have value", naming it), for a fetch inside a while loop, for inputs
+ * from two frames, and for a cycle not closed by NextIteration -> Merge (naming its nodes). */
 TG_CAPI_EXPORT extern void TG_SessionRun(TG_Session* session, const TG_RunOptions* run_options,
                                          const TG_Output* inputs,
                                          TG_Tensor* const* input_values, int ninputs,
