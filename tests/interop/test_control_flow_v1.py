@@ -2,7 +2,8 @@
 disabled: tf.cond and tf.while_loop as Switch / Merge / Enter / Exit / NextIteration /
 LoopCond) imports into tgraph (`tgraph run GRAPH.pb`) and runs to TensorFlow's numbers:
 a cond over a loop's result, nested loops with a cond in the inner body, a loop inside a
-cond (taken and untaken), vector loop variables and parallel_iterations=1."""
+cond (taken and untaken), vector loop variables and parallel_iterations=1, a loop variable
+that grows (shape_invariants), maximum_iterations, and tf.case (nested conds)."""
 import os
 import subprocess
 import tempfile
@@ -51,10 +52,25 @@ def build_graph():
         _, v = tf1.while_loop(lambda k, v: k < 3, lambda k, v: (k + 1, v * x + 1.0),
                               (tf.constant(0), tf.ones([3])), parallel_iterations=1, name="vec")
         tf.identity(v, name="v")
+
+        # A loop variable that grows (shape_invariants), and maximum_iterations.
+        _, grown = tf1.while_loop(lambda k, t: k < 3, lambda k, t: (k + 1, tf.concat([t, t * m], 0)),
+                                  (tf.constant(0), tf.reshape(n, [1])),
+                                  shape_invariants=(tf.TensorShape([]), tf.TensorShape([None])),
+                                  name="grow")
+        tf.identity(grown, name="grown")
+        capped = tf1.while_loop(lambda k: k < 100.0, lambda k: k + n + 1.0, [tf.constant(0.0)],
+                                maximum_iterations=4, name="capped")
+        tf.identity(capped, name="capped_out")
+
+        # tf.case: nested conds, two outputs each.
+        a, b = tf1.case([(m > 2.0, lambda: (m * 2.0, x[0])), (m > 0.5, lambda: (m + 1.0, x[1]))],
+                        default=lambda: (-m, x[2]), exclusive=False, name="case")
+        tf.identity(a + b, name="case_out")
     return g
 
 
-FETCHES = ["y:0", "total:0", "looped:0", "v:0"]
+FETCHES = ["y:0", "total:0", "looped:0", "v:0", "grown:0", "capped_out:0", "case_out:0"]
 
 
 @pytest.fixture(scope="module")
