@@ -72,23 +72,48 @@ struct Ready {
   bool dead = false;
 };
 
+// Memory a run state keeps between runs of its plan: iteration states per static frame,
+// frame states, the ready stack and the output entries.
+struct FlowScratch {
+  std::vector<std::vector<IterState*>> pools;  // per static frame: iterations to reuse
+  std::vector<FrameState*> free_frames;
+  std::vector<FrameState*> live_frames;  // during a run
+  std::vector<Ready> ready;
+  std::vector<Entry> outs;
+  ~FlowScratch() {
+    for (auto& pool : pools) {
+      for (IterState* it : pool) delete it;
+    }
+    for (FrameState* f : free_frames) delete f;
+  }
+};
+
+FlowScratch& ScratchFor(RunState& rs, const ControlFlowPlan& cf) {
+  if (rs.control_flow_scratch == nullptr) {
+    auto scratch = std::make_shared<FlowScratch>();
+    scratch->pools.resize(cf.frames.size());
+    scratch->outs.resize(static_cast<size_t>(std::max(cf.max_outputs, 2)));
+    rs.control_flow_scratch = scratch;
+  }
+  return *static_cast<FlowScratch*>(rs.control_flow_scratch.get());
+}
+
 class FlowRun {
  public:
   explicit FlowRun(const ExecuteArgs& args)
       : args_(args), plan_(*args.plan), cf_(*args.plan->control_flow), rs_(*args.state),
-        pools_(cf_.frames.size()) {
-    outs_.resize(static_cast<size_t>(std::max(cf_.max_outputs, 2)));
+        scratch_(ScratchFor(*args.state, cf_)), ready_(scratch_.ready), outs_(scratch_.outs),
+        pools_(scratch_.pools), frames_(scratch_.live_frames) {
     if (args.trace != nullptr) start_ = Clock::now();
   }
 
+  // Everything goes back to the scratch, emptied: frames left over (a failed run, a loop on
+  // a dead branch whose inputs never all arrived) included.
   ~FlowRun() {
-    for (auto& pool : pools_) {
-      for (IterState* it : pool) delete it;
-    }
-    for (FrameState* f : frames_) {
-      for (IterState* it : f->iterations) delete it;
-      delete f;
-    }
+    ready_.clear();
+    for (Entry& e : outs_) e.Clear();
+    for (FrameState* f : frames_) ReleaseFrame(f);
+    frames_.clear();
   }
 
   Status Run() {
@@ -150,8 +175,16 @@ class FlowRun {
 
   FrameState* NewFrame(int id, FrameState* parent, int64_t parent_iter) {
     const FlowFrame& info = cf_.frames[static_cast<size_t>(id)];
-    auto* f = new FrameState;
+    FrameState* f;
+    if (!scratch_.free_frames.empty()) {
+      f = scratch_.free_frames.back();
+      scratch_.free_frames.pop_back();
+    } else {
+      f = new FrameState;
+    }
     frames_.push_back(f);
+    f->iteration_count = 0;
+    f->num_outstanding_iterations = 1;
     f->id = id;
     f->parent = parent;
     f->parent_iter = parent_iter;
@@ -224,12 +257,20 @@ class FlowRun {
     }
     IterState* pit = parent->Iter(f->parent_iter);
     std::erase(pit->children, f);
+    std::erase(frames_, f);
+    ReleaseFrame(f);
+  }
+
+  // A frame state and its iterations back to the scratch, emptied.
+  void ReleaseFrame(FrameState* f) {
     for (IterState*& it : f->iterations) {
       if (it != nullptr) FreeIter(f->id, it);
       it = nullptr;
     }
-    std::erase(frames_, f);
-    delete f;
+    f->next_iter_roots.clear();
+    f->loop_invariants.clear();
+    f->dead_exits.clear();
+    scratch_.free_frames.push_back(f);
   }
 
   void CleanupFramesIterations(FrameState* f, int64_t iter) {
@@ -548,11 +589,12 @@ class FlowRun {
   const ExecutionPlan& plan_;
   const ControlFlowPlan& cf_;
   RunState& rs_;
-  std::vector<Ready> ready_;
-  std::vector<Entry> outs_;  // the running step's outputs
-  Entry none_;               // what a control edge carries
-  std::vector<std::vector<IterState*>> pools_;  // per static frame: iterations to reuse
-  std::vector<FrameState*> frames_;             // live frame instances (owned)
+  FlowScratch& scratch_;
+  std::vector<Ready>& ready_;
+  std::vector<Entry>& outs_;  // the running step's outputs
+  Entry none_;                // what a control edge carries
+  std::vector<std::vector<IterState*>>& pools_;  // per static frame: iterations to reuse
+  std::vector<FrameState*>& frames_;             // live frame instances
   Clock::time_point start_;
 };
 
