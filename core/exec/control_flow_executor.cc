@@ -1,6 +1,7 @@
 #include "core/exec/control_flow_executor.h"
 
-#include <deque>
+#include <algorithm>
+#include <chrono>
 #include <memory>
 #include <vector>
 
