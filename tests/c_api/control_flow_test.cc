@@ -516,6 +516,15 @@ TEST_F(ControlFlowTest, LoopInsideCondInsideLoop) {
   }
 }
 
+TEST_F(ControlFlowTest, ExitOutsideALoopIsRejected) {
+  TG_Operation* exit = OpOf("Exit", {Const(1)}, "stray_exit");
+  ASSERT_TRUE(IsOk(s_)) << Message(s_);
+  TG_Session* session = NewSession();
+  RunFloats(session, Out(exit));
+  EXPECT_EQ(TG_GetCode(s_), TG_INVALID_ARGUMENT);
+  EXPECT_TRUE(Contains(Message(s_), "node 'stray_exit' (Exit) is not inside a while loop")) << Message(s_);
+}
+
 TEST_F(ControlFlowTest, FeedingAValueInsideALoopIsRejected) {
   // The fed value is a root-frame value; the body's other input is in the loop's frame.
   TG_Output start = Const(0);
