@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "session_test_util.h"
@@ -523,6 +524,37 @@ TEST_F(ControlFlowTest, ExitOutsideALoopIsRejected) {
   RunFloats(session, Out(exit));
   EXPECT_EQ(TG_GetCode(s_), TG_INVALID_ARGUMENT);
   EXPECT_TRUE(Contains(Message(s_), "node 'stray_exit' (Exit) is not inside a while loop")) << Message(s_);
+}
+
+// Concurrent runs of one loop plan each take their own run state (and frame memory).
+TEST_F(ControlFlowTest, ConcurrentRunsOfALoop) {
+  TG_Operation* n = Placeholder(TG_FLOAT, {}, "n");
+  TG_Output fact = Factorial(Out(n));
+  ASSERT_NE(fact.oper, nullptr);
+  TG_Session* session = NewSession();
+  std::vector<std::thread> threads;
+  std::vector<int> wrong(4, 0);
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      TG_Status* status = TG_NewStatus();
+      for (int k = 0; k < 50; ++k) {
+        const float nv = static_cast<float>(1 + (t + k) % 6);
+        TensorPtr value = FloatScalar(nv);
+        TG_Tensor* in = value.get();
+        TG_Tensor* out = nullptr;
+        const TG_Output feed = Out(n);
+        TG_SessionRun(session, nullptr, &feed, &in, 1,
+                      &fact, &out, 1, nullptr, 0, nullptr, status);
+        float expect = 1;
+        for (int i = 2; i <= static_cast<int>(nv); ++i) expect *= static_cast<float>(i);
+        if (TG_GetCode(status) != TG_OK || out == nullptr || Floats(out) != std::vector<float>{expect}) ++wrong[static_cast<size_t>(t)];
+        if (out != nullptr) TG_DeleteTensor(out);
+      }
+      TG_DeleteStatus(status);
+    });
+  }
+  for (std::thread& th : threads) th.join();
+  EXPECT_EQ(wrong, std::vector<int>(4, 0));
 }
 
 TEST_F(ControlFlowTest, FeedingAValueInsideALoopIsRejected) {
