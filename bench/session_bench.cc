@@ -377,6 +377,79 @@ BENCHMARK(BM_ChainAdd)->Apply(ChainArgs);
 BENCHMARK(BM_FanOutFetchAll)->Apply(FanOutArgs);
 BENCHMARK(BM_FanOutAddN)->Apply(FanOutArgs);
 
+// ---- Control flow: a while loop of scalar adds -------------------------------------------
+
+// while (i < n) { i = i + 1; acc = acc + x } over (i = 0, acc = 0), n a Const: per iteration
+// two Merges, a Less, LoopCond, two Switches, two Identities, two AddV2 (and the Const 1
+// under the body's pivot), two NextIterations. x (fed) enters as a loop invariant.
+ScalarGraph BuildWhileLoop(int n) {
+  Builder b;
+  ScalarGraph out;
+  TensorPtr zero = FloatTensor({}, 0.0f), limit = FloatTensor({}, static_cast<float>(n));
+  out.x = b.Placeholder("x", {});
+  TG_Output init[2] = {b.Const(zero.get()), b.Const(zero.get())};
+  TG_Output bound = b.Const(limit.get());
+  if (!b.ok()) {
+    out.error = b.error();
+    return out;
+  }
+  StatusPtr status(TG_NewStatus());
+  TG_While* w = TG_NewWhile(b.graph(), init, 2, "loop", 10, status.get());
+  if (w == nullptr) {
+    out.error = StatusText(status.get());
+    return out;
+  }
+  TG_WhileSetCond(w, b.Op("Less", {TG_WhileCondInput(w, 0), bound}), status.get());
+  TensorPtr one = FloatTensor({}, 1.0f);
+  TG_Output next[2] = {b.Op("AddV2", {TG_WhileBodyInput(w, 0), b.Const(one.get())}),
+                       b.Op("AddV2", {TG_WhileBodyInput(w, 1), out.x})};
+  TG_Output exits[2];
+  if (TG_GetCode(status.get()) != TG_OK || !b.ok()) {
+    out.error = b.ok() ? StatusText(status.get()) : b.error();
+    TG_AbortWhile(w);
+    return out;
+  }
+  TG_FinishWhile(w, next, exits, status.get());
+  if (TG_GetCode(status.get()) != TG_OK) out.error = StatusText(status.get());
+  out.fetches = {exits[1]};
+  out.graph = b.Release();
+  return out;
+}
+
+// Arg 0: iterations. Reports ns_per_iteration (target, issue 19: <= 1 us).
+void BM_WhileLoopAdd(benchmark::State& state) {
+  const int n = static_cast<int>(state.range(0));
+  ScalarGraph g = BuildWhileLoop(n);
+  if (!g.error.empty()) {
+    state.SkipWithError(g.error.c_str());
+    return;
+  }
+  TensorPtr x = FloatTensor({}, 2.0f);
+  Runner runner(g.graph.get(), 1, 0);
+  runner.Feed(g.x, x.get());
+  runner.Fetch(g.fetches[0]);
+  if (!runner.ok() || !runner.Run()) {
+    state.SkipWithError(runner.error().c_str());
+    return;
+  }
+  const auto start = std::chrono::steady_clock::now();
+  for (auto _ : state) {
+    if (!runner.Run()) {
+      state.SkipWithError(runner.error().c_str());
+      return;
+    }
+  }
+  const std::chrono::duration<double, std::nano> elapsed = std::chrono::steady_clock::now() - start;
+  const double ns_per_run = elapsed.count() / static_cast<double>(state.iterations());
+  state.counters["ns_per_iteration"] = ns_per_run / n;
+  constexpr int kCountedRuns = 20;
+  const int64_t before = g_allocations.load(std::memory_order_relaxed);
+  for (int i = 0; i < kCountedRuns; ++i) runner.Run();
+  state.counters["allocs_per_iteration"] =
+      static_cast<double>(g_allocations.load(std::memory_order_relaxed) - before) / kCountedRuns / n;
+}
+BENCHMARK(BM_WhileLoopAdd)->ArgName("iterations")->Arg(1000)->UseRealTime();
+
 // ---- MatMul: session against direct Eigen -----------------------------------------------
 
 constexpr int kMatMulThreads = 2;  // the session's intra-op threads and Eigen's pool size

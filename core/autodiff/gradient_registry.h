@@ -41,5 +41,6 @@ Status RegisterNnGradients(GradientFunctionRegistry& registry);     // nn_grad.c
 Status RegisterArrayGradients(GradientFunctionRegistry& registry);  // array_grad.cc
 // The layout, index, image and logging ops frozen models use (array_grad_layout.cc).
 Status RegisterArrayLayoutGradients(GradientFunctionRegistry& registry);
+Status RegisterControlFlowGradients(GradientFunctionRegistry& registry);  // control_flow_grad.cc
 
 }  // namespace tgraph

@@ -21,6 +21,7 @@
 #include "core/base/shape.h"
 #include "core/base/status.h"
 #include "core/base/tensor.h"
+#include "core/exec/control_flow_plan.h"
 #include "core/exec/kernel_runner.h"
 #include "core/graph/graph.h"
 #include "core/graph/operation.h"
@@ -37,6 +38,7 @@ enum class StepKind : uint8_t {
   kConstant,  // a Const on a host-accessible device: its value, parsed once, is shared
   kVariable,  // VariableV2: its output is the session's variable slot
   kCopy,      // moves a value between memory spaces (host, or a device's own memory)
+  kControlFlow,  // Switch, Merge, Enter, ...: run by the frame executor itself
 };
 
 struct StepInput {
@@ -109,6 +111,10 @@ class ExecutionPlan {
   std::vector<DeviceInstance*> devices_to_synchronize;
   std::deque<std::string> copy_labels;    // copy steps' labels (stable addresses)
   std::deque<Tensor> constant_views;      // kConstant steps' values (stable addresses)
+  // Set when the fragment holds control flow (Switch, Merge, Enter, ...): the run goes to
+  // the frame executor, with frames, iterations and dead values; null otherwise, and a
+  // plan without control flow pays nothing for it.
+  std::unique_ptr<ControlFlowPlan> control_flow;
 
   // Run states are reused across runs (a run takes one, gives it back). A run that ran
   // every step has released each slot at its last read, so only the fetched slots still

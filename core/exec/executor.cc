@@ -2,6 +2,7 @@
 
 #include <thread>
 
+#include "core/exec/control_flow_executor.h"
 #include "core/exec/device_copy.h"
 #include "core/exec/thread_pool.h"
 
@@ -59,6 +60,8 @@ class StepRunner {
       case StepKind::kKernel:
         TG_RETURN_IF_ERROR(RunKernel(i, step));
         break;
+      case StepKind::kControlFlow:  // plans with these go to the frame executor
+        return Internal(*step.label, ": a control-flow step outside the frame executor");
     }
     if (step.drops_outputs) DropUnread(step);
     return Status::OK();
@@ -321,6 +324,7 @@ class ParallelRun {
 };
 
 Status ExecuteSteps(const ExecuteArgs& args) {
+  if (args.plan->control_flow != nullptr) return ExecuteControlFlow(args);
   if (!args.plan->parallel) return ExecuteSerial(args);
   const size_t steps = args.plan->steps.size();
   for (size_t i = 0; i < steps; ++i) {

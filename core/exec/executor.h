@@ -42,6 +42,9 @@ struct RunState {
   std::vector<TG_KernelContext> contexts;          // per step (kernel steps only)
   std::unique_ptr<std::atomic<int>[]> pending;     // per step (parallel plans)
   std::unique_ptr<std::atomic<int>[]> reads_left;  // per slot (parallel plans)
+  // The frame executor's reusable memory (iterations, frames, queues), made on first use by
+  // a plan with control flow: a repeated run then allocates none of it.
+  std::shared_ptr<void> control_flow_scratch;
 };
 
 struct ExecuteArgs {

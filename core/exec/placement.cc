@@ -6,6 +6,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "core/exec/control_flow.h"
 #include "core/graph/device_spec.h"
 #include "core/graph/graph.h"
 
@@ -138,7 +139,10 @@ class Placer {
     return &it->second;
   }
 
-  bool HasKernel(const Operation& op, const std::string& type) { return kernels_.Find(op, type) != nullptr; }
+  // Control-flow operations run in the executor itself, on any device.
+  bool HasKernel(const Operation& op, const std::string& type) {
+    return kernels_.Find(op, type) != nullptr || IsControlFlowOp(op);
+  }
 
   // Every member has a kernel for the device type.
   bool GroupSupports(const std::vector<size_t>& members, const std::string& type) {

@@ -2,6 +2,8 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "core/exec/control_flow.h"
+#include "core/exec/control_flow_plan.h"
 #include "core/exec/execution_plan.h"
 #include "core/exec/executor.h"
 #include "core/exec/placement.h"
@@ -77,7 +79,7 @@ class PlanBuilder {
     TG_RETURN_IF_ERROR(CheckRequest());
     PruneRequest prune{r_.feeds, r_.fetches, r_.targets};
     TG_ASSIGN_OR_RETURN(PrunedGraph pruned, PruneAndOrder(graph_, prune));
-    TG_RETURN_IF_ERROR(CheckPlaceholders(pruned.ordered));
+    TG_RETURN_IF_ERROR(CheckPlaceholders(pruned.ordered, pruned.control_flow));
 
     std::vector<PlacementDevice> placement_devices;
     for (const PlanDevice& d : devices_) placement_devices.push_back({d.name, d.type, d.ordinal});
@@ -97,6 +99,14 @@ class PlanBuilder {
     for (size_t i = 0; i < pruned.ordered.size(); ++i) {
       TG_RETURN_IF_ERROR(AddOpStep(*pruned.ordered[i], placement.device[i], placement.kernel[i]));
     }
+    // Loops' back edges (NextIteration -> Merge) point at steps made after their consumer.
+    for (const DeferredInput& d : deferred_) {
+      const Operation& op = *plan_->steps[static_cast<size_t>(d.step)].op;
+      const int slot = EnsureIn(SlotOf(op.input(d.input)), d.space);  // may add a copy step
+      StepInput& in = plan_->steps[static_cast<size_t>(d.step)].inputs[static_cast<size_t>(d.input)];
+      in.slot = slot;
+      in.ref = IsRefType(op.input_type(d.input));
+    }
     for (const Output& o : r_.fetches) {
       int slot = SlotOf(o);
       slot = EnsureIn(slot, kHost);
@@ -111,6 +121,12 @@ class PlanBuilder {
     }
     FinishSlots();
     FinishDependencies();
+    if (pruned.control_flow) {
+      // The frame executor binds every input per call and runs on the calling thread.
+      for (PlanStep& step : plan_->steps) step.plain_inputs = false;
+      plan_->parallel = false;
+      TG_RETURN_IF_ERROR(BuildControlFlowPlan(plan_.get(), slot_producer_, step_of_op_));
+    }
     for (const PlanDevice& d : devices_) plan_->device_names.push_back(d.name);
     for (const PlanStep& step : plan_->steps) {
       const PlanDevice& d = devices_[static_cast<size_t>(step.device)];
@@ -148,9 +164,12 @@ class PlanBuilder {
   }
 
   // A needed placeholder must be fed; which of its tensors were fed was cut by pruning.
-  Status CheckPlaceholders(const std::vector<Operation*>& ordered) {
+  // With control flow, one with control inputs (made inside a cond branch or loop, under
+  // its pivot) may be dead in a run: its kernel reports it if it does run.
+  Status CheckPlaceholders(const std::vector<Operation*>& ordered, bool control_flow) {
     for (const Operation* op : ordered) {
       if (!IsPlaceholder(*op)) continue;
+      if (control_flow && !op->control_inputs().empty()) continue;
       const PartialShape& shape = op->output_shape(0);
       return InvalidArgument("You must feed a value for placeholder tensor '", op->name(),
                              "' with dtype ", DataTypeName(BaseType(op->output_type(0))),
@@ -232,6 +251,8 @@ class PlanBuilder {
       step.kind = StepKind::kConstant;
       plan_->constant_views.push_back(op.constant_value()->BorrowedView());
       step.constant = &plan_->constant_views.back();
+    } else if (IsControlFlowOp(op)) {
+      step.kind = StepKind::kControlFlow;
     } else {
       if (kernel == nullptr) {
         return Internal("no kernel chosen for ", OpLabel(op), " on ", dev.name);
@@ -245,7 +266,14 @@ class PlanBuilder {
     std::vector<char>& host_outputs = host_outputs_;
     HostMemoryArgFlags(op, kernel, /*outputs=*/false, &host_inputs);
     HostMemoryArgFlags(op, kernel, /*outputs=*/true, &host_outputs);
+    if (step.kind == StepKind::kControlFlow) ControlFlowHostArgs(op, &host_inputs, &host_outputs);
     for (int k = 0; k < op.num_inputs(); ++k) {
+      if (!Available(op.input(k))) {
+        deferred_.push_back(DeferredInput{static_cast<int>(plan_->steps.size()), k,
+                                          host_inputs[static_cast<size_t>(k)] ? kHost : my_space});
+        step.inputs.push_back(StepInput{-1, false, false, false});
+        continue;
+      }
       int slot = SlotOf(op.input(k));
       const int need = host_inputs[static_cast<size_t>(k)] ? kHost : my_space;
       const bool ref = IsRefType(op.input_type(k));
@@ -267,6 +295,35 @@ class PlanBuilder {
     step_of_op_[static_cast<size_t>(op.id())] = index;
     plan_->steps.push_back(std::move(step));
     return Status::OK();
+  }
+
+  // A tensor whose slot exists already: fed, or made by a step added before.
+  bool Available(const Output& o) const {
+    if (step_of_op_[static_cast<size_t>(o.op->id())] >= 0) return true;
+    for (const PlanFeed& feed : plan_->feeds) {
+      if (feed.output == o) return true;
+    }
+    return false;
+  }
+
+  // The control-flow steps' host-memory arguments: a Switch's predicate, LoopCond, a
+  // Merge's value_index (the executor reads and writes them on the host).
+  static void ControlFlowHostArgs(const Operation& op, std::vector<char>* inputs,
+                                  std::vector<char>* outputs) {
+    switch (ControlFlowKindOf(op)) {
+      case ControlFlowKind::kSwitch:
+        (*inputs)[1] = 1;
+        break;
+      case ControlFlowKind::kLoopCond:
+        (*inputs)[0] = 1;
+        (*outputs)[0] = 1;
+        break;
+      case ControlFlowKind::kMerge:
+        (*outputs)[1] = 1;
+        break;
+      default:
+        break;
+    }
   }
 
   // Reads per slot, pinned slots, and the serial order's release and move points.
@@ -362,6 +419,12 @@ class PlanBuilder {
   std::vector<int> slot_producer_;  // per slot: the step writing it, -1 for a feed
   std::unordered_map<uint64_t, int> copies_;  // (slot, space) -> copy's slot
   std::vector<char> host_inputs_, host_outputs_;  // per op, reused
+  struct DeferredInput {
+    int step = 0;
+    int input = 0;
+    int space = kHost;
+  };
+  std::vector<DeferredInput> deferred_;  // inputs along loops' back edges
 };
 
 }  // namespace

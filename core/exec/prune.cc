@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <boost/graph/breadth_first_search.hpp>
+#include <boost/graph/depth_first_search.hpp>
 #include <boost/graph/compressed_sparse_row_graph.hpp>
 #include <boost/graph/graph_traits.hpp>
 #include <boost/graph/topological_sort.hpp>
@@ -11,6 +12,8 @@
 #include <cstdint>
 #include <unordered_set>
 #include <utility>
+
+#include "core/exec/control_flow.h"
 
 namespace tgraph {
 namespace exec_graph {
@@ -138,6 +141,52 @@ class CollectVisitor : public boost::default_bfs_visitor {
   std::vector<std::pair<int, int>>* edges_;
 };
 
+// INVALID_ARGUMENT naming the operations of one cycle of the fragment, in dependency order
+// ("'a' -> 'b' -> 'a'": each needs the next), found with a depth-first search.
+Status CycleError(const Graph& graph, const std::vector<int>& needed,
+                  const boost::compressed_sparse_row_graph<boost::directedS>& fragment) {
+  using Fragment = boost::compressed_sparse_row_graph<boost::directedS>;
+  using Edge = boost::graph_traits<Fragment>::edge_descriptor;
+  struct State {
+    std::vector<int> parent;
+    int from = -1, to = -1;
+  } state;
+  state.parent.assign(needed.size(), -1);
+  struct Visitor : boost::default_dfs_visitor {
+    State* state;
+    explicit Visitor(State* s) : state(s) {}
+    void tree_edge(Edge e, const Fragment& g) const {
+      state->parent[boost::target(e, g)] = static_cast<int>(boost::source(e, g));
+    }
+    void back_edge(Edge e, const Fragment& g) const {
+      if (state->from < 0) {
+        state->from = static_cast<int>(boost::source(e, g));
+        state->to = static_cast<int>(boost::target(e, g));
+      }
+    }
+  };
+  boost::depth_first_search(fragment, boost::visitor(Visitor(&state)));
+  if (state.from < 0) return InvalidArgument("the operations this run needs contain a cycle");
+  // Back edge from -> to: `to` is an ancestor of `from`, so to -> ... -> from -> to.
+  std::vector<int> cycle;
+  for (int x = state.from; x != state.to && x >= 0; x = state.parent[static_cast<size_t>(x)]) {
+    cycle.push_back(x);
+  }
+  cycle.push_back(state.to);
+  std::reverse(cycle.begin(), cycle.end());
+  std::string path;
+  const size_t shown = std::min<size_t>(cycle.size(), 16);
+  for (size_t k = 0; k < shown; ++k) {
+    path.append("'").append(graph.operation(needed[static_cast<size_t>(cycle[k])])->name()).append("' -> ");
+  }
+  if (shown < cycle.size()) path.append("... -> ");
+  const Operation* first = graph.operation(needed[static_cast<size_t>(cycle[0])]);
+  path.append("'").append(first->name()).append("'");
+  return InvalidArgument("the operations this run needs contain a cycle through node '",
+                         first->name(), "' (", first->type(), "): ", path,
+                         " (each needs the next; only NextIteration -> Merge edges may close a loop)");
+}
+
 }  // namespace exec_graph
 
 bool IsPlaceholder(const Operation& op) {
@@ -195,6 +244,20 @@ StatusOr<PrunedGraph> PruneAndOrder(const Graph& graph, const PruneRequest& requ
     consumer = local[static_cast<size_t>(consumer)];
     producer = local[static_cast<size_t>(producer)];
   }
+  // Control flow: NextIteration -> Merge edges close loops. They stay in the fragment (the
+  // loop body is needed) but not in the ordering, which must still be acyclic without them.
+  PrunedGraph out;
+  std::vector<ControlFlowKind> kinds(static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) {
+    kinds[static_cast<size_t>(i)] = ControlFlowKindOf(*graph.operation(needed[static_cast<size_t>(i)]));
+    out.control_flow = out.control_flow || kinds[static_cast<size_t>(i)] != ControlFlowKind::kNone;
+  }
+  if (out.control_flow) {
+    std::erase_if(edges, [&](const std::pair<int, int>& e) {
+      return kinds[static_cast<size_t>(e.second)] == ControlFlowKind::kNextIteration &&
+             kinds[static_cast<size_t>(e.first)] == ControlFlowKind::kMerge;
+    });
+  }
   using Fragment = boost::compressed_sparse_row_graph<boost::directedS>;
   Fragment fragment(boost::edges_are_unsorted_multi_pass, edges.begin(), edges.end(),
                     static_cast<size_t>(n));
@@ -203,17 +266,8 @@ StatusOr<PrunedGraph> PruneAndOrder(const Graph& graph, const PruneRequest& requ
   try {
     boost::topological_sort(fragment, std::back_inserter(order));
   } catch (const boost::not_a_dag&) {
-    // Every cycle has an edge from a later-created producer to an earlier consumer.
-    for (const auto& [consumer, producer] : edges) {
-      if (producer >= consumer) {
-        const Operation* op = graph.operation(needed[static_cast<size_t>(consumer)]);
-        return InvalidArgument("the operations this run needs contain a cycle through node '",
-                               op->name(), "' (", op->type(), ")");
-      }
-    }
-    return InvalidArgument("the operations this run needs contain a cycle");
+    return CycleError(graph, needed, fragment);
   }
-  PrunedGraph out;
   out.ordered.reserve(static_cast<size_t>(n));
   for (int v : order) out.ordered.push_back(graph.operation(needed[static_cast<size_t>(v)]));
   return out;

@@ -29,12 +29,16 @@ struct PrunedGraph {
   // The needed operations in a topological order (producers before consumers; ties follow
   // creation order, so the order depends on the graph alone).
   std::vector<Operation*> ordered;
+  // The fragment holds control-flow operations (Switch, Merge, Enter, ...): `ordered` then
+  // leaves out the NextIteration -> Merge back edges, and the run needs the frame executor.
+  bool control_flow = false;
 };
 
 // Placeholder and PlaceholderV2: operations that exist only to be fed.
 bool IsPlaceholder(const Operation& op);
 
-// INVALID_ARGUMENT naming the operation when the fragment has a cycle. The graph must not
+// INVALID_ARGUMENT naming the operations of a cycle when the fragment has one (loops closed
+// by NextIteration -> Merge edges are not cycles here). The graph must not
 // change during the call (callers hold its lock).
 StatusOr<PrunedGraph> PruneAndOrder(const Graph& graph, const PruneRequest& request);
 

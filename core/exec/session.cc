@@ -295,6 +295,13 @@ Status Session::Run(const RunOptions& run_options,
     outputs->reserve(fetches.size());
     for (size_t i = 0; i < plan->fetch_slots.size(); ++i) {
       SlotValue& v = rs->values[static_cast<size_t>(plan->fetch_slots[i])];
+      if (plan->control_flow != nullptr && v.ref == nullptr && v.tensor.dtype() == DT_INVALID) {
+        // A dead tensor (on the untaken side of a Switch) or one that was never computed.
+        status = InvalidArgument("Retval[", i, "] does not have value: tensor '", fetches[i].Name(),
+                                 "' is dead (it depends on an untaken branch of a Switch) or was "
+                                 "not computed in this run");
+        break;
+      }
       if (v.ref != nullptr) {
         std::lock_guard<std::mutex> lock(v.ref->mu);
         if (!v.ref->initialized) {

@@ -220,6 +220,43 @@ StatusOr<Output> Graph::FindOutput(std::string_view tensor_name) const {
   return Output{op, index};
 }
 
+Status Graph::UpdateInput(Operation* op, int index, Output new_input) {
+  std::lock_guard lock(mutex_);
+  if (finalized_) TG_RETURN_IF_ERROR(CheckNotFinalized("update an input"));
+  if (op == nullptr || op->graph() != this) return InvalidArgument("UpdateInput: the operation is not in this graph");
+  if (index < 0 || index >= op->num_inputs()) {
+    return OutOfRange("UpdateInput: node '", op->name(), "' has no input ", index);
+  }
+  if (new_input.op == nullptr || new_input.op->graph() != this || new_input.index < 0 ||
+      new_input.index >= new_input.op->num_outputs()) {
+    return InvalidArgument("UpdateInput: the new input of node '", op->name(), "' is not a tensor of this graph");
+  }
+  const Output old = op->inputs_[static_cast<size_t>(index)];
+  if (new_input.dtype() != old.dtype()) {
+    return InvalidArgument("UpdateInput: input ", index, " of node '", op->name(), "' has dtype ",
+                           DataTypeName(old.dtype()), ", but '", new_input.Name(), "' is ",
+                           DataTypeName(new_input.dtype()));
+  }
+  auto& consumers = old.op->outputs_[static_cast<size_t>(old.index)].consumers;
+  consumers.erase(std::find(consumers.begin(), consumers.end(), Input{op, index}));
+  new_input.op->outputs_[static_cast<size_t>(new_input.index)].consumers.push_back(Input{op, index});
+  op->inputs_[static_cast<size_t>(index)] = new_input;
+  if (op->type_ == "Merge" || op->type_ == "RefMerge") {
+    PartialShape& out = op->outputs_[0].shape;
+    const PartialShape& in = new_input.shape();
+    if (!out.known_rank() || !in.known_rank() || out.rank() != in.rank()) {
+      out = PartialShape::Unknown();
+    } else {
+      std::vector<int64_t> dims = out.dims();
+      for (int i = 0; i < in.rank(); ++i) {
+        if (dims[static_cast<size_t>(i)] != in.dim(i)) dims[static_cast<size_t>(i)] = PartialShape::kUnknownDim;
+      }
+      out = PartialShape(std::move(dims));
+    }
+  }
+  return Status::OK();
+}
+
 Status Graph::SetOutputShape(Output output, const PartialShape& shape) {
   std::lock_guard lock(mutex_);
   if (output.op == nullptr || output.op->graph() != this) {
@@ -342,6 +379,8 @@ StatusOr<Operation*> Graph::AddOperation(NodeSpec spec) {
   }
   if (spec.type.empty()) return InvalidArgument("node '", spec.name, "' has no op type");
   TG_ASSIGN_OR_RETURN(const OpRegistration* reg, registry_->Lookup(spec.type, spec.name));
+  BuildContext* const context = spec.apply_context ? build_context_ : nullptr;
+  if (context != nullptr) TG_RETURN_IF_ERROR(context->AdjustSpec(&spec));
   TG_ASSIGN_OR_RETURN(std::string name, ResolveName(spec));
   const tf::OpDef& op_def = reg->op_def;
 
@@ -477,6 +516,7 @@ StatusOr<Operation*> Graph::AddOperation(NodeSpec spec) {
   for (Operation* c : raw->control_inputs_) c->control_outputs_.push_back(raw);
   by_name_[name] = raw;
   operations_.push_back(std::move(op));
+  if (context != nullptr) context->Added(raw);
   return raw;
 }
 

@@ -59,6 +59,17 @@ struct NodeSpec {
 // to what inner entries chose). Called once per op.
 using DeviceFunction = std::function<std::string(const Operation& op)>;
 
+// An open control-flow construct being built (a while loop's condition or body, a cond's
+// branch: core/graph/control_flow_builder.h). While one is open, AddOperation (for specs
+// that apply the graph's context) lets it rewrite the new op's inputs first (a value from
+// outside enters the loop or branch) and tells it about the op once added.
+class BuildContext {
+ public:
+  virtual ~BuildContext() = default;
+  virtual Status AdjustSpec(NodeSpec* spec) = 0;
+  virtual void Added(Operation* op) = 0;
+};
+
 class Graph {
  public:
   // Uses the global op registry unless one is given (tests make private registries).
@@ -73,6 +84,16 @@ class Graph {
   // Validates against the op's definition (attrs, input dtypes), infers output dtypes and
   // static shapes, and adds the op. Nothing is added when it fails.
   StatusOr<Operation*> AddOperation(NodeSpec spec);
+
+  // Makes `new_input` input `index` of `op` (TF_UpdateEdge): how a loop is closed, since a
+  // Merge is created before the NextIteration that feeds it. The dtype must be the input's.
+  // A Merge's output shape becomes the most general of its inputs' shapes (a loop variable
+  // may change shape); other ops keep theirs. Plans built before the change do not see it.
+  Status UpdateInput(Operation* op, int index, Output new_input);
+
+  // The innermost open control-flow construct, or null (see BuildContext).
+  BuildContext* build_context() const { return build_context_; }
+  void set_build_context(BuildContext* context) { build_context_ = context; }
 
   // Merges `shape` into the static shape of `output` (TF_GraphSetTensorShape).
   Status SetOutputShape(Output output, const PartialShape& shape);
@@ -154,6 +175,7 @@ class Graph {
     size_t device_floor = 0;
   };
 
+  BuildContext* build_context_ = nullptr;
   Status CheckNotFinalized(const char* what) const;
   StatusOr<std::string> ResolveName(const NodeSpec& spec);
   std::vector<Operation*> ControlInputsFromStack(const std::vector<Output>& inputs) const;

@@ -49,7 +49,15 @@ struct InputRef {
   // Resolved: the index of the producing node in the GraphDef, or the mapped tensor.
   int source = -1;
   std::optional<Output> mapped;
+  // NextIteration -> Merge: the edge that closes a loop. Left out of the cycle check and the
+  // order; the Merge is added with a stand-in input and connected once its source exists.
+  bool back_edge = false;
 };
+
+bool IsMergeOp(const std::string& type) { return type == "Merge" || type == "RefMerge"; }
+bool IsNextIterationOp(const std::string& type) {
+  return type == "NextIteration" || type == "RefNextIteration";
+}
 
 struct SourceNode {
   const tf::NodeDef* def = nullptr;
@@ -251,6 +259,7 @@ Status AddNodes(Graph* target, std::vector<SourceNode>& nodes, bool consume_attr
                 const std::vector<Operation*>& control_dependencies,
                 std::vector<Operation*>* created) {
   created->assign(nodes.size(), nullptr);
+  std::vector<std::pair<int, int>> back_edges;  // (node, data input) connected at the end
   for (int i : order) {
     SourceNode& n = nodes[static_cast<size_t>(i)];
     NodeSpec spec;
@@ -262,6 +271,23 @@ Status AddNodes(Graph* target, std::vector<SourceNode>& nodes, bool consume_attr
     spec.device = n.def->device();
     spec.attrs = consume_attrs ? std::move(n.attrs) : n.attrs;
     for (const InputRef& in : n.data_inputs) {
+      if (in.back_edge) {
+        // Stand in with a forward input of the Merge (every input has its dtype).
+        const InputRef* forward = nullptr;
+        for (const InputRef& other : n.data_inputs) {
+          if (!other.back_edge && forward == nullptr) forward = &other;
+        }
+        if (forward == nullptr) {
+          return InvalidArgument(Describe(n), ": every input is a NextIteration (a loop's Merge ",
+                                 "needs an input from its Enter)");
+        }
+        back_edges.emplace_back(i, static_cast<int>(spec.inputs.size()));
+        spec.inputs.push_back(NodeSpec::InputGroup{
+            {forward->mapped ? resolve_mapped(*forward->mapped)
+                             : Output{(*created)[static_cast<size_t>(forward->source)], forward->index}},
+            false});
+        continue;
+      }
       Output o = in.mapped ? resolve_mapped(*in.mapped)
                            : Output{(*created)[static_cast<size_t>(in.source)], in.index};
       spec.inputs.push_back(NodeSpec::InputGroup{{o}, false});
@@ -284,6 +310,13 @@ Status AddNodes(Graph* target, std::vector<SourceNode>& nodes, bool consume_attr
       return op.status().Prepend(StrCat(Describe(n), " (op '", n.def->op(), "'): "));
     }
     (*created)[static_cast<size_t>(i)] = op.value();
+  }
+  for (const auto& [i, k] : back_edges) {
+    const SourceNode& n = nodes[static_cast<size_t>(i)];
+    const InputRef& in = n.data_inputs[static_cast<size_t>(k)];
+    Status s = target->UpdateInput((*created)[static_cast<size_t>(i)], k,
+                                   Output{(*created)[static_cast<size_t>(in.source)], in.index});
+    if (!s.ok()) return s.Prepend(StrCat(Describe(n), " (op '", n.def->op(), "'): "));
   }
   return Status::OK();
 }
@@ -419,8 +452,13 @@ Status ImportGraphDef(const tf::GraphDef& def, const ImportOptions& opts, Graph*
                                  in.index, " of node '", in.node, "', which has ", src_types.size(),
                                  " output(s)");
         }
-        edges.emplace_back(in.source, i);
         internal_input = true;
+        if (in.index >= 0 && IsMergeOp(nd.op()) &&
+            IsNextIterationOp(nodes[static_cast<size_t>(in.source)].def->op())) {
+          in.back_edge = true;
+        } else {
+          edges.emplace_back(in.source, i);
+        }
       }
       (in.index < 0 ? n.control_inputs : n.data_inputs).push_back(std::move(in));
     }

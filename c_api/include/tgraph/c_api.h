@@ -796,6 +796,77 @@ TG_CAPI_EXPORT extern void TG_GraphPushVariableScopeWithOptions(
     TG_Graph* g, const char* name, const TG_VariableScopeOptions* opts, TG_Status* status);
 
 /* ===================================================================================== */
+/* Control flow (TF1 dataflow: Switch, Merge, Enter, Exit, NextIteration, LoopCond)       */
+/* ===================================================================================== */
+
+/* tf.while_loop and tf.cond as control flow v1 builds them, in the graph itself (no
+ * separate subgraphs to copy): between TG_NewWhile and TG_FinishWhile (or TG_NewCond and
+ * TG_FinishCond) the ops you add with TG_NewOperation and friends are inside the loop or
+ * branch. A tensor from outside used inside is brought in as TensorFlow does (a loop: an
+ * Enter with is_constant; a branch: a Switch on the predicate), once per tensor; an op with
+ * no inputs gets the pivot as a control input, so a constant in a loop body is made each
+ * iteration and one in an untaken branch never runs. Loops and conds nest (a loop inside a
+ * branch, a cond inside a loop body) and must be finished or aborted in reverse order of
+ * opening, before the graph is deleted. Node names are TensorFlow's: while/Enter,
+ * while/Merge, while/LoopCond, while/Switch, while/Identity, while/NextIteration,
+ * while/Exit (with _1, _2, ... per loop variable); cond/Switch, cond/switch_t,
+ * cond/switch_f, cond/pred_id, cond/Merge. On failure the ops already added stay in the
+ * graph, unused. Running such graphs: see TG_SessionRun (a fetched tensor on an untaken
+ * branch has no value). */
+
+typedef struct TG_While TG_While;
+
+/* Starts a while loop over loop variables inputs[0, ninputs): adds the Enter and Merge
+ * nodes under name scope `name` (NULL or "": "while"; made unique) and opens the
+ * condition. parallel_iterations: how many iterations may run at once (TF's default is
+ * 10); < 1 is INVALID_ARGUMENT. Returns NULL on failure. */
+TG_CAPI_EXPORT extern TG_While* TG_NewWhile(TG_Graph* g, const TG_Output* inputs, int ninputs,
+                                            const char* name, int parallel_iterations,
+                                            TG_Status* status);
+TG_CAPI_EXPORT extern int TG_WhileNumLoopVars(const TG_While* w);
+/* The loop variables as the condition sees them (the Merge outputs); {NULL, -1} when out of
+ * range. */
+TG_CAPI_EXPORT extern TG_Output TG_WhileCondInput(const TG_While* w, int i);
+/* Closes the condition with `pred` (a bool scalar computed inside it): adds LoopCond, the
+ * Switch and Identity nodes, and opens the body. */
+TG_CAPI_EXPORT extern void TG_WhileSetCond(TG_While* w, TG_Output pred, TG_Status* status);
+/* The loop variables as the body sees them (the Identity outputs; valid after
+ * TG_WhileSetCond); {NULL, -1} before or when out of range. */
+TG_CAPI_EXPORT extern TG_Output TG_WhileBodyInput(const TG_While* w, int i);
+/* Closes the body with the next values of the loop variables, body_outputs[0,
+ * TG_WhileNumLoopVars) (same dtypes): adds NextIteration (closing each Merge) and Exit;
+ * outputs[i] receives loop variable i's value after the loop (the Exit). Deletes w,
+ * whatever the outcome. */
+TG_CAPI_EXPORT extern void TG_FinishWhile(TG_While* w, const TG_Output* body_outputs,
+                                          TG_Output* outputs, TG_Status* status);
+/* Closes the loop without finishing it and deletes w (NULL: no-op). */
+TG_CAPI_EXPORT extern void TG_AbortWhile(TG_While* w);
+
+typedef struct TG_Cond TG_Cond;
+
+/* Starts a cond on `pred` (a bool scalar): adds cond/Switch, switch_t, switch_f and
+ * pred_id under name scope `name` (NULL or "": "cond"; made unique) and opens the true
+ * branch. Returns NULL on failure. */
+TG_CAPI_EXPORT extern TG_Cond* TG_NewCond(TG_Graph* g, TG_Output pred, const char* name,
+                                          TG_Status* status);
+/* Closes the true branch with its results true_outputs[0, n) and opens the false branch. */
+TG_CAPI_EXPORT extern void TG_CondElse(TG_Cond* c, const TG_Output* true_outputs, int n,
+                                       TG_Status* status);
+/* Closes the false branch with its results false_outputs[0, n) (n and dtypes as the true
+ * branch's) and adds one Merge per result; outputs[i] receives result i (the Merge's output
+ * 0). Deletes c, whatever the outcome. */
+TG_CAPI_EXPORT extern void TG_FinishCond(TG_Cond* c, const TG_Output* false_outputs, int n,
+                                         TG_Output* outputs, TG_Status* status);
+/* Closes the cond without finishing it and deletes c (NULL: no-op). */
+TG_CAPI_EXPORT extern void TG_AbortCond(TG_Cond* c);
+
+/* TF_UpdateEdge: makes `new_src` the data input `dst` (same dtype). How a hand-built loop
+ * closes its Merge with a NextIteration; sessions reject any other cycle when run. Plans a
+ * session built before the change do not see it. */
+TG_CAPI_EXPORT extern void TG_UpdateEdge(TG_Graph* g, TG_Output new_src, TG_Input dst,
+                                         TG_Status* status);
+
+/* ===================================================================================== */
 /* Gradients                                                                             */
 /* ===================================================================================== */
 
@@ -1181,7 +1252,10 @@ TG_CAPI_EXPORT extern int64_t TG_RunMetadataNodeOutputBytes(const TG_RunMetadata
  * Errors: TG_INVALID_ARGUMENT for a needed placeholder that is not fed (naming it, its
  * dtype and shape) or a bad feed; TG_FAILED_PRECONDITION for reading an uninitialized
  * variable (naming it) or a closed session; a kernel's error names its node. A failed run
- * leaves nothing running when it returns. */
+ * leaves nothing running when it returns. With control flow (Switch, Merge, Enter, ...):
+ * TG_INVALID_ARGUMENT for a fetch that is dead in this run (on an untaken branch:
+ * "Retval[i] does not have value", naming it), for a fetch inside a while loop, for inputs
+ * from two frames, and for a cycle not closed by NextIteration -> Merge (naming its nodes). */
 TG_CAPI_EXPORT extern void TG_SessionRun(TG_Session* session, const TG_RunOptions* run_options,
                                          const TG_Output* inputs,
                                          TG_Tensor* const* input_values, int ninputs,
@@ -1333,7 +1407,9 @@ TG_CAPI_EXPORT extern int TG_OpInfoNumOutputs(const TG_OpInfo* info);
 TG_CAPI_EXPORT extern const char* TG_OpInfoOutput(const TG_OpInfo* info, int i);
 TG_CAPI_EXPORT extern int TG_OpInfoNumAttrs(const TG_OpInfo* info);
 TG_CAPI_EXPORT extern const char* TG_OpInfoAttr(const TG_OpInfo* info, int i);
-/* The device types ("CPU", "GPU", ...) with at least one kernel for the op, sorted. */
+/* The device types ("CPU", "GPU", ...) with at least one kernel for the op, sorted (for TF1
+ * control flow, Switch, Merge, Enter, ..., which the executor runs itself: every device type
+ * registered). */
 TG_CAPI_EXPORT extern int TG_OpInfoNumKernelDeviceTypes(const TG_OpInfo* info);
 TG_CAPI_EXPORT extern const char* TG_OpInfoKernelDeviceType(const TG_OpInfo* info, int i);
 /* The plugin that defined the op; NULL for the core's own ops. */

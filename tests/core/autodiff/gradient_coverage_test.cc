@@ -13,8 +13,8 @@
 namespace tgraph {
 namespace {
 
-// Ops that only backward graphs and optimizers build; TensorFlow gives a few of them
-// second-order gradients, which tgraph does not have yet.
+// Ops that only backward graphs and optimizers build (TensorFlow gives a few of them
+// second-order gradients, which tgraph does not have yet), and the while-loop ops.
 const std::set<std::string>& HelpersWithoutGradient() {
   static const std::set<std::string> ops = {
       // elementwise gradient helpers
@@ -29,7 +29,9 @@ const std::set<std::string>& HelpersWithoutGradient() {
       // optimizer updates (they write variables; nothing differentiates through them)
       "ApplyGradientDescent", "ApplyMomentum", "ApplyAdam", "ApplyRMSProp",
       "ApplyCenteredRMSProp", "ApplyAdagrad", "SparseApplyMomentum", "SparseApplyAdagrad",
-      "SparseApplyRMSProp", "SparseApplyCenteredRMSProp"};
+      "SparseApplyRMSProp", "SparseApplyCenteredRMSProp",
+      // while loops: their gradient (TF1 keeps forward values on stacks) is not built yet
+      "Enter", "RefEnter", "Exit", "RefExit", "NextIteration", "RefNextIteration", "LoopCond"};
   return ops;
 }
 
