@@ -7,7 +7,7 @@ GradientFunctionRegistry& GradientFunctionRegistry::Global() {
     auto* r = new GradientFunctionRegistry();
     // A family that fails to register is a bug in the core; the others still register.
     for (auto* family : {&RegisterMathGradients, &RegisterNnGradients, &RegisterArrayGradients,
-                           &RegisterArrayLayoutGradients, &RegisterControlFlowGradients}) {
+                         &RegisterArrayLayoutGradients, &RegisterControlFlowGradients}) {
       (void)family(*r);
     }
     return r;
