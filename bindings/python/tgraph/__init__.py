@@ -61,6 +61,7 @@ from tgraph.ops.random_ops import (random_normal, random_shuffle, random_uniform
 from tgraph.ops.state_ops import (assign, assign_add, assign_sub, scatter_add, scatter_sub,
                                   scatter_update)
 from tgraph.ops.control_flow_ops import group, no_op, tuple  # noqa: A004
+from tgraph.ops.cond_while import case, cond, while_loop
 from tgraph.ops import nn
 from tgraph.ops import overloads as _overloads
 

@@ -159,6 +159,11 @@ _DECLS = {
     "TG_GraphGetVariableWithInitializer": "P:PSIPIPPPP",
     "TG_VariableInitializedValue": "O:PPP", "TG_IsVariableInitialized": "O:PPSP",
     "TG_ReportUninitializedVariables": "O:PPISP",
+    # control flow v1 builders (tf.cond, tf.while_loop)
+    "TG_NewWhile": "P:PPISIP", "TG_WhileNumLoopVars": "I:P", "TG_WhileCondInput": "O:PI",
+    "TG_WhileSetCond": "v:POP", "TG_WhileBodyInput": "O:PI", "TG_FinishWhile": "v:PPPP",
+    "TG_AbortWhile": "v:P", "TG_NewCond": "P:POSP", "TG_CondElse": "v:PPIP",
+    "TG_FinishCond": "v:PPIPP", "TG_AbortCond": "v:P",
     # gradients, optimizers, training builders
     "TG_AddGradientsWithPrefix": "v:PSPIPIPPP", "TG_AddGradientsSparse": "v:PSPIPIPPPPP",
     "TG_InitOptimizerOptions": "v:PI", "TG_NewOptimizer": "P:PP", "TG_DeleteOptimizer": "v:P",
