@@ -15,6 +15,14 @@ NodeSpec Spec(const std::string& type, const std::string& name, std::vector<Outp
   return spec;
 }
 
+// An Enter that brings a loop invariant in (is_constant): its value is the same in every
+// iteration.
+bool IsLoopConstant(const Output& t) {
+  if (t.op == nullptr || (t.op->type() != "Enter" && t.op->type() != "RefEnter")) return false;
+  const tf::AttrValue* constant = t.op->FindAttr("is_constant");
+  return constant != nullptr && constant->b();
+}
+
 // The name scope without its trailing '/' ("while/" -> "while").
 std::string ScopeName(const std::string& scope) {
   return !scope.empty() && scope.back() == '/' ? scope.substr(0, scope.size() - 1) : scope;
@@ -49,19 +57,37 @@ StatusOr<Output> ControlFlowContext::Inside(Output t, const std::string& consume
 
 Status ControlFlowContext::AdjustSpec(NodeSpec* spec) {
   std::string consumer = spec->name.empty() ? spec->type : spec->name;
+  const bool absolute = !consumer.empty() && consumer.back() == '/';
   while (!consumer.empty() && consumer.back() == '/') consumer.pop_back();
+  if (absolute) {
+    // The copies of outside values ("<consumer>/Switch", "<consumer>/Enter") are named in
+    // the current scope, which an absolute consumer name already includes.
+    std::string scope = graph_.name_scope();
+    if (!scope.empty() && scope.back() != '/') scope += '/';
+    if (!scope.empty() && consumer.starts_with(scope)) {
+      consumer = consumer.substr(scope.size());
+    } else if (!scope.empty() && consumer == scope.substr(0, scope.size() - 1)) {
+      consumer.clear();  // the op takes its scope's name, as TF's op wrappers make them
+    }
+  }
   bool any_data = false;
+  bool only_loop_constants = true;  // every data input a loop-invariant Enter
   for (NodeSpec::InputGroup& group : spec->inputs) {
     for (Output& t : group.tensors) {
       any_data = true;
-      if (t.op == nullptr || t.op->graph() != &graph_ || Contains(t.op)) continue;
-      TG_ASSIGN_OR_RETURN(t, Inside(t, consumer));
+      if (t.op != nullptr && t.op->graph() == &graph_ && !Contains(t.op)) {
+        TG_ASSIGN_OR_RETURN(t, Inside(t, consumer));
+      }
+      if (!IsLoopConstant(t)) only_loop_constants = false;
     }
   }
   if (!KeepsExternalControlInputs()) {
     std::erase_if(spec->control_inputs, [this](const Operation* c) { return !Contains(c); });
   }
-  if (!any_data && pivot_ != nullptr) spec->control_inputs.push_back(pivot_);
+  // As TF's _MaybeAddControlDependency: an op fed only by loop invariants would otherwise
+  // run once more than the body (in the iteration that exits), or outside any iteration.
+  const bool free = !any_data || (only_loop_constants && spec->control_inputs.empty());
+  if (free && pivot_ != nullptr) spec->control_inputs.push_back(pivot_);
   return Status::OK();
 }
 

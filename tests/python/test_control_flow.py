@@ -197,10 +197,6 @@ def test_loop_variables_from_a_variable_and_outside_tensors():
         assert sess.run(v) == (0 + 1 + 2 + 3) * 2.5
 
 
-@pytest.mark.xfail(strict=True, reason="the C API's loop builder gives the pivot as a control "
-                   "input only to ops without inputs; TensorFlow also gives it to ops whose "
-                   "inputs are all loop invariants (_MaybeAddControlDependency), so such an op "
-                   "runs once more, in the exit iteration")
 def test_body_op_on_loop_invariants_only_runs_once_per_iteration():
     v = tf.Variable(0.0, name="v")
     x = tf.placeholder(tf.float32, [], name="x")
@@ -326,9 +322,8 @@ def test_same_results_and_node_names_as_tensorflow():
              {"n": 3.0, "p": False, "v": [0.5, 4.0, -1.0]}]
     (a, b), (na, nb) = _run_both(build, feeds)
     _close(a, b)
-    # The nodes the conds and loops consist of are TensorFlow's. (Not compared: the gradient
-    # graph, and the Switch / Enter copies of outside tensors, which the C API names after
-    # the consumer's full name, e.g. 'cond/mul/cond/mul/Switch' for TF's 'cond/mul/Switch'.)
+    # The nodes the conds and loops consist of are TensorFlow's, the Switch / Enter copies of
+    # outside tensors included ('cond/mul/Switch'). (Not compared: the gradient graph.)
     flow = ("Enter", "Merge", "Switch", "LoopCond", "Identity", "NextIteration", "Exit",
             "switch", "pred")
 
@@ -339,3 +334,10 @@ def test_same_results_and_node_names_as_tensorflow():
 
     assert len(structural(na)) > 30
     assert structural(na) == structural(nb)
+
+    def copies(names):
+        return {x for x in names if not x.startswith("gradients") and x.count("/") >= 2
+                and x.rsplit("/", 1)[-1].split("_")[0] in ("Switch", "Enter")}
+
+    assert copies(na), na
+    assert copies(na) == copies(nb), (sorted(copies(na) ^ copies(nb)))
