@@ -315,8 +315,12 @@ extern "C" int64_t TG_TensorElementCount(const TG_Tensor* t) {
 
 extern "C" TG_Tensor* TG_NewTensorFromCopy(TG_DataType dtype, const int64_t* dims, int num_dims,
                                            const void* data, size_t len) {
-  if (EnumValue(dtype) == TG_STRING || (data == nullptr && len > 0)) return nullptr;
-  TG_Tensor* t = TG_AllocateTensor(dtype, dims, num_dims, len);
+  const int dtype_value = EnumValue(dtype);
+  if (!IsTensorDataType(dtype_value) || dtype_value == TG_STRING || (data == nullptr && len > 0)) {
+    return nullptr;
+  }
+  // Passed on only once valid: copying an out-of-range enum by value is undefined behaviour.
+  TG_Tensor* t = TG_AllocateTensor(static_cast<TG_DataType>(dtype_value), dims, num_dims, len);
   if (t != nullptr && len > 0) std::memcpy(t->tensor.data(), data, len);
   return t;
 }
