@@ -99,6 +99,33 @@ TEST_F(ControlFlowTest, UntakenBranchStatefulOpDoesNotRun) {
   EXPECT_EQ(ScalarValue(session, v), 2.0f);
 }
 
+// An op in the body fed only by loop invariants (here the variable and an outside constant,
+// both brought in by constant Enters) runs once per iteration, as in TensorFlow: it gets the
+// body's pivot as a control input, so it does not run again in the iteration that exits.
+TEST_F(ControlFlowTest, BodyOpOnLoopInvariantsRunsOncePerIteration) {
+  TG_Variable* v = ScalarVar("v", 0.0f);
+  TG_Operation* init = Init();
+  TG_Output step = Const(2.5f);
+  TG_Output zero = Const(0);
+  TG_While* w = TG_NewWhile(g_, &zero, 1, "loop", 10, s_);
+  ASSERT_TRUE(IsOk(s_)) << Message(s_);
+  TG_WhileSetCond(w, Less(TG_WhileCondInput(w, 0), Const(4)), s_);
+  ASSERT_TRUE(IsOk(s_)) << Message(s_);
+  TG_Operation* bump = Update("AssignAdd", v, step, "bump");
+  EXPECT_EQ(ControlInputNames(bump), std::vector<std::string>{"loop/Identity"});
+  TG_Output next = Add(TG_WhileBodyInput(w, 0), Const(1));
+  TG_Operation* after = OpOf("AddV2", {next, Out(Identity(bump))});
+  TG_Output next_value = Out(after);
+  TG_Output out;
+  TG_FinishWhile(w, &next_value, &out, s_);
+  ASSERT_TRUE(IsOk(s_)) << Message(s_);
+  TG_Session* session = NewSession();
+  RunTargets(session, {init});
+  ASSERT_TRUE(IsOk(s_));
+  RunScalar(session, out);
+  EXPECT_EQ(ScalarValue(session, v), 2.5f * 2);  // i: 0 -> 3.5 -> 9.5: two iterations
+}
+
 TEST_F(ControlFlowTest, FetchingADeadTensorIsAnError) {
   TG_Operation* pred = Placeholder(TG_BOOL, {}, "pred");
   TG_Cond* c = TG_NewCond(g_, Out(pred), "cond", s_);
