@@ -16,12 +16,6 @@ double NowSeconds() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
-StatusOr<Tensor> StringScalar(const std::string& value) {
-  TG_ASSIGN_OR_RETURN(Tensor t, Tensor::Allocate(DT_STRING, {}));
-  t.strings()[0] = value;
-  return t;
-}
-
 std::string DirOf(const std::string& prefix) {
   const fs::path parent = fs::path(prefix).parent_path();
   return parent.empty() ? std::string(".") : parent.string();

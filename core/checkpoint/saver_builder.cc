@@ -72,12 +72,6 @@ Status CheckEntries(const Graph& graph, const std::vector<SaveEntry>& entries) {
   return Status::OK();
 }
 
-StatusOr<Tensor> StringScalar(const std::string& value) {
-  TG_ASSIGN_OR_RETURN(Tensor t, Tensor::Allocate(DT_STRING, {}));
-  t.strings()[0] = value;
-  return t;
-}
-
 StatusOr<Tensor> Int32Scalar(int32_t value) {
   TG_ASSIGN_OR_RETURN(Tensor t, Tensor::Allocate(DT_INT32, {}));
   *t.flat<int32_t>() = value;
@@ -254,7 +248,6 @@ StatusOr<Operation*> AddShardedSaveOps(
     merge_spec.name = merge_scope + "/";
     merge_spec.device = last_device;
     merge_spec.inputs = {{{prefixes->output(0)}, false}, {{prefix}, false}};
-    merge_spec.control_inputs = saved;
     merge_spec.attrs["delete_old_dirs"] = AttrOfBool(true);
     TG_ASSIGN_OR_RETURN(merge, graph.AddOperation(std::move(merge_spec)));
   }
@@ -304,6 +297,12 @@ StatusOr<Operation*> AddShardedRestoreOps(
 }
 
 }  // namespace
+
+StatusOr<Tensor> StringScalar(const std::string& value) {
+  TG_ASSIGN_OR_RETURN(Tensor t, Tensor::Allocate(DT_STRING, {}));
+  t.strings()[0] = value;
+  return t;
+}
 
 StatusOr<tf::SaverDef> BuildSaverGraph(Graph& graph, std::vector<SaveEntry> entries,
                                        const SaverBuildOptions& options) {

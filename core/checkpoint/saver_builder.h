@@ -52,4 +52,7 @@ struct RestoreTarget {
 StatusOr<std::vector<RestoreTarget>> FindRestoreTargets(const Graph& graph,
                                                         const tf::SaverDef& def);
 
+// A string scalar: the filename constants here, and what the Saver feeds them.
+StatusOr<Tensor> StringScalar(const std::string& value);
+
 }  // namespace tgraph

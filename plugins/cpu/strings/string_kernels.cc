@@ -3,6 +3,7 @@
 // that does not compile fails the node with INVALID_ARGUMENT naming the pattern.
 #include "string_kernels.h"
 
+#include "../array_kernel_util.h"
 #include <cstdio>
 #include <regex>
 #include <string>
@@ -17,16 +18,7 @@ using tgraph::plugin::Context;
 using tgraph::plugin::KernelBuilder;
 using tgraph::plugin::TensorMut;
 using tgraph::plugin::TensorView;
-
-std::string ShapeString(const std::vector<int64_t>& dims) {
-  std::string s = "[";
-  for (size_t i = 0; i < dims.size(); ++i) {
-    if (i > 0) s += ",";
-    s += std::to_string(dims[i]);
-  }
-  s += "]";
-  return s;
-}
+using array_util::ShapeString;
 
 std::string Quoted(std::string_view s) {
   std::string out = "'";
