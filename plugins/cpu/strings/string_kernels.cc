@@ -124,17 +124,6 @@ class StringJoinOp {
   std::string separator_;
 };
 
-// The scalar int32 of input `i`, or a failed node.
-bool ScalarInt(Context& ctx, int i, const char* what, int32_t* out) {
-  TensorView t = ctx.input(i);
-  if (t.rank() != 0 || t.dtype() != TG_INT32) {
-    ctx.Fail(TG_INVALID_ARGUMENT, std::string(what) + " must be an int32 scalar");
-    return false;
-  }
-  *out = *t.data<int32_t>();
-  return true;
-}
-
 bool ScalarString(Context& ctx, int i, const char* what, std::string* out) {
   TensorView t = ctx.input(i);
   if (t.rank() != 0 || t.dtype() != TG_STRING) {
@@ -151,9 +140,9 @@ void SetScalarString(Context& ctx, const std::string& value) {
 }
 
 // "%05d" of a non-negative number (wider numbers print whole, as printf does).
-std::string FiveDigits(int32_t n) {
-  char buffer[16];
-  std::snprintf(buffer, sizeof buffer, "%05d", n);
+std::string FiveDigits(int64_t n) {
+  char buffer[24];
+  std::snprintf(buffer, sizeof buffer, "%05lld", static_cast<long long>(n));
   return buffer;
 }
 
@@ -162,9 +151,10 @@ class ShardedFilenameOp {
   explicit ShardedFilenameOp(Construction&) {}
   void Compute(Context& ctx) {
     std::string base;
-    int32_t shard = 0, num_shards = 0;
-    if (!ScalarString(ctx, 0, "basename", &base) || !ScalarInt(ctx, 1, "shard", &shard) ||
-        !ScalarInt(ctx, 2, "num_shards", &num_shards)) {
+    int64_t shard = 0, num_shards = 0;
+    if (!ScalarString(ctx, 0, "basename", &base) ||
+        !array_util::ReadIndexScalar(ctx, 1, "shard", &shard) ||
+        !array_util::ReadIndexScalar(ctx, 2, "num_shards", &num_shards)) {
       return;
     }
     if (num_shards < 1 || shard < 0 || shard >= num_shards) {
@@ -186,9 +176,9 @@ class ShardedFilespecOp {
   explicit ShardedFilespecOp(Construction&) {}
   void Compute(Context& ctx) {
     std::string base;
-    int32_t num_shards = 0;
+    int64_t num_shards = 0;
     if (!ScalarString(ctx, 0, "basename", &base) ||
-        !ScalarInt(ctx, 1, "num_shards", &num_shards)) {
+        !array_util::ReadIndexScalar(ctx, 1, "num_shards", &num_shards)) {
       return;
     }
     if (num_shards < 1) {
