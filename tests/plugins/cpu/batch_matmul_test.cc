@@ -5,7 +5,6 @@
 namespace tgraph::testing {
 namespace {
 
-using Dims = std::vector<int64_t>;
 
 // Reference with NumPy broadcasting of the batch dims; also the error scales sum |x||y|.
 void Reference(const std::vector<double>& x, const Dims& xd, const std::vector<double>& y,

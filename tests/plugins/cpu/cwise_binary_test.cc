@@ -11,7 +11,6 @@
 namespace tgraph::testing {
 namespace {
 
-using Dims = std::vector<int64_t>;
 using half = Eigen::half;
 using bfloat16 = Eigen::bfloat16;
 
@@ -116,12 +115,6 @@ std::vector<double> Values(int64_t n, int modulo, int offset) {
   for (int64_t i = 0; i < n; ++i) v.push_back(static_cast<double>((i * 7 + 3) % modulo + offset));
   return v;
 }
-int64_t Count(const Dims& d) {
-  int64_t n = 1;
-  for (int64_t x : d) n *= x;
-  return n;
-}
-
 struct BinaryCase {
   std::string op;
   std::function<double(double, double)> f;

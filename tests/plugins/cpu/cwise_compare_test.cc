@@ -12,7 +12,6 @@ namespace tgraph::testing {
 
 namespace {
 
-using Dims = std::vector<int64_t>;
 using half = Eigen::half;
 using bfloat16 = Eigen::bfloat16;
 
@@ -45,11 +44,6 @@ Tensor Bools(Dims dims, const std::vector<bool>& v) {
 std::vector<bool> GetBools(const Tensor& t) {
   EXPECT_EQ(t.dtype(), DT_BOOL);
   return std::vector<bool>(t.flat<bool>(), t.flat<bool>() + t.NumElements());
-}
-int64_t Count(const Dims& d) {
-  int64_t n = 1;
-  for (int64_t x : d) n *= x;
-  return n;
 }
 std::vector<double> Values(int64_t n, int modulo, int offset) {
   std::vector<double> v;

@@ -13,8 +13,6 @@ namespace tgraph::testing {
 
 namespace {
 
-using Dims = std::vector<int64_t>;
-
 template <typename T>
 DataType DT();
 template <> DataType DT<float>() { return DT_FLOAT; }
@@ -46,12 +44,6 @@ Tensor Axes(const std::vector<int64_t>& axes, DataType dtype = DT_INT32, bool sc
   }
   return t;
 }
-int64_t Count(const Dims& d) {
-  int64_t n = 1;
-  for (int64_t x : d) n *= x;
-  return n;
-}
-
 enum class Op { kSum, kMean, kProd, kMax, kMin };
 const char* Name(Op op) {
   switch (op) {

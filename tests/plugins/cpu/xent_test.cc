@@ -8,7 +8,6 @@
 namespace tgraph::testing {
 namespace {
 
-using Dims = std::vector<int64_t>;
 
 // loss and backprop for one row given the features and dense labels of that row.
 void RowReference(const std::vector<double>& f, const std::vector<double>& l, double* loss,
