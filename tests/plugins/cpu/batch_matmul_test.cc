@@ -57,12 +57,6 @@ void Reference(const std::vector<double>& x, const Dims& xd, const std::vector<d
   }
 }
 
-int64_t Count(const Dims& d) {
-  int64_t n = 1;
-  for (int64_t x : d) n *= x;
-  return n;
-}
-
 void CheckOn(ThreadPool* pool, DataType dtype, const Dims& xd, const Dims& yd, bool adj_x,
              bool adj_y, uint32_t seed) {
   const std::string what = std::string(DataTypeName(dtype)) + " x=" + PartialShape(xd).ToString() +

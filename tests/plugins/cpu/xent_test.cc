@@ -34,12 +34,6 @@ std::vector<double> LossTol(DataType dtype, const std::vector<double>& loss) {
   return tol;
 }
 
-int64_t Count(const Dims& d) {
-  int64_t n = 1;
-  for (int64_t x : d) n *= x;
-  return n;
-}
-
 void CheckDenseOn(ThreadPool* pool, DataType dtype, const Dims& fd, const Dims& ld, uint32_t seed) {
   const std::string what = std::string(DataTypeName(dtype)) + " features " +
                            PartialShape(fd).ToString() + " labels " + PartialShape(ld).ToString();
