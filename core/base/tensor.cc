@@ -5,9 +5,12 @@
 #include <cstring>
 #include <limits>
 
+#include "core/base/allocation_faults.h"
+
 namespace tgraph {
 
 std::shared_ptr<TensorBuffer> TensorBuffer::Allocate(size_t size, bool zero) {
+  if (ConsumeTensorAllocationFault()) return nullptr;
   if (size <= TensorBuffer::kInlineBytes) return std::make_shared<TensorBuffer>(size);
   constexpr size_t kAlignment = 64;
   // Rounding up must not wrap around to a tiny allocation that memset then overruns.
