@@ -223,4 +223,18 @@ TEST_F(PluginsTest, KernelExceptionsBecomeStatuses) {
   TG_EXPECT_OK(s_);
 }
 
+// A kernel that outranks another plugin's for some dtypes is logged and kept on the new
+// plugin's record, naming both kernels and the plugin that registered the old one.
+TEST_F(PluginsTest, KernelOverridesAreOnRecord) {
+  ASSERT_NE(TG_LoadPlugin(Good("tg_test_abi_v1").c_str(), s_), nullptr) << msg();
+  const std::string file = std::string(TGRAPH_TEST_PLUGIN_DIR) + "/override/libtg_test_override.so";
+  const TG_Plugin* p = TG_LoadPlugin(file.c_str(), s_);
+  ASSERT_NE(p, nullptr) << msg();
+  std::string record;
+  for (int i = 0; i < TG_PluginNumMessages(p); ++i) record += std::string(TG_PluginMessage(p, i)) + "\n";
+  EXPECT_TRUE(Contains(record, "INFO: kernel TestV1Negate on CPU [T in {float}] priority 5 overrides "
+                               "TestV1Negate on CPU [T in {float, double}] of plugin 'test_abi_v1'"))
+      << record;
+}
+
 }  // namespace
