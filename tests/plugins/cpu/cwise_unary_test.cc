@@ -61,6 +61,8 @@ const std::vector<UnaryCase>& Cases() {
       {"Rsqrt", [](double x) { return 1 / std::sqrt(x); }, true, false},
       {"Log", [](double x) { return std::log(x); }, true, false},
       {"Exp", [](double x) { return std::exp(x); }, false, false},
+      {"Log1p", [](double x) { return std::log1p(x); }, true, false},
+      {"Expm1", [](double x) { return std::expm1(x); }, false, false},
       {"Tanh", [](double x) { return std::tanh(x); }, false, false},
       {"Sigmoid", [](double x) { return 1 / (1 + std::exp(-x)); }, false, false},
       {"Floor", [](double x) { return std::floor(x); }, false, false},
