@@ -464,7 +464,7 @@ extern "C" TG_PLUGIN_EXPORT void TG_PluginInit(const TG_PluginInitArgs* args, TG
   init.Kernel<AssignKernel>(KernelBuilder("Assign", "TESTDEV").TypeConstraint("T", TG_FLOAT));
   init.Kernel<ScratchKernel>(KernelBuilder("TestScratch", "TESTDEV"));
   init.Op(OpBuilder("TestThrow").Output("y: float").Attr("standard: bool = true"));
-  init.Kernel<ThrowKernel>(KernelBuilder("TestThrow", "CPU"));
+  init.Kernel<ThrowKernel>(KernelBuilder("TestThrow", "TESTDEV"));
   if (!init.ok()) return;
 
   TG_DeviceDefinition device;
