@@ -193,6 +193,7 @@ def main():
     checks = {}
     for w in workloads:
         ok, text = check(w, runners, a.threads, env)
+        text = text.replace(a.graphs.rstrip("/") + "/", "")  # the cache's path says nothing
         checks[w["name"]] = (ok, text)
         print("check %-16s %s  %s" % (w["name"], "ok  " if ok else "FAIL", text), flush=True)
 
@@ -238,7 +239,9 @@ def main():
     add("- TensorFlow %s (the tensorflow-cpu wheel's C library, `libtensorflow_cc.so.2`, "
         "default options: grappler and oneDNN on)" % versions["tensorflow"])
     add("- tgraph %s%s (its C API, `libtgraph.so`, plugins from `%s`)" % (
-        versions["tgraph"], " at " + a.tgraph_commit if a.tgraph_commit else "", a.plugins))
+        versions["tgraph"], " at " + a.tgraph_commit if a.tgraph_commit else "",
+        os.path.relpath(a.plugins) if not os.path.relpath(a.plugins).startswith("..")
+        else a.plugins))
     add("- Threads: intra-op %d and inter-op %d in both sessions (TF: `ConfigProto` through "
         "`TF_SetConfig`)" % (a.threads, a.threads))
     add("- Method: the same GraphDef files (written by TF's `tf.compat.v1`) imported by each "
@@ -280,7 +283,7 @@ def main():
         figures[name] = (tf_ns, tg_ns, ratio)
         tf_v, tf_s = figure(w, tf_ns)
         tg_v, tg_s = figure(w, tg_ns)
-        if w["unit"] == "GFLOP/s":
+        if w["unit"] == "GFLOP/s" and not name.endswith("bf16"):  # an fp32 peak
             tf_s += " (%.0f%% of peak)" % (100 * tf_v / peak)
             tg_s += " (%.0f%% of peak)" % (100 * tg_v / peak)
         ratio_s = "%.2f× (%s)" % (ratio, spread(ratios, lambda x: "%.2f" % x))
