@@ -138,7 +138,7 @@ def timed(runner, w, threads, env, warmup, seconds):
     samples = [float(l.split()[1]) for l in out.splitlines() if l.startswith("run_ns ")]
     first = [float(l.split()[1]) for l in out.splitlines() if l.startswith("first_ns ")]
     load = [float(l.split()[1]) for l in out.splitlines() if l.startswith("load_ns ")]
-    return statistics.median(samples), first[0], load[0]
+    return statistics.median(samples), min(samples), first[0], load[0]
 
 
 def fmt_time(ns):
@@ -188,6 +188,9 @@ def main():
                    "--feed", "x:0=float:scalar:" + os.path.join(a.graphs, "chain1.feed0.bin"),
                    "--fetch", "add0:0"], env)
         versions[side] = out.split("\n", 1)[0].split()[1]
+        if side == "tgraph":
+            versions["plugins"] = " ".join(
+                l.split(None, 1)[1] for l in out.splitlines() if l.startswith("plugins "))
 
     # Correctness first: a workload whose outputs differ (or that fails) is not timed.
     checks = {}
@@ -198,7 +201,8 @@ def main():
         print("check %-16s %s  %s" % (w["name"], "ok  " if ok else "FAIL", text), flush=True)
 
     times = {w["name"]: {"tensorflow": [], "tgraph": [], "first": {"tensorflow": [],
-                                                                   "tgraph": []}, "load": []}
+                                                                   "tgraph": []}, "load": [],
+                         "best": {"tensorflow": [], "tgraph": []}}
              for w in workloads}
     peaks, isa = [], ""
     for r in range(a.rounds):
@@ -211,12 +215,13 @@ def main():
             order = ["tensorflow", "tgraph"] if r % 2 == 0 else ["tgraph", "tensorflow"]
             for side in order:
                 try:
-                    ns, first, load = timed(runners[side], w, a.threads, env, a.warmup,
-                                            a.time)
+                    ns, best, first, load = timed(runners[side], w, a.threads, env,
+                                                  a.warmup, a.time)
                 except (RuntimeError, subprocess.TimeoutExpired) as e:
                     checks[w["name"]] = (False, "%s fails while timed: %s" % (side, e))
                     break
                 times[w["name"]][side].append(ns)
+                times[w["name"]]["best"][side].append(best)
                 times[w["name"]]["first"][side].append(first)
                 if side == "tgraph":
                     times[w["name"]]["load"].append(load)
@@ -238,8 +243,9 @@ def main():
                                                     " ".join(shown_flags) or "(none)"))
     add("- TensorFlow %s (the tensorflow-cpu wheel's C library, `libtensorflow_cc.so.2`, "
         "default options: grappler and oneDNN on)" % versions["tensorflow"])
-    add("- tgraph %s%s (its C API, `libtgraph.so`, plugins from `%s`)" % (
+    add("- tgraph %s%s (its C API, `libtgraph.so`; plugins loaded: %s, from `%s`)" % (
         versions["tgraph"], " at " + a.tgraph_commit if a.tgraph_commit else "",
+        versions.get("plugins") or "none",
         os.path.relpath(a.plugins) if not os.path.relpath(a.plugins).startswith("..")
         else a.plugins))
     add("- Threads: intra-op %d and inter-op %d in both sessions (TF: `ConfigProto` through "
@@ -262,8 +268,8 @@ def main():
                                        a.note or "Other processes were not paused: figures "
                                        "are noisy, the interleaved ratios less so."))
 
-    add("| workload | TensorFlow | tgraph | tgraph / TF (speed) | target | met |")
-    add("|---|---|---|---|---|---|")
+    add("| workload | TensorFlow | tgraph | tgraph / TF (speed) | best batches | target | met |")
+    add("|---|---|---|---|---|---|---|")
     figures = {}
     met_lines = []
     for w in workloads:
@@ -273,7 +279,7 @@ def main():
         target = TARGETS.get(name, "—")
         tf_t, tg_t = times[name]["tensorflow"], times[name]["tgraph"]
         if not ok or not tf_t or not tg_t:
-            add("| %s | — | — | — | %s | not measured: %s |" % (label, target,
+            add("| %s | — | — | — | — | %s | not measured: %s |" % (label, target,
                                                                 text.replace("|", "/")))
             continue
         n = min(len(tf_t), len(tg_t))
@@ -301,7 +307,9 @@ def main():
             ratio_s += "; %.2f× tgraph's fp32" % over_fp32
             met = "no bf16 hardware" if need is None else (
                 "met" if over_fp32 >= need else "not met (%.2f×)" % over_fp32)
-        add("| %s | %s | %s | %s | %s | %s |" % (label, tf_s, tg_s, ratio_s, target, met))
+        best = min(times[name]["best"]["tensorflow"]) / min(times[name]["best"]["tgraph"])
+        add("| %s | %s | %s | %s | %.2f× | %s | %s |" % (label, tf_s, tg_s, ratio_s, best,
+                                                         target, met))
         if met.startswith(("met", "not met")):
             met_lines.append((name, met))
     if "mlp" in figures:
@@ -311,10 +319,14 @@ def main():
         add("| MLP: GraphDef import + session + init + first step (time to first result; "
             "tgraph's plugin loading, %s, not included, nor TF's library loading) | " %
             fmt_time(statistics.median(times["mlp"]["load"])) +
-            "%s | %s | %.2f× (%s) | — | — |" % (
+            "%s | %s | %.2f× (%s) | — | — | — |" % (
                 fmt_time(statistics.median(tf_f)), fmt_time(statistics.median(tg_f)),
                 statistics.median(ratios), spread(ratios, lambda x: "%.2f" % x)))
-    add("| peak memory of the MLP and CNN steps | — | — | — | ≤ TF's | not measured yet |")
+    add("| peak memory of the MLP and CNN steps | — | — | — | — | ≤ TF's | not measured yet |")
+    add("")
+    add("\"best batches\": the ratio of the two sides' fastest batches over all rounds "
+        "(the least disturbed ones: on a loaded machine, closer to what each does alone). "
+        "The targets are judged on the medians.")
     add("")
     add("Correctness, checked once per workload before timing (a workload that fails it is "
         "not timed):\n")

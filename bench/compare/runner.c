@@ -16,7 +16,8 @@
  *                            DIR/r<r>_f<f>.bin (raw bytes); one "dump" line per file
  *   --warmup S               seconds of untimed runs after the first (default 0.2)
  *   --time S                 seconds of timed runs (default 1)
- * Output lines (all times in ns): "version V", "load_ns N" (tgraph's plugin loading),
+ * Output lines (all times in ns): "version V", "plugins NAME[@CPU_VARIANT]..." (tgraph),
+ * "load_ns N" (tgraph's plugin loading),
  * "import_ns", "session_ns", "init_ns", "first_run_ns", "first_ns" (their sum: GraphDef bytes
  * read and imported, session, init, first run: the time to the first result), then one
  * "run_ns N" per timed sample (N = mean time of one run over a batch of runs). */
@@ -76,7 +77,7 @@ static char* ReadFile(const char* path, size_t* size) {
 /* "name:index" -> the graph's output. */
 static Output FindOutput(P(Graph) * g, const char* spec) {
   char name[512];
-  snprintf(name, sizeof name, "%s", spec);
+  if (snprintf(name, sizeof name, "%s", spec) >= (int)sizeof name) Die("name too long", spec);
   int index = 0;
   char* colon = strrchr(name, ':');
   if (colon) {
@@ -125,7 +126,7 @@ static const char* TypeName(P(DataType) t) {
 /* T:I=DTYPE:SHAPE:FILE -> a tensor holding FILE's bytes. */
 static Tensor* LoadFeed(const char* spec, Output* where, P(Graph) * g) {
   char buf[2048];
-  snprintf(buf, sizeof buf, "%s", spec);
+  if (snprintf(buf, sizeof buf, "%s", spec) >= (int)sizeof buf) Die("--feed too long", spec);
   char* eq = strchr(buf, '=');
   if (!eq) Die("bad --feed", spec);
   *eq = '\0';
@@ -220,6 +221,13 @@ int main(int argc, char** argv) {
 #ifndef RUNNER_TF
   P(LoadPluginsFromSearchPath)(s);
   Check(s, "loading plugins", NULL);
+  printf("plugins");
+  for (int i = 0; i < P(NumPlugins)(); ++i) {
+    const P(Plugin)* p = P(GetPlugin)(i);
+    const char* variant = P(PluginCpuVariant)(p);
+    printf(" %s%s%s", P(PluginName)(p), *variant ? "@" : "", variant);
+  }
+  printf("\n");
 #endif
   printf("load_ns %lld\n", (long long)(NowNs() - t));
 
@@ -280,7 +288,8 @@ int main(int argc, char** argv) {
       }
       for (int f = 0; f < r.nfetches; ++f) {
         char path[2048];
-        snprintf(path, sizeof path, "%s/r%d_f%d.bin", dump, run, f);
+        if (snprintf(path, sizeof path, "%s/r%d_f%d.bin", dump, run, f) >= (int)sizeof path)
+          Die("--dump path too long", dump);
         FILE* fp = fopen(path, "wb");
         if (!fp) Die("cannot write", path);
         const size_t n = P(TensorByteSize)(out[f]);
