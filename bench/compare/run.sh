@@ -7,7 +7,7 @@
 #
 # Usage: bench/compare/run.sh [--quick] [--build DIR] [--no-build] [--work DIR] [--rounds N]
 #                             [--time S] [--only w1,w2] [--out FILE] [--note TEXT]
-#   --quick      2 rounds of 0.3 s per process (about 1 minute) instead of 5 of 1 s
+#   --quick      2 rounds of 0.3 s per process (about 1 minute) instead of 7 of 1 s
 #   --build DIR  tgraph build tree (default build/); configured Release and built (tgraph and
 #                tgraph_cpu only, TGRAPH_JOBS jobs) unless --no-build
 #   --work DIR   where the runners are compiled (default BUILD/bench-compare)
@@ -16,7 +16,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-build=build work="" build_it=1 rounds=5 seconds=1.0 warmup=0.3 only="" out=bench/RESULTS.md note=""
+build=build work="" build_it=1 rounds=7 seconds=1.0 warmup=0.3 only="" out=bench/RESULTS.md note=""
 while [ $# -gt 0 ]; do
   case $1 in
     --quick) rounds=2 seconds=0.3 warmup=0.2 ;;

@@ -20,7 +20,9 @@
  * "load_ns N" (tgraph's plugin loading),
  * "import_ns", "session_ns", "init_ns", "first_run_ns", "first_ns" (their sum: GraphDef bytes
  * read and imported, session, init, first run: the time to the first result), then one
- * "run_ns N" per timed sample (N = mean time of one run over a batch of runs). */
+ * "run_ns N" per timed sample (N = mean time of one run over a batch of runs), and
+ * "runs_peak_rss_bytes B": how far the resident size rose above its size after init during
+ * the runs (the high-water mark, reset after init; Linux only). */
 #define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
 #include <stdio.h>
@@ -59,6 +61,28 @@ static void Check(Status* s, const char* what, const char* detail) {
 static void Die(const char* what, const char* detail) {
   fprintf(stderr, "error: %s %s\n", what, detail ? detail : "");
   exit(2);
+}
+
+/* A field of /proc/self/status in bytes ("VmRSS", "VmHWM"), -1 where there is none. */
+static long long StatusBytes(const char* field) {
+  FILE* f = fopen("/proc/self/status", "r");
+  if (!f) return -1;
+  char line[256];
+  long long kib = -1;
+  const size_t n = strlen(field);
+  while (fgets(line, sizeof line, f))
+    if (strncmp(line, field, n) == 0 && line[n] == ':') kib = atoll(line + n + 1);
+  fclose(f);
+  return kib < 0 ? -1 : kib * 1024;
+}
+
+/* Resets the process's resident high-water mark (VmHWM) to its current size (Linux >= 4.0);
+ * returns whether it could. */
+static int ResetPeakRss(void) {
+  FILE* f = fopen("/proc/self/clear_refs", "w");
+  if (!f) return 0;
+  const int ok = fputs("5", f) >= 0;
+  return fclose(f) == 0 && ok;
 }
 
 static char* ReadFile(const char* path, size_t* size) {
@@ -303,6 +327,10 @@ int main(int argc, char** argv) {
       }
     }
   } else {
+    /* Peak memory of the runs: the resident high-water mark over the first and the timed
+     * runs, less the resident size before them (after init: graph, session, variables). */
+    const int peak_rss = ResetPeakRss();
+    const long long rss_before = StatusBytes("VmRSS");
     RunOnce(&r, NULL, s);
     const int64_t t5 = NowNs();
     printf("import_ns %lld\nsession_ns %lld\ninit_ns %lld\nfirst_run_ns %lld\nfirst_ns %lld\n",
@@ -325,6 +353,9 @@ int main(int argc, char** argv) {
       printf("run_ns %.1f\n", (double)(NowNs() - b0) / (double)batch);
       ++samples;
     }
+    const long long hwm = StatusBytes("VmHWM");
+    if (peak_rss && rss_before >= 0 && hwm >= 0)
+      printf("runs_peak_rss_bytes %lld\n", hwm - rss_before);
   }
 
   for (int i = 0; i < r.nfeeds; ++i) P(DeleteTensor)(r.feed_values[i]);
