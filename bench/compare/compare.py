@@ -17,6 +17,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 
 import numpy as np
 
@@ -132,14 +133,83 @@ def check(w, runners, threads, env):
     return err <= c["rtol"], "%s: max |diff| / max |TF| = %.1e (tol %g)" % (what, err, c["rtol"])
 
 
-def timed(runner, w, threads, env, warmup, seconds):
-    out = run([runner] + runner_args(w) + ["--threads", str(threads), "--warmup", str(warmup),
-                                           "--time", str(seconds)], env)
-    samples = [float(l.split()[1]) for l in out.splitlines() if l.startswith("run_ns ")]
-    first = [float(l.split()[1]) for l in out.splitlines() if l.startswith("first_ns ")]
-    load = [float(l.split()[1]) for l in out.splitlines() if l.startswith("load_ns ")]
-    rss = [float(l.split()[1]) for l in out.splitlines() if l.startswith("runs_peak_rss_bytes ")]
-    return statistics.median(samples), min(samples), first[0], load[0], rss[0] if rss else None
+class Server:
+    """A runner in --serve mode: imported, initialized and warmed up, then one timed batch
+    per request."""
+
+    def __init__(self, runner, w, threads, env, warmup):
+        self.err = tempfile.TemporaryFile(mode="w+")
+        self.p = subprocess.Popen(
+            [runner] + runner_args(w) + ["--threads", str(threads), "--warmup", str(warmup),
+                                         "--serve", "1"],
+            env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.err, text=True,
+            bufsize=1)
+        self.info = {}
+        while "ready" not in self.info:
+            key, _, value = self._line().partition(" ")
+            self.info[key] = value.strip()
+
+    def _fail(self):
+        self.kill()
+        self.err.seek(0)
+        lines = self.err.read().splitlines()
+        raise RuntimeError(" / ".join([l for l in lines if l.startswith("error")] or lines[-3:])
+                           or "exit status %s" % self.p.returncode)
+
+    def _line(self):
+        line = self.p.stdout.readline()
+        if not line:
+            self._fail()
+        return line
+
+    def batch(self):
+        """ns per run of one batch."""
+        self.p.stdin.write("b\n")
+        self.p.stdin.flush()
+        return float(self._line().split()[1])
+
+    def finish(self):
+        self.p.stdin.write("q\n")
+        self.p.stdin.close()
+        for line in self.p.stdout.read().splitlines():
+            key, _, value = line.partition(" ")
+            self.info[key] = value.strip()
+        if self.p.wait(timeout=120) != 0:
+            self._fail()
+
+    def kill(self):
+        if self.p.poll() is None:
+            self.p.kill()
+            self.p.wait()
+
+
+def timed_pairs(runners, w, threads, env, warmup, seconds, first):
+    """One round of one workload: both runners started (first `first`), then single batches
+    alternating between them (which goes first alternates too) for about `seconds` each, at
+    least 5 pairs. Returns {side: (batches, info)} and the pairs' TF/tgraph time ratios."""
+    sides = [first] + [s for s in runners if s != first]
+    servers = {}
+    try:
+        for side in sides:
+            servers[side] = Server(runners[side], w, threads, env, warmup)
+        batches = {side: [] for side in sides}
+        ratios = []
+        start = time.monotonic()
+        k = 0
+        while k < 5 or time.monotonic() - start < 2 * seconds:
+            pair = {}
+            for side in (sides if k % 2 == 0 else sides[::-1]):
+                time.sleep(0.002)  # let the other side's pool threads stop spinning
+                pair[side] = servers[side].batch()
+                batches[side].append(pair[side])
+            ratios.append(pair["tensorflow"] / pair["tgraph"])
+            k += 1
+        for side in sides:
+            servers[side].finish()
+        return {side: (batches[side], servers[side].info) for side in sides}, ratios
+    finally:
+        for server in servers.values():
+            server.kill()
 
 
 def fmt_time(ns):
@@ -204,7 +274,7 @@ def main():
     times = {w["name"]: {"tensorflow": [], "tgraph": [], "first": {"tensorflow": [],
                                                                    "tgraph": []}, "load": [],
                          "best": {"tensorflow": [], "tgraph": []},
-                         "rss": {"tensorflow": [], "tgraph": []}}
+                         "rss": {"tensorflow": [], "tgraph": []}, "pairs": []}
              for w in workloads}
     peaks, isa = [], ""
     for r in range(a.rounds):
@@ -214,21 +284,22 @@ def main():
         for w in workloads:
             if not checks[w["name"]][0]:
                 continue
-            order = ["tensorflow", "tgraph"] if r % 2 == 0 else ["tgraph", "tensorflow"]
-            for side in order:
-                try:
-                    ns, best, first, load, rss = timed(runners[side], w, a.threads, env,
-                                                       a.warmup, a.time)
-                except (RuntimeError, subprocess.TimeoutExpired) as e:
-                    checks[w["name"]] = (False, "%s fails while timed: %s" % (side, e))
-                    break
-                times[w["name"]][side].append(ns)
-                times[w["name"]]["best"][side].append(best)
-                if rss is not None:
-                    times[w["name"]]["rss"][side].append(rss)
-                times[w["name"]]["first"][side].append(first)
+            try:
+                result, ratios = timed_pairs(runners, w, a.threads, env, a.warmup, a.time,
+                                             "tensorflow" if r % 2 == 0 else "tgraph")
+            except (RuntimeError, subprocess.TimeoutExpired) as e:
+                checks[w["name"]] = (False, "fails while timed: %s" % e)
+                continue
+            t = times[w["name"]]
+            t["pairs"].append(ratios)
+            for side, (batches, info) in result.items():
+                t[side].append(statistics.median(batches))
+                t["best"][side].append(min(batches))
+                t["first"][side].append(float(info["first_ns"]))
+                if "runs_peak_rss_bytes" in info:
+                    t["rss"][side].append(float(info["runs_peak_rss_bytes"]))
                 if side == "tgraph":
-                    times[w["name"]]["load"].append(load)
+                    t["load"].append(float(info["load_ns"]))
             print("round %d %-16s TF %s  tgraph %s" % (
                 r, w["name"], fmt_time(times[w["name"]]["tensorflow"][-1])
                 if times[w["name"]]["tensorflow"] else "-",
@@ -255,11 +326,14 @@ def main():
     add("- Threads: intra-op %d and inter-op %d in both sessions (TF: `ConfigProto` through "
         "`TF_SetConfig`)" % (a.threads, a.threads))
     add("- Method: the same GraphDef files (written by TF's `tf.compat.v1`) imported by each "
-        "runtime in its own process; %d rounds, alternating which runtime goes first; per "
-        "process %.1f s of warm-up and %.1f s of timed runs in batches of about 20 ms; the "
-        "figure is the median over the rounds of each process's median batch, and the ratio "
-        "the median of the per-round ratios (rounds pair runs close in time). Ranges are "
-        "the rounds' extremes." % (a.rounds, a.warmup, a.time))
+        "runtime in its own process. %d rounds; in each, per workload, both processes are "
+        "started (import, session, init, first run, %.1f s of warm-up; which one starts first "
+        "alternates), then they run single batches of about 20 ms in turn, pair after pair "
+        "(which goes first alternates), for about %.1f s each. A side's figure is the median "
+        "over the rounds of its median batch; the ratio is the median over all pairs of "
+        "their time ratios (the two batches of a pair run within ~40 ms of each other, so a "
+        "change of the machine's load touches both); its range is the rounds' medians."
+        % (a.rounds, a.warmup, a.time))
     add("- FMA peak (`peak.c`, %s, %d threads, best of each round): %.1f GFLOP/s "
         "(rounds: %s)" % (isa, a.threads, peak, ", ".join("%.0f" % x for x in peaks)))
     loadavg = ""
@@ -286,9 +360,9 @@ def main():
             add("| %s | — | — | — | — | %s | not measured: %s |" % (label, target,
                                                                 text.replace("|", "/")))
             continue
-        n = min(len(tf_t), len(tg_t))
-        ratios = [tf_t[i] / tg_t[i] for i in range(n)]
-        ratio = statistics.median(ratios)
+        # The ratio: the median over every pair of batches; its range: the rounds' medians.
+        ratio = statistics.median(x for pairs in times[name]["pairs"] for x in pairs)
+        ratios = [statistics.median(pairs) for pairs in times[name]["pairs"]]
         tf_ns, tg_ns = statistics.median(tf_t), statistics.median(tg_t)
         figures[name] = (tf_ns, tg_ns, ratio)
         tf_v, tf_s = figure(w, tf_ns)

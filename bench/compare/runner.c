@@ -16,6 +16,8 @@
  *                            DIR/r<r>_f<f>.bin (raw bytes); one "dump" line per file
  *   --warmup S               seconds of untimed runs after the first (default 0.2)
  *   --time S                 seconds of timed runs (default 1)
+ *   --serve 1                instead of --time: after the warm-up print "ready BATCH", then
+ *                            time one batch per line "b" read from stdin, until EOF or "q"
  * Output lines (all times in ns): "version V", "plugins NAME[@CPU_VARIANT]..." (tgraph),
  * "load_ns N" (tgraph's plugin loading),
  * "import_ns", "session_ns", "init_ns", "first_run_ns", "first_ns" (their sum: GraphDef bytes
@@ -211,7 +213,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   const char* graph_file = argv[1];
-  int threads = 2, check = 0;
+  int threads = 2, check = 0, serve = 0;
   double warmup_s = 0.2, time_s = 1.0;
   const char* dump = NULL;
   const char* inits[kMaxList];
@@ -227,6 +229,7 @@ int main(int argc, char** argv) {
     if (i + 1 >= argc) Die("missing value after", a);
     const char* v = argv[++i];
     if (strcmp(a, "--threads") == 0) threads = atoi(v);
+    else if (strcmp(a, "--serve") == 0) serve = atoi(v);
     else if (strcmp(a, "--check") == 0) check = atoi(v);
     else if (strcmp(a, "--dump") == 0) dump = v;
     else if (strcmp(a, "--warmup") == 0) warmup_s = atof(v);
@@ -345,13 +348,27 @@ int main(int argc, char** argv) {
     const double per_run = (double)(NowNs() - start) / (double)runs;
     int64_t batch = (int64_t)(20e6 / per_run);
     if (batch < 1) batch = 1;
-    const int64_t end = NowNs() + (int64_t)(time_s * 1e9);
-    int samples = 0;
-    while (samples < 5 || NowNs() < end) {
-      const int64_t b0 = NowNs();
-      for (int64_t i = 0; i < batch; ++i) RunOnce(&r, NULL, s);
-      printf("run_ns %.1f\n", (double)(NowNs() - b0) / (double)batch);
-      ++samples;
+    if (serve) {
+      /* Batches on demand: the driver alternates single batches of the two runtimes'
+       * processes, so that a change of the machine's load hits both sides of a pair. */
+      printf("ready %lld\n", (long long)batch);
+      fflush(stdout);
+      char line[64];
+      while (fgets(line, sizeof line, stdin) && line[0] == 'b') {
+        const int64_t b0 = NowNs();
+        for (int64_t i = 0; i < batch; ++i) RunOnce(&r, NULL, s);
+        printf("run_ns %.1f\n", (double)(NowNs() - b0) / (double)batch);
+        fflush(stdout);
+      }
+    } else {
+      const int64_t end = NowNs() + (int64_t)(time_s * 1e9);
+      int samples = 0;
+      while (samples < 5 || NowNs() < end) {
+        const int64_t b0 = NowNs();
+        for (int64_t i = 0; i < batch; ++i) RunOnce(&r, NULL, s);
+        printf("run_ns %.1f\n", (double)(NowNs() - b0) / (double)batch);
+        ++samples;
+      }
     }
     const long long hwm = StatusBytes("VmHWM");
     if (peak_rss && rss_before >= 0 && hwm >= 0)
