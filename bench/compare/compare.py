@@ -421,7 +421,9 @@ def main():
         "resident size over its size after init (graph, session, variables) during the first "
         "and the timed runs, from the high-water mark `VmHWM` reset after init through "
         "`/proc/self/clear_refs`; median of the rounds. It counts what each runtime's "
-        "allocator keeps resident, not the bytes its tensors hold at the peak.")
+        "allocator keeps resident, not the bytes its tensors hold at the peak. % of peak: "
+        "the probe counts each thread's own CPU time (what the cores do while they run it), "
+        "the GEMMs the wall clock, so on a loaded machine the fractions are understated.")
     add("")
     add("Correctness, checked once per workload before timing (a workload that fails it is "
         "not timed):\n")
