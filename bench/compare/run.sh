@@ -75,6 +75,9 @@ if [ ! -f "$graphs/manifest.json" ]; then
 fi
 
 commit=$(git -C "$root" describe --always --dirty 2>/dev/null || true)
+build_type=$(sed -n 's/^CMAKE_BUILD_TYPE:[A-Z]*=//p' "$build/CMakeCache.txt" 2>/dev/null || true)
+[ "$build_type" = Release ] || echo "run.sh: warning: $build is a '${build_type:-?}' build, not Release" >&2
+commit="$commit, ${build_type:-unknown} build"
 args=(--graphs "$graphs" --tf-runner "$work/runner_tf" --tgraph-runner "$work/runner_tgraph"
       --peak "$work/peak" --plugins "$build/plugins" --rounds "$rounds" --time "$seconds"
       --warmup "$warmup" --tgraph-commit "$commit")
