@@ -23,11 +23,10 @@ int HardwareThreads() {
 }
 
 // A tensor of our own: fetched values must not change when a variable they share a
-// buffer with is assigned later, nor alias another fetch.
-Tensor DeepCopy(const Tensor& t) {
-  auto copy = Tensor::Allocate(t.dtype(), t.dims());
-  if (!copy.ok()) return t;
-  Tensor out = std::move(copy).value();
+// buffer with is assigned later, nor alias another fetch. A copy that cannot be allocated
+// fails the run (RESOURCE_EXHAUSTED) rather than hand out the alias.
+StatusOr<Tensor> DeepCopy(const Tensor& t) {
+  TG_ASSIGN_OR_RETURN(Tensor out, Tensor::AllocateUninitialized(t.dtype(), t.dims()));
   if (t.dtype() == DT_STRING) {
     out.strings() = t.strings();
   } else if (t.ByteSize() != 0) {
@@ -309,7 +308,12 @@ Status Session::Run(const RunOptions& run_options,
                                       " (fetched as ", fetches[i].Name(), ")");
           break;
         }
-        outputs->push_back(DeepCopy(v.ref->value));
+        auto copy = DeepCopy(v.ref->value);
+        if (!copy.ok()) {
+          status = copy.status();
+          break;
+        }
+        outputs->push_back(std::move(copy).value());
       } else if (plan->fetch_moves[i]) {
         outputs->push_back(std::move(v.tensor));  // the run state is cleared next anyway
       } else {
@@ -323,7 +327,13 @@ Status Session::Run(const RunOptions& run_options,
     return status;
   }
   for (Tensor& t : *outputs) {
-    if (Shared(t)) t = DeepCopy(t);
+    if (!Shared(t)) continue;
+    auto copy = DeepCopy(t);
+    if (!copy.ok()) {
+      outputs->clear();
+      return copy.status();
+    }
+    t = std::move(copy).value();
   }
   return Status::OK();
 }

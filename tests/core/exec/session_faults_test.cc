@@ -95,10 +95,41 @@ class SessionFaultsTest : public SessionTest {
     EXPECT_GE(failed_runs, allocations / 2);
   }
 
+  // Fetching the variable's value copies it (the fetch must not alias the variable): when
+  // that copy cannot be made the run fails, and never hands out the variable's own buffer.
+  void FailTheCopyOfAFetchedVariable(SessionOptions options) {
+    DisarmAllocationFaults disarm;
+    BuildStep();
+    auto session = NewSession(options);
+    std::vector<Tensor> out;
+    ASSERT_TRUE(session->Run({}, {}, {w_->initializer}, &out).ok());
+    ASSERT_TRUE(session->Run({}, {w_->snapshot}, {}, &out).ok());
+    bool failed = false;
+    for (int64_t nth = 1; nth <= 4; ++nth) {
+      out.clear();
+      FailNthTensorAllocation(nth);
+      const Status s = session->Run({}, {w_->snapshot}, {}, &out);
+      FailNthTensorAllocation(0);
+      if (!s.ok()) {
+        failed = true;
+        EXPECT_EQ(s.code(), Code::kResourceExhausted) << s.ToString();
+        EXPECT_TRUE(out.empty());
+        continue;
+      }
+      ASSERT_EQ(out.size(), 1u);
+      const std::vector<float> fetched(out[0].flat<float>(), out[0].flat<float>() + 64);
+      ASSERT_TRUE(Step(session.get(), &scratch_).ok());
+      EXPECT_EQ(std::vector<float>(out[0].flat<float>(), out[0].flat<float>() + 64), fetched)
+          << "the fetched value aliases the variable";
+    }
+    EXPECT_TRUE(failed) << "no allocation of the fetch was made";
+  }
+
   Variable* w_ = nullptr;
   Output x_, loss_;
   Operation* update_ = nullptr;
   Tensor x_value_ = Matrix(8, 8, 0.5f);
+  std::vector<Tensor> scratch_;
 };
 
 TEST_F(SessionFaultsTest, EachFailedAllocationFailsASerialStepCleanly) {
@@ -112,6 +143,12 @@ TEST_F(SessionFaultsTest, EachFailedAllocationFailsAParallelStepCleanly) {
   options.inter_op_threads = 4;
   options.intra_op_threads = 2;
   FailEachAllocationInTurn(options);
+}
+
+TEST_F(SessionFaultsTest, AFetchedVariableIsCopiedOrTheRunFails) {
+  SessionOptions options;
+  options.deterministic = true;
+  FailTheCopyOfAFetchedVariable(options);
 }
 
 // Eight long branches each end by bumping their own counter; a ninth fails at once (a
