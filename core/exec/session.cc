@@ -281,12 +281,22 @@ Status Session::Run(const RunOptions& run_options,
     const int slot = plan->feeds[i].slot;
     if (slot >= 0) rs->values[static_cast<size_t>(slot)].tensor = feeds[i].second;
   }
-  if (metadata != nullptr) metadata->step_stats.clear();
+  if (metadata != nullptr) {
+    metadata->step_stats.clear();
+    metadata->peak_bytes = 0;
+    metadata->allocated_bytes = 0;
+  }
   ExecuteArgs args;
   args.plan = plan;
   args.state = rs.get();
   args.inter_op_pool = inter_op_pool_.get();
   args.trace = run_options.trace_level > 0 ? metadata : nullptr;
+  std::shared_ptr<MemoryAccount> memory;
+  if (args.trace != nullptr) {
+    memory = std::make_shared<MemoryAccount>();
+    args.memory = &memory;
+  }
+  MemoryAccountScope memory_scope(args.memory);
   Status status = ExecutePlan(args);
   const bool ran_every_step = status.ok();
 
@@ -334,6 +344,10 @@ Status Session::Run(const RunOptions& run_options,
       return copy.status();
     }
     t = std::move(copy).value();
+  }
+  if (memory != nullptr) {
+    metadata->peak_bytes = memory->peak_bytes();
+    metadata->allocated_bytes = memory->allocated_bytes();
   }
   return Status::OK();
 }
