@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstddef>
 #include <cstring>
 #include <mutex>
 
@@ -410,9 +411,20 @@ const TG_Tensor* ApiInputInfo(TG_KernelContext* ctx, int i, TG_TensorInfo* info)
   const TG_Tensor* t = ctx->inputs[static_cast<size_t>(i)].value;
   if (info != nullptr && info->struct_size >= sizeof(TG_TensorInfo)) {
     FillTensorInfo(t->tensor, info);  // every kernel call of an element-wise op: inline
-  } else {
-    ApiTensorInfo(t, info);
+    return t;
   }
+  // A struct_size that covers no field is a plugin bug (an unset size), not an old struct:
+  // filling nothing would leave the kernel reading garbage, so the kernel fails instead.
+  if (info != nullptr && info->struct_size <= offsetof(TG_TensorInfo, dtype)) {
+    if (ctx->status.status.ok()) {
+      ctx->status.status =
+          InvalidArgument("input_info(", i, "): the TG_TensorInfo's struct_size is ",
+                          info->struct_size, ", which covers none of its fields; set it to "
+                          "sizeof(TG_TensorInfo)");
+    }
+    return t;
+  }
+  ApiTensorInfo(t, info);
   return t;
 }
 TG_DataType ApiExpectedOutputType(const TG_KernelContext* ctx, int i) {

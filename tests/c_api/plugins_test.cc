@@ -3,9 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <string>
 
 #include "c_api_test_util.h"
+#include "session_test_util.h"
 #include "tgraph/c_api.h"
 
 namespace {
@@ -191,31 +193,44 @@ TEST_F(PluginsTest, GraphWithAPluginOp) {
   EXPECT_TRUE(Contains(msg(), "same rank")) << msg();
 }
 
-// An exception thrown out of a plugin's kernel fails the run with INTERNAL naming the node,
-// with the exception's text, or "unknown exception" when it is not a std::exception; the
-// session goes on running.
-TEST_F(PluginsTest, KernelExceptionsBecomeStatuses) {
+// A kernel that throws fails the run with INTERNAL naming the node, with the exception's
+// text, or "unknown exception" when it is not a std::exception; one that calls input_info
+// with an unset struct_size fails with INVALID_ARGUMENT saying so. The session goes on.
+TEST_F(PluginsTest, MisbehavingKernelsFailTheirRunClearly) {
   ASSERT_NE(LoadGood(), nullptr);
-  auto thrower = [&](const char* name, bool standard) {
-    TG_OperationDescription* d = TG_NewOperation(g_, "TestThrow", name);
-    TG_SetAttrBool(d, "standard", standard ? 1 : 0);
-    return TG_FinishOperation(d, s_);
-  };
-  TG_Operation* std_thrower = thrower("throws_std", true);
-  TG_Operation* int_thrower = thrower("throws_int", false);
+  TG_OperationDescription* pd = TG_NewOperation(g_, "Placeholder", "x");
+  TG_SetAttrType(pd, "dtype", TG_FLOAT);
+  TG_Operation* x = TG_FinishOperation(pd, s_);
   TG_ASSERT_OK(s_);
+  struct Case {
+    const char* how;
+    TG_Code code;
+    const char* says;
+  };
+  const Case cases[] = {{"throw_std", TG_INTERNAL, "boom"},
+                        {"throw_int", TG_INTERNAL, "unknown exception"},
+                        {"info_size_zero", TG_INVALID_ARGUMENT, "struct_size is 0"}};
   TG_Session* sess = TG_NewSession(g_, nullptr, s_);
   TG_ASSERT_OK(s_);
+  tgtest::TensorPtr value = tgtest::FloatTensor({}, {1.0f});
   for (int round = 0; round < 2; ++round) {
-    for (TG_Operation* op : {std_thrower, int_thrower}) {
+    for (const Case& c : cases) {
+      SCOPED_TRACE(c.how);
+      const std::string name = std::string("misbehave_") + c.how + std::to_string(round);
+      TG_OperationDescription* d = TG_NewOperation(g_, "TestMisbehave", name.c_str());
+      TG_AddInput(d, tgtest::Out(x));
+      TG_SetAttrString(d, "how", c.how, std::strlen(c.how));
+      TG_Operation* op = TG_FinishOperation(d, s_);
+      TG_ASSERT_OK(s_);
+      TG_Output feed = tgtest::Out(x);
+      TG_Tensor* fed = value.get();
       TG_Output fetch = tgtest::Out(op);
       TG_Tensor* result = nullptr;
-      TG_SessionRun(sess, nullptr, nullptr, nullptr, 0, &fetch, &result, 1, nullptr, 0, nullptr,
-                    s_);
-      EXPECT_EQ(code(), TG_INTERNAL) << msg();
+      TG_SessionRun(sess, nullptr, &feed, &fed, 1, &fetch, &result, 1, nullptr, 0, nullptr, s_);
+      EXPECT_EQ(code(), c.code) << msg();
       EXPECT_EQ(result, nullptr);
-      EXPECT_TRUE(Contains(msg(), TG_OperationName(op))) << msg();
-      EXPECT_TRUE(Contains(msg(), op == std_thrower ? "boom" : "unknown exception")) << msg();
+      EXPECT_TRUE(Contains(msg(), name)) << msg();
+      EXPECT_TRUE(Contains(msg(), c.says)) << msg();
     }
   }
   TG_CloseSession(sess, s_);

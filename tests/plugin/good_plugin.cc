@@ -10,8 +10,9 @@
 //   TESTDEV        a device (host memory) with kernels for Identity (alias), Reshape-like
 //                  TestView (alias with new dims), AssignAdd and Assign (ref inputs),
 //                  TestScratch (temporaries, device state and stream).
-//   TestThrow      a kernel that throws: a std::runtime_error ("boom") or, with
-//                  `standard` false, an int — what a careless plugin may do.
+//   TestMisbehave  a kernel that misuses the ABI as a careless plugin may, by attr `how`:
+//                  "throw_std" (a std::runtime_error "boom"), "throw_int" (not a
+//                  std::exception), "info_size_zero" (input_info with struct_size 0).
 //   test_memory    a saver keeping tensors in memory, keyed by prefix.
 #include <atomic>
 #include <cstdlib>
@@ -402,15 +403,22 @@ void ScaleAddGrad(TG_GradientContext*, void*, TG_Status* status) {
 
 }  // namespace
 
-// ---- TestThrow ----
+// ---- TestMisbehave ----
 
-struct ThrowKernel {
-  explicit ThrowKernel(Construction& c) { c.GetAttr("standard", &standard); }
-  void Compute(Context&) {
-    if (standard) throw std::runtime_error("boom");
-    throw 42;  // not a std::exception: the core must still say what happened
+struct MisbehaveKernel {
+  explicit MisbehaveKernel(Construction& c) { c.GetAttr("how", &how); }
+  void Compute(Context& ctx) {
+    if (how == "throw_std") throw std::runtime_error("boom");
+    if (how == "throw_int") throw 42;  // not a std::exception: the core must still say so
+    if (how == "info_size_zero") {
+      TG_TensorInfo info;
+      std::memset(&info, 0, sizeof info);  // struct_size forgotten
+      Api()->input_info(ctx.raw(), 0, &info);
+      return;
+    }
+    ctx.Fail(TG_INVALID_ARGUMENT, "unknown misbehaviour '" + how + "'");
   }
-  bool standard = true;
+  std::string how;
 };
 
 extern "C" TG_PLUGIN_EXPORT void TG_PluginInit(const TG_PluginInitArgs* args, TG_Status* status) {
@@ -463,8 +471,8 @@ extern "C" TG_PLUGIN_EXPORT void TG_PluginInit(const TG_PluginInitArgs* args, TG
   init.Kernel<AssignAddKernel>(KernelBuilder("AssignAdd", "TESTDEV").TypeConstraint("T", TG_FLOAT));
   init.Kernel<AssignKernel>(KernelBuilder("Assign", "TESTDEV").TypeConstraint("T", TG_FLOAT));
   init.Kernel<ScratchKernel>(KernelBuilder("TestScratch", "TESTDEV"));
-  init.Op(OpBuilder("TestThrow").Output("y: float").Attr("standard: bool = true"));
-  init.Kernel<ThrowKernel>(KernelBuilder("TestThrow", "TESTDEV"));
+  init.Op(OpBuilder("TestMisbehave").Input("x: float").Output("y: float").Attr("how: string"));
+  init.Kernel<MisbehaveKernel>(KernelBuilder("TestMisbehave", "TESTDEV"));
   if (!init.ok()) return;
 
   TG_DeviceDefinition device;

@@ -38,7 +38,7 @@ TEST(PluginLoaderTest, GoodPluginLoadsAndListsWhatItRegistered) {
   EXPECT_EQ(p->file, std::filesystem::canonical(GoodPluginPath("tg_test_good")).string());
   EXPECT_EQ(p->ops, (std::vector<std::string>{"TestScaleAdd", "TestFillShape", "TestAttrs",
                                                "TestPoolInfo", "TestView", "TestScratch",
-                                               "TestForwardThenAlias", "TestThrow"}));
+                                               "TestForwardThenAlias", "TestMisbehave"}));
   ASSERT_EQ(p->kernels.size(), 12u);
   EXPECT_EQ(p->kernels[0], std::make_pair(std::string("TestScaleAdd"), std::string("CPU")));
   EXPECT_EQ(p->kernels[5], std::make_pair(std::string("Identity"), std::string("TESTDEV")));
