@@ -7,6 +7,11 @@
 // gradient, the result) between the two on each run: a filter is small next to the
 // convolution. Attrs, geometry (SAME / VALID / EXPLICIT padding, strides, dilations) and
 // every check and message are the CPU plugin's (conv_pool_common.h, nn_backprop_common.h).
+//
+// Work is split over the intra-op pool (dnnl_context.h) into convolutions of their own:
+// ranges of batch elements, or for a single image (forward and filter gradient) bands of
+// output rows, each reading the input rows its windows reach with the padding that falls
+// inside the band. The filter gradient sums the parts' partial gradients.
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -28,36 +33,34 @@ using Tag = memory::format_tag;
 
 constexpr auto kF32 = memory::data_type::f32;
 
-// What oneDNN needs beyond ConvGeometry: the padding after the last element of each
-// spatial dim (oneDNN's padding_r; TensorFlow gives SAME's odd pixel to the end).
+// One convolution as oneDNN sees it: a whole node's, or one part's.
 struct ConvShape {
-  ConvGeometry g;
-  int64_t pad_bottom = 0, pad_right = 0;
+  int64_t batch = 0, in_h = 0, in_w = 0, depth = 0, k_h = 0, k_w = 0, out_depth = 0;
+  int64_t s_h = 1, s_w = 1, d_h = 1, d_w = 1;
+  int64_t pad_top = 0, pad_bottom = 0, pad_left = 0, pad_right = 0, out_h = 0, out_w = 0;
 
-  memory::desc Activations(int64_t h, int64_t w, int64_t c) const {
-    return memory::desc({g.batch, c, h, w}, kF32, Tag::nhwc);
+  memory::desc Input() const { return memory::desc({batch, depth, in_h, in_w}, kF32, Tag::nhwc); }
+  memory::desc Output() const {
+    return memory::desc({batch, out_depth, out_h, out_w}, kF32, Tag::nhwc);
   }
-  memory::desc Input() const { return Activations(g.in_h, g.in_w, g.depth); }
-  memory::desc Output() const { return Activations(g.out_h, g.out_w, g.out_depth); }
-  memory::desc FilterHwio() const {
-    return memory::desc({g.out_depth, g.depth, g.k_h, g.k_w}, kF32, Tag::hwio);
-  }
-  memory::desc FilterAny() const {
-    return memory::desc({g.out_depth, g.depth, g.k_h, g.k_w}, kF32, Tag::any);
-  }
-  memory::dims Strides() const { return {g.s_h, g.s_w}; }
-  memory::dims Dilations() const { return {g.d_h - 1, g.d_w - 1}; }  // oneDNN counts gaps
-  memory::dims PadBefore() const { return {g.pad_top, g.pad_left}; }
+  memory::dims FilterDims() const { return {out_depth, depth, k_h, k_w}; }
+  memory::desc FilterHwio() const { return memory::desc(FilterDims(), kF32, Tag::hwio); }
+  memory::dims Strides() const { return {s_h, s_w}; }
+  memory::dims Dilations() const { return {d_h - 1, d_w - 1}; }  // oneDNN counts the gaps
+  memory::dims PadBefore() const { return {pad_top, pad_left}; }
   memory::dims PadAfter() const { return {pad_bottom, pad_right}; }
   double MultiplyAdds() const {
-    return static_cast<double>(g.pixels()) * static_cast<double>(g.patch()) *
-           static_cast<double>(g.out_depth);
+    return static_cast<double>(batch * out_h * out_w) * static_cast<double>(k_h * k_w * depth) *
+           static_cast<double>(out_depth);
   }
-  std::vector<int64_t> Key(int threads) const {
-    return {threads, g.batch, g.in_h, g.in_w, g.depth, g.k_h, g.k_w, g.out_depth};
+  std::vector<int64_t> Key(int64_t parts) const {
+    return {parts, batch, in_h, in_w, depth, k_h, k_w, out_depth};
   }
+  bool operator==(const ConvShape&) const = default;
 };
 
+// The padding after the last element of a spatial dim (oneDNN's padding_r; TensorFlow's
+// SAME gives the odd pixel to the end).
 int64_t PadAfter(const ConvAttrs& a, int dim, int64_t in, int64_t k, int64_t dilation,
                  int64_t stride, int64_t out, int64_t pad_before) {
   switch (a.padding) {
@@ -72,23 +75,76 @@ int64_t PadAfter(const ConvAttrs& a, int dim, int64_t in, int64_t k, int64_t dil
   return total - pad_before;
 }
 
-ConvShape WithPadAfter(const ConvAttrs& a, const ConvGeometry& g) {
+ConvShape ShapeOf(const ConvAttrs& a, const ConvGeometry& g) {
   ConvShape s;
-  s.g = g;
+  s.batch = g.batch;
+  s.in_h = g.in_h;
+  s.in_w = g.in_w;
+  s.depth = g.depth;
+  s.k_h = g.k_h;
+  s.k_w = g.k_w;
+  s.out_depth = g.out_depth;
+  s.s_h = g.s_h;
+  s.s_w = g.s_w;
+  s.d_h = g.d_h;
+  s.d_w = g.d_w;
+  s.pad_top = g.pad_top;
+  s.pad_left = g.pad_left;
   s.pad_bottom = PadAfter(a, 1, g.in_h, g.k_h, g.d_h, g.s_h, g.out_h, g.pad_top);
   s.pad_right = PadAfter(a, 2, g.in_w, g.k_w, g.d_w, g.s_w, g.out_w, g.pad_left);
+  s.out_h = g.out_h;
+  s.out_w = g.out_w;
   return s;
 }
 
-dnnl::convolution_forward::primitive_desc ForwardDesc(const ConvShape& s,
-                                                      dnnl::prop_kind kind) {
-  const dnnl::convolution_forward::desc desc(
-      kind, dnnl::algorithm::convolution_direct, s.Input(), s.FilterAny(), s.Output(),
-      s.Strides(), s.Dilations(), s.PadBefore(), s.PadAfter());
-  return dnnl::convolution_forward::primitive_desc(desc, UserScratchpadAttr(), CpuEngine());
+// One part of a split convolution: its shape and where its input, output (and for the
+// filter gradient, its out_backprop) start, in elements.
+struct ConvPart {
+  ConvShape shape;
+  int64_t input_offset = 0, output_offset = 0;
+};
+
+// Splits `s` into at most `parts` convolutions: by batch elements when there are several
+// (`by_rows` false or batch > 1), else by bands of output rows (when `by_rows`; each band's
+// input rows are those its windows reach). One part when the split is not possible.
+std::vector<ConvPart> SplitConv(const ConvShape& s, int64_t parts, bool by_rows) {
+  std::vector<ConvPart> out;
+  if (parts > 1 && s.batch > 1) {
+    const Split split = Split::Of(s.batch, parts);
+    for (int64_t i = 0; i < split.parts; ++i) {
+      ConvPart p;
+      p.shape = s;
+      p.shape.batch = split.length(i);
+      p.input_offset = split.begin(i) * s.in_h * s.in_w * s.depth;
+      p.output_offset = split.begin(i) * s.out_h * s.out_w * s.out_depth;
+      out.push_back(p);
+    }
+    return out;
+  }
+  if (parts > 1 && by_rows && s.batch == 1 && s.out_h > 1) {
+    const Split split = Split::Of(s.out_h, parts);
+    for (int64_t i = 0; i < split.parts; ++i) {
+      const int64_t oh0 = split.begin(i), rows = split.length(i);
+      const int64_t lo = oh0 * s.s_h - s.pad_top;  // the band's first input row (maybe < 0)
+      const int64_t hi = (oh0 + rows - 1) * s.s_h - s.pad_top + (s.k_h - 1) * s.d_h + 1;
+      const int64_t first = std::max<int64_t>(lo, 0), end = std::min(hi, s.in_h);
+      if (end - first < 1) return {ConvPart{s, 0, 0}};  // a band inside the padding only
+      ConvPart p;
+      p.shape = s;
+      p.shape.in_h = end - first;
+      p.shape.pad_top = first - lo;
+      p.shape.pad_bottom = hi - end;
+      p.shape.out_h = rows;
+      p.input_offset = first * s.in_w * s.depth;
+      p.output_offset = oh0 * s.out_w * s.out_depth;
+      out.push_back(p);
+    }
+    return out;
+  }
+  return {ConvPart{s, 0, 0}};
 }
 
-// A reorder between TensorFlow's filter layout and the primitive's, when they differ.
+// A reorder between TensorFlow's filter layout and a primitive's, when they differ.
 struct FilterReorder {
   bool needed = false;
   dnnl::reorder primitive;
@@ -101,6 +157,7 @@ FilterReorder MakeFilterReorder(const memory::desc& from, const memory::desc& to
   r.to = to;
   r.needed = from != to;
   if (r.needed) {
+    OneThreadScope one_thread;
     const dnnl::reorder::primitive_desc pd(CpuEngine(), from, CpuEngine(), to,
                                            UserScratchpadAttr());
     r.primitive = dnnl::reorder(pd);
@@ -109,19 +166,62 @@ FilterReorder MakeFilterReorder(const memory::desc& from, const memory::desc& to
   return r;
 }
 
-// Runs `r` from `src` into a new temp (returned), or returns `src` when no reorder is needed.
-// Null with the node failed on error.
+// Runs `r` from `src` into a new temp (returned), or returns `src` when no reorder is
+// needed. Null with the node failed on error.
 void* Reordered(Context& ctx, const FilterReorder& r, const void* src,
-                tgraph::plugin::TensorMut* temp, int threads) {
+                tgraph::plugin::TensorMut* temp) {
   if (!r.needed) return const_cast<void*>(src);
   *temp = ctx.AllocateTemp(TG_UINT8, {static_cast<int64_t>(r.to.get_size())});
-  if (!ctx.ok()) return nullptr;
+  PartBuffers scratch(ctx, 1, r.scratchpad.get_size());
+  if (!ctx.ok() || !scratch.ok()) return nullptr;
   void* dst = temp->mutable_data<uint8_t>();
-  if (!Execute(ctx, r.primitive, r.scratchpad,
-               {{DNNL_ARG_FROM, Wrap(r.from, src)}, {DNNL_ARG_TO, Wrap(r.to, dst)}}, threads)) {
-    return nullptr;
+  const bool ok = RunParts(ctx, 1, "filter reorder", [&](int64_t) {
+    RunHere(r.primitive, r.scratchpad, scratch.at(0),
+            {{DNNL_ARG_FROM, Wrap(r.from, src)}, {DNNL_ARG_TO, Wrap(r.to, dst)}});
+  });
+  return ok ? dst : nullptr;
+}
+
+// The primitives of a split convolution, one per part (parts of equal shape share one).
+// All use the first part's weights layout, so one reordered filter (or one layout of
+// partial filter gradients) serves every part.
+template <typename Primitive>
+struct SplitConvEntry {
+  struct Part {
+    ConvPart where;
+    Primitive primitive;
+    memory::desc scratchpad;
+  };
+  std::vector<Part> parts;
+  FilterReorder filter;
+  size_t ScratchBytes() const {
+    size_t bytes = 0;
+    for (const Part& p : parts) bytes = std::max(bytes, p.scratchpad.get_size());
+    return bytes;
   }
-  return dst;
+};
+
+// Builds the entry: make(shape, weights_desc) returns {primitive, scratchpad, weights desc
+// it chose}; the first part's call gets format "any".
+template <typename Primitive, typename Make>
+SplitConvEntry<Primitive> MakeSplit(const std::vector<ConvPart>& parts, Make&& make) {
+  OneThreadScope one_thread;
+  SplitConvEntry<Primitive> e;
+  memory::desc weights(parts[0].shape.FilterDims(), kF32, Tag::any);
+  for (const ConvPart& part : parts) {
+    const typename SplitConvEntry<Primitive>::Part* same = nullptr;
+    for (const auto& done : e.parts) {
+      if (done.where.shape == part.shape) same = &done;
+    }
+    if (same != nullptr) {
+      e.parts.push_back({part, same->primitive, same->scratchpad});
+      continue;
+    }
+    auto [primitive, scratchpad, chosen] = make(part.shape, weights);
+    weights = chosen;
+    e.parts.push_back({part, primitive, scratchpad});
+  }
+  return e;
 }
 
 template <typename T>
@@ -129,13 +229,21 @@ void FillZero(T* p, int64_t n) {
   std::fill(p, p + n, T(0));
 }
 
+struct Made {
+  dnnl::primitive primitive;
+  memory::desc scratchpad, weights;
+};
+
 // ---- Conv2D ----
 
-struct ConvForwardEntry {
-  dnnl::convolution_forward primitive;
-  memory::desc scratchpad;
-  FilterReorder filter;
-};
+dnnl::convolution_forward::primitive_desc ForwardDesc(const ConvShape& s,
+                                                      const memory::desc& weights,
+                                                      dnnl::prop_kind kind) {
+  const dnnl::convolution_forward::desc desc(
+      kind, dnnl::algorithm::convolution_direct, s.Input(), weights, s.Output(), s.Strides(),
+      s.Dilations(), s.PadBefore(), s.PadAfter());
+  return dnnl::convolution_forward::primitive_desc(desc, UserScratchpadAttr(), CpuEngine());
+}
 
 class Conv2DOp {
  public:
@@ -189,42 +297,50 @@ class Conv2DOp {
     }
     auto out = ctx.AllocateOutput(0, {g.batch, g.out_h, g.out_w, g.out_depth});
     if (!ctx.ok() || g.pixels() == 0 || g.out_depth == 0) return;
-    const ConvShape s = WithPadAfter(attrs_, g);
-    const int threads = ThreadsFor(ctx, s.MultiplyAdds());
-    std::shared_ptr<const ConvForwardEntry> e;
+    const ConvShape s = ShapeOf(attrs_, g);
+    const int parts = PartsFor(ctx, s.MultiplyAdds(), std::max(s.batch, s.out_h));
+    std::shared_ptr<const SplitConvEntry<dnnl::primitive>> e;
     try {
-      e = cache_.Get(s.Key(threads), [&] {
-        ThreadScope scope(threads);
-        const auto pd = ForwardDesc(s, dnnl::prop_kind::forward_inference);
-        return ConvForwardEntry{dnnl::convolution_forward(pd), pd.scratchpad_desc(),
-                                MakeFilterReorder(s.FilterHwio(), pd.weights_desc())};
+      e = cache_.Get(s.Key(parts), [&] {
+        auto entry = MakeSplit<dnnl::primitive>(
+            SplitConv(s, parts, /*by_rows=*/true), [](const ConvShape& p, const memory::desc& w) {
+              const auto pd = ForwardDesc(p, w, dnnl::prop_kind::forward_inference);
+              return Made{dnnl::convolution_forward(pd), pd.scratchpad_desc(), pd.weights_desc()};
+            });
+        entry.filter = MakeFilterReorder(
+            s.FilterHwio(),
+            ForwardDesc(entry.parts[0].where.shape,
+                        memory::desc(s.FilterDims(), kF32, Tag::any),
+                        dnnl::prop_kind::forward_inference)
+                .weights_desc());
+        return entry;
       });
     } catch (const dnnl::error& err) {
       FailWith(ctx, "convolution creation", err);
       return;
     }
     tgraph::plugin::TensorMut packed;
-    void* weights = Reordered(ctx, e->filter, filter.data<float>(), &packed, threads);
+    const void* weights = Reordered(ctx, e->filter, filter.data<float>(), &packed);
     if (weights == nullptr) return;
-    Execute(ctx, e->primitive, e->scratchpad,
-            {{DNNL_ARG_SRC, Wrap(s.Input(), input.data<float>())},
-             {DNNL_ARG_WEIGHTS, Wrap(e->filter.to, weights)},
-             {DNNL_ARG_DST, Wrap(s.Output(), out.mutable_data<float>())}},
-            threads);
+    PartBuffers scratch(ctx, static_cast<int64_t>(e->parts.size()), e->ScratchBytes());
+    if (!scratch.ok()) return;
+    const float* x = input.data<float>();
+    float* y = out.mutable_data<float>();
+    RunParts(ctx, static_cast<int64_t>(e->parts.size()), "convolution", [&](int64_t i) {
+      const auto& p = e->parts[static_cast<size_t>(i)];
+      RunHere(p.primitive, p.scratchpad, scratch.at(i),
+              {{DNNL_ARG_SRC, Wrap(p.where.shape.Input(), x + p.where.input_offset)},
+               {DNNL_ARG_WEIGHTS, Wrap(e->filter.to, weights)},
+               {DNNL_ARG_DST, Wrap(p.where.shape.Output(), y + p.where.output_offset)}});
+    });
   }
 
  private:
   ConvAttrs attrs_;
-  PrimitiveCache<ConvForwardEntry> cache_;
+  PrimitiveCache<SplitConvEntry<dnnl::primitive>> cache_;
 };
 
 // ---- Conv2DBackpropInput ----
-
-struct ConvBackwardDataEntry {
-  dnnl::convolution_backward_data primitive;
-  memory::desc scratchpad;
-  FilterReorder filter;
-};
 
 class Conv2DBackpropInputOp {
  public:
@@ -256,47 +372,55 @@ class Conv2DBackpropInputOp {
       FillZero(dx, g.input_size());  // no window touches the input, or no filters
       return;
     }
-    const ConvShape s = WithPadAfter(attrs_, g);
-    const int threads = ThreadsFor(ctx, s.MultiplyAdds());
-    std::shared_ptr<const ConvBackwardDataEntry> e;
+    const ConvShape s = ShapeOf(attrs_, g);
+    // Bands of one image's input rows would overlap in what they receive: batch only.
+    const int parts = PartsFor(ctx, s.MultiplyAdds(), s.batch);
+    std::shared_ptr<const SplitConvEntry<dnnl::primitive>> e;
     try {
-      e = cache_.Get(s.Key(threads), [&] {
-        ThreadScope scope(threads);
-        const auto hint = ForwardDesc(s, dnnl::prop_kind::forward_training);
-        const dnnl::convolution_backward_data::desc desc(
-            dnnl::algorithm::convolution_direct, s.Input(), s.FilterAny(), s.Output(),
-            s.Strides(), s.Dilations(), s.PadBefore(), s.PadAfter());
-        const dnnl::convolution_backward_data::primitive_desc pd(desc, UserScratchpadAttr(),
-                                                                 CpuEngine(), hint);
-        return ConvBackwardDataEntry{dnnl::convolution_backward_data(pd), pd.scratchpad_desc(),
-                                     MakeFilterReorder(s.FilterHwio(), pd.weights_desc())};
+      e = cache_.Get(s.Key(parts), [&] {
+        auto make = [](const ConvShape& p, const memory::desc& w) {
+          const auto hint = ForwardDesc(p, w, dnnl::prop_kind::forward_training);
+          const dnnl::convolution_backward_data::desc desc(
+              dnnl::algorithm::convolution_direct, p.Input(), w, p.Output(), p.Strides(),
+              p.Dilations(), p.PadBefore(), p.PadAfter());
+          const dnnl::convolution_backward_data::primitive_desc pd(desc, UserScratchpadAttr(),
+                                                                   CpuEngine(), hint);
+          return Made{dnnl::convolution_backward_data(pd), pd.scratchpad_desc(),
+                      pd.weights_desc()};
+        };
+        auto entry = MakeSplit<dnnl::primitive>(SplitConv(s, parts, /*by_rows=*/false), make);
+        OneThreadScope one_thread;
+        entry.filter = MakeFilterReorder(
+            s.FilterHwio(),
+            make(entry.parts[0].where.shape, memory::desc(s.FilterDims(), kF32, Tag::any)).weights);
+        return entry;
       });
     } catch (const dnnl::error& err) {
       FailWith(ctx, "convolution backward-data creation", err);
       return;
     }
     tgraph::plugin::TensorMut packed;
-    void* weights = Reordered(ctx, e->filter, filter.data<float>(), &packed, threads);
+    const void* weights = Reordered(ctx, e->filter, filter.data<float>(), &packed);
     if (weights == nullptr) return;
-    Execute(ctx, e->primitive, e->scratchpad,
-            {{DNNL_ARG_DIFF_DST, Wrap(s.Output(), dy.data<float>())},
-             {DNNL_ARG_WEIGHTS, Wrap(e->filter.to, weights)},
-             {DNNL_ARG_DIFF_SRC, Wrap(s.Input(), dx)}},
-            threads);
+    PartBuffers scratch(ctx, static_cast<int64_t>(e->parts.size()), e->ScratchBytes());
+    if (!scratch.ok()) return;
+    const float* grad = dy.data<float>();
+    RunParts(ctx, static_cast<int64_t>(e->parts.size()), "convolution backward-data",
+             [&](int64_t i) {
+               const auto& p = e->parts[static_cast<size_t>(i)];
+               RunHere(p.primitive, p.scratchpad, scratch.at(i),
+                       {{DNNL_ARG_DIFF_DST, Wrap(p.where.shape.Output(), grad + p.where.output_offset)},
+                        {DNNL_ARG_WEIGHTS, Wrap(e->filter.to, weights)},
+                        {DNNL_ARG_DIFF_SRC, Wrap(p.where.shape.Input(), dx + p.where.input_offset)}});
+             });
   }
 
  private:
   ConvAttrs attrs_;
-  PrimitiveCache<ConvBackwardDataEntry> cache_;
+  PrimitiveCache<SplitConvEntry<dnnl::primitive>> cache_;
 };
 
 // ---- Conv2DBackpropFilter ----
-
-struct ConvBackwardWeightsEntry {
-  dnnl::convolution_backward_weights primitive;
-  memory::desc scratchpad;
-  FilterReorder filter;  // from the primitive's layout to TensorFlow's
-};
 
 class Conv2DBackpropFilterOp {
  public:
@@ -318,52 +442,81 @@ class Conv2DBackpropFilterOp {
       FillZero(dw, g.patch() * g.out_depth);
       return;
     }
-    const ConvShape s = WithPadAfter(attrs_, g);
-    const int threads = ThreadsFor(ctx, s.MultiplyAdds());
-    std::shared_ptr<const ConvBackwardWeightsEntry> e;
+    const ConvShape s = ShapeOf(attrs_, g);
+    const int parts = PartsFor(ctx, s.MultiplyAdds(), std::max(s.batch, s.out_h));
+    std::shared_ptr<const SplitConvEntry<dnnl::primitive>> e;
     try {
-      e = cache_.Get(s.Key(threads), [&] {
-        ThreadScope scope(threads);
-        const auto hint = ForwardDesc(s, dnnl::prop_kind::forward_training);
-        const dnnl::convolution_backward_weights::desc desc(
-            dnnl::algorithm::convolution_direct, s.Input(), s.FilterAny(), s.Output(),
-            s.Strides(), s.Dilations(), s.PadBefore(), s.PadAfter());
-        const dnnl::convolution_backward_weights::primitive_desc pd(desc, UserScratchpadAttr(),
-                                                                    CpuEngine(), hint);
-        return ConvBackwardWeightsEntry{dnnl::convolution_backward_weights(pd),
-                                        pd.scratchpad_desc(),
-                                        MakeFilterReorder(pd.diff_weights_desc(), s.FilterHwio())};
+      e = cache_.Get(s.Key(parts), [&] {
+        auto make = [](const ConvShape& p, const memory::desc& w) {
+          const auto hint = ForwardDesc(p, w, dnnl::prop_kind::forward_training);
+          const dnnl::convolution_backward_weights::desc desc(
+              dnnl::algorithm::convolution_direct, p.Input(), w, p.Output(), p.Strides(),
+              p.Dilations(), p.PadBefore(), p.PadAfter());
+          const dnnl::convolution_backward_weights::primitive_desc pd(
+              desc, UserScratchpadAttr(), CpuEngine(), hint);
+          return Made{dnnl::convolution_backward_weights(pd), pd.scratchpad_desc(),
+                      pd.diff_weights_desc()};
+        };
+        auto entry = MakeSplit<dnnl::primitive>(SplitConv(s, parts, /*by_rows=*/true), make);
+        OneThreadScope one_thread;
+        // From the parts' layout (the first part's choice) to TensorFlow's.
+        entry.filter = MakeFilterReorder(
+            make(entry.parts[0].where.shape, memory::desc(s.FilterDims(), kF32, Tag::any)).weights,
+            s.FilterHwio());
+        return entry;
       });
     } catch (const dnnl::error& err) {
       FailWith(ctx, "convolution backward-weights creation", err);
       return;
     }
-    // The primitive writes its own layout into a temp when that is not TensorFlow's.
-    tgraph::plugin::TensorMut blocked;
-    void* result = dw;
-    if (e->filter.needed) {
-      blocked = ctx.AllocateTemp(TG_UINT8, {static_cast<int64_t>(e->filter.from.get_size())});
-      if (!ctx.ok()) return;
-      result = blocked.mutable_data<uint8_t>();
-    }
-    if (!Execute(ctx, e->primitive, e->scratchpad,
-                 {{DNNL_ARG_SRC, Wrap(s.Input(), input.data<float>())},
-                  {DNNL_ARG_DIFF_DST, Wrap(s.Output(), dy.data<float>())},
-                  {DNNL_ARG_DIFF_WEIGHTS, Wrap(e->filter.from, result)}},
-                 threads)) {
+    // Each part writes its own partial gradient (in the primitive's layout); the first one
+    // goes straight into the output when that layout is TensorFlow's.
+    const int64_t n_parts = static_cast<int64_t>(e->parts.size());
+    const size_t grad_bytes = e->filter.from.get_size();
+    const bool direct = !e->filter.needed;
+    PartBuffers partial(ctx, direct ? n_parts - 1 : n_parts, grad_bytes);
+    PartBuffers scratch(ctx, n_parts, e->ScratchBytes());
+    if (!partial.ok() || !scratch.ok()) return;
+    auto gradient_of = [&](int64_t i) -> float* {
+      if (direct) return i == 0 ? dw : static_cast<float*>(partial.at(i - 1));
+      return static_cast<float*>(partial.at(i));
+    };
+    const float* x = input.data<float>();
+    const float* grad = dy.data<float>();
+    if (!RunParts(ctx, n_parts, "convolution backward-weights", [&](int64_t i) {
+          const auto& p = e->parts[static_cast<size_t>(i)];
+          RunHere(p.primitive, p.scratchpad, scratch.at(i),
+                  {{DNNL_ARG_SRC, Wrap(p.where.shape.Input(), x + p.where.input_offset)},
+                   {DNNL_ARG_DIFF_DST, Wrap(p.where.shape.Output(), grad + p.where.output_offset)},
+                   {DNNL_ARG_DIFF_WEIGHTS, Wrap(e->filter.from, gradient_of(i))}});
+        })) {
       return;
     }
+    // Sum the partial gradients into the first (the layout is the same: any padding the
+    // layout has holds zeros in every part and stays zero).
+    float* sum = gradient_of(0);
+    const int64_t count = static_cast<int64_t>(grad_bytes / sizeof(float));
+    if (n_parts > 1) {
+      ctx.ParallelFor(count, 0.5 * static_cast<double>(n_parts), [&](int64_t b, int64_t end) {
+        for (int64_t part = 1; part < n_parts; ++part) {
+          const float* add = gradient_of(part);
+          for (int64_t j = b; j < end; ++j) sum[j] += add[j];
+        }
+      });
+    }
     if (e->filter.needed) {
-      Execute(ctx, e->filter.primitive, e->filter.scratchpad,
-              {{DNNL_ARG_FROM, Wrap(e->filter.from, result)},
-               {DNNL_ARG_TO, Wrap(e->filter.to, dw)}},
-              threads);
+      PartBuffers reorder_scratch(ctx, 1, e->filter.scratchpad.get_size());
+      if (!reorder_scratch.ok()) return;
+      RunParts(ctx, 1, "filter reorder", [&](int64_t) {
+        RunHere(e->filter.primitive, e->filter.scratchpad, reorder_scratch.at(0),
+                {{DNNL_ARG_FROM, Wrap(e->filter.from, sum)}, {DNNL_ARG_TO, Wrap(e->filter.to, dw)}});
+      });
     }
   }
 
  private:
   ConvAttrs attrs_;
-  PrimitiveCache<ConvBackwardWeightsEntry> cache_;
+  PrimitiveCache<SplitConvEntry<dnnl::primitive>> cache_;
 };
 
 }  // namespace

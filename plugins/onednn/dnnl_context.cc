@@ -8,15 +8,9 @@ namespace tgraph_onednn {
 namespace {
 
 // Below this many multiply-adds (a 64x64x64 product, a few microseconds on one core) a
-// call runs on one thread: waking an OpenMP team costs more than it saves. The Eigen
-// BatchMatMulV2 kernel uses the same bound to run small products one per thread.
+// call stays in one part: handing a part to another thread costs more than it saves. The
+// Eigen BatchMatMulV2 kernel uses the same bound to run small products one per thread.
 constexpr double kSmallProduct = 64.0 * 64.0 * 64.0;
-
-// Multi-threaded calls run one at a time (dnnl_context.h says why).
-std::mutex& ParallelCallMutex() {
-  static std::mutex mu;
-  return mu;
-}
 
 }  // namespace
 
@@ -39,17 +33,26 @@ std::string IsaName() {
   }
 }
 
-int ThreadsFor(const tgraph::plugin::Context& ctx, double multiply_adds) {
-  if (multiply_adds < kSmallProduct) return 1;
-  return std::max(1, ctx.num_threads());
+int PartsFor(const tgraph::plugin::Context& ctx, double multiply_adds, int64_t max_parts) {
+  if (multiply_adds < kSmallProduct || max_parts <= 1) return 1;
+  return static_cast<int>(std::clamp<int64_t>(ctx.num_threads(), 1, max_parts));
 }
 
-ThreadScope::ThreadScope(int threads) : previous_(omp_get_max_threads()) {
-  if (threads != previous_) omp_set_num_threads(threads);
+Split Split::Of(int64_t total, int64_t parts) {
+  Split s;
+  parts = std::clamp<int64_t>(parts, 1, std::max<int64_t>(total, 1));
+  s.size = (total + parts - 1) / parts;
+  s.parts = s.size == 0 ? 1 : (total + s.size - 1) / s.size;
+  s.last = total - (s.parts - 1) * s.size;
+  return s;
 }
 
-ThreadScope::~ThreadScope() {
-  if (omp_get_max_threads() != previous_) omp_set_num_threads(previous_);
+OneThreadScope::OneThreadScope() : previous_(omp_get_max_threads()) {
+  if (previous_ != 1) omp_set_num_threads(1);
+}
+
+OneThreadScope::~OneThreadScope() {
+  if (previous_ != 1) omp_set_num_threads(previous_);
 }
 
 dnnl::primitive_attr UserScratchpadAttr() {
@@ -58,29 +61,22 @@ dnnl::primitive_attr UserScratchpadAttr() {
   return attr;
 }
 
-bool Execute(tgraph::plugin::Context& ctx, const dnnl::primitive& p,
-             const dnnl::memory::desc& scratchpad, std::unordered_map<int, dnnl::memory> args,
-             int threads) {
-  tgraph::plugin::TensorMut scratch;
-  const size_t scratch_bytes = scratchpad.get_size();
-  if (scratch_bytes > 0) {
-    scratch = ctx.AllocateTemp(TG_UINT8, {static_cast<int64_t>(scratch_bytes)});
-    if (!ctx.ok()) return false;
-    args.emplace(DNNL_ARG_SCRATCHPAD, Wrap(scratchpad, scratch.mutable_data<uint8_t>()));
-  }
+void RunHere(const dnnl::primitive& p, const dnnl::memory::desc& scratchpad, void* scratch,
+             std::unordered_map<int, dnnl::memory> args) {
+  if (scratchpad.get_size() > 0) args.emplace(DNNL_ARG_SCRATCHPAD, Wrap(scratchpad, scratch));
   // A stream per thread: creating one per call would cost an allocation each time.
   thread_local dnnl::stream stream(CpuEngine());
-  ThreadScope scope(threads);
-  std::unique_lock<std::mutex> lock(ParallelCallMutex(), std::defer_lock);
-  if (threads > 1) lock.lock();
-  try {
-    p.execute(stream, args);
-    stream.wait();
-  } catch (const dnnl::error& e) {
-    FailWith(ctx, "execution", e);
-    return false;
-  }
-  return true;
+  OneThreadScope one_thread;
+  p.execute(stream, args);
+  stream.wait();
+}
+
+PartBuffers::PartBuffers(tgraph::plugin::Context& ctx, int64_t parts, size_t bytes) {
+  if (bytes == 0) return;
+  stride_ = (bytes + 63) / 64 * 64;  // each part's buffer on its own cache lines
+  temp_ = ctx.AllocateTemp(TG_UINT8, {static_cast<int64_t>(stride_) * parts});
+  ok_ = ctx.ok();
+  if (ok_) base_ = temp_.mutable_data<uint8_t>();
 }
 
 void FailWith(tgraph::plugin::Context& ctx, const std::string& what, const dnnl::error& e) {

@@ -1,16 +1,19 @@
-// What every oneDNN kernel of the plugin shares: the CPU engine, how many threads a call
-// gets, the per-kernel cache of primitives, and running a primitive inside a tgraph kernel
-// (its scratchpad allocated through the core, errors turned into the node's status).
+// What every oneDNN kernel of the plugin shares: the CPU engine, how a call is split over
+// the session's intra-op pool, the per-kernel cache of primitives, and running primitives
+// inside a tgraph kernel (scratchpads allocated through the core, errors turned into the
+// node's status).
 //
-// Threads. Debian's libdnnl runs its parallel loops on OpenMP (libgomp). The calling thread
-// is the executor's, and while a oneDNN call runs the session's intra-op pool has nothing of
-// this node's to do; so a call gets as many OpenMP threads (the caller included) as the
-// pool has, and one thread when the product is small (forking a team costs more than it
-// saves). The count is set on the calling thread (omp_set_num_threads) before the
-// primitive is created and before each execution, and is part of the cache key: oneDNN
-// picks blockings for the thread count it sees at creation. Calls using more than one
-// thread take a process-wide lock, so two nodes running side by side never put two teams of
-// "every core" on the machine (each would already use all of the pool's cores).
+// Threads. Debian's libdnnl runs its own parallel loops on OpenMP (libgomp). An OpenMP team
+// next to the session's intra-op pool oversubscribes the cores: its threads spin-wait after
+// each call (GOMP_SPINCOUNT, milliseconds by default), stealing the cores from the Eigen
+// kernels that run next, and on a busy machine a team whose member is descheduled stalls
+// every barrier (measured: MatMul 256 went from 0.9 ms to 26 ms on 2 loaded cores). So
+// oneDNN never gets more than one thread: every primitive runs with OpenMP's thread count
+// set to 1 on the calling thread (oneDNN then calls its loop bodies directly and no team
+// ever starts), and the kernels split the work themselves — rows of a product, batch
+// elements or row bands of a convolution — into as many parts as the intra-op pool has
+// threads, run with parallel_for on that pool. A session's threads are then the only
+// threads, and small products (under 64^3 multiply-adds) stay in one part.
 #pragma once
 
 #include <cstdint>
@@ -34,18 +37,26 @@ const dnnl::engine& CpuEngine();
 // detected at run time, never fixed by the build.
 std::string IsaName();
 
-// Threads for a call doing `multiply_adds` multiply-adds: 1 below a small-product threshold,
-// else the intra-op pool's size (at least 1).
-int ThreadsFor(const tgraph::plugin::Context& ctx, double multiply_adds);
+// How many parts to split a call of `multiply_adds` multiply-adds into: 1 below the
+// small-product bound, else the intra-op pool's thread count, at most `max_parts` (>= 1).
+int PartsFor(const tgraph::plugin::Context& ctx, double multiply_adds, int64_t max_parts);
 
-// Sets the calling thread's OpenMP thread count (what oneDNN sees as its maximum) for the
-// scope, and restores the previous value after.
-class ThreadScope {
+// [0, total) in `parts` ranges of `size` (the last one `last` long, possibly shorter).
+struct Split {
+  int64_t parts = 1, size = 0, last = 0;
+  static Split Of(int64_t total, int64_t parts);
+  int64_t begin(int64_t i) const { return i * size; }
+  int64_t length(int64_t i) const { return i == parts - 1 ? last : size; }
+};
+
+// Sets the calling thread's OpenMP thread count to 1 for the scope (what oneDNN sees as
+// its maximum when creating and running primitives), restoring the previous value after.
+class OneThreadScope {
  public:
-  explicit ThreadScope(int threads);
-  ~ThreadScope();
-  ThreadScope(const ThreadScope&) = delete;
-  ThreadScope& operator=(const ThreadScope&) = delete;
+  OneThreadScope();
+  ~OneThreadScope();
+  OneThreadScope(const OneThreadScope&) = delete;
+  OneThreadScope& operator=(const OneThreadScope&) = delete;
 
  private:
   int previous_;
@@ -55,11 +66,34 @@ class ThreadScope {
 // the core's allocator, so concurrent runs of one primitive never share one).
 dnnl::primitive_attr UserScratchpadAttr();
 
-// Runs `p` with `args` on `threads` threads, adding a scratchpad of `scratchpad` (a temp of
-// the node). False with the node failed on error.
-bool Execute(tgraph::plugin::Context& ctx, const dnnl::primitive& p,
-             const dnnl::memory::desc& scratchpad, std::unordered_map<int, dnnl::memory> args,
-             int threads);
+// Runs `p` with `args` on the calling thread, on one OpenMP thread. `scratch` (may be null
+// when the primitive needs none) is its scratchpad, of at least scratchpad.get_size() bytes.
+// Throws dnnl::error.
+void RunHere(const dnnl::primitive& p, const dnnl::memory::desc& scratchpad, void* scratch,
+             std::unordered_map<int, dnnl::memory> args);
+
+// A temp of `bytes` bytes per part (data() + part * stride), for scratchpads and partial
+// results. Invalid (and the node failed) when out of memory.
+class PartBuffers {
+ public:
+  PartBuffers(tgraph::plugin::Context& ctx, int64_t parts, size_t bytes);
+  bool ok() const { return ok_; }
+  void* at(int64_t part) const {
+    return base_ == nullptr ? nullptr : base_ + static_cast<size_t>(part) * stride_;
+  }
+
+ private:
+  tgraph::plugin::TensorMut temp_;
+  uint8_t* base_ = nullptr;
+  size_t stride_ = 0;
+  bool ok_ = true;
+};
+
+// Runs part(i) for i in [0, parts) on the intra-op pool (the calling thread takes parts
+// too); one part runs inline. A oneDNN error in any part fails the node, naming `what`.
+// False when the node failed.
+template <typename Part>
+bool RunParts(tgraph::plugin::Context& ctx, int64_t parts, const char* what, Part&& part);
 
 // A memory object over a tensor's buffer (oneDNN takes a non-const handle; inputs are only
 // read).
@@ -69,6 +103,33 @@ inline dnnl::memory Wrap(const dnnl::memory::desc& md, const void* data) {
 
 // Fails the node with a oneDNN error, naming what was being done.
 void FailWith(tgraph::plugin::Context& ctx, const std::string& what, const dnnl::error& e);
+
+template <typename Part>
+bool RunParts(tgraph::plugin::Context& ctx, int64_t parts, const char* what, Part&& part) {
+  if (parts <= 1) {
+    try {
+      part(int64_t{0});
+    } catch (const dnnl::error& e) {
+      FailWith(ctx, what, e);
+    }
+    return ctx.ok();
+  }
+  // A part is far more work than handing it to a thread: one block per part.
+  std::mutex failure_mu;
+  std::string failure;
+  ctx.ParallelFor(parts, 1e9, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) {
+      try {
+        part(i);
+      } catch (const dnnl::error& e) {
+        std::lock_guard<std::mutex> lock(failure_mu);
+        if (failure.empty()) failure = std::string(what) + ": " + e.what();
+      }
+    }
+  });
+  if (!failure.empty()) ctx.Fail(TG_INTERNAL, "oneDNN " + failure);
+  return ctx.ok();
+}
 
 // Primitives of one kernel, by key (shapes and thread count; the attrs are the kernel's
 // own). Few shapes per node are usual, so a small list with the most recent first; the

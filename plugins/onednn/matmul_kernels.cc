@@ -1,11 +1,13 @@
 // MatMul and BatchMatMulV2 (fp32) on oneDNN's matmul primitive.
 //
 // The transposes never copy anything: a transposed operand is described to oneDNN by its
-// strides (a [K, M] buffer read as the [M, K] matrix with strides {1, M}). BatchMatMulV2's
-// NumPy broadcasting of the batch dimensions is oneDNN's own (a batch dimension of 1 on
-// either side); a case its matmul declines (more dimensions than oneDNN has, a broadcast it
-// does not take) runs as one 2-D product per output matrix instead, so every shape the Eigen
-// kernel accepts works here too. Checks and messages are the Eigen kernels'.
+// strides (a [K, M] buffer read as the [M, K] matrix with strides {1, M}). Work is split over
+// the intra-op pool as dnnl_context.h explains: MatMul by rows of the product, BatchMatMulV2
+// by ranges of batch elements. BatchMatMulV2's broadcasting of the batch dimensions is
+// oneDNN's own when one operand has a single matrix (a batch dimension of 1); other
+// broadcasts (and any case oneDNN's batched matmul declines) run as one 2-D product per
+// output matrix, so every shape the Eigen kernel accepts works here too. Checks and messages
+// are the Eigen kernels'.
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -22,45 +24,54 @@ using tgraph::plugin::Context;
 using tgraph_cpu::nn::ShapeString;
 
 // One matmul primitive and the descriptors to wrap buffers with.
-struct MatMulEntry {
+struct MatMulPrim {
   dnnl::matmul primitive;
   memory::desc src, weights, dst, scratchpad;
 };
 
-// The [.., rows, cols] operand stored contiguously as `stored` dims, read as [.., r, c]
-// logical dims (transposed when `transpose`), with batch dims `batch` (1 where broadcast).
-memory::desc OperandDesc(const std::vector<int64_t>& batch, int64_t stored_rows,
-                         int64_t stored_cols, bool transpose) {
-  const size_t rank = batch.size() + 2;
-  memory::dims dims(rank), strides(rank);
-  int64_t stride = stored_rows * stored_cols;
-  for (size_t d = batch.size(); d-- > 0;) {
-    dims[d] = batch[d];
-    strides[d] = stride;
-    stride *= batch[d];
-  }
-  dims[rank - 2] = transpose ? stored_cols : stored_rows;
-  dims[rank - 1] = transpose ? stored_rows : stored_cols;
-  strides[rank - 2] = transpose ? 1 : stored_cols;
-  strides[rank - 1] = transpose ? stored_cols : 1;
-  return memory::desc(dims, memory::data_type::f32, strides);
+// `batch` matrices (0: a plain 2-D matrix) of rows x cols with the given element strides,
+// consecutive matrices `matrix_stride` apart.
+memory::desc Matrices(int64_t batch, int64_t rows, int64_t cols, int64_t row_stride,
+                      int64_t col_stride, int64_t matrix_stride) {
+  if (batch == 0) return memory::desc({rows, cols}, memory::data_type::f32, {row_stride, col_stride});
+  return memory::desc({batch, rows, cols}, memory::data_type::f32,
+                      {matrix_stride, row_stride, col_stride});
 }
 
-MatMulEntry MakeMatMul(const memory::desc& src, const memory::desc& weights,
-                       const memory::desc& dst) {
+// An operand stored as contiguous [stored_rows, stored_cols] matrices, read transposed when
+// `transpose`, `rows` of its logical rows taken (its first logical dim).
+memory::desc Operand(int64_t batch, int64_t rows, int64_t stored_rows, int64_t stored_cols,
+                     bool transpose) {
+  const int64_t cols = transpose ? stored_rows : stored_cols;
+  return transpose ? Matrices(batch, rows, cols, 1, stored_cols, stored_rows * stored_cols)
+                   : Matrices(batch, rows, cols, stored_cols, 1, stored_rows * stored_cols);
+}
+
+MatMulPrim MakeMatMul(const memory::desc& src, const memory::desc& weights,
+                      const memory::desc& dst) {
+  OneThreadScope one_thread;
   const dnnl::matmul::desc desc(src, weights, dst);
   const dnnl::matmul::primitive_desc pd(desc, UserScratchpadAttr(), CpuEngine());
-  return MatMulEntry{dnnl::matmul(pd), src, weights, dst, pd.scratchpad_desc()};
+  return MatMulPrim{dnnl::matmul(pd), src, weights, dst, pd.scratchpad_desc()};
 }
 
-bool RunMatMul(Context& ctx, const MatMulEntry& e, const float* a, const float* b, float* out,
-               int threads) {
-  return Execute(ctx, e.primitive, e.scratchpad,
-                 {{DNNL_ARG_SRC, Wrap(e.src, a)},
-                  {DNNL_ARG_WEIGHTS, Wrap(e.weights, b)},
-                  {DNNL_ARG_DST, Wrap(e.dst, out)}},
-                 threads);
+void RunMatMul(const MatMulPrim& p, const float* a, const float* b, float* out, void* scratch) {
+  RunHere(p.primitive, p.scratchpad, scratch,
+          {{DNNL_ARG_SRC, Wrap(p.src, a)},
+           {DNNL_ARG_WEIGHTS, Wrap(p.weights, b)},
+           {DNNL_ARG_DST, Wrap(p.dst, out)}});
 }
+
+// The primitives of a call split in parts: one for the parts of the full size and one for
+// the last, shorter part (the same when the split is even).
+struct SplitMatMul {
+  Split split;
+  MatMulPrim main, last;
+  size_t ScratchBytes() const {
+    return std::max(main.scratchpad.get_size(), last.scratchpad.get_size());
+  }
+  const MatMulPrim& For(int64_t part) const { return part == split.parts - 1 ? last : main; }
+};
 
 class MatMulOp {
  public:
@@ -96,34 +107,49 @@ class MatMulOp {
       std::fill(o, o + m * n, 0.0f);
       return;
     }
-    const int threads = ThreadsFor(ctx, static_cast<double>(m) * static_cast<double>(n) *
-                                            static_cast<double>(k));
-    std::shared_ptr<const MatMulEntry> entry;
+    const double work = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+    const int parts = PartsFor(ctx, work, m);
+    std::shared_ptr<const SplitMatMul> e;
     try {
-      entry = cache_.Get({m, k, n, threads}, [&] {
-        ThreadScope scope(threads);
-        return MakeMatMul(OperandDesc({}, a_rows, a_cols, trans_a_),
-                          OperandDesc({}, b_rows, b_cols, trans_b_), OperandDesc({}, m, n, false));
+      e = cache_.Get({m, k, n, parts}, [&] {
+        // Parts are row ranges of A (and of the product); B is read whole by each.
+        SplitMatMul sm;
+        sm.split = Split::Of(m, parts);
+        auto make = [&](int64_t rows) {
+          return MakeMatMul(Operand(0, rows, a_rows, a_cols, trans_a_),
+                            Operand(0, k, b_rows, b_cols, trans_b_),
+                            Matrices(0, rows, n, n, 1, 0));
+        };
+        sm.main = make(sm.split.size);
+        sm.last = sm.split.last == sm.split.size ? sm.main : make(sm.split.last);
+        return sm;
       });
-    } catch (const dnnl::error& e) {
-      FailWith(ctx, "matmul creation", e);
+    } catch (const dnnl::error& err) {
+      FailWith(ctx, "matmul creation", err);
       return;
     }
-    RunMatMul(ctx, *entry, a.data<float>(), b.data<float>(), o, threads);
+    PartBuffers scratch(ctx, e->split.parts, e->ScratchBytes());
+    if (!scratch.ok()) return;
+    const float* pa = a.data<float>();
+    const float* pb = b.data<float>();
+    RunParts(ctx, e->split.parts, "matmul", [&](int64_t i) {
+      const int64_t r0 = e->split.begin(i);
+      // Row r0 of op(A): row r0 of A, or column r0 of the stored [K, M] matrix.
+      RunMatMul(e->For(i), pa + (trans_a_ ? r0 : r0 * a_cols), pb, o + r0 * n, scratch.at(i));
+    });
   }
 
  private:
   bool trans_a_ = false;
   bool trans_b_ = false;
-  PrimitiveCache<MatMulEntry> cache_;
+  PrimitiveCache<SplitMatMul> cache_;
 };
 
-// BatchMatMulV2's primitive: oneDNN's batched matmul, or (`per_matrix`) one 2-D product
-// run once per output matrix, when oneDNN declines the batched form.
+// BatchMatMulV2's primitives: oneDNN's batched matmul over ranges of batch elements, or
+// (`per_matrix`) one 2-D product run once per output matrix (in `main`).
 struct BatchEntry {
   bool per_matrix = false;
-  int threads = 1;  // per call: the per-matrix products are sized by one matrix's work
-  MatMulEntry matmul;
+  SplitMatMul matmul;
 };
 
 class BatchMatMulOp {
@@ -182,65 +208,88 @@ class BatchMatMulOp {
       std::fill(o, o + batches * m * n, 0.0f);
       return;
     }
-    const int threads =
-        ThreadsFor(ctx, static_cast<double>(batches) * static_cast<double>(m) *
-                            static_cast<double>(n) * static_cast<double>(k));
-    // The key: the thread count, then both operands' dims (they fix the output's).
-    std::vector<int64_t> key = {threads, static_cast<int64_t>(rx)};
+    const double work = static_cast<double>(batches) * static_cast<double>(m) *
+                        static_cast<double>(n) * static_cast<double>(k);
+    const int parts = PartsFor(ctx, work, batches);
+    // Each operand holds a matrix per output matrix (`full`) or a single one (`single`);
+    // anything else broadcasts some batch dims only and runs per matrix.
+    const bool x_full = x_batch == out_batch, y_full = y_batch == out_batch;
+    const bool x_single = std::all_of(x_batch.begin(), x_batch.end(), [](int64_t d) { return d == 1; });
+    const bool y_single = std::all_of(y_batch.begin(), y_batch.end(), [](int64_t d) { return d == 1; });
+    // The key: the part count, then both operands' dims (they fix the output's).
+    std::vector<int64_t> key = {parts, static_cast<int64_t>(rx)};
     key.insert(key.end(), xd.begin(), xd.end());
     key.insert(key.end(), yd.begin(), yd.end());
     std::shared_ptr<const BatchEntry> entry;
     try {
       entry = cache_.Get(key, [&] {
         BatchEntry e;
-        if (rank + 2 <= DNNL_MAX_NDIMS) {
+        e.matmul.split = Split::Of(batches, parts);
+        if ((x_full || x_single) && (y_full || y_single)) {
+          auto make = [&](int64_t nb) {
+            return MakeMatMul(Operand(x_full ? nb : 1, m, x_rows, x_cols, adj_x_),
+                              Operand(y_full ? nb : 1, k, y_rows, y_cols, adj_y_),
+                              Matrices(nb, m, n, n, 1, m * n));
+          };
           try {
-            ThreadScope scope(threads);
-            e.threads = threads;
-            e.matmul = MakeMatMul(OperandDesc(x_batch, x_rows, x_cols, adj_x_),
-                                  OperandDesc(y_batch, y_rows, y_cols, adj_y_),
-                                  OperandDesc(out_batch, m, n, false));
+            e.matmul.main = make(e.matmul.split.size);
+            e.matmul.last = e.matmul.split.last == e.matmul.split.size
+                                ? e.matmul.main
+                                : make(e.matmul.split.last);
             return e;
           } catch (const dnnl::error&) {
             // Declined: one 2-D product per output matrix below.
           }
         }
         e.per_matrix = true;
-        e.threads = ThreadsFor(ctx, static_cast<double>(m) * static_cast<double>(n) *
-                                        static_cast<double>(k));
-        ThreadScope scope(e.threads);
-        e.matmul = MakeMatMul(OperandDesc({}, x_rows, x_cols, adj_x_),
-                              OperandDesc({}, y_rows, y_cols, adj_y_), OperandDesc({}, m, n, false));
+        e.matmul.main = MakeMatMul(Operand(0, m, x_rows, x_cols, adj_x_),
+                                   Operand(0, k, y_rows, y_cols, adj_y_), Matrices(0, m, n, n, 1, 0));
+        e.matmul.last = e.matmul.main;
         return e;
       });
     } catch (const dnnl::error& e) {
       FailWith(ctx, "matmul creation", e);
       return;
     }
+    const SplitMatMul& sm = entry->matmul;
+    PartBuffers scratch(ctx, sm.split.parts, sm.ScratchBytes());
+    if (!scratch.ok()) return;
     const float* px = x.data<float>();
     const float* py = y.data<float>();
+    const int64_t x_size = x_rows * x_cols, y_size = y_rows * y_cols, o_size = m * n;
     if (!entry->per_matrix) {
-      RunMatMul(ctx, entry->matmul, px, py, o, entry->threads);
+      RunParts(ctx, sm.split.parts, "batched matmul", [&](int64_t i) {
+        const int64_t b0 = sm.split.begin(i);
+        RunMatMul(sm.For(i), px + (x_full ? b0 * x_size : 0), py + (y_full ? b0 * y_size : 0),
+                  o + b0 * o_size, scratch.at(i));
+      });
       return;
     }
-    // Walk the output's batch index, tracking each operand's matrix (0 where broadcast).
-    std::vector<int64_t> idx(rank, 0);
-    const int64_t x_size = x_rows * x_cols, y_size = y_rows * y_cols, o_size = m * n;
-    for (int64_t b = 0; b < batches; ++b) {
-      int64_t xi = 0, yi = 0;
-      for (size_t d = 0; d < rank; ++d) {
-        xi = xi * x_batch[d] + (x_batch[d] == 1 ? 0 : idx[d]);
-        yi = yi * y_batch[d] + (y_batch[d] == 1 ? 0 : idx[d]);
-      }
-      if (!RunMatMul(ctx, entry->matmul, px + xi * x_size, py + yi * y_size, o + b * o_size,
-                     entry->threads)) {
-        return;
-      }
-      for (size_t d = rank; d-- > 0;) {
-        if (++idx[d] < out_batch[d]) break;
-        idx[d] = 0;
+    // Each output matrix's x and y (in matrices), walking the broadcast batch index.
+    std::vector<int64_t> x_index(static_cast<size_t>(batches)), y_index(x_index.size());
+    {
+      std::vector<int64_t> idx(rank, 0);
+      for (int64_t b = 0; b < batches; ++b) {
+        int64_t xi = 0, yi = 0;
+        for (size_t d = 0; d < rank; ++d) {
+          xi = xi * x_batch[d] + (x_batch[d] == 1 ? 0 : idx[d]);
+          yi = yi * y_batch[d] + (y_batch[d] == 1 ? 0 : idx[d]);
+        }
+        x_index[static_cast<size_t>(b)] = xi;
+        y_index[static_cast<size_t>(b)] = yi;
+        for (size_t d = rank; d-- > 0;) {
+          if (++idx[d] < out_batch[d]) break;
+          idx[d] = 0;
+        }
       }
     }
+    RunParts(ctx, sm.split.parts, "matmul", [&](int64_t i) {
+      for (int64_t b = sm.split.begin(i); b < sm.split.begin(i) + sm.split.length(i); ++b) {
+        const size_t bi = static_cast<size_t>(b);
+        RunMatMul(sm.main, px + x_index[bi] * x_size, py + y_index[bi] * y_size, o + b * o_size,
+                  scratch.at(i));
+      }
+    });
   }
 
  private:

@@ -136,12 +136,33 @@ TEST(OneDnnConvTest, SpecialWindows) {
 TEST(OneDnnConvTest, LargerThanTheOneThreadBound) {
   Conv c = Geometry(4, 28, 28, 16, 3, 3, 32);
   CheckConv(c, 51);
+  Conv odd_batch = Geometry(3, 12, 12, 16, 3, 3, 32);  // split 2 + 1
+  CheckConv(odd_batch, 56);
   Conv strided = Geometry(2, 17, 19, 8, 5, 5, 24);
   strided.sh = 2;
   strided.sw = 3;
   strided.dh = 2;
   strided.padding = "VALID";
   CheckConv(strided, 61);
+}
+
+// One image large enough to be split: the forward op and the filter gradient run as bands
+// of output rows, each with the padding that falls inside it.
+TEST(OneDnnConvTest, OneImageSplitIntoRowBands) {
+  Conv same = Geometry(1, 29, 23, 16, 3, 3, 32);
+  CheckConv(same, 201);
+  Conv strided = Geometry(1, 30, 17, 8, 5, 4, 24);
+  strided.sh = 2;
+  strided.dh = 2;
+  strided.padding = "VALID";
+  CheckConv(strided, 211);
+  Conv padded = Geometry(1, 21, 21, 12, 3, 3, 20);
+  padded.padding = "EXPLICIT";
+  padded.pads = {0, 0, 4, 1, 2, 3, 0, 0};  // more padding at the top than the window reaches
+  padded.sh = 3;
+  CheckConv(padded, 221);
+  Conv big_window = Geometry(1, 9, 40, 16, 7, 3, 16);  // few rows, tall window, SAME
+  CheckConv(big_window, 231);
 }
 
 TEST(OneDnnConvTest, EmptyTensors) {

@@ -132,7 +132,10 @@ TEST(OneDnnBatchMatMulTest, SameBatchEveryAdjoint) {
     CheckBatch(xs({1}, 7, 9), ys({1}, 9, 3), ax, ay, seed += 2);  // batch 1
     CheckBatch(xs({3, 2}, 5, 1), ys({3, 2}, 1, 6), ax, ay, seed += 2);
     CheckBatch(xs({}, 5, 6), ys({}, 6, 7), ax, ay, seed += 2);  // plain matrices
-    CheckBatch(xs({4}, 70, 65), ys({4}, 65, 33), ax, ay, seed += 2);  // many threads
+    CheckBatch(xs({4}, 70, 65), ys({4}, 65, 33), ax, ay, seed += 2);  // split 2 + 2
+    CheckBatch(xs({3}, 70, 65), ys({3}, 65, 33), ax, ay, seed += 2);  // split 2 + 1
+    CheckBatch(xs({5}, 40, 50), ys({}, 50, 60), ax, ay, seed += 2);   // y broadcast, split
+    CheckBatch(xs({}, 40, 50), ys({5}, 50, 60), ax, ay, seed += 2);   // x broadcast, split
   }
 }
 
@@ -146,8 +149,8 @@ TEST(OneDnnBatchMatMulTest, Broadcasting) {
   CheckBatch({7, 1, 2, 9, 8}, {3, 1, 8, 5}, false, false, 22);
 }
 
-// 11 batch dims + 2: more than oneDNN's 12 dimensions, so the kernel runs one 2-D product
-// per output matrix.
+// 11 batch dims + 2: more than oneDNN's 12 dimensions (the batch dims are collapsed), and
+// some broadcast on one side only (one 2-D product per output matrix).
 TEST(OneDnnBatchMatMulTest, MoreDimensionsThanOneDnnTakes) {
   CheckBatch({2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 3, 4, 5}, {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 3, 5, 2},
              false, false, 30);
