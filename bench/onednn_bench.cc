@@ -1,6 +1,9 @@
 // The oneDNN plugin against the Eigen kernels it outranks, in one process and one run:
-// MatMul 256 and 1024, and a convolution layer (forward, input gradient, filter gradient),
-// each in a session through the C API with 2 intra-op threads.
+// MatMul 256 and 1024, a convolution layer (forward, input gradient, filter gradient), and an
+// MLP's forward pass (MatMuls between Eigen's BiasAdd and Relu: whether oneDNN's threads get
+// in the way of the Eigen kernels that run next), each in a session through the C API with
+// 2 intra-op threads. Each row also reports the process's thread count after it ran: oneDNN
+// adds none (dnnl_context.h).
 //
 // The Eigen sessions are created and run once (their plans, with the kernels chosen then,
 // are cached) while only the CPU plugin is loaded; then the oneDNN plugin is loaded and the
@@ -12,6 +15,7 @@
 #include <benchmark/benchmark.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
@@ -85,6 +89,20 @@ struct Workload {
     if (TG_GetCode(s.get()) != TG_OK && error.empty()) error = TG_Message(s.get());
     return op;
   }
+  TG_Output FloatConst(const char* name, const std::vector<int64_t>& dims, float seed) {
+    StatusPtr s(TG_NewStatus());
+    TG_Tensor* value = Filled(dims, seed);
+    TG_OperationDescription* d = TG_NewOperation(graph, "Const", name);
+    TG_SetAttrType(d, "dtype", TG_FLOAT);
+    TG_SetAttrTensor(d, "value", value, s.get());
+    TG_DeleteTensor(value);
+    return TG_Output{Finish(d), 0};
+  }
+  TG_Output Op(const char* type, const std::string& name, std::vector<TG_Output> inputs) {
+    TG_OperationDescription* d = TG_NewOperation(graph, type, name.c_str());
+    for (const TG_Output& in : inputs) TG_AddInput(d, in);
+    return TG_Output{Finish(d), 0};
+  }
   void ConvAttrs(TG_OperationDescription* d) {
     const int64_t strides[] = {1, 1, 1, 1};
     TG_SetAttrIntList(d, "strides", strides, 4);
@@ -102,6 +120,24 @@ Workload MatMul(int64_t n) {
   TG_AddInput(d, a);
   TG_AddInput(d, b);
   w.fetch = TG_Output{w.Finish(d), 0};
+  return w;
+}
+
+// The forward pass of issue 20's MLP, 784-512-512-10 with ReLU, batch 128.
+Workload Mlp() {
+  Workload w;
+  w.name = "MLP784-512-512-10/batch:128";
+  const int64_t batch = 128, sizes[] = {784, 512, 512, 10};
+  TG_Output h = w.Feed("x", {batch, sizes[0]}, 0.5f);
+  for (int layer = 0; layer < 3; ++layer) {
+    const std::string l = "layer" + std::to_string(layer);
+    w.flops += 2.0 * static_cast<double>(batch * sizes[layer] * sizes[layer + 1]);
+    h = w.Op("MatMul", l + "/MatMul",
+             {h, w.FloatConst((l + "/w").c_str(), {sizes[layer], sizes[layer + 1]}, 0.5f)});
+    h = w.Op("BiasAdd", l + "/BiasAdd", {h, w.FloatConst((l + "/b").c_str(), {sizes[layer + 1]}, 0.5f)});
+    if (layer < 2) h = w.Op("Relu", l + "/Relu", {h});
+  }
+  w.fetch = h;
   return w;
 }
 
@@ -174,6 +210,11 @@ void RunBenchmark(benchmark::State& state, Runner* runner, double flops) {
       return;
     }
   }
+  int threads = 0;
+  for ([[maybe_unused]] const auto& task : std::filesystem::directory_iterator("/proc/self/task")) {
+    ++threads;
+  }
+  state.counters["threads"] = threads;
   state.counters["GFLOP/s"] = benchmark::Counter(
       flops * static_cast<double>(state.iterations()) / 1e9, benchmark::Counter::kIsRate);
 }
@@ -193,6 +234,7 @@ int main(int argc, char** argv) {
   for (const char* op : {"Conv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter"}) {
     workloads.push_back(std::make_unique<Workload>(Conv(op)));
   }
+  workloads.push_back(std::make_unique<Workload>(Mlp()));
   // Eigen: sessions planned (and run once) before the oneDNN plugin exists.
   std::vector<std::unique_ptr<Runner>> eigen, onednn;
   for (auto& w : workloads) {

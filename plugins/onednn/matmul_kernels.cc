@@ -62,6 +62,11 @@ void RunMatMul(const MatMulPrim& p, const float* a, const float* b, float* out, 
            {DNNL_ARG_DST, Wrap(p.dst, out)}});
 }
 
+// A part of a product has at least this many rows (or columns, split when the product has
+// few rows), so that each part keeps oneDNN's register blocking busy.
+constexpr int64_t kMinPartRows = 16;
+constexpr int64_t kMinPartColumns = 64;
+
 // The primitives of a call split in parts: one for the parts of the full size and one for
 // the last, shorter part (the same when the split is even).
 struct SplitMatMul {
@@ -108,17 +113,26 @@ class MatMulOp {
       return;
     }
     const double work = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
-    const int parts = PartsFor(ctx, work, m);
+    // Parts are row ranges of A and of the product (B read whole by each), or, for a
+    // product of few rows, column ranges of B and of the product (A read whole by each).
+    const int parts = PartsFor(ctx, work, std::max(m, n / kMinPartColumns));
+    const bool by_columns = m < parts * kMinPartRows && n > m;
     std::shared_ptr<const SplitMatMul> e;
     try {
-      e = cache_.Get({m, k, n, parts}, [&] {
-        // Parts are row ranges of A (and of the product); B is read whole by each.
+      e = cache_.Get({m, k, n, parts, by_columns}, [&] {
         SplitMatMul sm;
-        sm.split = Split::Of(m, parts);
-        auto make = [&](int64_t rows) {
-          return MakeMatMul(Operand(0, rows, a_rows, a_cols, trans_a_),
-                            Operand(0, k, b_rows, b_cols, trans_b_),
-                            Matrices(0, rows, n, n, 1, 0));
+        sm.split = Split::Of(by_columns ? n : m, parts);
+        auto make = [&](int64_t len) {
+          if (!by_columns) {
+            return MakeMatMul(Operand(0, len, a_rows, a_cols, trans_a_),
+                              Operand(0, k, b_rows, b_cols, trans_b_),
+                              Matrices(0, len, n, n, 1, 0));
+          }
+          // B's columns [c0, c0 + len): of a [K, N] buffer, or rows of a stored [N, K] one.
+          return MakeMatMul(Operand(0, m, a_rows, a_cols, trans_a_),
+                            trans_b_ ? Matrices(0, k, len, 1, b_cols, 0)
+                                     : Matrices(0, k, len, b_cols, 1, 0),
+                            Matrices(0, m, len, n, 1, 0));
         };
         sm.main = make(sm.split.size);
         sm.last = sm.split.last == sm.split.size ? sm.main : make(sm.split.last);
@@ -133,9 +147,14 @@ class MatMulOp {
     const float* pa = a.data<float>();
     const float* pb = b.data<float>();
     RunParts(ctx, e->split.parts, "matmul", [&](int64_t i) {
-      const int64_t r0 = e->split.begin(i);
-      // Row r0 of op(A): row r0 of A, or column r0 of the stored [K, M] matrix.
-      RunMatMul(e->For(i), pa + (trans_a_ ? r0 : r0 * a_cols), pb, o + r0 * n, scratch.at(i));
+      const int64_t start = e->split.begin(i);
+      if (by_columns) {
+        RunMatMul(e->For(i), pa, pb + (trans_b_ ? start * b_cols : start), o + start, scratch.at(i));
+        return;
+      }
+      // Row `start` of op(A): row `start` of A, or column `start` of the stored [K, M] matrix.
+      RunMatMul(e->For(i), pa + (trans_a_ ? start : start * a_cols), pb, o + start * n,
+                scratch.at(i));
     });
   }
 

@@ -46,7 +46,15 @@ TEST(OneDnnMatMulTest, EmptyOperands) {
   }
 }
 
-TEST(OneDnnMatMulTest, LargeProduct) { CheckMatMul(256, 300, 200, false, true, 60); }
+TEST(OneDnnMatMulTest, LargeProducts) {
+  CheckMatMul(256, 300, 200, false, true, 60);
+  // Few rows: split by columns of the product.
+  for (int t = 0; t < 4; ++t) {
+    CheckMatMul(1, 512, 1024, t & 1, t & 2, 62);
+    CheckMatMul(3, 300, 701, t & 1, t & 2, 64);
+    CheckMatMul(17, 100, 2000, t & 1, t & 2, 66);
+  }
+}
 
 TEST(OneDnnMatMulTest, MismatchedInnerDimensionsFailAlike) {
   TwoKernelNode node("MatMul", {In(RandomFloats({2, 3}, 1)), In(RandomFloats({4, 5}, 2))},
