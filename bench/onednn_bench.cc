@@ -14,6 +14,7 @@
 // Links libtgraph only (like session_bench), loading both plugins from the build tree.
 #include <benchmark/benchmark.h>
 
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -186,6 +187,17 @@ class Runner {
   ~Runner() {
     if (session_ != nullptr) TG_DeleteSession(session_, status_.get());
   }
+  // The first run: planning, kernel creation and, for oneDNN, primitive creation (cached by
+  // each kernel: later runs of the same shapes create nothing).
+  bool FirstRun() {
+    const auto start = std::chrono::steady_clock::now();
+    const bool ok = Run();
+    first_run_us_ =
+        std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
+    return ok;
+  }
+  double first_run_us() const { return first_run_us_; }
+
   bool Run() {
     if (session_ == nullptr) return false;
     TG_Tensor* out = nullptr;
@@ -201,6 +213,7 @@ class Runner {
   Workload* w_;
   StatusPtr status_;
   TG_Session* session_ = nullptr;
+  double first_run_us_ = 0;
 };
 
 void RunBenchmark(benchmark::State& state, Runner* runner, double flops) {
@@ -215,6 +228,7 @@ void RunBenchmark(benchmark::State& state, Runner* runner, double flops) {
     ++threads;
   }
   state.counters["threads"] = threads;
+  state.counters["first_run_us"] = runner->first_run_us();
   state.counters["GFLOP/s"] = benchmark::Counter(
       flops * static_cast<double>(state.iterations()) / 1e9, benchmark::Counter::kIsRate);
 }
@@ -243,7 +257,7 @@ int main(int argc, char** argv) {
       return 1;
     }
     eigen.push_back(std::make_unique<Runner>(w.get()));
-    if (!eigen.back()->Run()) {
+    if (!eigen.back()->FirstRun()) {
       std::fprintf(stderr, "%s (Eigen): %s\n", w->name.c_str(), eigen.back()->error().c_str());
       return 1;
     }
@@ -255,7 +269,7 @@ int main(int argc, char** argv) {
   }
   for (auto& w : workloads) {
     onednn.push_back(std::make_unique<Runner>(w.get()));
-    if (!onednn.back()->Run()) {
+    if (!onednn.back()->FirstRun()) {
       std::fprintf(stderr, "%s (oneDNN): %s\n", w->name.c_str(), onednn.back()->error().c_str());
       return 1;
     }

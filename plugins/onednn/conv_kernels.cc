@@ -193,6 +193,7 @@ struct SplitConvEntry {
     memory::desc scratchpad;
   };
   std::vector<Part> parts;
+  memory::desc weights;  // the layout every part's primitive reads (or writes) the filter in
   FilterReorder filter;
   size_t ScratchBytes() const {
     size_t bytes = 0;
@@ -202,9 +203,9 @@ struct SplitConvEntry {
 };
 
 // Builds the entry: make(shape, weights_desc) returns {primitive, scratchpad, weights desc
-// it chose}; the first part's call gets format "any".
+// it chose}; the first part's call gets format "any". Throws dnnl::error.
 template <typename Primitive, typename Make>
-SplitConvEntry<Primitive> MakeSplit(const std::vector<ConvPart>& parts, Make&& make) {
+SplitConvEntry<Primitive> MakeSplitOf(const std::vector<ConvPart>& parts, Make&& make) {
   OneThreadScope one_thread;
   SplitConvEntry<Primitive> e;
   memory::desc weights(parts[0].shape.FilterDims(), kF32, Tag::any);
@@ -221,7 +222,23 @@ SplitConvEntry<Primitive> MakeSplit(const std::vector<ConvPart>& parts, Make&& m
     weights = chosen;
     e.parts.push_back({part, primitive, scratchpad});
   }
+  e.weights = weights;
   return e;
+}
+
+// The entry for `s` split in `parts` (SplitConv); if oneDNN declines a part (a band whose
+// padding no implementation takes with the first part's weights layout), the whole
+// convolution as one part.
+template <typename Primitive, typename Make>
+SplitConvEntry<Primitive> MakeSplit(const ConvShape& s, int64_t parts, bool by_rows, Make&& make) {
+  if (parts > 1) {
+    try {
+      return MakeSplitOf<Primitive>(SplitConv(s, parts, by_rows), make);
+    } catch (const dnnl::error&) {
+      // Below: unsplit.
+    }
+  }
+  return MakeSplitOf<Primitive>(SplitConv(s, 1, by_rows), make);
 }
 
 template <typename T>
@@ -303,16 +320,11 @@ class Conv2DOp {
     try {
       e = cache_.Get(s.Key(parts), [&] {
         auto entry = MakeSplit<dnnl::primitive>(
-            SplitConv(s, parts, /*by_rows=*/true), [](const ConvShape& p, const memory::desc& w) {
+            s, parts, /*by_rows=*/true, [](const ConvShape& p, const memory::desc& w) {
               const auto pd = ForwardDesc(p, w, dnnl::prop_kind::forward_inference);
               return Made{dnnl::convolution_forward(pd), pd.scratchpad_desc(), pd.weights_desc()};
             });
-        entry.filter = MakeFilterReorder(
-            s.FilterHwio(),
-            ForwardDesc(entry.parts[0].where.shape,
-                        memory::desc(s.FilterDims(), kF32, Tag::any),
-                        dnnl::prop_kind::forward_inference)
-                .weights_desc());
+        entry.filter = MakeFilterReorder(s.FilterHwio(), entry.weights);
         return entry;
       });
     } catch (const dnnl::error& err) {
@@ -388,11 +400,8 @@ class Conv2DBackpropInputOp {
           return Made{dnnl::convolution_backward_data(pd), pd.scratchpad_desc(),
                       pd.weights_desc()};
         };
-        auto entry = MakeSplit<dnnl::primitive>(SplitConv(s, parts, /*by_rows=*/false), make);
-        OneThreadScope one_thread;
-        entry.filter = MakeFilterReorder(
-            s.FilterHwio(),
-            make(entry.parts[0].where.shape, memory::desc(s.FilterDims(), kF32, Tag::any)).weights);
+        auto entry = MakeSplit<dnnl::primitive>(s, parts, /*by_rows=*/false, make);
+        entry.filter = MakeFilterReorder(s.FilterHwio(), entry.weights);
         return entry;
       });
     } catch (const dnnl::error& err) {
@@ -457,12 +466,9 @@ class Conv2DBackpropFilterOp {
           return Made{dnnl::convolution_backward_weights(pd), pd.scratchpad_desc(),
                       pd.diff_weights_desc()};
         };
-        auto entry = MakeSplit<dnnl::primitive>(SplitConv(s, parts, /*by_rows=*/true), make);
-        OneThreadScope one_thread;
-        // From the parts' layout (the first part's choice) to TensorFlow's.
-        entry.filter = MakeFilterReorder(
-            make(entry.parts[0].where.shape, memory::desc(s.FilterDims(), kF32, Tag::any)).weights,
-            s.FilterHwio());
+        auto entry = MakeSplit<dnnl::primitive>(s, parts, /*by_rows=*/true, make);
+        // From the parts' layout to TensorFlow's.
+        entry.filter = MakeFilterReorder(entry.weights, s.FilterHwio());
         return entry;
       });
     } catch (const dnnl::error& err) {
