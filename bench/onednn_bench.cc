@@ -1,5 +1,5 @@
 // The oneDNN plugin against the Eigen kernels it outranks, in one process and one run:
-// MatMul 256 and 1024, a convolution layer (forward, input gradient, filter gradient), and an
+// MatMul 256 and 1024 (and 1024 in bfloat16), a convolution layer (forward, input gradient, filter gradient), and an
 // MLP's forward pass (MatMuls between Eigen's BiasAdd and Relu: whether oneDNN's threads get
 // in the way of the Eigen kernels that run next), each in a session through the C API with
 // 2 intra-op threads. Each row also reports the process's thread count after it ran: oneDNN
@@ -15,7 +15,9 @@
 #include <benchmark/benchmark.h>
 
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -49,6 +51,23 @@ TG_Tensor* Filled(const std::vector<int64_t>& dims, float seed) {
   return t;
 }
 
+// The same values rounded down to bfloat16 (the upper half of each float's bits).
+TG_Tensor* FilledBFloat16(const std::vector<int64_t>& dims, float seed) {
+  TG_Tensor* f = Filled(dims, seed);
+  const size_t n = TG_TensorByteSize(f) / sizeof(float);
+  TG_Tensor* t = TG_AllocateTensor(TG_BFLOAT16, dims.data(), static_cast<int>(dims.size()),
+                                   n * sizeof(uint16_t));
+  const float* from = static_cast<const float*>(TG_TensorData(f));
+  uint16_t* to = static_cast<uint16_t*>(TG_TensorData(t));
+  for (size_t i = 0; i < n; ++i) {
+    uint32_t bits = 0;
+    std::memcpy(&bits, from + i, sizeof(bits));
+    to[i] = static_cast<uint16_t>(bits >> 16);
+  }
+  TG_DeleteTensor(f);
+  return t;
+}
+
 TG_Tensor* Ints(const std::vector<int64_t>& values) {
   const int64_t n = static_cast<int64_t>(values.size());
   TG_Tensor* t = TG_AllocateTensor(TG_INT32, &n, 1, values.size() * sizeof(int32_t));
@@ -67,13 +86,14 @@ struct Workload {
   TG_Output fetch{};
   std::string error;
 
-  TG_Output Feed(const char* name, const std::vector<int64_t>& dims, float seed) {
+  TG_Output Feed(const char* name, const std::vector<int64_t>& dims, float seed,
+                 TG_DataType dtype = TG_FLOAT) {
     TG_OperationDescription* d = TG_NewOperation(graph, "Placeholder", name);
-    TG_SetAttrType(d, "dtype", TG_FLOAT);
+    TG_SetAttrType(d, "dtype", dtype);
     TG_SetAttrShape(d, "shape", dims.data(), static_cast<int>(dims.size()));
     const TG_Output out{Finish(d), 0};
     feeds.push_back(out);
-    values.push_back(Filled(dims, seed));
+    values.push_back(dtype == TG_BFLOAT16 ? FilledBFloat16(dims, seed) : Filled(dims, seed));
     return out;
   }
   TG_Output Const(const char* name, TG_Tensor* value) {
@@ -111,12 +131,12 @@ struct Workload {
   }
 };
 
-Workload MatMul(int64_t n) {
+Workload MatMul(int64_t n, TG_DataType dtype = TG_FLOAT) {
   Workload w;
-  w.name = "MatMul/n:" + std::to_string(n);
+  w.name = "MatMul/n:" + std::to_string(n) + (dtype == TG_BFLOAT16 ? "/bfloat16" : "");
   w.flops = 2.0 * static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(n);
-  const TG_Output a = w.Feed("a", {n, n}, 0.5f);
-  const TG_Output b = w.Feed("b", {n, n}, 0.25f);
+  const TG_Output a = w.Feed("a", {n, n}, 0.5f, dtype);
+  const TG_Output b = w.Feed("b", {n, n}, 0.25f, dtype);
   TG_OperationDescription* d = TG_NewOperation(w.graph, "MatMul", "product");
   TG_AddInput(d, a);
   TG_AddInput(d, b);
@@ -245,6 +265,8 @@ int main(int argc, char** argv) {
   }
   std::vector<std::unique_ptr<Workload>> workloads;
   for (int64_t n : {256, 1024}) workloads.push_back(std::make_unique<Workload>(MatMul(n)));
+  // bfloat16: oneDNN's kernel where the CPU has AVX512_BF16 or AMX (else both rows are Eigen's).
+  workloads.push_back(std::make_unique<Workload>(MatMul(1024, TG_BFLOAT16)));
   for (const char* op : {"Conv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter"}) {
     workloads.push_back(std::make_unique<Workload>(Conv(op)));
   }

@@ -32,20 +32,30 @@ struct MatMulPrim {
 // `batch` matrices (0: a plain 2-D matrix) of rows x cols with the given element strides,
 // consecutive matrices `matrix_stride` apart.
 memory::desc Matrices(int64_t batch, int64_t rows, int64_t cols, int64_t row_stride,
-                      int64_t col_stride, int64_t matrix_stride) {
-  if (batch == 0) return memory::desc({rows, cols}, memory::data_type::f32, {row_stride, col_stride});
-  return memory::desc({batch, rows, cols}, memory::data_type::f32,
-                      {matrix_stride, row_stride, col_stride});
+                      int64_t col_stride, int64_t matrix_stride,
+                      memory::data_type type = memory::data_type::f32) {
+  if (batch == 0) return memory::desc({rows, cols}, type, {row_stride, col_stride});
+  return memory::desc({batch, rows, cols}, type, {matrix_stride, row_stride, col_stride});
 }
 
 // An operand stored as contiguous [stored_rows, stored_cols] matrices, read transposed when
 // `transpose`, `rows` of its logical rows taken (its first logical dim).
 memory::desc Operand(int64_t batch, int64_t rows, int64_t stored_rows, int64_t stored_cols,
-                     bool transpose) {
+                     bool transpose, memory::data_type type = memory::data_type::f32) {
   const int64_t cols = transpose ? stored_rows : stored_cols;
-  return transpose ? Matrices(batch, rows, cols, 1, stored_cols, stored_rows * stored_cols)
-                   : Matrices(batch, rows, cols, stored_cols, 1, stored_rows * stored_cols);
+  return transpose ? Matrices(batch, rows, cols, 1, stored_cols, stored_rows * stored_cols, type)
+                   : Matrices(batch, rows, cols, stored_cols, 1, stored_rows * stored_cols, type);
 }
+
+// bfloat16 as stored in a tensor: the upper half of a float's bits (oneDNN's bf16).
+struct BFloat16 {
+  uint16_t bits;
+};
+
+template <typename T>
+constexpr memory::data_type kDnnlType = memory::data_type::f32;
+template <>
+constexpr memory::data_type kDnnlType<BFloat16> = memory::data_type::bf16;
 
 MatMulPrim MakeMatMul(const memory::desc& src, const memory::desc& weights,
                       const memory::desc& dst) {
@@ -55,7 +65,7 @@ MatMulPrim MakeMatMul(const memory::desc& src, const memory::desc& weights,
   return MatMulPrim{dnnl::matmul(pd), src, weights, dst, pd.scratchpad_desc()};
 }
 
-void RunMatMul(const MatMulPrim& p, const float* a, const float* b, float* out, void* scratch) {
+void RunMatMul(const MatMulPrim& p, const void* a, const void* b, void* out, void* scratch) {
   RunHere(p.primitive, p.scratchpad, scratch,
           {{DNNL_ARG_SRC, Wrap(p.src, a)},
            {DNNL_ARG_WEIGHTS, Wrap(p.weights, b)},
@@ -78,6 +88,9 @@ struct SplitMatMul {
   const MatMulPrim& For(int64_t part) const { return part == split.parts - 1 ? last : main; }
 };
 
+// T: float, or BFloat16 (products accumulated in float by oneDNN, the result rounded to
+// bfloat16 once, as the Eigen kernel does).
+template <typename T>
 class MatMulOp {
  public:
   explicit MatMulOp(Construction& c) {
@@ -107,9 +120,9 @@ class MatMulOp {
     }
     auto out = ctx.AllocateOutput(0, {m, n});
     if (!ctx.ok() || m == 0 || n == 0) return;
-    float* o = out.mutable_data<float>();
+    T* o = out.mutable_data<T>();
     if (k == 0) {
-      std::fill(o, o + m * n, 0.0f);
+      std::fill(o, o + m * n, T{});
       return;
     }
     const double work = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
@@ -124,15 +137,15 @@ class MatMulOp {
         sm.split = Split::Of(by_columns ? n : m, parts);
         auto make = [&](int64_t len) {
           if (!by_columns) {
-            return MakeMatMul(Operand(0, len, a_rows, a_cols, trans_a_),
-                              Operand(0, k, b_rows, b_cols, trans_b_),
-                              Matrices(0, len, n, n, 1, 0));
+            return MakeMatMul(Operand(0, len, a_rows, a_cols, trans_a_, kType),
+                              Operand(0, k, b_rows, b_cols, trans_b_, kType),
+                              Matrices(0, len, n, n, 1, 0, kType));
           }
           // B's columns [c0, c0 + len): of a [K, N] buffer, or rows of a stored [N, K] one.
-          return MakeMatMul(Operand(0, m, a_rows, a_cols, trans_a_),
-                            trans_b_ ? Matrices(0, k, len, 1, b_cols, 0)
-                                     : Matrices(0, k, len, b_cols, 1, 0),
-                            Matrices(0, m, len, n, 1, 0));
+          return MakeMatMul(Operand(0, m, a_rows, a_cols, trans_a_, kType),
+                            trans_b_ ? Matrices(0, k, len, 1, b_cols, 0, kType)
+                                     : Matrices(0, k, len, b_cols, 1, 0, kType),
+                            Matrices(0, m, len, n, 1, 0, kType));
         };
         sm.main = make(sm.split.size);
         sm.last = sm.split.last == sm.split.size ? sm.main : make(sm.split.last);
@@ -144,8 +157,8 @@ class MatMulOp {
     }
     PartBuffers scratch(ctx, e->split.parts, e->ScratchBytes());
     if (!scratch.ok()) return;
-    const float* pa = a.data<float>();
-    const float* pb = b.data<float>();
+    const T* pa = a.data<T>();
+    const T* pb = b.data<T>();
     RunParts(ctx, e->split.parts, "matmul", [&](int64_t i) {
       const int64_t start = e->split.begin(i);
       if (by_columns) {
@@ -159,6 +172,7 @@ class MatMulOp {
   }
 
  private:
+  static constexpr memory::data_type kType = kDnnlType<T>;
   bool trans_a_ = false;
   bool trans_b_ = false;
   PrimitiveCache<SplitMatMul> cache_;
@@ -319,10 +333,30 @@ class BatchMatMulOp {
 
 }  // namespace
 
+bool BFloat16MatMulRuns() {
+  try {
+    const memory::desc md({16, 16}, memory::data_type::bf16, memory::format_tag::ab);
+    MakeMatMul(md, md, md);
+    // The ISA values are nested bit sets: each includes the bits of those it extends.
+    const auto isa = static_cast<unsigned>(dnnl::get_effective_cpu_isa());
+    const auto bf16 = static_cast<unsigned>(dnnl::cpu_isa::avx512_core_bf16);
+    return (isa & bf16) == bf16;
+  } catch (const dnnl::error&) {
+    return false;
+  }
+}
+
 void RegisterMatMulKernels(tgraph::plugin::Init& init) {
-  init.Kernel<MatMulOp>(tgraph::plugin::KernelBuilder("MatMul", "CPU")
-                            .TypeConstraint("T", TG_FLOAT)
-                            .Priority(kOneDnnPriority));
+  init.Kernel<MatMulOp<float>>(tgraph::plugin::KernelBuilder("MatMul", "CPU")
+                                   .TypeConstraint("T", TG_FLOAT)
+                                   .Priority(kOneDnnPriority));
+  // bfloat16 only where the CPU computes it natively (AVX512_BF16 or AMX): elsewhere
+  // oneDNN would emulate it, and the Eigen kernel (widen, multiply in float) stays.
+  if (BFloat16MatMulRuns()) {
+    init.Kernel<MatMulOp<BFloat16>>(tgraph::plugin::KernelBuilder("MatMul", "CPU")
+                                        .TypeConstraint("T", TG_BFLOAT16)
+                                        .Priority(kOneDnnPriority));
+  }
   init.Kernel<BatchMatMulOp>(tgraph::plugin::KernelBuilder("BatchMatMulV2", "CPU")
                                  .TypeConstraint("T", TG_FLOAT)
                                  .Priority(kOneDnnPriority));

@@ -1,6 +1,7 @@
 // The oneDNN MatMul and BatchMatMulV2 kernels against the Eigen ones: odd and empty sizes,
 // every transpose, broadcasting, batch 1, more batch dimensions than oneDNN takes, shapes
 // changing between runs of one kernel, and bad inputs failing alike.
+#include <cstring>
 #include <random>
 
 #include "onednn_test_util.h"
@@ -109,6 +110,44 @@ TEST(OneDnnMatMulTest, ShapesChangingBetweenRuns) {
             << "round " << round << " m=" << m << " element " << e;
       }
     }
+  }
+}
+
+// bfloat16 (registered only on CPUs with AVX512_BF16 or AMX): against the Eigen kernel,
+// which widens to float, multiplies and rounds the result once, as oneDNN does; the two
+// may differ by the rounding of a float sum that differs in its last bits: one bfloat16
+// step (2^-8 relative) of the result's magnitude, at most k here.
+void CheckBFloat16MatMul(int64_t m, int64_t k, int64_t n, bool ta, bool tb, uint32_t seed) {
+  auto bf16 = [](std::vector<int64_t> dims, uint32_t s) {
+    const Tensor f = RandomFloats(dims, s);
+    Tensor t = Tensor::Allocate(DT_BFLOAT16, std::move(dims)).value();
+    for (int64_t i = 0; i < f.NumElements(); ++i) {
+      uint32_t bits = 0;
+      std::memcpy(&bits, f.flat<float>() + i, 4);
+      reinterpret_cast<uint16_t*>(t.data())[i] = static_cast<uint16_t>(bits >> 16);
+    }
+    return t;
+  };
+  const std::vector<int64_t> a = ta ? std::vector<int64_t>{k, m} : std::vector<int64_t>{m, k};
+  const std::vector<int64_t> b = tb ? std::vector<int64_t>{n, k} : std::vector<int64_t>{k, n};
+  TwoKernelNode node("MatMul", {In(bf16(a, seed)), In(bf16(b, seed + 1))},
+                     {{"transpose_a", AttrOfBool(ta)}, {"transpose_b", AttrOfBool(tb)}},
+                     /*known_shapes=*/true, DT_BFLOAT16);
+  node.ExpectSame(k, Str("bfloat16 MatMul m=", m, " k=", k, " n=", n, " ta=", ta, " tb=", tb));
+}
+
+TEST(OneDnnMatMulTest, BFloat16WhereTheCpuHasIt) {
+  LoadPlugins();
+  if (KernelOf("onednn", "MatMul", {{"T", AttrOfType(DT_BFLOAT16)}}) == nullptr) {
+    GTEST_SKIP() << "this CPU has neither AVX512_BF16 nor AMX: no oneDNN bfloat16 MatMul";
+  }
+  uint32_t seed = 500;
+  for (int t = 0; t < 4; ++t) {
+    CheckBFloat16MatMul(3, 5, 7, t & 1, t & 2, seed += 2);
+    CheckBFloat16MatMul(67, 129, 45, t & 1, t & 2, seed += 2);
+    CheckBFloat16MatMul(1, 512, 1024, t & 1, t & 2, seed += 2);
+    CheckBFloat16MatMul(0, 4, 3, t & 1, t & 2, seed += 2);
+    CheckBFloat16MatMul(4, 0, 3, t & 1, t & 2, seed += 2);
   }
 }
 

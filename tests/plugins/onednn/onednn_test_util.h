@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <memory>
 #include <random>
 #include <sstream>
@@ -93,19 +94,29 @@ struct Outcome {
   std::vector<Tensor> outputs;
 };
 
+// Element e of a float or bfloat16 tensor.
+inline double ValueAt(const Tensor& t, int64_t e) {
+  if (t.dtype() == DT_FLOAT) return t.flat<float>()[e];
+  const uint32_t bits = static_cast<uint32_t>(reinterpret_cast<const uint16_t*>(t.data())[e]) << 16;
+  float f = 0;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
 class TwoKernelNode {
  public:
   // `known_shapes` false gives the Placeholders unknown shapes, so that bad shapes reach the
   // kernels instead of being refused by the shape function.
   TwoKernelNode(const std::string& op_type, std::vector<Arg> args, AttrMap attrs,
-                bool known_shapes = true) {
-    Build(op_type, std::move(args), std::move(attrs), known_shapes);
+                bool known_shapes = true, DataType dtype = DT_FLOAT) {
+    Build(op_type, std::move(args), std::move(attrs), known_shapes, dtype);
   }
 
   void Build(const std::string& op_type, std::vector<Arg> args, AttrMap attrs,
-             bool known_shapes) {
+             bool known_shapes, DataType dtype) {
     LoadPlugins();
-    attrs["T"] = AttrOfType(DT_FLOAT);
+    dtype_ = dtype;
+    attrs["T"] = AttrOfType(dtype);
     NodeSpec spec;
     spec.type = op_type;
     spec.name = "node";
@@ -171,17 +182,19 @@ class TwoKernelNode {
       for (size_t i = 0; i < want.outputs.size(); ++i) {
         const Tensor& w = want.outputs[i];
         const Tensor& g = got.outputs[i];
-        ASSERT_EQ(g.dtype(), DT_FLOAT);
+        ASSERT_EQ(g.dtype(), dtype_);
         ASSERT_EQ(g.dims(), w.dims());
         // Inputs are in [-1, 1]: each sum has at most `reduction` terms of magnitude <= 1,
-        // and two fp32 summation orders differ by a few ulps of that bound.
-        const double tol = 1e-6 * static_cast<double>(std::max<int64_t>(reduction, 1)) + 1e-6;
+        // and two fp32 summation orders differ by a few ulps of that bound; a bfloat16 result
+        // is rounded once more, by up to one step (2^-8 relative) of that bound.
+        const double per_term = dtype_ == DT_BFLOAT16 ? 1.0 / 128 : 1e-6;
+        const double tol = per_term * static_cast<double>(std::max<int64_t>(reduction, 1)) + 1e-6;
         int64_t bad = 0;
         for (int64_t e = 0; e < w.NumElements(); ++e) {
-          const double d = std::abs(static_cast<double>(g.flat<float>()[e]) - w.flat<float>()[e]);
-          if (!(d <= tol) && bad++ < 5) {
-            ADD_FAILURE() << "element " << e << ": oneDNN " << g.flat<float>()[e] << ", Eigen "
-                          << w.flat<float>()[e] << " (tolerance " << tol << ")";
+          const double gv = ValueAt(g, e), wv = ValueAt(w, e);
+          if (!(std::abs(gv - wv) <= tol) && bad++ < 5) {
+            ADD_FAILURE() << "element " << e << ": oneDNN " << gv << ", Eigen " << wv
+                          << " (tolerance " << tol << ")";
           }
         }
         EXPECT_EQ(bad, 0) << "elements differing";
@@ -195,6 +208,7 @@ class TwoKernelNode {
   const KernelRegistration* eigen_ = nullptr;
   const KernelRegistration* onednn_ = nullptr;
   std::vector<Tensor> inputs_;
+  DataType dtype_ = DT_FLOAT;
   bool ready_ = false;
 };
 
