@@ -7,6 +7,7 @@
 // Its own executable: the process must start without the oneDNN plugin.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <memory>
 #include <string>
@@ -96,7 +97,13 @@ TEST(OneDnnPluginTest, SameResultsWithAndWithoutThePlugin) {
 
   auto onednn = LoadPlugin(TGRAPH_ONEDNN_PLUGIN_PATH);
   ASSERT_TRUE(onednn.ok()) << onednn.status().ToString();
-  EXPECT_EQ(onednn.value()->kernels.size(), std::size(kOps));
+  // One CPU kernel per op (and a second MatMul, bfloat16, on CPUs with AVX512_BF16 or AMX).
+  for (const char* op : kOps) {
+    EXPECT_NE(std::find(onednn.value()->kernels.begin(), onednn.value()->kernels.end(),
+                        std::pair<std::string, std::string>(op, "CPU")),
+              onednn.value()->kernels.end())
+        << op;
+  }
   for (const char* op : kOps) ASSERT_EQ(ChosenPlugin(op), "onednn") << op;
   const std::vector<Tensor> with_onednn = graph.Run();
 
