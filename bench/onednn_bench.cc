@@ -298,8 +298,11 @@ int main(int argc, char** argv) {
   }
   for (size_t i = 0; i < workloads.size(); ++i) {
     const double flops = workloads[i]->flops;
-    for (auto [impl, runner] : {std::pair{"eigen", eigen[i].get()}, std::pair{"onednn", onednn[i].get()}}) {
-      benchmark::RegisterBenchmark((workloads[i]->name + "/" + impl).c_str(),
+    const std::pair<const char*, Runner*> impls[] = {{"eigen", eigen[i].get()},
+                                                      {"onednn", onednn[i].get()}};
+    for (const auto& impl : impls) {
+      Runner* runner = impl.second;
+      benchmark::RegisterBenchmark((workloads[i]->name + "/" + impl.first).c_str(),
                                    [runner, flops](benchmark::State& st) {
                                      RunBenchmark(st, runner, flops);
                                    })
