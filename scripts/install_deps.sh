@@ -15,6 +15,8 @@ packages=(
   # Checkpoint savers: LevelDB's table format is TensorFlow's .index format; safetensors'
   # header is JSON.
   libleveldb-dev nlohmann-json3-dev
+  # plugins/onednn: oneDNN's CPU kernels (MatMul, BatchMatMul, Conv2D and its gradients).
+  libdnnl-dev
   # The examples: scikit-learn's digits (examples/digits_mlp) and the fortune files, a plain
   # text corpus (examples/word2vec).
   python3-sklearn fortunes

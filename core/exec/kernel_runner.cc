@@ -86,6 +86,17 @@ StatusOr<std::unique_ptr<KernelRunner>> KernelRunner::Create(const Operation& op
                                                              int device_ordinal) {
   TG_ASSIGN_OR_RETURN(const KernelRegistration* kernel,
                       KernelRegistry::Global()->Find(op.name(), op.type(), op.attrs(), device_type));
+  return CreateWithKernel(op, *kernel, intra_op_pool, device_ordinal);
+}
+
+StatusOr<std::unique_ptr<KernelRunner>> KernelRunner::CreateWithKernel(
+    const Operation& op, const KernelRegistration& registration, ThreadPool* intra_op_pool,
+    int device_ordinal) {
+  if (registration.op_type != op.type() || !registration.Matches(op.attrs())) {
+    return InvalidArgument(NodeLabel(op), ": kernel ", registration.DebugString(),
+                           " does not match the node");
+  }
+  const KernelRegistration* kernel = &registration;
   DeviceInstance* device = nullptr;
   if (DeviceRegistry::Global()->Find(kernel->device_type) != nullptr) {
     TG_ASSIGN_OR_RETURN(device,

@@ -46,6 +46,12 @@ class KernelRunner {
                                                         const std::string& device_type = "CPU",
                                                         ThreadPool* intra_op_pool = nullptr,
                                                         int device_ordinal = 0);
+  // The same with a given kernel instead of the highest-priority match: tests compare two
+  // implementations of one op (a oneDNN kernel against the Eigen one it outranks).
+  // INVALID_ARGUMENT when `kernel` is for another op type or its constraints don't match.
+  static StatusOr<std::unique_ptr<KernelRunner>> CreateWithKernel(
+      const Operation& op, const KernelRegistration& kernel, ThreadPool* intra_op_pool = nullptr,
+      int device_ordinal = 0);
   ~KernelRunner();  // calls the kernel's destroy
   KernelRunner(const KernelRunner&) = delete;
   KernelRunner& operator=(const KernelRunner&) = delete;

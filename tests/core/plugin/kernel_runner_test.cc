@@ -112,6 +112,41 @@ TEST_F(KernelRunnerTest, HighestPriorityMatchingKernelWins) {
   EXPECT_EQ(Values<float>(out[0]), (std::vector<float>{3}));
 }
 
+// CreateWithKernel runs a given kernel instead of the highest-priority one (how the oneDNN
+// plugin's tests compare it with the Eigen kernel it outranks), and refuses a kernel that
+// does not match the node.
+TEST_F(KernelRunnerTest, CreateWithKernelRunsAnOutrankedKernel) {
+  Operation* x = Placeholder(DT_FLOAT, PartialShape({2}));
+  Operation* n = Node("TestScaleAdd", {x, x}, {{"alpha", AttrOfFloat(3.0f)}});
+  ASSERT_NE(n, nullptr);
+  const KernelRegistration* outranked = nullptr;
+  const KernelRegistration* float_only = nullptr;
+  for (const KernelRegistration* k : KernelRegistry::Global()->KernelsFor("TestScaleAdd")) {
+    if (k->device_type != "CPU" || k->plugin == nullptr || k->plugin->name != "test_good") continue;
+    (k->priority == 0 ? outranked : float_only) = k;
+  }
+  ASSERT_NE(outranked, nullptr);
+  ASSERT_NE(float_only, nullptr);
+  auto r = KernelRunner::CreateWithKernel(*n, *outranked);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(&r.value()->kernel(), outranked);
+  std::vector<Tensor> out;
+  const Tensor t = Make<float>(DT_FLOAT, {2}, {1, -2});
+  ASSERT_TRUE(r.value()->Run({t, t}, &out).ok());
+  EXPECT_EQ(Values<float>(out[0]), (std::vector<float>{4, -8}));
+
+  Operation* d = Placeholder(DT_DOUBLE, PartialShape({2}));
+  Operation* doubles = Node("TestScaleAdd", {d, d}, {}, "doubles");
+  const Status constraints = KernelRunner::CreateWithKernel(*doubles, *float_only).status();
+  EXPECT_TRUE(StatusIs(constraints, Code::kInvalidArgument));
+  EXPECT_TRUE(Contains(constraints.message(), "does not match the node")) << constraints.ToString();
+  Operation* other = Node("Identity", {x}, {{"T", AttrOfType(DT_FLOAT)}}, "other");
+  ASSERT_NE(other, nullptr);
+  const Status op_type = KernelRunner::CreateWithKernel(*other, *outranked).status();
+  EXPECT_TRUE(StatusIs(op_type, Code::kInvalidArgument));
+  EXPECT_TRUE(Contains(op_type.message(), "does not match the node")) << op_type.ToString();
+}
+
 TEST_F(KernelRunnerTest, TypeConstraintsPickTheKernel) {
   Operation* x = Placeholder(DT_DOUBLE, PartialShape({2}));
   Operation* n = Node("TestScaleAdd", {x, x});

@@ -1,0 +1,544 @@
+// Conv2D, Conv2DBackpropInput and Conv2DBackpropFilter (fp32, NHWC) on oneDNN's direct
+// convolution primitives.
+//
+// Activations stay in TensorFlow's NHWC layout (oneDNN's "nhwc", read and written in place).
+// The filter is TensorFlow's [KH, KW, IC, OC] ("hwio"); the primitive chooses the weights
+// layout it runs fastest with, and a cached reorder converts the filter (or, for the filter
+// gradient, the result) between the two on each run: a filter is small next to the
+// convolution. Attrs, geometry (SAME / VALID / EXPLICIT padding, strides, dilations) and
+// every check and message are the CPU plugin's (conv_pool_common.h, nn_backprop_common.h).
+//
+// Work is split over the intra-op pool (dnnl_context.h) into convolutions of their own:
+// ranges of batch elements, or for a single image (forward and filter gradient) bands of
+// output rows, each reading the input rows its windows reach with the padding that falls
+// inside the band. The filter gradient sums the parts' partial gradients.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "dnnl_context.h"
+#include "nn_backprop_common.h"
+
+namespace tgraph_onednn {
+namespace {
+
+using dnnl::memory;
+using tgraph::plugin::Construction;
+using tgraph::plugin::Context;
+using tgraph_cpu::nn::ConvAttrs;
+using tgraph_cpu::nn::ConvGeometry;
+using tgraph_cpu::nn::Padding;
+using tgraph_cpu::nn::ShapeString;
+using Tag = memory::format_tag;
+
+constexpr auto kF32 = memory::data_type::f32;
+
+// One convolution as oneDNN sees it: a whole node's, or one part's.
+struct ConvShape {
+  int64_t batch = 0, in_h = 0, in_w = 0, depth = 0, k_h = 0, k_w = 0, out_depth = 0;
+  int64_t s_h = 1, s_w = 1, d_h = 1, d_w = 1;
+  int64_t pad_top = 0, pad_bottom = 0, pad_left = 0, pad_right = 0, out_h = 0, out_w = 0;
+
+  memory::desc Input() const { return memory::desc({batch, depth, in_h, in_w}, kF32, Tag::nhwc); }
+  memory::desc Output() const {
+    return memory::desc({batch, out_depth, out_h, out_w}, kF32, Tag::nhwc);
+  }
+  memory::dims FilterDims() const { return {out_depth, depth, k_h, k_w}; }
+  memory::desc FilterHwio() const { return memory::desc(FilterDims(), kF32, Tag::hwio); }
+  memory::dims Strides() const { return {s_h, s_w}; }
+  memory::dims Dilations() const { return {d_h - 1, d_w - 1}; }  // oneDNN counts the gaps
+  memory::dims PadBefore() const { return {pad_top, pad_left}; }
+  memory::dims PadAfter() const { return {pad_bottom, pad_right}; }
+  double MultiplyAdds() const {
+    return static_cast<double>(batch * out_h * out_w) * static_cast<double>(k_h * k_w * depth) *
+           static_cast<double>(out_depth);
+  }
+  std::vector<int64_t> Key(int64_t parts) const {
+    return {parts, batch, in_h, in_w, depth, k_h, k_w, out_depth};
+  }
+  bool operator==(const ConvShape&) const = default;
+};
+
+// The padding after the last element of a spatial dim (oneDNN's padding_r; TensorFlow's
+// SAME gives the odd pixel to the end).
+int64_t PadAfter(const ConvAttrs& a, int dim, int64_t in, int64_t k, int64_t dilation,
+                 int64_t stride, int64_t out, int64_t pad_before) {
+  switch (a.padding) {
+    case Padding::kValid:
+      return 0;
+    case Padding::kExplicit:
+      return a.pads[static_cast<size_t>(2 * dim + 1)];
+    case Padding::kSame:
+      break;
+  }
+  const int64_t total = std::max<int64_t>((out - 1) * stride + (k - 1) * dilation + 1 - in, 0);
+  return total - pad_before;
+}
+
+ConvShape ShapeOf(const ConvAttrs& a, const ConvGeometry& g) {
+  ConvShape s;
+  s.batch = g.batch;
+  s.in_h = g.in_h;
+  s.in_w = g.in_w;
+  s.depth = g.depth;
+  s.k_h = g.k_h;
+  s.k_w = g.k_w;
+  s.out_depth = g.out_depth;
+  s.s_h = g.s_h;
+  s.s_w = g.s_w;
+  s.d_h = g.d_h;
+  s.d_w = g.d_w;
+  s.pad_top = g.pad_top;
+  s.pad_left = g.pad_left;
+  s.pad_bottom = PadAfter(a, 1, g.in_h, g.k_h, g.d_h, g.s_h, g.out_h, g.pad_top);
+  s.pad_right = PadAfter(a, 2, g.in_w, g.k_w, g.d_w, g.s_w, g.out_w, g.pad_left);
+  s.out_h = g.out_h;
+  s.out_w = g.out_w;
+  return s;
+}
+
+// One part of a split convolution: its shape and where its input, output (and for the
+// filter gradient, its out_backprop) start, in elements.
+struct ConvPart {
+  ConvShape shape;
+  int64_t input_offset = 0, output_offset = 0;
+};
+
+// Splits `s` into at most `parts` convolutions: by batch elements when there are several
+// (`by_rows` false or batch > 1), else by bands of output rows (when `by_rows`; each band's
+// input rows are those its windows reach). One part when the split is not possible.
+std::vector<ConvPart> SplitConv(const ConvShape& s, int64_t parts, bool by_rows) {
+  std::vector<ConvPart> out;
+  if (parts > 1 && s.batch > 1) {
+    const Split split = Split::Of(s.batch, parts);
+    for (int64_t i = 0; i < split.parts; ++i) {
+      ConvPart p;
+      p.shape = s;
+      p.shape.batch = split.length(i);
+      p.input_offset = split.begin(i) * s.in_h * s.in_w * s.depth;
+      p.output_offset = split.begin(i) * s.out_h * s.out_w * s.out_depth;
+      out.push_back(p);
+    }
+    return out;
+  }
+  if (parts > 1 && by_rows && s.batch == 1 && s.out_h > 1) {
+    const Split split = Split::Of(s.out_h, parts);
+    for (int64_t i = 0; i < split.parts; ++i) {
+      const int64_t oh0 = split.begin(i), rows = split.length(i);
+      const int64_t lo = oh0 * s.s_h - s.pad_top;  // the band's first input row (maybe < 0)
+      const int64_t hi = (oh0 + rows - 1) * s.s_h - s.pad_top + (s.k_h - 1) * s.d_h + 1;
+      const int64_t first = std::max<int64_t>(lo, 0), end = std::min(hi, s.in_h);
+      if (end - first < 1) return {ConvPart{s, 0, 0}};  // a band inside the padding only
+      ConvPart p;
+      p.shape = s;
+      p.shape.in_h = end - first;
+      p.shape.pad_top = first - lo;
+      p.shape.pad_bottom = hi - end;
+      p.shape.out_h = rows;
+      p.input_offset = first * s.in_w * s.depth;
+      p.output_offset = oh0 * s.out_w * s.out_depth;
+      out.push_back(p);
+    }
+    return out;
+  }
+  return {ConvPart{s, 0, 0}};
+}
+
+// A reorder between TensorFlow's filter layout and a primitive's, when they differ.
+struct FilterReorder {
+  bool needed = false;
+  dnnl::reorder primitive;
+  memory::desc from, to, scratchpad;
+};
+
+FilterReorder MakeFilterReorder(const memory::desc& from, const memory::desc& to) {
+  FilterReorder r;
+  r.from = from;
+  r.to = to;
+  r.needed = from != to;
+  if (r.needed) {
+    OneThreadScope one_thread;
+    const dnnl::reorder::primitive_desc pd(CpuEngine(), from, CpuEngine(), to,
+                                           UserScratchpadAttr());
+    r.primitive = dnnl::reorder(pd);
+    r.scratchpad = pd.scratchpad_desc();
+  }
+  return r;
+}
+
+// Runs `r` from `src` into a new temp (returned), or returns `src` when no reorder is
+// needed. Null with the node failed on error.
+void* Reordered(Context& ctx, const FilterReorder& r, const void* src,
+                tgraph::plugin::TensorMut* temp) {
+  if (!r.needed) return const_cast<void*>(src);
+  *temp = ctx.AllocateTemp(TG_UINT8, {static_cast<int64_t>(r.to.get_size())});
+  PartBuffers scratch(ctx, 1, r.scratchpad.get_size());
+  if (!ctx.ok() || !scratch.ok()) return nullptr;
+  void* dst = temp->mutable_data<uint8_t>();
+  const bool ok = RunParts(ctx, 1, "filter reorder", [&](int64_t) {
+    RunHere(r.primitive, r.scratchpad, scratch.at(0),
+            {{DNNL_ARG_FROM, Wrap(r.from, src)}, {DNNL_ARG_TO, Wrap(r.to, dst)}});
+  });
+  return ok ? dst : nullptr;
+}
+
+// The primitives of a split convolution, one per part (parts of equal shape share one).
+// All use the first part's weights layout, so one reordered filter (or one layout of
+// partial filter gradients) serves every part.
+template <typename Primitive>
+struct SplitConvEntry {
+  struct Part {
+    ConvPart where;
+    Primitive primitive;
+    memory::desc scratchpad;
+  };
+  std::vector<Part> parts;
+  memory::desc weights;  // the layout every part's primitive reads (or writes) the filter in
+  FilterReorder filter;
+  size_t ScratchBytes() const {
+    size_t bytes = 0;
+    for (const Part& p : parts) bytes = std::max(bytes, p.scratchpad.get_size());
+    return bytes;
+  }
+};
+
+// Builds the entry: make(shape, weights_desc) returns {primitive, scratchpad, weights desc
+// it chose}; the first part's call gets format "any". Throws dnnl::error.
+template <typename Primitive, typename Make>
+SplitConvEntry<Primitive> MakeSplitOf(const std::vector<ConvPart>& parts, Make&& make) {
+  OneThreadScope one_thread;
+  SplitConvEntry<Primitive> e;
+  memory::desc weights(parts[0].shape.FilterDims(), kF32, Tag::any);
+  for (const ConvPart& part : parts) {
+    const typename SplitConvEntry<Primitive>::Part* same = nullptr;
+    for (const auto& done : e.parts) {
+      if (done.where.shape == part.shape) same = &done;
+    }
+    if (same != nullptr) {
+      e.parts.push_back({part, same->primitive, same->scratchpad});
+      continue;
+    }
+    auto [primitive, scratchpad, chosen] = make(part.shape, weights);
+    weights = chosen;
+    e.parts.push_back({part, primitive, scratchpad});
+  }
+  e.weights = weights;
+  return e;
+}
+
+// The entry for `s` split in `parts` (SplitConv); if oneDNN declines a part (a band whose
+// padding no implementation takes with the first part's weights layout), the whole
+// convolution as one part.
+template <typename Primitive, typename Make>
+SplitConvEntry<Primitive> MakeSplit(const ConvShape& s, int64_t parts, bool by_rows, Make&& make) {
+  if (parts > 1) {
+    try {
+      return MakeSplitOf<Primitive>(SplitConv(s, parts, by_rows), make);
+    } catch (const dnnl::error&) {
+      // Below: unsplit.
+    }
+  }
+  return MakeSplitOf<Primitive>(SplitConv(s, 1, by_rows), make);
+}
+
+template <typename T>
+void FillZero(T* p, int64_t n) {
+  std::fill(p, p + n, T(0));
+}
+
+struct Made {
+  dnnl::primitive primitive;
+  memory::desc scratchpad, weights;
+};
+
+// ---- Conv2D ----
+
+dnnl::convolution_forward::primitive_desc ForwardDesc(const ConvShape& s,
+                                                      const memory::desc& weights,
+                                                      dnnl::prop_kind kind) {
+  const dnnl::convolution_forward::desc desc(
+      kind, dnnl::algorithm::convolution_direct, s.Input(), weights, s.Output(), s.Strides(),
+      s.Dilations(), s.PadBefore(), s.PadAfter());
+  return dnnl::convolution_forward::primitive_desc(desc, UserScratchpadAttr(), CpuEngine());
+}
+
+class Conv2DOp {
+ public:
+  explicit Conv2DOp(Construction& c) { tgraph_cpu::nn::GetConvAttrs(c, &attrs_); }
+
+  void Compute(Context& ctx) {
+    const auto input = ctx.input(0);
+    const auto filter = ctx.input(1);
+    if (input.rank() != 4 || filter.rank() != 4) {
+      ctx.Fail(TG_INVALID_ARGUMENT, "Conv2D needs a 4-D input and a 4-D filter, got shapes " +
+                                        ShapeString(input.dims()) + " and " +
+                                        ShapeString(filter.dims()));
+      return;
+    }
+    ConvGeometry g;
+    g.batch = input.dim(0);
+    g.in_h = input.dim(1);
+    g.in_w = input.dim(2);
+    g.depth = input.dim(3);
+    g.k_h = filter.dim(0);
+    g.k_w = filter.dim(1);
+    g.out_depth = filter.dim(3);
+    const int64_t k_depth = filter.dim(2);
+    if (k_depth == 0) {
+      ctx.Fail(TG_INVALID_ARGUMENT, "the filter's input depth must be > 0, got filter shape " +
+                                        ShapeString(filter.dims()));
+      return;
+    }
+    if (k_depth != g.depth) {
+      if (k_depth > 0 && g.depth % k_depth == 0) {
+        ctx.Fail(TG_UNIMPLEMENTED, "grouped convolution (input depth " +
+                                       std::to_string(g.depth) + ", filter input depth " +
+                                       std::to_string(k_depth) + ") is not supported on the CPU");
+      } else {
+        ctx.Fail(TG_INVALID_ARGUMENT, "input depth must equal the filter's input depth: input " +
+                                          ShapeString(input.dims()) + ", filter " +
+                                          ShapeString(filter.dims()));
+      }
+      return;
+    }
+    if (g.k_h <= 0 || g.k_w <= 0) {
+      ctx.Fail(TG_INVALID_ARGUMENT, "filter height and width must be > 0, got filter shape " +
+                                        ShapeString(filter.dims()));
+      return;
+    }
+    std::string error;
+    if (!tgraph_cpu::nn::ComputeConvGeometry(attrs_, &g, &error)) {
+      ctx.Fail(TG_INVALID_ARGUMENT, error + ": input " + ShapeString(input.dims()) + ", filter " +
+                                        ShapeString(filter.dims()));
+      return;
+    }
+    auto out = ctx.AllocateOutput(0, {g.batch, g.out_h, g.out_w, g.out_depth});
+    if (!ctx.ok() || g.pixels() == 0 || g.out_depth == 0) return;
+    const ConvShape s = ShapeOf(attrs_, g);
+    const int parts = PartsFor(ctx, s.MultiplyAdds(), std::max(s.batch, s.out_h));
+    std::shared_ptr<const SplitConvEntry<dnnl::primitive>> e;
+    try {
+      e = cache_.Get(s.Key(parts), [&] {
+        auto entry = MakeSplit<dnnl::primitive>(
+            s, parts, /*by_rows=*/true, [](const ConvShape& p, const memory::desc& w) {
+              const auto pd = ForwardDesc(p, w, dnnl::prop_kind::forward_inference);
+              return Made{dnnl::convolution_forward(pd), pd.scratchpad_desc(), pd.weights_desc()};
+            });
+        entry.filter = MakeFilterReorder(s.FilterHwio(), entry.weights);
+        return entry;
+      });
+    } catch (const dnnl::error& err) {
+      FailWith(ctx, "convolution creation", err);
+      return;
+    }
+    tgraph::plugin::TensorMut packed;
+    const void* weights = Reordered(ctx, e->filter, filter.data<float>(), &packed);
+    if (weights == nullptr) return;
+    PartBuffers scratch(ctx, static_cast<int64_t>(e->parts.size()), e->ScratchBytes());
+    if (!scratch.ok()) return;
+    const float* x = input.data<float>();
+    float* y = out.mutable_data<float>();
+    RunParts(ctx, static_cast<int64_t>(e->parts.size()), "convolution", [&](int64_t i) {
+      const auto& p = e->parts[static_cast<size_t>(i)];
+      RunHere(p.primitive, p.scratchpad, scratch.at(i),
+              {{DNNL_ARG_SRC, Wrap(p.where.shape.Input(), x + p.where.input_offset)},
+               {DNNL_ARG_WEIGHTS, Wrap(e->filter.to, weights)},
+               {DNNL_ARG_DST, Wrap(p.where.shape.Output(), y + p.where.output_offset)}});
+    });
+  }
+
+ private:
+  ConvAttrs attrs_;
+  PrimitiveCache<SplitConvEntry<dnnl::primitive>> cache_;
+};
+
+// ---- Conv2DBackpropInput ----
+
+class Conv2DBackpropInputOp {
+ public:
+  explicit Conv2DBackpropInputOp(Construction& c) { tgraph_cpu::nn::GetConvAttrs(c, &attrs_); }
+
+  void Compute(Context& ctx) {
+    std::vector<int64_t> sizes;
+    if (!tgraph_cpu::nn::ReadShapeInput(ctx, 0, "input_sizes", {4, 2}, &sizes)) return;
+    const auto filter = ctx.input(1);
+    const auto dy = ctx.input(2);
+    if (sizes.size() == 2) {
+      // Height and width only (TF accepts this): batch from dy, depth from the filter.
+      if (dy.rank() != 4 || filter.rank() != 4) {
+        ctx.Fail(TG_INVALID_ARGUMENT, "filter and out_backprop must be 4-D, got shapes " +
+                                          ShapeString(filter.dims()) + " and " +
+                                          ShapeString(dy.dims()));
+        return;
+      }
+      sizes = {dy.dim(0), sizes[0], sizes[1], filter.dim(2)};
+    }
+    ConvGeometry g;
+    if (!tgraph_cpu::nn::ConvBackpropGeometry(ctx, attrs_, sizes, filter.dims(), dy.dims(), &g)) {
+      return;
+    }
+    auto out = ctx.AllocateOutput(0, sizes);
+    if (!ctx.ok() || g.input_size() == 0) return;
+    float* dx = out.mutable_data<float>();
+    if (g.pixels() == 0 || g.out_depth == 0) {
+      FillZero(dx, g.input_size());  // no window touches the input, or no filters
+      return;
+    }
+    const ConvShape s = ShapeOf(attrs_, g);
+    // Bands of one image's input rows would overlap in what they receive: batch only.
+    const int parts = PartsFor(ctx, s.MultiplyAdds(), s.batch);
+    std::shared_ptr<const SplitConvEntry<dnnl::primitive>> e;
+    try {
+      e = cache_.Get(s.Key(parts), [&] {
+        auto make = [](const ConvShape& p, const memory::desc& w) {
+          const auto hint = ForwardDesc(p, w, dnnl::prop_kind::forward_training);
+          const dnnl::convolution_backward_data::desc desc(
+              dnnl::algorithm::convolution_direct, p.Input(), w, p.Output(), p.Strides(),
+              p.Dilations(), p.PadBefore(), p.PadAfter());
+          const dnnl::convolution_backward_data::primitive_desc pd(desc, UserScratchpadAttr(),
+                                                                   CpuEngine(), hint);
+          return Made{dnnl::convolution_backward_data(pd), pd.scratchpad_desc(),
+                      pd.weights_desc()};
+        };
+        auto entry = MakeSplit<dnnl::primitive>(s, parts, /*by_rows=*/false, make);
+        entry.filter = MakeFilterReorder(s.FilterHwio(), entry.weights);
+        return entry;
+      });
+    } catch (const dnnl::error& err) {
+      FailWith(ctx, "convolution backward-data creation", err);
+      return;
+    }
+    tgraph::plugin::TensorMut packed;
+    const void* weights = Reordered(ctx, e->filter, filter.data<float>(), &packed);
+    if (weights == nullptr) return;
+    PartBuffers scratch(ctx, static_cast<int64_t>(e->parts.size()), e->ScratchBytes());
+    if (!scratch.ok()) return;
+    const float* grad = dy.data<float>();
+    RunParts(ctx, static_cast<int64_t>(e->parts.size()), "convolution backward-data",
+             [&](int64_t i) {
+               const auto& p = e->parts[static_cast<size_t>(i)];
+               RunHere(p.primitive, p.scratchpad, scratch.at(i),
+                       {{DNNL_ARG_DIFF_DST, Wrap(p.where.shape.Output(), grad + p.where.output_offset)},
+                        {DNNL_ARG_WEIGHTS, Wrap(e->filter.to, weights)},
+                        {DNNL_ARG_DIFF_SRC, Wrap(p.where.shape.Input(), dx + p.where.input_offset)}});
+             });
+  }
+
+ private:
+  ConvAttrs attrs_;
+  PrimitiveCache<SplitConvEntry<dnnl::primitive>> cache_;
+};
+
+// ---- Conv2DBackpropFilter ----
+
+class Conv2DBackpropFilterOp {
+ public:
+  explicit Conv2DBackpropFilterOp(Construction& c) { tgraph_cpu::nn::GetConvAttrs(c, &attrs_); }
+
+  void Compute(Context& ctx) {
+    const auto input = ctx.input(0);
+    std::vector<int64_t> sizes;
+    if (!tgraph_cpu::nn::ReadShapeInput(ctx, 1, "filter_sizes", {4}, &sizes)) return;
+    const auto dy = ctx.input(2);
+    ConvGeometry g;
+    if (!tgraph_cpu::nn::ConvBackpropGeometry(ctx, attrs_, input.dims(), sizes, dy.dims(), &g)) {
+      return;
+    }
+    auto out = ctx.AllocateOutput(0, sizes);
+    if (!ctx.ok() || g.patch() == 0 || g.out_depth == 0) return;
+    float* dw = out.mutable_data<float>();
+    if (g.pixels() == 0) {  // nothing was convolved: the filter had no effect
+      FillZero(dw, g.patch() * g.out_depth);
+      return;
+    }
+    const ConvShape s = ShapeOf(attrs_, g);
+    const int parts = PartsFor(ctx, s.MultiplyAdds(), std::max(s.batch, s.out_h));
+    std::shared_ptr<const SplitConvEntry<dnnl::primitive>> e;
+    try {
+      e = cache_.Get(s.Key(parts), [&] {
+        auto make = [](const ConvShape& p, const memory::desc& w) {
+          const auto hint = ForwardDesc(p, w, dnnl::prop_kind::forward_training);
+          const dnnl::convolution_backward_weights::desc desc(
+              dnnl::algorithm::convolution_direct, p.Input(), w, p.Output(), p.Strides(),
+              p.Dilations(), p.PadBefore(), p.PadAfter());
+          const dnnl::convolution_backward_weights::primitive_desc pd(
+              desc, UserScratchpadAttr(), CpuEngine(), hint);
+          return Made{dnnl::convolution_backward_weights(pd), pd.scratchpad_desc(),
+                      pd.diff_weights_desc()};
+        };
+        auto entry = MakeSplit<dnnl::primitive>(s, parts, /*by_rows=*/true, make);
+        // From the parts' layout to TensorFlow's.
+        entry.filter = MakeFilterReorder(entry.weights, s.FilterHwio());
+        return entry;
+      });
+    } catch (const dnnl::error& err) {
+      FailWith(ctx, "convolution backward-weights creation", err);
+      return;
+    }
+    // Each part writes its own partial gradient (in the primitive's layout); the first one
+    // goes straight into the output when that layout is TensorFlow's.
+    const int64_t n_parts = static_cast<int64_t>(e->parts.size());
+    const size_t grad_bytes = e->filter.from.get_size();
+    const bool direct = !e->filter.needed;
+    PartBuffers partial(ctx, direct ? n_parts - 1 : n_parts, grad_bytes);
+    PartBuffers scratch(ctx, n_parts, e->ScratchBytes());
+    if (!partial.ok() || !scratch.ok()) return;
+    auto gradient_of = [&](int64_t i) -> float* {
+      if (direct) return i == 0 ? dw : static_cast<float*>(partial.at(i - 1));
+      return static_cast<float*>(partial.at(i));
+    };
+    const float* x = input.data<float>();
+    const float* grad = dy.data<float>();
+    if (!RunParts(ctx, n_parts, "convolution backward-weights", [&](int64_t i) {
+          const auto& p = e->parts[static_cast<size_t>(i)];
+          RunHere(p.primitive, p.scratchpad, scratch.at(i),
+                  {{DNNL_ARG_SRC, Wrap(p.where.shape.Input(), x + p.where.input_offset)},
+                   {DNNL_ARG_DIFF_DST, Wrap(p.where.shape.Output(), grad + p.where.output_offset)},
+                   {DNNL_ARG_DIFF_WEIGHTS, Wrap(e->filter.from, gradient_of(i))}});
+        })) {
+      return;
+    }
+    // Sum the partial gradients into the first (the layout is the same: any padding the
+    // layout has holds zeros in every part and stays zero).
+    float* sum = gradient_of(0);
+    const int64_t count = static_cast<int64_t>(grad_bytes / sizeof(float));
+    if (n_parts > 1) {
+      ctx.ParallelFor(count, 0.5 * static_cast<double>(n_parts), [&](int64_t b, int64_t end) {
+        for (int64_t part = 1; part < n_parts; ++part) {
+          const float* add = gradient_of(part);
+          for (int64_t j = b; j < end; ++j) sum[j] += add[j];
+        }
+      });
+    }
+    if (e->filter.needed) {
+      PartBuffers reorder_scratch(ctx, 1, e->filter.scratchpad.get_size());
+      if (!reorder_scratch.ok()) return;
+      RunParts(ctx, 1, "filter reorder", [&](int64_t) {
+        RunHere(e->filter.primitive, e->filter.scratchpad, reorder_scratch.at(0),
+                {{DNNL_ARG_FROM, Wrap(e->filter.from, sum)}, {DNNL_ARG_TO, Wrap(e->filter.to, dw)}});
+      });
+    }
+  }
+
+ private:
+  ConvAttrs attrs_;
+  PrimitiveCache<SplitConvEntry<dnnl::primitive>> cache_;
+};
+
+}  // namespace
+
+void RegisterConvKernels(tgraph::plugin::Init& init) {
+  using tgraph::plugin::KernelBuilder;
+  init.Kernel<Conv2DOp>(
+      KernelBuilder("Conv2D", "CPU").TypeConstraint("T", TG_FLOAT).Priority(kOneDnnPriority));
+  init.Kernel<Conv2DBackpropInputOp>(KernelBuilder("Conv2DBackpropInput", "CPU")
+                                         .TypeConstraint("T", TG_FLOAT)
+                                         .HostMemory("input_sizes")
+                                         .Priority(kOneDnnPriority));
+  init.Kernel<Conv2DBackpropFilterOp>(KernelBuilder("Conv2DBackpropFilter", "CPU")
+                                          .TypeConstraint("T", TG_FLOAT)
+                                          .HostMemory("filter_sizes")
+                                          .Priority(kOneDnnPriority));
+}
+
+}  // namespace tgraph_onednn

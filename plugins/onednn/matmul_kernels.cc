@@ -1,0 +1,365 @@
+// MatMul and BatchMatMulV2 (fp32) on oneDNN's matmul primitive.
+//
+// The transposes never copy anything: a transposed operand is described to oneDNN by its
+// strides (a [K, M] buffer read as the [M, K] matrix with strides {1, M}). Work is split over
+// the intra-op pool as dnnl_context.h explains: MatMul by rows of the product, BatchMatMulV2
+// by ranges of batch elements. BatchMatMulV2's broadcasting of the batch dimensions is
+// oneDNN's own when one operand has a single matrix (a batch dimension of 1); other
+// broadcasts (and any case oneDNN's batched matmul declines) run as one 2-D product per
+// output matrix, so every shape the Eigen kernel accepts works here too. Checks and messages
+// are the Eigen kernels'.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "dnnl_context.h"
+#include "nn_common.h"
+
+namespace tgraph_onednn {
+namespace {
+
+using dnnl::memory;
+using tgraph::plugin::Construction;
+using tgraph::plugin::Context;
+using tgraph_cpu::nn::ShapeString;
+
+// One matmul primitive and the descriptors to wrap buffers with.
+struct MatMulPrim {
+  dnnl::matmul primitive;
+  memory::desc src, weights, dst, scratchpad;
+};
+
+// `batch` matrices (0: a plain 2-D matrix) of rows x cols with the given element strides,
+// consecutive matrices `matrix_stride` apart.
+memory::desc Matrices(int64_t batch, int64_t rows, int64_t cols, int64_t row_stride,
+                      int64_t col_stride, int64_t matrix_stride,
+                      memory::data_type type = memory::data_type::f32) {
+  if (batch == 0) return memory::desc({rows, cols}, type, {row_stride, col_stride});
+  return memory::desc({batch, rows, cols}, type, {matrix_stride, row_stride, col_stride});
+}
+
+// An operand stored as contiguous [stored_rows, stored_cols] matrices, read transposed when
+// `transpose`, `rows` of its logical rows taken (its first logical dim).
+memory::desc Operand(int64_t batch, int64_t rows, int64_t stored_rows, int64_t stored_cols,
+                     bool transpose, memory::data_type type = memory::data_type::f32) {
+  const int64_t cols = transpose ? stored_rows : stored_cols;
+  return transpose ? Matrices(batch, rows, cols, 1, stored_cols, stored_rows * stored_cols, type)
+                   : Matrices(batch, rows, cols, stored_cols, 1, stored_rows * stored_cols, type);
+}
+
+// bfloat16 as stored in a tensor: the upper half of a float's bits (oneDNN's bf16).
+struct BFloat16 {
+  uint16_t bits;
+};
+
+template <typename T>
+constexpr memory::data_type kDnnlType = memory::data_type::f32;
+template <>
+constexpr memory::data_type kDnnlType<BFloat16> = memory::data_type::bf16;
+
+MatMulPrim MakeMatMul(const memory::desc& src, const memory::desc& weights,
+                      const memory::desc& dst) {
+  OneThreadScope one_thread;
+  const dnnl::matmul::desc desc(src, weights, dst);
+  const dnnl::matmul::primitive_desc pd(desc, UserScratchpadAttr(), CpuEngine());
+  return MatMulPrim{dnnl::matmul(pd), src, weights, dst, pd.scratchpad_desc()};
+}
+
+void RunMatMul(const MatMulPrim& p, const void* a, const void* b, void* out, void* scratch) {
+  RunHere(p.primitive, p.scratchpad, scratch,
+          {{DNNL_ARG_SRC, Wrap(p.src, a)},
+           {DNNL_ARG_WEIGHTS, Wrap(p.weights, b)},
+           {DNNL_ARG_DST, Wrap(p.dst, out)}});
+}
+
+// A part of a product has at least this many rows (or columns, split when the product has
+// few rows), so that each part keeps oneDNN's register blocking busy.
+constexpr int64_t kMinPartRows = 16;
+constexpr int64_t kMinPartColumns = 64;
+
+// The primitives of a call split in parts: one for the parts of the full size and one for
+// the last, shorter part (the same when the split is even).
+struct SplitMatMul {
+  Split split;
+  MatMulPrim main, last;
+  size_t ScratchBytes() const {
+    return std::max(main.scratchpad.get_size(), last.scratchpad.get_size());
+  }
+  const MatMulPrim& For(int64_t part) const { return part == split.parts - 1 ? last : main; }
+};
+
+// T: float, or BFloat16 (products accumulated in float by oneDNN, the result rounded to
+// bfloat16 once, as the Eigen kernel does).
+template <typename T>
+class MatMulOp {
+ public:
+  explicit MatMulOp(Construction& c) {
+    if (!c.GetAttr("transpose_a", &trans_a_)) return;
+    c.GetAttr("transpose_b", &trans_b_);
+  }
+
+  void Compute(Context& ctx) {
+    const auto a = ctx.input(0);
+    const auto b = ctx.input(1);
+    if (a.rank() != 2 || b.rank() != 2) {
+      ctx.Fail(TG_INVALID_ARGUMENT, "MatMul needs 2-D inputs, got shapes " + ShapeString(a.dims()) +
+                                        " and " + ShapeString(b.dims()));
+      return;
+    }
+    const int64_t a_rows = a.dim(0), a_cols = a.dim(1), b_rows = b.dim(0), b_cols = b.dim(1);
+    const int64_t m = trans_a_ ? a_cols : a_rows;
+    const int64_t k = trans_a_ ? a_rows : a_cols;
+    const int64_t k_b = trans_b_ ? b_cols : b_rows;
+    const int64_t n = trans_b_ ? b_rows : b_cols;
+    if (k != k_b) {
+      ctx.Fail(TG_INVALID_ARGUMENT, "Matrix size-incompatible: In[0]: " + ShapeString(a.dims()) +
+                                        ", In[1]: " + ShapeString(b.dims()) +
+                                        " (transpose_a=" + (trans_a_ ? "true" : "false") +
+                                        ", transpose_b=" + (trans_b_ ? "true" : "false") + ")");
+      return;
+    }
+    auto out = ctx.AllocateOutput(0, {m, n});
+    if (!ctx.ok() || m == 0 || n == 0) return;
+    T* o = out.mutable_data<T>();
+    if (k == 0) {
+      std::fill(o, o + m * n, T{});
+      return;
+    }
+    const double work = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+    // Parts are row ranges of A and of the product (B read whole by each), or, for a
+    // product of few rows, column ranges of B and of the product (A read whole by each).
+    const int parts = PartsFor(ctx, work, std::max(m, n / kMinPartColumns));
+    const bool by_columns = m < parts * kMinPartRows && n > m;
+    std::shared_ptr<const SplitMatMul> e;
+    try {
+      e = cache_.Get({m, k, n, parts, by_columns}, [&] {
+        SplitMatMul sm;
+        sm.split = Split::Of(by_columns ? n : m, parts);
+        auto make = [&](int64_t len) {
+          if (!by_columns) {
+            return MakeMatMul(Operand(0, len, a_rows, a_cols, trans_a_, kType),
+                              Operand(0, k, b_rows, b_cols, trans_b_, kType),
+                              Matrices(0, len, n, n, 1, 0, kType));
+          }
+          // B's columns [c0, c0 + len): of a [K, N] buffer, or rows of a stored [N, K] one.
+          return MakeMatMul(Operand(0, m, a_rows, a_cols, trans_a_, kType),
+                            trans_b_ ? Matrices(0, k, len, 1, b_cols, 0, kType)
+                                     : Matrices(0, k, len, b_cols, 1, 0, kType),
+                            Matrices(0, m, len, n, 1, 0, kType));
+        };
+        sm.main = make(sm.split.size);
+        sm.last = sm.split.last == sm.split.size ? sm.main : make(sm.split.last);
+        return sm;
+      });
+    } catch (const dnnl::error& err) {
+      FailWith(ctx, "matmul creation", err);
+      return;
+    }
+    PartBuffers scratch(ctx, e->split.parts, e->ScratchBytes());
+    if (!scratch.ok()) return;
+    const T* pa = a.data<T>();
+    const T* pb = b.data<T>();
+    RunParts(ctx, e->split.parts, "matmul", [&](int64_t i) {
+      const int64_t start = e->split.begin(i);
+      if (by_columns) {
+        RunMatMul(e->For(i), pa, pb + (trans_b_ ? start * b_cols : start), o + start, scratch.at(i));
+        return;
+      }
+      // Row `start` of op(A): row `start` of A, or column `start` of the stored [K, M] matrix.
+      RunMatMul(e->For(i), pa + (trans_a_ ? start : start * a_cols), pb, o + start * n,
+                scratch.at(i));
+    });
+  }
+
+ private:
+  static constexpr memory::data_type kType = kDnnlType<T>;
+  bool trans_a_ = false;
+  bool trans_b_ = false;
+  PrimitiveCache<SplitMatMul> cache_;
+};
+
+// BatchMatMulV2's primitives: oneDNN's batched matmul over ranges of batch elements, or
+// (`per_matrix`) one 2-D product run once per output matrix (in `main`).
+struct BatchEntry {
+  bool per_matrix = false;
+  SplitMatMul matmul;
+};
+
+class BatchMatMulOp {
+ public:
+  explicit BatchMatMulOp(Construction& c) {
+    if (!c.GetAttr("adj_x", &adj_x_)) return;
+    c.GetAttr("adj_y", &adj_y_);
+  }
+
+  void Compute(Context& ctx) {
+    const auto x = ctx.input(0);
+    const auto y = ctx.input(1);
+    const std::vector<int64_t> xd = x.dims(), yd = y.dims();
+    if (xd.size() < 2 || yd.size() < 2) {
+      ctx.Fail(TG_INVALID_ARGUMENT, "BatchMatMulV2 needs inputs of rank >= 2, got shapes " +
+                                        ShapeString(xd) + " and " + ShapeString(yd));
+      return;
+    }
+    const size_t rx = xd.size(), ry = yd.size();
+    const int64_t x_rows = xd[rx - 2], x_cols = xd[rx - 1];
+    const int64_t y_rows = yd[ry - 2], y_cols = yd[ry - 1];
+    const int64_t m = adj_x_ ? x_cols : x_rows;
+    const int64_t k = adj_x_ ? x_rows : x_cols;
+    const int64_t k_y = adj_y_ ? y_cols : y_rows;
+    const int64_t n = adj_y_ ? y_rows : y_cols;
+    if (k != k_y) {
+      ctx.Fail(TG_INVALID_ARGUMENT, "Matrix size-incompatible: In[0]: " + ShapeString(xd) +
+                                        ", In[1]: " + ShapeString(yd) +
+                                        " (adj_x=" + (adj_x_ ? "true" : "false") +
+                                        ", adj_y=" + (adj_y_ ? "true" : "false") + ")");
+      return;
+    }
+    // Broadcast the batch dims, aligned from the right.
+    const size_t bx = rx - 2, by = ry - 2, rank = std::max(bx, by);
+    std::vector<int64_t> out_batch(rank), x_batch(rank, 1), y_batch(rank, 1);
+    for (size_t i = 0; i < bx; ++i) x_batch[rank - bx + i] = xd[i];
+    for (size_t i = 0; i < by; ++i) y_batch[rank - by + i] = yd[i];
+    for (size_t i = 0; i < rank; ++i) {
+      const int64_t p = x_batch[i], q = y_batch[i];
+      if (p != q && p != 1 && q != 1) {
+        ctx.Fail(TG_INVALID_ARGUMENT, "batch dimensions of " + ShapeString(xd) + " and " +
+                                          ShapeString(yd) + " do not broadcast");
+        return;
+      }
+      out_batch[i] = p == 1 ? q : p;
+    }
+    int64_t batches = 1;
+    for (int64_t d : out_batch) batches *= d;
+    std::vector<int64_t> out_dims = out_batch;
+    out_dims.push_back(m);
+    out_dims.push_back(n);
+    auto out = ctx.AllocateOutput(0, out_dims);
+    if (!ctx.ok() || batches == 0 || m == 0 || n == 0) return;
+    float* o = out.mutable_data<float>();
+    if (k == 0) {
+      std::fill(o, o + batches * m * n, 0.0f);
+      return;
+    }
+    const double work = static_cast<double>(batches) * static_cast<double>(m) *
+                        static_cast<double>(n) * static_cast<double>(k);
+    const int parts = PartsFor(ctx, work, batches);
+    // Each operand holds a matrix per output matrix (`full`) or a single one (`single`);
+    // anything else broadcasts some batch dims only and runs per matrix.
+    const bool x_full = x_batch == out_batch, y_full = y_batch == out_batch;
+    const bool x_single = std::all_of(x_batch.begin(), x_batch.end(), [](int64_t d) { return d == 1; });
+    const bool y_single = std::all_of(y_batch.begin(), y_batch.end(), [](int64_t d) { return d == 1; });
+    // The key: the part count, then both operands' dims (they fix the output's).
+    std::vector<int64_t> key = {parts, static_cast<int64_t>(rx)};
+    key.insert(key.end(), xd.begin(), xd.end());
+    key.insert(key.end(), yd.begin(), yd.end());
+    std::shared_ptr<const BatchEntry> entry;
+    try {
+      entry = cache_.Get(key, [&] {
+        BatchEntry e;
+        e.matmul.split = Split::Of(batches, parts);
+        if ((x_full || x_single) && (y_full || y_single)) {
+          auto make = [&](int64_t nb) {
+            return MakeMatMul(Operand(x_full ? nb : 1, m, x_rows, x_cols, adj_x_),
+                              Operand(y_full ? nb : 1, k, y_rows, y_cols, adj_y_),
+                              Matrices(nb, m, n, n, 1, m * n));
+          };
+          try {
+            e.matmul.main = make(e.matmul.split.size);
+            e.matmul.last = e.matmul.split.last == e.matmul.split.size
+                                ? e.matmul.main
+                                : make(e.matmul.split.last);
+            return e;
+          } catch (const dnnl::error&) {
+            // Declined: one 2-D product per output matrix below.
+          }
+        }
+        e.per_matrix = true;
+        e.matmul.main = MakeMatMul(Operand(0, m, x_rows, x_cols, adj_x_),
+                                   Operand(0, k, y_rows, y_cols, adj_y_), Matrices(0, m, n, n, 1, 0));
+        e.matmul.last = e.matmul.main;
+        return e;
+      });
+    } catch (const dnnl::error& e) {
+      FailWith(ctx, "matmul creation", e);
+      return;
+    }
+    const SplitMatMul& sm = entry->matmul;
+    PartBuffers scratch(ctx, sm.split.parts, sm.ScratchBytes());
+    if (!scratch.ok()) return;
+    const float* px = x.data<float>();
+    const float* py = y.data<float>();
+    const int64_t x_size = x_rows * x_cols, y_size = y_rows * y_cols, o_size = m * n;
+    if (!entry->per_matrix) {
+      RunParts(ctx, sm.split.parts, "batched matmul", [&](int64_t i) {
+        const int64_t b0 = sm.split.begin(i);
+        RunMatMul(sm.For(i), px + (x_full ? b0 * x_size : 0), py + (y_full ? b0 * y_size : 0),
+                  o + b0 * o_size, scratch.at(i));
+      });
+      return;
+    }
+    // Each output matrix's x and y (in matrices), walking the broadcast batch index.
+    std::vector<int64_t> x_index(static_cast<size_t>(batches)), y_index(x_index.size());
+    {
+      std::vector<int64_t> idx(rank, 0);
+      for (int64_t b = 0; b < batches; ++b) {
+        int64_t xi = 0, yi = 0;
+        for (size_t d = 0; d < rank; ++d) {
+          xi = xi * x_batch[d] + (x_batch[d] == 1 ? 0 : idx[d]);
+          yi = yi * y_batch[d] + (y_batch[d] == 1 ? 0 : idx[d]);
+        }
+        x_index[static_cast<size_t>(b)] = xi;
+        y_index[static_cast<size_t>(b)] = yi;
+        for (size_t d = rank; d-- > 0;) {
+          if (++idx[d] < out_batch[d]) break;
+          idx[d] = 0;
+        }
+      }
+    }
+    RunParts(ctx, sm.split.parts, "matmul", [&](int64_t i) {
+      for (int64_t b = sm.split.begin(i); b < sm.split.begin(i) + sm.split.length(i); ++b) {
+        const size_t bi = static_cast<size_t>(b);
+        RunMatMul(sm.main, px + x_index[bi] * x_size, py + y_index[bi] * y_size, o + b * o_size,
+                  scratch.at(i));
+      }
+    });
+  }
+
+ private:
+  bool adj_x_ = false;
+  bool adj_y_ = false;
+  PrimitiveCache<BatchEntry> cache_;
+};
+
+}  // namespace
+
+bool BFloat16MatMulRuns() {
+  try {
+    const memory::desc md({16, 16}, memory::data_type::bf16, memory::format_tag::ab);
+    MakeMatMul(md, md, md);
+    // The ISA values are nested bit sets: each includes the bits of those it extends.
+    const auto isa = static_cast<unsigned>(dnnl::get_effective_cpu_isa());
+    const auto bf16 = static_cast<unsigned>(dnnl::cpu_isa::avx512_core_bf16);
+    return (isa & bf16) == bf16;
+  } catch (const dnnl::error&) {
+    return false;
+  }
+}
+
+void RegisterMatMulKernels(tgraph::plugin::Init& init) {
+  init.Kernel<MatMulOp<float>>(tgraph::plugin::KernelBuilder("MatMul", "CPU")
+                                   .TypeConstraint("T", TG_FLOAT)
+                                   .Priority(kOneDnnPriority));
+  // bfloat16 only where the CPU computes it natively (AVX512_BF16 or AMX): elsewhere
+  // oneDNN would emulate it, and the Eigen kernel (widen, multiply in float) stays.
+  if (BFloat16MatMulRuns()) {
+    init.Kernel<MatMulOp<BFloat16>>(tgraph::plugin::KernelBuilder("MatMul", "CPU")
+                                        .TypeConstraint("T", TG_BFLOAT16)
+                                        .Priority(kOneDnnPriority));
+  }
+  init.Kernel<BatchMatMulOp>(tgraph::plugin::KernelBuilder("BatchMatMulV2", "CPU")
+                                 .TypeConstraint("T", TG_FLOAT)
+                                 .Priority(kOneDnnPriority));
+}
+
+}  // namespace tgraph_onednn

@@ -1,0 +1,220 @@
+// The oneDNN Conv2D, Conv2DBackpropInput and Conv2DBackpropFilter kernels against the Eigen
+// ones: random geometries (odd sizes, batch 1, strides, dilations, SAME / VALID / asymmetric
+// EXPLICIT padding), 1x1 and whole-image windows, empty tensors, and bad attrs or shapes
+// failing alike.
+#include <random>
+
+#include "onednn_test_util.h"
+
+namespace tgraph::onednn_test {
+namespace {
+
+struct Conv {
+  int64_t batch = 1, h = 5, w = 5, c = 3, kh = 3, kw = 3, oc = 4;
+  int64_t sh = 1, sw = 1, dh = 1, dw = 1;
+  std::string padding = "SAME";
+  std::vector<int64_t> pads;  // explicit_paddings (8 values) for EXPLICIT
+
+  std::string Describe() const {
+    return Str("input ", DimsString({batch, h, w, c}), " filter ", DimsString({kh, kw, c, oc}),
+               " strides ", sh, ",", sw, " dilations ", dh, ",", dw, " ", padding, " ",
+               DimsString(pads));
+  }
+  AttrMap Attrs() const {
+    return {{"strides", AttrOfIntList({1, sh, sw, 1})},
+            {"dilations", AttrOfIntList({1, dh, dw, 1})},
+            {"padding", AttrOfString(padding)},
+            {"explicit_paddings", AttrOfIntList(pads)},
+            {"data_format", AttrOfString("NHWC")}};
+  }
+  // The output size of one spatial dim (as TensorFlow computes it); -1 when negative.
+  int64_t Out(int64_t in, int64_t k, int64_t s, int64_t d, int64_t before, int64_t after) const {
+    const int64_t eff = (k - 1) * d + 1;
+    if (padding == "SAME") return (in + s - 1) / s;
+    const int64_t num = in + before + after - eff + s;
+    return num < 0 ? -1 : num / s;
+  }
+  int64_t OutH() const { return Out(h, kh, sh, dh, Pad(2), Pad(3)); }
+  int64_t OutW() const { return Out(w, kw, sw, dw, Pad(4), Pad(5)); }
+  int64_t Pad(size_t i) const { return pads.empty() ? 0 : pads[i]; }
+};
+
+Conv Geometry(int64_t batch, int64_t h, int64_t w, int64_t c, int64_t kh, int64_t kw,
+              int64_t oc) {
+  Conv g;
+  g.batch = batch;
+  g.h = h;
+  g.w = w;
+  g.c = c;
+  g.kh = kh;
+  g.kw = kw;
+  g.oc = oc;
+  return g;
+}
+
+// All three ops for one geometry (the gradients only where the forward output exists).
+void CheckConv(const Conv& c, uint32_t seed) {
+  const std::string what = c.Describe();
+  const int64_t oh = c.OutH(), ow = c.OutW();
+  const bool has_output = oh >= 0 && ow >= 0;  // else the shape function would refuse it
+  {
+    TwoKernelNode fwd("Conv2D",
+                      {In(RandomFloats({c.batch, c.h, c.w, c.c}, seed)),
+                       In(RandomFloats({c.kh, c.kw, c.c, c.oc}, seed + 1))},
+                      c.Attrs(), has_output);
+    fwd.ExpectSame(c.kh * c.kw * c.c, Str("Conv2D ", what));
+  }
+  if (!has_output) return;
+  const std::vector<int64_t> out = {c.batch, oh, ow, c.oc};
+  {
+    TwoKernelNode input_grad("Conv2DBackpropInput",
+                             {ConstIn(Int32s({c.batch, c.h, c.w, c.c})),
+                              In(RandomFloats({c.kh, c.kw, c.c, c.oc}, seed + 2)),
+                              In(RandomFloats(out, seed + 3))},
+                             c.Attrs());
+    input_grad.ExpectSame(c.kh * c.kw * c.oc, Str("Conv2DBackpropInput ", what));
+  }
+  {
+    TwoKernelNode filter_grad("Conv2DBackpropFilter",
+                              {In(RandomFloats({c.batch, c.h, c.w, c.c}, seed + 4)),
+                               ConstIn(Int32s({c.kh, c.kw, c.c, c.oc})),
+                               In(RandomFloats(out, seed + 5))},
+                              c.Attrs());
+    filter_grad.ExpectSame(c.batch * oh * ow, Str("Conv2DBackpropFilter ", what));
+  }
+}
+
+TEST(OneDnnConvTest, RandomGeometries) {
+  std::mt19937 gen(11);
+  auto pick = [&](std::initializer_list<int64_t> v) {
+    return *(v.begin() + std::uniform_int_distribution<size_t>(0, v.size() - 1)(gen));
+  };
+  for (int i = 0; i < 40; ++i) {
+    Conv c;
+    c.batch = pick({1, 1, 2, 3});
+    c.h = pick({1, 4, 5, 7, 9, 12});
+    c.w = pick({1, 3, 5, 8, 11});
+    c.c = pick({1, 2, 3, 8, 17});
+    c.kh = pick({1, 2, 3, 5});
+    c.kw = pick({1, 2, 3, 4});
+    c.oc = pick({1, 3, 8, 16});
+    c.sh = pick({1, 1, 2, 3});
+    c.sw = pick({1, 2, 3});
+    c.dh = pick({1, 1, 2});
+    c.dw = pick({1, 2, 3});
+    switch (i % 3) {
+      case 0: c.padding = "SAME"; break;
+      case 1: c.padding = "VALID"; break;
+      default:
+        c.padding = "EXPLICIT";
+        c.pads = {0, 0, pick({0, 1, 2}), pick({0, 1, 3}), pick({0, 2}), pick({0, 1}), 0, 0};
+    }
+    // VALID windows larger than the image have no output: the forward op fails alike,
+    // the gradients are skipped.
+    CheckConv(c, 1000 + 10 * static_cast<uint32_t>(i));
+  }
+}
+
+TEST(OneDnnConvTest, SpecialWindows) {
+  Conv one_by_one = Geometry(2, 6, 7, 5, 1, 1, 9);  // the input already is the patch matrix
+  one_by_one.padding = "VALID";
+  CheckConv(one_by_one, 1);
+  Conv whole = Geometry(3, 4, 5, 2, 4, 5, 6);  // one window covering each image
+  whole.padding = "VALID";
+  CheckConv(whole, 11);
+  Conv strided_1x1 = Geometry(1, 7, 7, 4, 1, 1, 3);
+  strided_1x1.sh = strided_1x1.sw = 2;
+  CheckConv(strided_1x1, 21);
+  Conv bigger_than_image = Geometry(1, 3, 3, 2, 5, 5, 2);  // SAME pads a 5x5 window over a 3x3 image
+  CheckConv(bigger_than_image, 31);
+  Conv wide_pads = Geometry(1, 4, 4, 2, 2, 2, 3);
+  wide_pads.padding = "EXPLICIT";
+  wide_pads.pads = {0, 0, 3, 0, 0, 4, 0, 0};  // more padding than the window is wide
+  CheckConv(wide_pads, 41);
+}
+
+TEST(OneDnnConvTest, LargerThanTheOneThreadBound) {
+  Conv c = Geometry(4, 28, 28, 16, 3, 3, 32);
+  CheckConv(c, 51);
+  Conv odd_batch = Geometry(3, 12, 12, 16, 3, 3, 32);  // split 2 + 1
+  CheckConv(odd_batch, 56);
+  Conv strided = Geometry(2, 17, 19, 8, 5, 5, 24);
+  strided.sh = 2;
+  strided.sw = 3;
+  strided.dh = 2;
+  strided.padding = "VALID";
+  CheckConv(strided, 61);
+}
+
+// One image large enough to be split: the forward op and the filter gradient run as bands
+// of output rows, each with the padding that falls inside it.
+TEST(OneDnnConvTest, OneImageSplitIntoRowBands) {
+  Conv same = Geometry(1, 29, 23, 16, 3, 3, 32);
+  CheckConv(same, 201);
+  Conv strided = Geometry(1, 30, 17, 8, 5, 4, 24);
+  strided.sh = 2;
+  strided.dh = 2;
+  strided.padding = "VALID";
+  CheckConv(strided, 211);
+  Conv padded = Geometry(1, 21, 21, 12, 3, 3, 20);
+  padded.padding = "EXPLICIT";
+  padded.pads = {0, 0, 4, 1, 2, 3, 0, 0};  // more padding at the top than the window reaches
+  padded.sh = 3;
+  CheckConv(padded, 221);
+  Conv big_window = Geometry(1, 9, 40, 16, 7, 3, 16);  // few rows, tall window, SAME
+  CheckConv(big_window, 231);
+}
+
+TEST(OneDnnConvTest, EmptyTensors) {
+  Conv no_batch = Geometry(0, 5, 5, 3, 3, 3, 4);
+  CheckConv(no_batch, 71);
+  Conv no_filters = Geometry(2, 5, 5, 3, 3, 3, 0);
+  CheckConv(no_filters, 81);
+  Conv no_rows = Geometry(2, 0, 5, 3, 1, 3, 4);
+  no_rows.padding = "VALID";
+  CheckConv(no_rows, 91);
+  Conv zero_output = Geometry(1, 2, 5, 3, 3, 3, 4);  // VALID 3-high window, stride 2, 2-high image
+  zero_output.padding = "VALID";
+  zero_output.sh = 2;
+  CheckConv(zero_output, 101);
+}
+
+TEST(OneDnnConvTest, BadInputsFailAlike) {
+  // NCHW: refused at kernel creation by both.
+  Conv c;
+  AttrMap nchw = c.Attrs();
+  nchw["data_format"] = AttrOfString("NCHW");
+  TwoKernelNode fmt("Conv2D", {In(RandomFloats({1, 3, 5, 5}, 1)), In(RandomFloats({3, 3, 3, 4}, 2))},
+                    nchw, /*known_shapes=*/false);
+  fmt.ExpectSame(27, "Conv2D NCHW");
+  // Depth mismatch, grouped depth, and a filter of the wrong rank, past the shape function.
+  for (const auto& [input, filter] : std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>>{
+           {{1, 5, 5, 3}, {3, 3, 4, 2}}, {{1, 5, 5, 4}, {3, 3, 2, 2}}, {{1, 5, 5, 3}, {3, 3, 3}}}) {
+    TwoKernelNode bad("Conv2D", {In(RandomFloats(input, 3)), In(RandomFloats(filter, 4))},
+                      c.Attrs(), /*known_shapes=*/false);
+    bad.ExpectSame(27, Str("Conv2D ", DimsString(input), " ", DimsString(filter)));
+  }
+  // out_backprop of the wrong shape.
+  TwoKernelNode grad("Conv2DBackpropInput",
+                     {ConstIn(Int32s({1, 5, 5, 3})), In(RandomFloats({3, 3, 3, 4}, 5)),
+                      In(RandomFloats({1, 4, 5, 4}, 6))},
+                     c.Attrs(), /*known_shapes=*/false);
+  grad.ExpectSame(36, "Conv2DBackpropInput with a wrong out_backprop");
+  TwoKernelNode filter_grad("Conv2DBackpropFilter",
+                            {In(RandomFloats({1, 5, 5, 3}, 7)), ConstIn(Int32s({3, 3, 3, 4})),
+                             In(RandomFloats({1, 5, 6, 4}, 8))},
+                            c.Attrs(), /*known_shapes=*/false);
+  filter_grad.ExpectSame(25, "Conv2DBackpropFilter with a wrong out_backprop");
+}
+
+TEST(OneDnnConvTest, InputSizesOfHeightAndWidthOnly) {
+  Conv c = Geometry(2, 6, 5, 3, 3, 2, 4);
+  TwoKernelNode node("Conv2DBackpropInput",
+                     {ConstIn(Int32s({6, 5})), In(RandomFloats({3, 2, 3, 4}, 1)),
+                      In(RandomFloats({2, 6, 5, 4}, 2))},
+                     c.Attrs());
+  node.ExpectSame(24, "Conv2DBackpropInput with input_sizes [6, 5]");
+}
+
+}  // namespace
+}  // namespace tgraph::onednn_test

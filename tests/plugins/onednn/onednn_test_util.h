@@ -1,0 +1,215 @@
+// Runs one node twice, on the oneDNN plugin's kernel and on the CPU plugin's Eigen kernel that
+// it outranks (KernelRunner::CreateWithKernel picks each by plugin), from the same inputs,
+// and compares: both fail alike (code and message) or both succeed with the same shapes and
+// values within fp32 tolerance. Each node runs inline and on a two-thread intra-op pool.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "core/exec/kernel_runner.h"
+#include "core/exec/thread_pool.h"
+#include "core/graph/attr_value_util.h"
+#include "core/graph/graph.h"
+#include "core/plugin/plugin_loader.h"
+#include "core/plugin/registry.h"
+
+namespace tgraph::onednn_test {
+
+// Loads the CPU plugin, then the oneDNN plugin (once per process).
+inline void LoadPlugins() {
+  static const Status cpu = LoadPlugin(TGRAPH_CPU_PLUGIN_PATH).status();
+  ASSERT_TRUE(cpu.ok()) << cpu.ToString();
+  static const Status onednn = LoadPlugin(TGRAPH_ONEDNN_PLUGIN_PATH).status();
+  ASSERT_TRUE(onednn.ok()) << onednn.ToString();
+}
+
+// The CPU kernel for `op_type` with `attrs` that plugin `plugin` ("cpu", "onednn")
+// registered, or null.
+inline const KernelRegistration* KernelOf(const std::string& plugin, const std::string& op_type,
+                                          const AttrMap& attrs) {
+  for (const KernelRegistration* k : KernelRegistry::Global()->KernelsFor(op_type)) {
+    if (k->device_type == "CPU" && k->plugin != nullptr && k->plugin->name == plugin &&
+        k->Matches(attrs)) {
+      return k;
+    }
+  }
+  return nullptr;
+}
+
+inline ThreadPool* TwoThreadPool() {
+  static ThreadPool pool(2);
+  return &pool;
+}
+
+// Uniform values in [-1, 1).
+inline Tensor RandomFloats(std::vector<int64_t> dims, uint32_t seed) {
+  Tensor t = Tensor::Allocate(DT_FLOAT, std::move(dims)).value();
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  for (int64_t i = 0; i < t.NumElements(); ++i) t.flat<float>()[i] = dist(gen);
+  return t;
+}
+
+inline Tensor Int32s(const std::vector<int64_t>& values) {
+  Tensor t = Tensor::Allocate(DT_INT32, {static_cast<int64_t>(values.size())}).value();
+  for (size_t i = 0; i < values.size(); ++i) t.flat<int32_t>()[i] = static_cast<int32_t>(values[i]);
+  return t;
+}
+
+// Concatenates anything streamable (GCC 12 -O3 warns falsely on "literal" + std::string&&).
+template <typename... Parts>
+std::string Str(const Parts&... parts) {
+  std::ostringstream out;
+  (out << ... << parts);
+  return out.str();
+}
+
+inline std::string DimsString(const std::vector<int64_t>& dims) {
+  std::ostringstream out;
+  out << "[";
+  for (size_t i = 0; i < dims.size(); ++i) out << (i ? "," : "") << dims[i];
+  out << "]";
+  return out.str();
+}
+
+// One input of the node: a Placeholder fed `value`, or a Const of it (shape inputs).
+struct Arg {
+  Tensor value;
+  bool as_const = false;
+};
+inline Arg In(Tensor t) { return Arg{std::move(t), false}; }
+inline Arg ConstIn(Tensor t) { return Arg{std::move(t), true}; }
+
+struct Outcome {
+  Status status;
+  std::vector<Tensor> outputs;
+};
+
+// Element e of a float or bfloat16 tensor.
+inline double ValueAt(const Tensor& t, int64_t e) {
+  if (t.dtype() == DT_FLOAT) return t.flat<float>()[e];
+  const uint32_t bits = static_cast<uint32_t>(reinterpret_cast<const uint16_t*>(t.data())[e]) << 16;
+  float f = 0;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+class TwoKernelNode {
+ public:
+  // `known_shapes` false gives the Placeholders unknown shapes, so that bad shapes reach the
+  // kernels instead of being refused by the shape function.
+  TwoKernelNode(const std::string& op_type, std::vector<Arg> args, AttrMap attrs,
+                bool known_shapes = true, DataType dtype = DT_FLOAT) {
+    Build(op_type, std::move(args), std::move(attrs), known_shapes, dtype);
+  }
+
+  void Build(const std::string& op_type, std::vector<Arg> args, AttrMap attrs,
+             bool known_shapes, DataType dtype) {
+    LoadPlugins();
+    dtype_ = dtype;
+    attrs["T"] = AttrOfType(dtype);
+    NodeSpec spec;
+    spec.type = op_type;
+    spec.name = "node";
+    spec.attrs = attrs;
+    int k = 0;
+    for (Arg& a : args) {
+      NodeSpec producer;
+      producer.name = "input" + std::to_string(k++);
+      producer.type = a.as_const ? "Const" : "Placeholder";
+      producer.attrs["dtype"] = AttrOfType(a.value.dtype());
+      if (a.as_const) {
+        producer.attrs["value"] = AttrOfTensor(a.value);
+      } else {
+        producer.attrs["shape"] =
+            AttrOfShape(known_shapes ? a.value.shape() : PartialShape::Unknown());
+      }
+      auto op = graph_.AddOperation(std::move(producer));
+      ASSERT_TRUE(op.ok()) << op.status().ToString();
+      spec.inputs.push_back({{op.value()->output(0)}, false});
+      inputs_.push_back(a.value);
+    }
+    auto node = graph_.AddOperation(std::move(spec));
+    ASSERT_TRUE(node.ok()) << node.status().ToString();
+    node_ = node.value();
+    eigen_ = KernelOf("cpu", op_type, node_->attrs());
+    onednn_ = KernelOf("onednn", op_type, node_->attrs());
+    ASSERT_NE(eigen_, nullptr) << "no Eigen kernel for " << op_type;
+    ASSERT_NE(onednn_, nullptr) << "no oneDNN kernel for " << op_type;
+    // The oneDNN kernel is the one sessions pick.
+    ASSERT_EQ(KernelRegistry::Global()->FindOrNull(op_type, node_->attrs(), "CPU"), onednn_);
+    ready_ = true;
+  }
+
+  static Outcome RunWith(const Operation& node, const KernelRegistration& kernel,
+                         const std::vector<Tensor>& inputs, ThreadPool* pool, int runs) {
+    Outcome o;
+    auto runner = KernelRunner::CreateWithKernel(node, kernel, pool);
+    if (!runner.ok()) {
+      o.status = runner.status();
+      return o;
+    }
+    // Later runs reuse the kernel's cached primitive; they must give the same result.
+    for (int i = 0; i < runs && o.status.ok(); ++i) {
+      o.outputs.clear();
+      o.status = runner.value()->Run(inputs, &o.outputs);
+    }
+    return o;
+  }
+
+  // Both kernels, inline and on the pool; `reduction` is the length of the sums each output
+  // element is (the tolerance grows with it).
+  void ExpectSame(int64_t reduction, const std::string& what) {
+    ASSERT_TRUE(ready_) << what << ": the node was not built";
+    for (ThreadPool* pool : {static_cast<ThreadPool*>(nullptr), TwoThreadPool()}) {
+      SCOPED_TRACE(Str(what, pool ? " (pool)" : " (inline)"));
+      const Outcome want = RunWith(*node_, *eigen_, inputs_, pool, 1);
+      const Outcome got = RunWith(*node_, *onednn_, inputs_, pool, 2);
+      ASSERT_EQ(got.status.code(), want.status.code()) << "oneDNN: " << got.status.ToString()
+                                                       << "\nEigen: " << want.status.ToString();
+      EXPECT_EQ(got.status.message(), want.status.message());
+      if (!want.status.ok()) continue;
+      ASSERT_EQ(got.outputs.size(), want.outputs.size());
+      for (size_t i = 0; i < want.outputs.size(); ++i) {
+        const Tensor& w = want.outputs[i];
+        const Tensor& g = got.outputs[i];
+        ASSERT_EQ(g.dtype(), dtype_);
+        ASSERT_EQ(g.dims(), w.dims());
+        // Inputs are in [-1, 1]: each sum has at most `reduction` terms of magnitude <= 1,
+        // and two fp32 summation orders differ by a few ulps of that bound; a bfloat16 result
+        // is rounded once more, by up to one step (2^-8 relative) of that bound.
+        const double per_term = dtype_ == DT_BFLOAT16 ? 1.0 / 128 : 1e-6;
+        const double tol = per_term * static_cast<double>(std::max<int64_t>(reduction, 1)) + 1e-6;
+        int64_t bad = 0;
+        for (int64_t e = 0; e < w.NumElements(); ++e) {
+          const double gv = ValueAt(g, e), wv = ValueAt(w, e);
+          if (!(std::abs(gv - wv) <= tol) && bad++ < 5) {
+            ADD_FAILURE() << "element " << e << ": oneDNN " << gv << ", Eigen " << wv
+                          << " (tolerance " << tol << ")";
+          }
+        }
+        EXPECT_EQ(bad, 0) << "elements differing";
+      }
+    }
+  }
+
+ private:
+  Graph graph_;
+  Operation* node_ = nullptr;
+  const KernelRegistration* eigen_ = nullptr;
+  const KernelRegistration* onednn_ = nullptr;
+  std::vector<Tensor> inputs_;
+  DataType dtype_ = DT_FLOAT;
+  bool ready_ = false;
+};
+
+}  // namespace tgraph::onednn_test
