@@ -398,6 +398,83 @@ Status TensorArrayGradV3(const CoreKernelIo& io) {
   return PassFlow(io, 1, 1);
 }
 
+// ---- Stack ----
+
+struct StackState {
+  std::mutex mu;
+  DataType dtype = DT_INVALID;
+  int64_t max_size = -1;
+  std::string name;
+  bool closed = false;
+  std::vector<Tensor> items;
+};
+
+struct StackHandle : HostObject {
+  std::shared_ptr<StackState> stack;
+};
+
+StatusOr<std::shared_ptr<StackState>> StackOf(const CoreKernelIo& io) {
+  auto* h = ObjectOf<StackHandle>(io.in(0), DT_RESOURCE);
+  if (h == nullptr || !h->stack) return InvalidArgument("input 0 is not a stack handle");
+  if (h->stack->closed) return InvalidArgument("Stack[", h->stack->name, "] has already been closed.");
+  return h->stack;
+}
+
+Status StackV2(const CoreKernelIo& io) {
+  TG_ASSIGN_OR_RETURN(int64_t max_size, ScalarInt(io, 0, "max_size"));
+  auto stack = std::make_shared<StackState>();
+  TG_ASSIGN_OR_RETURN(stack->dtype, AttrType(io, "elem_type"));
+  TG_ASSIGN_OR_RETURN(const tf::AttrValue* name, Attr(io, "stack_name"));
+  stack->name = name->s().empty() ? io.op().name() : name->s();
+  stack->max_size = max_size;
+  auto h = std::make_unique<StackHandle>();
+  h->stack = std::move(stack);
+  TG_ASSIGN_OR_RETURN(Tensor handle, MakeObjectTensor(DT_RESOURCE, std::move(h)));
+  io.out(0, std::move(handle));
+  return Status::OK();
+}
+
+Status StackPushV2(const CoreKernelIo& io) {
+  TG_ASSIGN_OR_RETURN(auto stack, StackOf(io));
+  const Tensor& elem = io.in(1);
+  TG_ASSIGN_OR_RETURN(Tensor owned, OwnedCopy(elem));
+  {
+    std::lock_guard<std::mutex> lock(stack->mu);
+    if (elem.dtype() != stack->dtype) {
+      return InvalidArgument("Stack[", stack->name, "] holds ", DataTypeName(stack->dtype), ", not ",
+                             DataTypeName(elem.dtype()));
+    }
+    if (stack->max_size >= 0 && static_cast<int64_t>(stack->items.size()) >= stack->max_size) {
+      return InvalidArgument("Stack[", stack->name, "] overflowed its max_size (", stack->max_size, ")");
+    }
+    stack->items.push_back(owned);
+  }
+  io.out(0, std::move(owned));
+  return Status::OK();
+}
+
+Status StackPopV2(const CoreKernelIo& io) {
+  TG_ASSIGN_OR_RETURN(auto stack, StackOf(io));
+  TG_ASSIGN_OR_RETURN(DataType dtype, AttrType(io, "elem_type"));
+  std::lock_guard<std::mutex> lock(stack->mu);
+  if (dtype != stack->dtype) {
+    return InvalidArgument("Stack[", stack->name, "] holds ", DataTypeName(stack->dtype), ", not ",
+                           DataTypeName(dtype));
+  }
+  if (stack->items.empty()) return InvalidArgument("Stack[", stack->name, "] is empty.");
+  io.out(0, std::move(stack->items.back()));
+  stack->items.pop_back();
+  return Status::OK();
+}
+
+Status StackCloseV2(const CoreKernelIo& io) {
+  TG_ASSIGN_OR_RETURN(auto stack, StackOf(io));
+  std::lock_guard<std::mutex> lock(stack->mu);
+  stack->items.clear();
+  stack->closed = true;
+  return Status::OK();
+}
+
 // ---- TensorList ----
 
 struct TensorListValue : HostObject {
@@ -627,6 +704,10 @@ const std::vector<CoreKernel>& ListKernels() {
       {"TensorArrayConcatV3", TensorArrayConcatV3},
       {"TensorArraySplitV3", TensorArraySplitV3},
       {"TensorArrayGradV3", TensorArrayGradV3},
+      {"StackV2", StackV2},
+      {"StackPushV2", StackPushV2},
+      {"StackPopV2", StackPopV2},
+      {"StackCloseV2", StackCloseV2},
       {"TensorListReserve", TensorListReserve},
       {"EmptyTensorList", EmptyTensorList},
       {"TensorListFromTensor", TensorListFromTensor},

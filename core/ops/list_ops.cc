@@ -1,5 +1,6 @@
-// TensorArray (TF1's TensorArrayV3 family, a DT_RESOURCE handle with reference semantics)
-// and TensorList (TF2's lowered loops, a DT_VARIANT value) ops, with TensorFlow's names,
+// TensorArray (TF1's TensorArrayV3 family, a DT_RESOURCE handle with reference semantics),
+// Stack (StackV2 family: TF1's gradients of while loops keep forward values on them) and
+// TensorList (TF2's lowered loops, a DT_VARIANT value) ops, with TensorFlow's names,
 // arg names and attrs. The core runs their kernels (core/exec/list_kernels.cc): the values
 // they pass around are objects (core/exec/host_object.h), not elements a plugin could hold.
 #include "core/ops/standard_ops.h"
@@ -26,6 +27,11 @@ PartialShape Prepend(int64_t leading, const PartialShape& elem) {
   std::vector<int64_t> dims{leading};
   for (int i = 0; i < elem.rank(); ++i) dims.push_back(elem.dim(i));
   return PartialShape(std::move(dims));
+}
+
+Status HandleShape(InferenceContext& c) {
+  c.set_output(0, PartialShape({2}));
+  return Status::OK();
 }
 
 Status HandleAndFlowShape(InferenceContext& c) {
@@ -183,6 +189,39 @@ Status RegisterListOps(OpRegistry* registry) {
           .SetIsStateful()
           .SetShapeFn(HandleAndFlowShape)
           .Doc("The gradient array of `handle` for `source` (made on first use; writes add)."),
+      // ---- Stack (TF1) ----
+      OpDefBuilder("StackV2")
+          .Input("max_size: int32")
+          .Output("handle: resource")
+          .Attr("elem_type: type")
+          .Attr("stack_name: string = ''")
+          .SetIsStateful()
+          .SetShapeFn(HandleShape)
+          .Doc("A stack of at most `max_size` elements (no limit when negative)."),
+      OpDefBuilder("StackPushV2")
+          .Input("handle: resource")
+          .Input("elem: T")
+          .Output("output: T")
+          .Attr("T: type")
+          .Attr("swap_memory: bool = false")
+          .SetIsStateful()
+          .SetShapeFn([](InferenceContext& c) {
+            c.set_output(0, c.input_shape(1));
+            return Status::OK();
+          })
+          .Doc("Pushes `elem` and passes it on."),
+      OpDefBuilder("StackPopV2")
+          .Input("handle: resource")
+          .Output("elem: elem_type")
+          .Attr("elem_type: type")
+          .SetIsStateful()
+          .SetShapeFn(shape_fns::UnknownShape)
+          .Doc("Pops the element pushed last."),
+      OpDefBuilder("StackCloseV2")
+          .Input("handle: resource")
+          .SetIsStateful()
+          .SetShapeFn(shape_fns::UnknownShape)
+          .Doc("Frees the elements."),
       // ---- TensorList (TF2) ----
       OpDefBuilder("TensorListReserve")
           .Input("element_shape: shape_type")
