@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/autodiff/gradient_registry.h"
+#include "core/autodiff/list_grad.h"
 #include "core/exec/control_flow.h"
 
 namespace tgraph {
@@ -105,6 +106,7 @@ Status RegisterControlFlowGradients(GradientFunctionRegistry& registry) {
   keep(registry.Register("RefMerge", MergeGrad));
   keep(registry.Register("RefSwitch", SwitchGrad));
   keep(registry.RegisterNotDifferentiable("ControlTrigger"));
+  keep(RegisterListGradients(registry));  // TensorArray and Stack ops
   return first;
 }
 

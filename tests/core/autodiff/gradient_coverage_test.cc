@@ -31,7 +31,12 @@ const std::set<std::string>& HelpersWithoutGradient() {
       "ApplyCenteredRMSProp", "ApplyAdagrad", "SparseApplyMomentum", "SparseApplyAdagrad",
       "SparseApplyRMSProp", "SparseApplyCenteredRMSProp",
       // while loops: their gradient (TF1 keeps forward values on stacks) is not built yet
-      "Enter", "RefEnter", "Exit", "RefExit", "NextIteration", "RefNextIteration", "LoopCond"};
+      "Enter", "RefEnter", "Exit", "RefExit", "NextIteration", "RefNextIteration", "LoopCond",
+      // TensorList values are DT_VARIANT, along which AddGradients carries nothing yet; the
+      // TensorArray's concat and split have no gradient functions yet
+      "TensorListReserve", "EmptyTensorList", "TensorListFromTensor", "TensorListSetItem",
+      "TensorListGetItem", "TensorListStack", "TensorListGather", "TensorListPushBack",
+      "TensorListPopBack", "TensorArrayConcatV3", "TensorArraySplitV3"};
   return ops;
 }
 
