@@ -6,6 +6,7 @@
 //                   gradient is that write's flow (writes to one index add up)
 //   Write(i, v)  -> v's gradient is a read at i of the gradient array; flow_in's is flow_out's
 //   Gather(idx)  -> scatter into the gradient array;  Scatter(idx, v) -> gather from it
+//   Concat       -> split the gradient by the lengths; Split(v, lengths) -> concat
 // Handles, sizes, closes and stacks carry no gradient. TensorList ops (DT_VARIANT values)
 // have none here yet: AddGradients carries gradients along float edges only.
 #include "core/autodiff/list_grad.h"
@@ -71,6 +72,26 @@ Status ScatterGrad(GradientContext& ctx) {
   return ctx.status();
 }
 
+Status ConcatGrad(GradientContext& ctx) {
+  if (!ctx.has_grad(0)) return ctx.status();
+  Output grad = ctx.grad(0);
+  std::vector<Output> ga = GradArray(ctx, ctx.input(1));
+  if (ga.size() != 2) return ctx.status();
+  ctx.SetInputGrad(1, ctx.Op("TensorArraySplitV3", {ga[0], grad, ctx.output(1), ga[1]}));
+  return ctx.status();
+}
+
+Status SplitGrad(GradientContext& ctx) {
+  if (!ctx.has_grad(0)) return ctx.status();
+  Output flow = ctx.grad(0);
+  std::vector<Output> ga = GradArray(ctx, flow);
+  if (ga.size() != 2) return ctx.status();
+  ctx.SetInputGrad(1, ctx.Op("TensorArrayConcatV3", {ga[0], ga[1]},
+                             {{"dtype", AttrOfType(ctx.AttrType("T"))}}));
+  ctx.SetInputGrad(3, flow);
+  return ctx.status();
+}
+
 }  // namespace
 
 Status RegisterListGradients(GradientFunctionRegistry& registry) {
@@ -82,6 +103,8 @@ Status RegisterListGradients(GradientFunctionRegistry& registry) {
   keep(registry.Register("TensorArrayWriteV3", WriteGrad));
   keep(registry.Register("TensorArrayGatherV3", GatherGrad));
   keep(registry.Register("TensorArrayScatterV3", ScatterGrad));
+  keep(registry.Register("TensorArrayConcatV3", ConcatGrad));
+  keep(registry.Register("TensorArraySplitV3", SplitGrad));
   for (const char* op : {"TensorArrayV3", "TensorArrayGradV3", "TensorArraySizeV3", "TensorArrayCloseV3",
                          "StackV2", "StackPushV2", "StackPopV2", "StackCloseV2", "TensorListLength",
                          "TensorListElementShape"}) {

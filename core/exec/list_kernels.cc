@@ -121,6 +121,7 @@ struct TensorArrayState {
   DataType dtype = DT_INVALID;
   PartialShape element_shape;
   bool dynamic_size = false;
+  bool identical_element_shapes = false;
   bool aggregate = false;  // a gradient array: a second write to an index adds
   bool closed = false;
   std::vector<Tensor> items;  // DT_INVALID: not written
@@ -163,7 +164,14 @@ Status WriteLocked(TensorArrayState& ta, int64_t index, const Tensor& value) {
     }
     ta.items.resize(static_cast<size_t>(index) + 1);
   }
-  TG_RETURN_IF_ERROR(MergeInto(&ta.element_shape, value.shape(), "TensorArray write"));
+  // Every element must fit the declared shape; with identical_element_shapes the first
+  // write also fixes the unknown dims for the rest (and for reading unwritten ones as zeros).
+  if (ta.identical_element_shapes) {
+    TG_RETURN_IF_ERROR(MergeInto(&ta.element_shape, value.shape(), "TensorArray write"));
+  } else if (!ta.element_shape.IsCompatibleWith(value.shape())) {
+    return InvalidArgument("TensorArray write: shape ", value.shape().ToString(),
+                           " is incompatible with the element shape ", ta.element_shape.ToString());
+  }
   Tensor& slot = ta.items[static_cast<size_t>(index)];
   TG_ASSIGN_OR_RETURN(Tensor owned, OwnedCopy(value));
   if (slot.dtype() != DT_INVALID) {
@@ -177,7 +185,8 @@ Status WriteLocked(TensorArrayState& ta, int64_t index, const Tensor& value) {
   return Status::OK();
 }
 
-// The element at `index`, or zeros of the element shape when it was never written (ta.mu held).
+// The element at `index`; in a gradient array, zeros of the element shape when it was never
+// written (ta.mu held).
 StatusOr<Tensor> ReadLocked(TensorArrayState& ta, int64_t index) {
   TG_RETURN_IF_ERROR(CheckOpen(ta));
   if (index < 0 || index >= static_cast<int64_t>(ta.items.size())) {
@@ -185,7 +194,8 @@ StatusOr<Tensor> ReadLocked(TensorArrayState& ta, int64_t index) {
   }
   const Tensor& t = ta.items[static_cast<size_t>(index)];
   if (t.dtype() != DT_INVALID) return t;
-  if (!ta.element_shape.IsFullyDefined()) {
+  // Only a gradient array reads an unwritten element, as zeros (of a known shape).
+  if (!ta.aggregate || !ta.element_shape.IsFullyDefined()) {
     return InvalidArgument("Could not read from TensorArray index ", index,
                            " because it has not yet been written to");
   }
@@ -199,6 +209,7 @@ Status TensorArrayV3(const CoreKernelIo& io) {
   TG_ASSIGN_OR_RETURN(ta->dtype, AttrType(io, "dtype"));
   TG_ASSIGN_OR_RETURN(ta->element_shape, AttrShape(io, "element_shape"));
   TG_ASSIGN_OR_RETURN(ta->dynamic_size, AttrBool(io, "dynamic_size"));
+  TG_ASSIGN_OR_RETURN(ta->identical_element_shapes, AttrBool(io, "identical_element_shapes"));
   ta->items.resize(static_cast<size_t>(size));
   TG_ASSIGN_OR_RETURN(Tensor handle, HandleTensor(std::move(ta)));
   io.out(0, std::move(handle));
@@ -388,6 +399,7 @@ Status TensorArrayGradV3(const CoreKernelIo& io) {
       slot = std::make_shared<TensorArrayState>();
       slot->dtype = ta->dtype;
       slot->element_shape = ta->element_shape;
+      slot->identical_element_shapes = ta->identical_element_shapes;
       slot->aggregate = true;
       slot->items.resize(ta->items.size());
     }

@@ -32,11 +32,10 @@ const std::set<std::string>& HelpersWithoutGradient() {
       "SparseApplyRMSProp", "SparseApplyCenteredRMSProp",
       // while loops: their gradient (TF1 keeps forward values on stacks) is not built yet
       "Enter", "RefEnter", "Exit", "RefExit", "NextIteration", "RefNextIteration", "LoopCond",
-      // TensorList values are DT_VARIANT, along which AddGradients carries nothing yet; the
-      // TensorArray's concat and split have no gradient functions yet
+      // TensorList values are DT_VARIANT, along which AddGradients carries nothing yet
       "TensorListReserve", "EmptyTensorList", "TensorListFromTensor", "TensorListSetItem",
       "TensorListGetItem", "TensorListStack", "TensorListGather", "TensorListPushBack",
-      "TensorListPopBack", "TensorArrayConcatV3", "TensorArraySplitV3"};
+      "TensorListPopBack"};
   return ops;
 }
 

@@ -117,7 +117,8 @@ TEST_F(ListKernelsTest, TensorArrayWriteReadGatherScatterSize) {
 }
 
 TEST_F(ListKernelsTest, TensorArrayErrorsAndGradientArraysAdd) {
-  Operation* ta = Op("TensorArrayV3", {Int(2)}, {{"dtype", AttrOfType(DT_FLOAT)}});
+  Operation* ta = Op("TensorArrayV3", {Int(2)},
+                     {{"dtype", AttrOfType(DT_FLOAT)}, {"element_shape", AttrOfShape(PartialShape({1}))}});
   AttrMap t = {{"T", AttrOfType(DT_FLOAT)}};
   AttrMap d = {{"dtype", AttrOfType(DT_FLOAT)}};
   Output w1 = Op("TensorArrayWriteV3", {ta->output(0), Int(0), Floats({1}, {1}), ta->output(1)}, t)->output(0);
@@ -132,6 +133,16 @@ TEST_F(ListKernelsTest, TensorArrayErrorsAndGradientArraysAdd) {
   s = Fetch({out_of_range}, &out);
   EXPECT_EQ(s.code(), Code::kInvalidArgument);
   EXPECT_NE(s.message().find("not resizeable"), std::string::npos) << s.ToString();
+  // A value that does not fit the element shape; an unwritten element of a forward array.
+  Output misfit =
+      Op("TensorArrayWriteV3", {ta->output(0), Int(1), Floats({1, 2}, {2}), w1}, t, "misfit")->output(0);
+  s = Fetch({misfit}, &out);
+  EXPECT_EQ(s.code(), Code::kInvalidArgument);
+  EXPECT_NE(s.message().find("incompatible"), std::string::npos) << s.ToString();
+  Output unwritten = Op("TensorArrayReadV3", {ta->output(0), Int(1), w1}, d, "unwritten")->output(0);
+  s = Fetch({unwritten}, &out);
+  EXPECT_EQ(s.code(), Code::kInvalidArgument);
+  EXPECT_NE(s.message().find("not yet been written"), std::string::npos) << s.ToString();
 
   // A gradient array: writes to one index add, an unwritten index reads as zeros.
   Operation* grad = Op("TensorArrayGradV3", {ta->output(0), w1}, {{"source", AttrOfString("gradients")}});
@@ -203,6 +214,27 @@ TEST_F(ListKernelsTest, GradientsThroughTensorArrayReadsWritesGatherScatter) {
     ASSERT_TRUE(s.ok()) << s.ToString();
     EXPECT_EQ(Floats(out[0]), (std::vector<float>{3, 4, 4, 5}));
   }
+}
+
+// Split x (rows 1 and 2) into an array, concat it back, and weight the rows: the gradient
+// goes back through ConcatV3 (a split of the gradient) and SplitV3 (a concat).
+TEST_F(ListKernelsTest, GradientsThroughTensorArraySplitConcat) {
+  Output x = Floats({1, 2, 3}, {3});
+  Operation* ta = Op("TensorArrayV3", {Int(2)}, {{"dtype", AttrOfType(DT_FLOAT)}});
+  Tensor lengths = Tensor::Allocate(DT_INT64, {2}).value();
+  lengths.flat<int64_t>()[0] = 1;
+  lengths.flat<int64_t>()[1] = 2;
+  Output flow = Op("TensorArraySplitV3", {ta->output(0), x, Const(lengths), ta->output(1)},
+                   {{"T", AttrOfType(DT_FLOAT)}})->output(0);
+  Output back = Op("TensorArrayConcatV3", {ta->output(0), flow}, {{"dtype", AttrOfType(DT_FLOAT)}})->output(0);
+  Output y = Op("Sum", {Op("Mul", {back, Floats({10, 20, 30}, {3})})->output(0), Ints({0}, {1})})->output(0);
+  auto grads = AddGradients(g_, {y}, {x}, {});
+  ASSERT_TRUE(grads.ok()) << grads.status().ToString();
+  std::vector<Tensor> out;
+  Status s = Fetch({(*grads)[0].values, back}, &out);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(Floats(out[0]), (std::vector<float>{10, 20, 30}));
+  EXPECT_EQ(Floats(out[1]), (std::vector<float>{1, 2, 3}));
 }
 
 }  // namespace
