@@ -7,8 +7,8 @@
 // Graphs carry no cond context, so a Merge finds its predicate in the graph: the Switch
 // reached from its true input through output 1 and from its false input through output 0
 // (a cond nested in a branch is reached from one side only). While loops (Enter, Exit,
-// NextIteration, LoopCond) have no gradient here yet: AddGradients reports NOT_FOUND
-// naming the loop's op before it builds anything.
+// NextIteration, LoopCond, and their Merges and Switches) are differentiated as a whole by
+// while_grad.cc, not op by op.
 #include <deque>
 #include <map>
 #include <set>

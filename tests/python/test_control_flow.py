@@ -244,11 +244,29 @@ def test_cond_gradients_follow_the_taken_branch():
         assert sess.run([d1, d2], {p: False, x: 2.0}) == [3.0, 0.0]
 
 
-def test_gradient_through_a_while_loop_is_a_clear_error():
+def test_gradients_through_while_loops_match_tensorflow():
+    def build(m):
+        n = m.placeholder(m.float32, [], name="n")
+        x = m.placeholder(m.float32, [3], name="x")
+        # x^4 by a loop (x an invariant), and a loop variable squared three times.
+        _, p = m.while_loop(lambda i, p: i < 4, lambda i, p: (i + 1, p * x), [0, m.ones([3])])
+        _, v = m.while_loop(lambda i, v: i < 3, lambda i, v: (i + 1, v * v), [0, n],
+                            parallel_iterations=1)
+        dx, dn = m.gradients(m.reduce_sum(p) + v, [x, n])
+        return [p, v, dx, dn], {"n": n, "x": x}
+
+    feeds = [{"n": 0.9, "x": [0.5, 1.5, -2.0]}, {"n": -1.1, "x": [1.0, 0.25, 3.0]}]
+    (a, b), _ = _run_both(build, feeds)
+    _close(a, b)
+    assert a[0][3] == pytest.approx(8 * 0.9 ** 7, rel=1e-5)
+
+
+def test_gradient_through_a_loop_with_a_cond_is_a_clear_error():
     n = tf.placeholder(tf.float32, [], name="n")
-    _, y = tf.while_loop(lambda i, v: i < 3, lambda i, v: (i + 1, v * 2.0), [0, n])
+    _, y = tf.while_loop(lambda i, v: i < 3,
+                         lambda i, v: (i + 1, tf.cond(v < 10.0, lambda: v * 2.0, lambda: v)), [0, n])
     before = len(tf.get_default_graph().get_operations())
-    with pytest.raises(LookupError, match="while/Exit_1"):
+    with pytest.raises(tf.errors.UnimplementedError, match="control flow"):
         tf.gradients(y, [n])
     assert len(tf.get_default_graph().get_operations()) == before
 

@@ -30,7 +30,7 @@ const std::set<std::string>& HelpersWithoutGradient() {
       "ApplyGradientDescent", "ApplyMomentum", "ApplyAdam", "ApplyRMSProp",
       "ApplyCenteredRMSProp", "ApplyAdagrad", "SparseApplyMomentum", "SparseApplyAdagrad",
       "SparseApplyRMSProp", "SparseApplyCenteredRMSProp",
-      // while loops: their gradient (TF1 keeps forward values on stacks) is not built yet
+      // while loops: differentiated as a whole (core/autodiff/while_grad.cc), not op by op
       "Enter", "RefEnter", "Exit", "RefExit", "NextIteration", "RefNextIteration", "LoopCond",
       // TensorList values are DT_VARIANT, along which AddGradients carries nothing yet
       "TensorListReserve", "EmptyTensorList", "TensorListFromTensor", "TensorListSetItem",
