@@ -108,15 +108,18 @@ WhileGradients::~WhileGradients() {
 }
 
 Status WhileGradients::Analyze(const std::vector<char>& between) {
-  // Consumers of every op (data and control), built once.
-  std::map<const Operation*, std::vector<Operation*>> consumers;
+  // Most gradients cross no loop: one pass over the ops decides.
   bool any_exit = false;
   for (const auto& op : graph_.operations()) {
-    for (const Output& in : op->inputs()) consumers[in.op].push_back(op.get());
-    for (Operation* c : op->control_inputs()) consumers[c].push_back(op.get());
     any_exit = any_exit || (between[static_cast<size_t>(op->id())] && IsType(op.get(), "Exit"));
   }
   if (!any_exit) return Status::OK();
+  // Consumers of every op (data and control), built once.
+  std::map<const Operation*, std::vector<Operation*>> consumers;
+  for (const auto& op : graph_.operations()) {
+    for (const Output& in : op->inputs()) consumers[in.op].push_back(op.get());
+    for (Operation* c : op->control_inputs()) consumers[c].push_back(op.get());
+  }
   for (const auto& op_ptr : graph_.operations()) {
     Operation* exit = op_ptr.get();
     if (!between[static_cast<size_t>(exit->id())] || !IsType(exit, "Exit") || owner_.count(exit)) continue;
@@ -345,6 +348,10 @@ StatusOr<bool> WhileGradients::Visit(Operation* op, const std::vector<GradValue>
   auto it = owner_.find(op);
   if (it == owner_.end()) return false;
   Loop& loop = *it->second;
+  if (loop.finished) {
+    return Unimplemented("the gradient of while loop '", loop.frame, "': its op '", op->name(),
+                         "' and another loop's ops interleave in the graph's order");
+  }
   if (!loop.started) {
     if (active_ != nullptr) TG_RETURN_IF_ERROR(Finish(*active_));
     TG_RETURN_IF_ERROR(Start(loop, op, grads, take, receive));
