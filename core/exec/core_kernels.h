@@ -1,5 +1,5 @@
 // Kernels the core runs itself, registered for the CPU device like a plugin's: the
-// TensorArray and TensorList ops (core/exec/list_kernels.cc), whose values are C++ objects
+// TensorArray, Stack and TensorList ops (core/exec/list_kernels.h), whose values are C++ objects
 // (core/exec/host_object.h) that no plugin could make or read through plugin.h.
 #pragma once
 

@@ -1,4 +1,5 @@
-// The TensorArray (TF1) and TensorList (TF2) kernels: see core/ops/list_ops.cc for the ops
+// The TensorArray, Stack (TF1) and TensorList (TF2) kernels (tensor_array_kernels.cc,
+// tensor_list_kernels.cc): see core/ops/list_ops.cc for the ops
 // and core/exec/host_object.h for how their values are held.
 #pragma once
 

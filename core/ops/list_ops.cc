@@ -1,7 +1,7 @@
 // TensorArray (TF1's TensorArrayV3 family, a DT_RESOURCE handle with reference semantics),
 // Stack (StackV2 family: TF1's gradients of while loops keep forward values on them) and
 // TensorList (TF2's lowered loops, a DT_VARIANT value) ops, with TensorFlow's names,
-// arg names and attrs. The core runs their kernels (core/exec/list_kernels.cc): the values
+// arg names and attrs. The core runs their kernels (core/exec/list_kernels.h): the values
 // they pass around are objects (core/exec/host_object.h), not elements a plugin could hold.
 #include "core/ops/standard_ops.h"
 
