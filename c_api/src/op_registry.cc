@@ -8,6 +8,7 @@
 #include "c_api/src/attr_value_text.h"
 #include "c_api/src/c_api_internal.h"
 #include "core/exec/control_flow.h"
+#include "core/exec/core_kernels.h"
 #include "core/plugin/plugin_loader.h"
 #include "core/plugin/registry.h"
 
@@ -105,6 +106,7 @@ extern "C" TG_OpInfo* TG_NewOpInfo(const char* op_type, TG_Status* status) {
     for (const auto& arg : def.input_arg()) info->inputs.push_back(ArgSpec(arg));
     for (const auto& arg : def.output_arg()) info->outputs.push_back(ArgSpec(arg));
     for (const auto& attr : def.attr()) info->attrs.push_back(AttrSpec(attr));
+    TG_RETURN_IF_ERROR(RegisterCoreKernels());
     info->kernel_device_types = KernelRegistry::Global()->DeviceTypesFor(def.name());
     // Control flow runs in the executor itself, on every device type.
     if (ControlFlowKindOfType(def.name()) != ControlFlowKind::kNone) {

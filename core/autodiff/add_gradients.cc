@@ -15,6 +15,7 @@
 
 #include "core/autodiff/gradient_registry.h"
 #include "core/autodiff/plugin_gradient.h"
+#include "core/autodiff/while_grad.h"
 #include "core/graph/graph.h"
 #include "core/graph/graph_context_guard.h"
 #include "core/plugin/registry.h"
@@ -207,6 +208,10 @@ StatusOr<std::vector<GradValue>> AddGradients(Graph& graph, const std::vector<Ou
   }
 
   const std::vector<char> between = OpsBetween(graph, xs, ys);
+  // While loops on the way get backward loops (while_grad.h); their plumbing has no
+  // gradient functions.
+  WhileGradients loops(graph);
+  TG_RETURN_IF_ERROR(loops.Analyze(between));
 
   // Every op the gradient must pass through needs a gradient function: checked before
   // anything is built, so a missing one leaves the graph untouched.
@@ -214,7 +219,7 @@ StatusOr<std::vector<GradValue>> AddGradients(Graph& graph, const std::vector<Ou
   for (int id = static_cast<int>(between.size()) - 1; id >= 0; --id) {
     if (!between[static_cast<size_t>(id)]) continue;
     const Operation* op = graph.operation(id);
-    if (!NeedsInputGradients(*op, between)) continue;
+    if (!NeedsInputGradients(*op, between) || loops.IsPlumbing(op)) continue;
     GradientSource source = FindGradient(op->type());
     if (!source.found()) {
       return NotFound("No gradient defined for operation '", op->name(), "' (op type: ",
@@ -268,6 +273,17 @@ StatusOr<std::vector<GradValue>> AddGradients(Graph& graph, const std::vector<Ou
     received.erase(it);
     summed[op] = out_grads;
 
+    auto take = [&](const Operation* o) {
+      std::vector<GradValue> g(static_cast<size_t>(o->num_outputs()));
+      auto r = received.find(o);
+      if (r == received.end()) return g;
+      for (size_t k = 0; k < g.size(); ++k) g[k] = Aggregate(builder, r->second[k]);
+      received.erase(r);
+      return g;
+    };
+    TG_ASSIGN_OR_RETURN(bool handled, loops.Visit(op, out_grads, builder, take, receive));
+    if (handled) continue;
+
     auto source_it = sources.find(op);
     if (source_it == sources.end() || source_it->second.not_differentiable) continue;
     GraphContextGuard op_scope(graph);
@@ -294,6 +310,7 @@ StatusOr<std::vector<GradValue>> AddGradients(Graph& graph, const std::vector<Ou
     }
   }
   TG_RETURN_IF_ERROR(builder.status());
+  TG_RETURN_IF_ERROR(loops.FinishAll());
 
   std::vector<GradValue> result(xs.size());
   for (size_t i = 0; i < xs.size(); ++i) {

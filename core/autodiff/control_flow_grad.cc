@@ -7,14 +7,15 @@
 // Graphs carry no cond context, so a Merge finds its predicate in the graph: the Switch
 // reached from its true input through output 1 and from its false input through output 0
 // (a cond nested in a branch is reached from one side only). While loops (Enter, Exit,
-// NextIteration, LoopCond) have no gradient here yet: AddGradients reports NOT_FOUND
-// naming the loop's op before it builds anything.
+// NextIteration, LoopCond, and their Merges and Switches) are differentiated as a whole by
+// while_grad.cc, not op by op.
 #include <deque>
 #include <map>
 #include <set>
 #include <vector>
 
 #include "core/autodiff/gradient_registry.h"
+#include "core/autodiff/list_grad.h"
 #include "core/exec/control_flow.h"
 
 namespace tgraph {
@@ -105,6 +106,7 @@ Status RegisterControlFlowGradients(GradientFunctionRegistry& registry) {
   keep(registry.Register("RefMerge", MergeGrad));
   keep(registry.Register("RefSwitch", SwitchGrad));
   keep(registry.RegisterNotDifferentiable("ControlTrigger"));
+  keep(RegisterListGradients(registry));  // TensorArray and Stack ops
   return first;
 }
 

@@ -127,6 +127,18 @@ Tensor Tensor::TakeLeavingView() {
 
 StatusOr<Tensor> Tensor::Wrap(DataType dtype, std::vector<int64_t> dims,
                               std::shared_ptr<TensorBuffer> buffer) {
+  // A variant or resource scalar is an object (core/exec/host_object.h): a buffer of no
+  // bytes whose data is the object and whose deallocator deletes it.
+  if ((dtype == DT_VARIANT || dtype == DT_RESOURCE) && dims.empty()) {
+    if (!buffer || buffer->size() != 0 || buffer->data() == nullptr) {
+      return InvalidArgument("a ", DataTypeName(dtype), " scalar wraps an object");
+    }
+    Tensor t;
+    t.dtype_ = dtype;
+    t.num_elements_ = 1;
+    t.buffer_ = std::move(buffer);
+    return t;
+  }
   if (!IsPlainDataType(dtype) || IsRefType(dtype)) {
     return InvalidArgument("cannot wrap memory as a tensor of dtype ", DataTypeName(dtype));
   }

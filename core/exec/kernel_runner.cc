@@ -1,5 +1,6 @@
 #include "core/exec/kernel_runner.h"
 
+#include "core/exec/core_kernels.h"
 #include "core/exec/device_copy.h"
 #include "core/ops/op_registry.h"
 #include "core/plugin/kernel_context.h"
@@ -84,6 +85,7 @@ StatusOr<std::unique_ptr<KernelRunner>> KernelRunner::Create(const Operation& op
                                                              const std::string& device_type,
                                                              ThreadPool* intra_op_pool,
                                                              int device_ordinal) {
+  TG_RETURN_IF_ERROR(RegisterCoreKernels());
   TG_ASSIGN_OR_RETURN(const KernelRegistration* kernel,
                       KernelRegistry::Global()->Find(op.name(), op.type(), op.attrs(), device_type));
   return CreateWithKernel(op, *kernel, intra_op_pool, device_ordinal);

@@ -7,6 +7,7 @@
 #include <thread>
 #include <unordered_map>
 
+#include "core/exec/core_kernels.h"
 #include "core/exec/execution_plan.h"
 #include "core/exec/executor.h"
 #include "core/exec/session_state.h"
@@ -99,6 +100,7 @@ Session::Session(Graph* graph, SessionOptions options)
 
 StatusOr<std::unique_ptr<Session>> Session::Create(Graph* graph, SessionOptions options) {
   if (graph == nullptr) return InvalidArgument("Session: the graph is NULL");
+  TG_RETURN_IF_ERROR(RegisterCoreKernels());  // the TensorArray / TensorList kernels
   std::unique_ptr<Session> s(new Session(graph, std::move(options)));
   s->serial_ = next_session_serial.fetch_add(1, std::memory_order_relaxed);
   // Devices: CPU first, then the other types by name; ordinals in order.

@@ -28,6 +28,7 @@ Status RegisterEinsumOps(OpRegistry* registry);       // einsum_ops.cc
 Status RegisterArrayLayoutOps(OpRegistry* registry);  // array_layout_ops.cc
 Status RegisterArrayNdOps(OpRegistry* registry);      // array_nd_ops.cc
 Status RegisterImageOps(OpRegistry* registry);        // image_ops.cc
+Status RegisterListOps(OpRegistry* registry);         // list_ops.cc
 
 // Registers each op in order; the first failure is returned (naming the op).
 Status RegisterOps(OpRegistry* registry, const std::vector<OpDefBuilder>& ops);

@@ -244,11 +244,74 @@ def test_cond_gradients_follow_the_taken_branch():
         assert sess.run([d1, d2], {p: False, x: 2.0}) == [3.0, 0.0]
 
 
-def test_gradient_through_a_while_loop_is_a_clear_error():
+def test_gradients_through_while_loops_match_tensorflow():
+    def build(m):
+        n = m.placeholder(m.float32, [], name="n")
+        x = m.placeholder(m.float32, [3], name="x")
+        # x^4 by a loop (x an invariant), and a loop variable squared three times.
+        _, p = m.while_loop(lambda i, p: i < 4, lambda i, p: (i + 1, p * x), [0, m.ones([3])])
+        _, v = m.while_loop(lambda i, v: i < 3, lambda i, v: (i + 1, v * v), [0, n],
+                            parallel_iterations=1)
+        dx, dn = m.gradients(m.reduce_sum(p) + v, [x, n])
+        return [p, v, dx, dn], {"n": n, "x": x}
+
+    feeds = [{"n": 0.9, "x": [0.5, 1.5, -2.0]}, {"n": -1.1, "x": [1.0, 0.25, 3.0]}]
+    (a, b), _ = _run_both(build, feeds)
+    _close(a, b)
+    assert a[0][3] == pytest.approx(8 * 0.9 ** 7, rel=1e-5)
+
+
+def test_gradients_of_tensorflows_dynamic_rnn_graph_match_tensorflows():
+    """TensorFlow builds a dynamic_rnn (a while loop over TensorArrays, with
+    sequence_length); tgraph imports the forward graph and differentiates it itself."""
+    tf1 = pytest.importorskip("tensorflow.compat.v1")
+    tf1.disable_v2_behavior()
+    tf1.disable_control_flow_v2()
+
+    class Cell:
+        state_size = output_size = property(lambda self: 4)
+
+        def __init__(self, w, u):
+            self.w, self.u = w, u
+
+        def zero_state(self, batch, dtype):
+            return tf1.zeros([batch, 4], dtype)
+
+        def __call__(self, x, h, scope=None):
+            h = tf1.tanh(tf1.matmul(x, self.w) + tf1.matmul(h, self.u))
+            return h, h
+
+    rng = np.random.RandomState(3)
+    g = tf1.Graph()
+    with g.as_default():
+        x = tf1.placeholder(tf1.float32, [2, 5, 3], name="x")
+        w = tf1.placeholder(tf1.float32, [3, 4], name="w")
+        lengths = tf1.placeholder(tf1.int32, [2], name="lengths")
+        u = tf1.constant(rng.randn(4, 4).astype(np.float32) * 0.5)
+        out, _ = tf1.nn.dynamic_rnn(Cell(w, u), x, sequence_length=lengths, dtype=tf1.float32)
+        y = tf1.reduce_sum(out * out, name="y")
+        graph_def = g.as_graph_def()
+        feeds = {"x:0": rng.randn(2, 5, 3).astype(np.float32),
+                 "w:0": rng.randn(3, 4).astype(np.float32), "lengths:0": np.array([5, 2], np.int32)}
+        with tf1.Session() as sess:
+            want = sess.run([y] + tf1.gradients(y, [x, w]), feeds)
+    assert {"TensorArrayReadV3", "TensorArrayWriteV3", "Enter"} <= {n.op for n in graph_def.node}
+
+    tf.import_graph_def(graph_def, name="")
+    t = tf.get_default_graph().get_tensor_by_name
+    grads = tf.gradients(t("y:0"), [t("x:0"), t("w:0")])
+    with tf.Session() as sess:
+        got = sess.run([t("y:0")] + grads, {t(k): v for k, v in feeds.items()})
+    for a, b in zip(got, want):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5 * np.abs(b).max())
+
+
+def test_gradient_through_a_loop_with_a_cond_is_a_clear_error():
     n = tf.placeholder(tf.float32, [], name="n")
-    _, y = tf.while_loop(lambda i, v: i < 3, lambda i, v: (i + 1, v * 2.0), [0, n])
+    _, y = tf.while_loop(lambda i, v: i < 3,
+                         lambda i, v: (i + 1, tf.cond(v < 10.0, lambda: v * 2.0, lambda: v)), [0, n])
     before = len(tf.get_default_graph().get_operations())
-    with pytest.raises(LookupError, match="while/Exit_1"):
+    with pytest.raises(tf.errors.UnimplementedError, match="control flow"):
         tf.gradients(y, [n])
     assert len(tf.get_default_graph().get_operations()) == before
 

@@ -30,8 +30,12 @@ const std::set<std::string>& HelpersWithoutGradient() {
       "ApplyGradientDescent", "ApplyMomentum", "ApplyAdam", "ApplyRMSProp",
       "ApplyCenteredRMSProp", "ApplyAdagrad", "SparseApplyMomentum", "SparseApplyAdagrad",
       "SparseApplyRMSProp", "SparseApplyCenteredRMSProp",
-      // while loops: their gradient (TF1 keeps forward values on stacks) is not built yet
-      "Enter", "RefEnter", "Exit", "RefExit", "NextIteration", "RefNextIteration", "LoopCond"};
+      // while loops: differentiated as a whole (core/autodiff/while_grad.cc), not op by op
+      "Enter", "RefEnter", "Exit", "RefExit", "NextIteration", "RefNextIteration", "LoopCond",
+      // TensorList values are DT_VARIANT, along which AddGradients carries nothing yet
+      "TensorListReserve", "EmptyTensorList", "TensorListFromTensor", "TensorListSetItem",
+      "TensorListGetItem", "TensorListStack", "TensorListGather", "TensorListPushBack",
+      "TensorListPopBack"};
   return ops;
 }
 

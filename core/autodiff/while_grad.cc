@@ -1,0 +1,401 @@
+#include "core/autodiff/while_grad.h"
+
+#include <deque>
+#include <string>
+
+#include "core/exec/control_flow.h"
+#include "core/graph/attr_value_util.h"
+#include "core/graph/control_flow_builder.h"
+
+namespace tgraph {
+
+struct WhileGradients::Loop {
+  struct Var {
+    Operation* enter = nullptr;
+    Operation* merge = nullptr;
+    Operation* sw = nullptr;
+    Operation* identity = nullptr;  // the body's input (may be absent)
+    Operation* next = nullptr;
+    Operation* exit = nullptr;  // may be absent
+    // backward loop
+    Operation* b_merge = nullptr;
+    Output b_inside;  // the gradient of the body's output, per iteration
+    bool closed = false;
+  };
+  std::string frame;
+  int64_t parallel_iterations = 10;
+  Operation* loop_cond = nullptr;
+  std::vector<Var> vars;
+  std::set<const Operation*> ops;  // everything in the frame, Exits included
+  int min_id = 0;
+  bool started = false, finished = false;
+  // built
+  std::unique_ptr<class GradLoopContext> context;
+  BuildContext* saved_context = nullptr;
+  std::string grad_frame;
+  Operation* f_merge = nullptr;
+  Operation* f_add = nullptr;
+  Operation* b_merge = nullptr;
+  Operation* b_sub = nullptr;
+  Output b_cond;
+  std::vector<Operation*> pushes, pops;
+  std::map<Output, Output> popped;
+};
+
+// The backward loop's frame as a build context: what gradient functions build there is in
+// the backward frame, and forward values they use come in through BringIn.
+class GradLoopContext : public ControlFlowContext {
+ public:
+  GradLoopContext(Graph& graph, BuildContext* parent, WhileGradients* owner, WhileGradients::Loop* loop)
+      : ControlFlowContext(graph, parent), owner_(owner), loop_(loop) {}
+  void SetPivot(Operation* pivot) { pivot_ = pivot; }
+  using ControlFlowContext::AddInParent;
+
+ protected:
+  StatusOr<Output> BringIn(Output t, const std::string&) override { return owner_->BringIn(*loop_, t); }
+  bool KeepsExternalControlInputs() const override { return false; }
+
+ private:
+  WhileGradients* owner_;
+  WhileGradients::Loop* loop_;
+};
+
+namespace {
+
+bool IsType(const Operation* op, std::string_view a) {
+  return op != nullptr && (op->type() == a || (op->type().starts_with("Ref") && op->type().substr(3) == a));
+}
+
+std::string FrameOf(const Operation* enter) {
+  const tf::AttrValue* f = enter->FindAttr("frame_name");
+  return f == nullptr ? "" : f->s();
+}
+
+bool IsConstantEnter(const Operation* op) {
+  if (!IsType(op, "Enter")) return false;
+  const tf::AttrValue* c = op->FindAttr("is_constant");
+  return c != nullptr && c->b();
+}
+
+NodeSpec Spec(const std::string& type, const std::string& name, std::vector<Output> inputs,
+              AttrMap attrs = {}, std::vector<Operation*> control = {}) {
+  NodeSpec spec;
+  spec.type = type;
+  spec.name = name;
+  for (const Output& o : inputs) spec.inputs.push_back(NodeSpec::InputGroup{{o}, false});
+  spec.attrs = std::move(attrs);
+  spec.control_inputs = std::move(control);
+  return spec;
+}
+
+AttrMap EnterAttrs(const std::string& frame, bool constant, int64_t parallel_iterations) {
+  return {{"frame_name", AttrOfString(frame)},
+          {"is_constant", AttrOfBool(constant)},
+          {"parallel_iterations", AttrOfInt(parallel_iterations)}};
+}
+
+Tensor Int32Scalar(int32_t v) {
+  Tensor t = Tensor::Allocate(DT_INT32, {}).value();
+  *t.flat<int32_t>() = v;
+  return t;
+}
+
+}  // namespace
+
+WhileGradients::WhileGradients(Graph& graph) : graph_(graph) {}
+WhileGradients::~WhileGradients() {
+  if (active_ != nullptr && active_->context) graph_.set_build_context(active_->saved_context);
+}
+
+Status WhileGradients::Analyze(const std::vector<char>& between) {
+  // Most gradients cross no loop: one pass over the ops decides.
+  bool any_exit = false;
+  for (const auto& op : graph_.operations()) {
+    any_exit = any_exit || (between[static_cast<size_t>(op->id())] && IsType(op.get(), "Exit"));
+  }
+  if (!any_exit) return Status::OK();
+  // Consumers of every op (data and control), built once.
+  std::map<const Operation*, std::vector<Operation*>> consumers;
+  for (const auto& op : graph_.operations()) {
+    for (const Output& in : op->inputs()) consumers[in.op].push_back(op.get());
+    for (Operation* c : op->control_inputs()) consumers[c].push_back(op.get());
+  }
+  for (const auto& op_ptr : graph_.operations()) {
+    Operation* exit = op_ptr.get();
+    if (!between[static_cast<size_t>(exit->id())] || !IsType(exit, "Exit") || owner_.count(exit)) continue;
+    Operation* sw = exit->input(0).op;
+    if (!IsType(sw, "Switch") || !IsType(sw->input(1).op, "LoopCond")) {
+      return Unimplemented("the gradient of Exit '", exit->name(), "': not the Exit of a while loop");
+    }
+    auto loop = std::make_unique<Loop>();
+    loop->loop_cond = sw->input(1).op;
+    // Every Switch on this LoopCond is a loop variable.
+    for (Operation* s : consumers[loop->loop_cond]) {
+      if (!IsType(s, "Switch")) continue;
+      Loop::Var v;
+      v.sw = s;
+      v.merge = s->input(0).op;
+      if (!IsType(v.merge, "Merge") || v.merge->num_inputs() != 2 || !IsType(v.merge->input(0).op, "Enter") ||
+          !IsType(v.merge->input(1).op, "NextIteration")) {
+        return Unimplemented("the gradient of while loop '", loop->loop_cond->name(), "': loop variable Switch '",
+                             s->name(), "' is not fed by a Merge of an Enter and a NextIteration");
+      }
+      v.enter = v.merge->input(0).op;
+      v.next = v.merge->input(1).op;
+      for (Operation* c : consumers[s]) {
+        if (IsType(c, "Exit")) v.exit = c;
+        if (c->type() == "Identity" && c->input(0).op == s && c->input(0).index == 1) v.identity = c;
+      }
+      if (v.exit == nullptr) {
+        return Unimplemented("the gradient of while loop '", loop->loop_cond->name(), "': loop variable Switch '",
+                             s->name(), "' has no Exit");
+      }
+      loop->vars.push_back(v);
+    }
+    loop->frame = FrameOf(loop->vars.at(0).enter);
+    if (const tf::AttrValue* p = loop->vars[0].enter->FindAttr("parallel_iterations")) {
+      loop->parallel_iterations = p->i();
+    }
+    // The frame's ops: forward from its Enters, up to its Exits.
+    std::deque<Operation*> queue;
+    for (const auto& o : graph_.operations()) {
+      if (IsType(o.get(), "Enter") && FrameOf(o.get()) == loop->frame) queue.push_back(o.get());
+    }
+    while (!queue.empty()) {
+      Operation* o = queue.front();
+      queue.pop_front();
+      if (!loop->ops.insert(o).second) continue;
+      if (IsType(o, "Exit")) continue;
+      for (Operation* c : consumers[o]) queue.push_back(c);
+    }
+    loop->min_id = exit->id();
+    for (const Operation* o : loop->ops) {
+      loop->min_id = std::min(loop->min_id, o->id());
+      const bool own_plumbing = IsType(o, "Merge") || IsType(o, "Switch") ? [&] {
+        for (const Loop::Var& v : loop->vars) {
+          if (o == v.merge || o == v.sw) return true;
+        }
+        return false;
+      }()
+                                                                           : true;
+      if ((IsType(o, "Enter") && FrameOf(o) != loop->frame) || !own_plumbing) {
+        return Unimplemented("the gradient of while loop '", loop->frame, "': its body holds control flow ('",
+                             o->name(), "', ", o->type(), "), which has no gradient here yet");
+      }
+      if (owner_.count(o)) {
+        return Unimplemented("the gradient of while loop '", loop->frame, "': op '", o->name(),
+                             "' belongs to two loops");
+      }
+    }
+    for (const Operation* o : loop->ops) owner_[o] = loop.get();
+    loops_.push_back(std::move(loop));
+  }
+  return Status::OK();
+}
+
+bool WhileGradients::IsPlumbing(const Operation* op) const {
+  auto it = owner_.find(op);
+  if (it == owner_.end()) return false;
+  const Loop& loop = *it->second;
+  if (op == loop.loop_cond) return true;
+  for (const Loop::Var& v : loop.vars) {
+    if (op == v.enter || op == v.merge || op == v.sw || op == v.identity || op == v.next || op == v.exit) return true;
+  }
+  return IsType(op, "Enter") || IsType(op, "Exit") || IsType(op, "NextIteration");
+}
+
+StatusOr<Output> WhileGradients::BringIn(Loop& loop, Output t) {
+  auto add = [&](NodeSpec spec) -> StatusOr<Operation*> { return loop.context->AddInParent(std::move(spec)); };
+  const Operation* p = t.op;
+  if (loop.ops.count(p) && IsConstantEnter(p)) t = p->input(0);  // an invariant: its value outside
+  if (!loop.ops.count(t.op)) {
+    if (owner_.count(t.op)) {
+      return Unimplemented("the gradient of while loop '", loop.frame, "' uses '", t.Name(),
+                           "' of another loop");
+    }
+    TG_ASSIGN_OR_RETURN(Operation * e, add(Spec("Enter", "Enter", {t}, EnterAttrs(loop.grad_frame, true,
+                                                                                   loop.parallel_iterations))));
+    return Output{e, 0};
+  }
+  // A value of the forward frame: a stack carries it from each forward iteration to the
+  // matching backward one.
+  auto found = loop.popped.find(t);
+  if (found != loop.popped.end()) return found->second;
+  const DataType dtype = BaseType(t.dtype());
+  TG_ASSIGN_OR_RETURN(Operation * max_size, add(Spec("Const", "f_acc/max_size", {},
+                                                     {{"value", AttrOfTensor(Int32Scalar(-1))},
+                                                      {"dtype", AttrOfType(DT_INT32)}})));
+  TG_ASSIGN_OR_RETURN(Operation * stack, add(Spec("StackV2", "f_acc", {Output{max_size, 0}},
+                                                  {{"elem_type", AttrOfType(dtype)}})));
+  TG_ASSIGN_OR_RETURN(Operation * f_enter,
+                      add(Spec("Enter", "f_acc/Enter", {Output{stack, 0}},
+                               EnterAttrs(loop.frame, true, loop.parallel_iterations))));
+  TG_ASSIGN_OR_RETURN(Operation * push, add(Spec("StackPushV2", "StackPushV2", {Output{f_enter, 0}, t}, {},
+                                                 {loop.f_add})));
+  TG_ASSIGN_OR_RETURN(Operation * b_enter,
+                      add(Spec("Enter", "StackPopV2/Enter", {Output{stack, 0}},
+                               EnterAttrs(loop.grad_frame, true, loop.parallel_iterations))));
+  TG_ASSIGN_OR_RETURN(Operation * pop, add(Spec("StackPopV2", "StackPopV2", {Output{b_enter, 0}},
+                                                {{"elem_type", AttrOfType(dtype)}}, {loop.b_sub})));
+  loop.pushes.push_back(push);
+  loop.pops.push_back(pop);
+  loop.popped.emplace(t, Output{pop, 0});
+  return Output{pop, 0};
+}
+
+Status WhileGradients::Start(Loop& loop, const Operation* first, const std::vector<GradValue>& first_grads,
+                             const TakeGrads& take, const Receive& receive) {
+  loop.started = true;
+  auto add = [&](NodeSpec spec) { return graph_.AddOperation(std::move(spec)); };
+  const int64_t p = loop.parallel_iterations;
+  // Gradients of the Exits (zeros where none arrived), taken now: every consumer of an
+  // Exit lies outside the loop, so all have arrived.
+  std::vector<Output> exit_grads;
+  GraphBuilder b(graph_);
+  for (Loop::Var& v : loop.vars) {
+    GradValue g = v.exit == first ? first_grads.at(0) : take(v.exit).at(0);
+    exit_grads.push_back(g.defined() ? b.Densify(g) : b.ZerosLike(Output{v.exit, 0}));
+  }
+  TG_RETURN_IF_ERROR(b.status());
+  // The forward counter, in the forward frame.
+  TG_ASSIGN_OR_RETURN(Operation * zero, add(Spec("Const", "f_count", {}, {{"value", AttrOfTensor(Int32Scalar(0))},
+                                                                         {"dtype", AttrOfType(DT_INT32)}})));
+  TG_ASSIGN_OR_RETURN(Operation * one, add(Spec("Const", "f_count/one", {}, {{"value", AttrOfTensor(Int32Scalar(1))},
+                                                                             {"dtype", AttrOfType(DT_INT32)}})));
+  TG_ASSIGN_OR_RETURN(Operation * f_enter, add(Spec("Enter", "f_count/Enter", {Output{zero, 0}},
+                                                    EnterAttrs(loop.frame, false, p))));
+  TG_ASSIGN_OR_RETURN(Operation * f_one, add(Spec("Enter", "f_count/one/Enter", {Output{one, 0}},
+                                                  EnterAttrs(loop.frame, true, p))));
+  NodeSpec merge = Spec("Merge", "f_count/Merge", {});
+  merge.inputs.push_back(NodeSpec::InputGroup{{Output{f_enter, 0}, Output{f_enter, 0}}, true});
+  TG_ASSIGN_OR_RETURN(loop.f_merge, add(std::move(merge)));
+  TG_ASSIGN_OR_RETURN(Operation * f_switch, add(Spec("Switch", "f_count/Switch", {Output{loop.f_merge, 0},
+                                                                                  Output{loop.loop_cond, 0}})));
+  TG_ASSIGN_OR_RETURN(loop.f_add, add(Spec("AddV2", "f_count/Add", {Output{f_switch, 1}, Output{f_one, 0}})));
+  TG_ASSIGN_OR_RETURN(Operation * f_exit, add(Spec("Exit", "f_count/Exit", {Output{f_switch, 0}})));
+  // The backward counter, in a frame of its own: runs f_count times.
+  loop.grad_frame = StrCat(f_exit->name(), "/b_while_context");
+  TG_ASSIGN_OR_RETURN(Operation * b_enter, add(Spec("Enter", "b_count/Enter", {Output{f_exit, 0}},
+                                                    EnterAttrs(loop.grad_frame, false, p))));
+  TG_ASSIGN_OR_RETURN(Operation * b_one, add(Spec("Enter", "b_count/one/Enter", {Output{one, 0}},
+                                                  EnterAttrs(loop.grad_frame, true, p))));
+  NodeSpec b_merge = Spec("Merge", "b_count/Merge", {});
+  b_merge.inputs.push_back(NodeSpec::InputGroup{{Output{b_enter, 0}, Output{b_enter, 0}}, true});
+  TG_ASSIGN_OR_RETURN(loop.b_merge, add(std::move(b_merge)));
+  TG_ASSIGN_OR_RETURN(Operation * ge, add(Spec("GreaterEqual", "b_count/GreaterEqual",
+                                               {Output{loop.b_merge, 0}, Output{b_one, 0}})));
+  TG_ASSIGN_OR_RETURN(Operation * b_cond, add(Spec("LoopCond", "b_count/LoopCond", {Output{ge, 0}})));
+  loop.b_cond = Output{b_cond, 0};
+  TG_ASSIGN_OR_RETURN(Operation * b_switch, add(Spec("Switch", "b_count/Switch", {Output{loop.b_merge, 0}, loop.b_cond})));
+  TG_ASSIGN_OR_RETURN(loop.b_sub, add(Spec("Sub", "b_count/Sub", {Output{b_switch, 1}, Output{b_one, 0}})));
+  TG_RETURN_IF_ERROR(add(Spec("Exit", "b_count/Exit", {Output{b_switch, 0}})).status());
+  // Each loop variable's gradient is a backward loop variable.
+  for (size_t k = 0; k < loop.vars.size(); ++k) {
+    Loop::Var& v = loop.vars[k];
+    TG_ASSIGN_OR_RETURN(Operation * e, add(Spec("Enter", "b_exit", {exit_grads[k]}, EnterAttrs(loop.grad_frame, false, p))));
+    NodeSpec m = Spec("Merge", "b_switch", {});
+    m.inputs.push_back(NodeSpec::InputGroup{{Output{e, 0}, Output{e, 0}}, true});
+    TG_ASSIGN_OR_RETURN(v.b_merge, add(std::move(m)));
+    TG_ASSIGN_OR_RETURN(Operation * s, add(Spec("Switch", "Switch", {Output{v.b_merge, 0}, loop.b_cond})));
+    TG_ASSIGN_OR_RETURN(Operation * x, add(Spec("Exit", "Exit", {Output{s, 0}})));
+    v.b_inside = Output{s, 1};
+    receive(v.enter->input(0), GradValue::Dense(Output{x, 0}));  // the initial value's gradient
+  }
+  // From here on, what the sweep builds is in the backward frame.
+  loop.saved_context = graph_.build_context();
+  loop.context = std::make_unique<GradLoopContext>(graph_, loop.saved_context, this, &loop);
+  loop.context->SetPivot(loop.b_sub);
+  for (Operation* o : {b_one, loop.b_merge, ge, b_cond, b_switch, loop.b_sub}) loop.context->Mark(o);
+  for (Loop::Var& v : loop.vars) {
+    loop.context->Mark(v.b_merge);
+    loop.context->Mark(v.b_inside.op);
+  }
+  graph_.set_build_context(loop.context.get());
+  // The body's outputs receive the backward loop variables.
+  for (Loop::Var& v : loop.vars) receive(v.next->input(0), GradValue::Dense(v.b_inside));
+  active_ = &loop;
+  return Status::OK();
+}
+
+Status WhileGradients::Finish(Loop& loop) {
+  loop.finished = true;
+  auto add = [&](NodeSpec spec) { return loop.context->AddInParent(std::move(spec)); };
+  for (Loop::Var& v : loop.vars) {
+    if (v.closed) continue;  // the body's input got no gradient: zeros go round
+    TG_ASSIGN_OR_RETURN(Operation * z, add(Spec("ZerosLike", "ZerosLike", {v.b_inside})));
+    TG_ASSIGN_OR_RETURN(Operation * n, add(Spec("NextIteration", "NextIteration", {Output{z, 0}})));
+    TG_RETURN_IF_ERROR(graph_.UpdateInput(v.b_merge, 1, Output{n, 0}));
+  }
+  TG_ASSIGN_OR_RETURN(Operation * f_next, add(Spec("NextIteration", "f_count/NextIteration", {Output{loop.f_add, 0}},
+                                                   {}, loop.pushes)));
+  TG_RETURN_IF_ERROR(graph_.UpdateInput(loop.f_merge, 1, Output{f_next, 0}));
+  std::vector<Operation*> sync;
+  if (!loop.pops.empty()) {
+    TG_ASSIGN_OR_RETURN(Operation * b_sync, add(Spec("ControlTrigger", "b_sync", {}, {}, loop.pops)));
+    sync.push_back(b_sync);
+  }
+  TG_ASSIGN_OR_RETURN(Operation * b_next, add(Spec("NextIteration", "b_count/NextIteration",
+                                                   {Output{loop.b_sub, 0}}, {}, sync)));
+  TG_RETURN_IF_ERROR(graph_.UpdateInput(loop.b_merge, 1, Output{b_next, 0}));
+  graph_.set_build_context(loop.saved_context);
+  active_ = nullptr;
+  return Status::OK();
+}
+
+StatusOr<bool> WhileGradients::Visit(Operation* op, const std::vector<GradValue>& grads, GraphBuilder& builder,
+                                     const TakeGrads& take, const Receive& receive) {
+  if (active_ != nullptr && op->id() < active_->min_id) TG_RETURN_IF_ERROR(Finish(*active_));
+  auto it = owner_.find(op);
+  if (it == owner_.end()) return false;
+  Loop& loop = *it->second;
+  if (loop.finished) {
+    return Unimplemented("the gradient of while loop '", loop.frame, "': its op '", op->name(),
+                         "' and another loop's ops interleave in the graph's order");
+  }
+  if (!loop.started) {
+    if (active_ != nullptr) TG_RETURN_IF_ERROR(Finish(*active_));
+    TG_RETURN_IF_ERROR(Start(loop, op, grads, take, receive));
+    // Start took every Exit's gradient, this op's among them.
+    if (IsType(op, "Exit")) return true;
+  }
+  if (!IsPlumbing(op)) return false;  // a body op: its own gradient function
+  auto add = [&](NodeSpec spec) { return loop.context->AddInParent(std::move(spec)); };
+  for (Loop::Var& v : loop.vars) {
+    if (op != v.identity) continue;
+    // The gradient of the body's input goes round to the next backward iteration.
+    if (grads.empty() || !grads[0].defined()) return true;
+    Output g = builder.Densify(grads[0]);
+    TG_RETURN_IF_ERROR(builder.status());
+    TG_ASSIGN_OR_RETURN(Operation * n, add(Spec("NextIteration", "NextIteration", {g})));
+    TG_RETURN_IF_ERROR(graph_.UpdateInput(v.b_merge, 1, Output{n, 0}));
+    v.closed = true;
+    return true;
+  }
+  if (IsConstantEnter(op) && !grads.empty() && grads[0].defined()) {
+    // A loop invariant: its gradient is the sum over the iterations (an accumulator).
+    const int64_t p = loop.parallel_iterations;
+    Output g = builder.Densify(grads[0]);
+    TG_RETURN_IF_ERROR(builder.status());
+    TG_ASSIGN_OR_RETURN(Operation * z, add(Spec("ZerosLike", "b_acc", {op->input(0)})));
+    // The zeros come from outside both loops: made with no context.
+    TG_ASSIGN_OR_RETURN(Operation * e, add(Spec("Enter", "b_acc/Enter", {Output{z, 0}},
+                                                EnterAttrs(loop.grad_frame, false, p))));
+    NodeSpec m = Spec("Merge", "b_acc/Merge", {});
+    m.inputs.push_back(NodeSpec::InputGroup{{Output{e, 0}, Output{e, 0}}, true});
+    TG_ASSIGN_OR_RETURN(Operation * merge, add(std::move(m)));
+    TG_ASSIGN_OR_RETURN(Operation * s, add(Spec("Switch", "b_acc/Switch", {Output{merge, 0}, loop.b_cond})));
+    TG_ASSIGN_OR_RETURN(Operation * sum, add(Spec("AddV2", "b_acc/Add", {Output{s, 1}, g})));
+    TG_ASSIGN_OR_RETURN(Operation * n, add(Spec("NextIteration", "b_acc/NextIteration", {Output{sum, 0}})));
+    TG_RETURN_IF_ERROR(graph_.UpdateInput(merge, 1, Output{n, 0}));
+    TG_ASSIGN_OR_RETURN(Operation * x, add(Spec("Exit", "b_acc/Exit", {Output{s, 0}})));
+    receive(op->input(0), GradValue::Dense(Output{x, 0}));
+  }
+  return true;  // other plumbing carries nothing further
+}
+
+Status WhileGradients::FinishAll() {
+  if (active_ != nullptr) return Finish(*active_);
+  return Status::OK();
+}
+
+}  // namespace tgraph
