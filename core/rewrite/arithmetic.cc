@@ -120,7 +120,7 @@ bool TransposesCancel(const RewriteGraph& g, int outer, int inner) {
 int SimplifyArithmetic(RewriteGraph& g) {
   int count = 0;
   for (int i = 0; i < g.size(); ++i) {
-    if (!g.Rewritable(i)) continue;
+    if (!g.Rewritable(i, RewriteGraph::kMayBeColocated)) continue;
     const std::string& type = g.node(i).op->type();
     Output replacement{nullptr, 0};
     if (const int keep = NeutralOperand(g, i); keep >= 0) {

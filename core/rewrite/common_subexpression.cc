@@ -56,7 +56,7 @@ int EliminateCommonSubexpressions(RewriteGraph& g) {
   std::string key;
   for (int i = 0; i < g.size(); ++i) {
     // A fetched node may be the one that stays, never the one that goes.
-    if (!g.Rewritable(i, /*may_be_fetched=*/true) || !Signature(g, i, &key)) continue;
+    if (!g.Rewritable(i, RewriteGraph::kMayBeFetched) || !Signature(g, i, &key)) continue;
     auto [it, inserted] = first.emplace(key, i);
     if (inserted) continue;
     const int kept = it->second;

@@ -14,16 +14,16 @@ int OptimizeDependencies(RewriteGraph& g) {
   int count = 0;
   // Reverse order: dropping a node may leave its producers (earlier) in the same position.
   for (int i = g.size() - 1; i >= 0; --i) {
-    if (!g.Rewritable(i)) continue;
+    if (!g.Rewritable(i, RewriteGraph::kMayBeColocated)) continue;
     RewriteGraph::Node& n = g.node(i);
-    if (!n.readers.empty() || n.control_readers.empty() || n.op->type() == "NoOp") continue;
+    if (n.num_readers != 0 || n.num_control_readers == 0 || n.op->type() == "NoOp") continue;
     bool only_noops = true;
-    for (int w : n.control_readers) {
+    for (int w : g.ControlReaders(i)) {
       const RewriteGraph::Node& waiter = g.node(w);
       only_noops = only_noops && waiter.op->type() == "NoOp" && !waiter.fetched;
     }
     if (!only_noops) continue;
-    for (int w : std::vector<int>(n.control_readers)) g.RemoveControl(w, i);
+    for (int w : std::vector<int>(g.ControlReaders(i))) g.RemoveControl(w, i);
     g.Remove(i);
     ++count;
   }

@@ -16,10 +16,12 @@ namespace {
 
 // The only reader of node i's output 0, when it is input 0 of a node of type `type` and
 // nothing waits for i; else -1.
-int SoleReader(const RewriteGraph& g, int i, const char* type) {
+int SoleReader(RewriteGraph& g, int i, const char* type) {
   const RewriteGraph::Node& n = g.node(i);
-  if (n.readers.size() != 1 || !n.control_readers.empty()) return -1;
-  const auto [reader, k] = n.readers[0];
+  if (n.num_readers != 1 || n.num_control_readers != 0) return -1;
+  const auto& readers = g.Readers(i);
+  if (readers.size() != 1) return -1;
+  const auto [reader, k] = readers.front();
   if (k != 0 || g.node(reader).op->type() != type || !g.Rewritable(reader)) return -1;
   if (g.Device(reader) != g.Device(i)) return -1;
   return reader;

@@ -11,7 +11,7 @@ namespace tgraph {
 int RemoveIdentities(RewriteGraph& g) {
   int count = 0;
   for (int i = 0; i < g.size(); ++i) {
-    if (!g.Rewritable(i)) continue;
+    if (!g.Rewritable(i, RewriteGraph::kMayBeColocated)) continue;
     RewriteGraph::Node& n = g.node(i);
     const std::string& type = n.op->type();
     if (type == "Identity") {
@@ -22,7 +22,7 @@ int RemoveIdentities(RewriteGraph& g) {
       g.Remove(i);
       ++count;
     } else if (type == "NoOp") {
-      const size_t in = n.controls.size(), out = n.control_readers.size();
+      const size_t in = n.controls.size(), out = static_cast<size_t>(n.num_control_readers);
       if (in * out > in + out) continue;
       g.MoveControlReaders(i, -1);
       g.Remove(i);

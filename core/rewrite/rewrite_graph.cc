@@ -51,7 +51,9 @@ RewriteGraph::RewriteGraph(const RewriteRequest& request)
     n.inputs = n.op->inputs();
     for (int k = 0; k < static_cast<int>(n.inputs.size()); ++k) {
       const int p = Producer(n.inputs[static_cast<size_t>(k)]);
-      if (p >= 0) nodes_[static_cast<size_t>(p)].readers.emplace_back(static_cast<int>(i), k);
+      if (p < 0) continue;
+      nodes_[static_cast<size_t>(p)].readers.emplace_back(static_cast<int>(i), k);
+      ++nodes_[static_cast<size_t>(p)].num_readers;
     }
     // Control inputs outside the fragment (a fed placeholder's) constrain nothing.
     for (const Operation* c : n.op->control_inputs()) {
@@ -59,6 +61,7 @@ RewriteGraph::RewriteGraph(const RewriteRequest& request)
       if (p < 0 || std::find(n.controls.begin(), n.controls.end(), p) != n.controls.end()) continue;
       n.controls.push_back(p);
       nodes_[static_cast<size_t>(p)].control_readers.push_back(static_cast<int>(i));
+      ++nodes_[static_cast<size_t>(p)].num_control_readers;
     }
   }
 }
@@ -81,12 +84,12 @@ int& RewriteGraph::IndexSlot(const Operation* op) {
   return index_of_scratch_[op];
 }
 
-bool RewriteGraph::Rewritable(int i, bool may_be_fetched) const {
+bool RewriteGraph::Rewritable(int i, unsigned flags) const {
   const Node& n = node(i);
-  if (n.removed || (n.fetched && !may_be_fetched) || n.fed_output) return false;
+  if (n.removed || (n.fetched && !(flags & kMayBeFetched)) || n.fed_output) return false;
   const Operation& op = *n.op;
   if (op.is_stateful() || KeepForEffect(op) || IsControlFlowOp(op)) return false;
-  if (op.FindAttr("_class") != nullptr) return false;
+  if (!(flags & kMayBeColocated) && op.FindAttr("_class") != nullptr) return false;
   for (const Output& in : n.inputs) {
     if (IsRefType(in.dtype())) return false;
   }
@@ -107,19 +110,38 @@ bool RewriteGraph::Rewritable(int i, bool may_be_fetched) const {
   return it->second;
 }
 
-void RewriteGraph::DropReader(int producer, int reader, int k) {
-  auto& readers = node(producer).readers;
-  auto it = std::find(readers.begin(), readers.end(), std::make_pair(reader, k));
-  if (it != readers.end()) readers.erase(it);
+const std::vector<std::pair<int, int>>& RewriteGraph::Readers(int i) {
+  auto& readers = node(i).readers;
+  std::erase_if(readers, [&](const std::pair<int, int>& r) {
+    const Node& reader = node(r.first);
+    return reader.removed || Producer(reader.inputs[static_cast<size_t>(r.second)]) != i;
+  });
+  std::sort(readers.begin(), readers.end());
+  readers.erase(std::unique(readers.begin(), readers.end()), readers.end());
+  return readers;
+}
+
+const std::vector<int>& RewriteGraph::ControlReaders(int i) {
+  auto& waiting = node(i).control_readers;
+  std::erase_if(waiting, [&](int w) {
+    const Node& n = node(w);
+    return n.removed || std::find(n.controls.begin(), n.controls.end(), i) == n.controls.end();
+  });
+  std::sort(waiting.begin(), waiting.end());
+  waiting.erase(std::unique(waiting.begin(), waiting.end()), waiting.end());
+  return waiting;
 }
 
 void RewriteGraph::SetInput(int reader, int k, const Output& to) {
   Output& in = node(reader).inputs[static_cast<size_t>(k)];
   const int old_producer = Producer(in);
-  if (old_producer >= 0) DropReader(old_producer, reader, k);
+  if (old_producer >= 0) --node(old_producer).num_readers;
   in = to;
   const int p = Producer(to);
-  if (p >= 0) node(p).readers.emplace_back(reader, k);
+  if (p >= 0) {
+    node(p).readers.emplace_back(reader, k);
+    ++node(p).num_readers;
+  }
   changed_ = true;
 }
 
@@ -132,6 +154,7 @@ void RewriteGraph::AddControl(int n, int producer) {
   }
   node_n.controls.push_back(producer);
   node(producer).control_readers.push_back(n);
+  ++node(producer).num_control_readers;
   changed_ = true;
 }
 
@@ -140,14 +163,13 @@ void RewriteGraph::RemoveControl(int n, int producer) {
   auto it = std::find(controls.begin(), controls.end(), producer);
   if (it == controls.end()) return;
   controls.erase(it);
-  auto& readers = node(producer).control_readers;
-  readers.erase(std::find(readers.begin(), readers.end(), n));
+  --node(producer).num_control_readers;  // its entry in control_readers goes lazily
   changed_ = true;
 }
 
 void RewriteGraph::Bypass(int i, int index, const Output& to) {
   const std::vector<int> controls = node(i).controls;
-  const std::vector<std::pair<int, int>> readers = node(i).readers;
+  const std::vector<std::pair<int, int>> readers = Readers(i);
   for (const auto& [reader, k] : readers) {
     if (node(reader).inputs[static_cast<size_t>(k)].index != index) continue;
     SetInput(reader, k, to);
@@ -158,7 +180,7 @@ void RewriteGraph::Bypass(int i, int index, const Output& to) {
 
 void RewriteGraph::MoveControlReaders(int i, int producer) {
   const std::vector<int> controls = node(i).controls;
-  const std::vector<int> waiting = node(i).control_readers;
+  const std::vector<int> waiting = ControlReaders(i);
   for (int w : waiting) {
     RemoveControl(w, i);
     AddControl(w, producer);
@@ -168,11 +190,12 @@ void RewriteGraph::MoveControlReaders(int i, int producer) {
 
 void RewriteGraph::Replace(int i, Operation* op, std::vector<Output> inputs,
                            const std::vector<int>& controls) {
+  const std::vector<std::pair<int, int>> readers = Readers(i);
   Node& n = node(i);
   Operation* old = n.op;
-  for (int k = 0; k < static_cast<int>(n.inputs.size()); ++k) {
-    const int p = Producer(n.inputs[static_cast<size_t>(k)]);
-    if (p >= 0) DropReader(p, i, k);
+  for (const Output& in : n.inputs) {
+    const int p = Producer(in);
+    if (p >= 0) --node(p).num_readers;
   }
   for (int c : std::vector<int>(n.controls)) RemoveControl(i, c);
   IndexSlot(old) = -1;
@@ -181,21 +204,21 @@ void RewriteGraph::Replace(int i, Operation* op, std::vector<Output> inputs,
   n.inputs = std::move(inputs);
   for (int k = 0; k < static_cast<int>(n.inputs.size()); ++k) {
     const int p = Producer(n.inputs[static_cast<size_t>(k)]);
-    if (p >= 0) node(p).readers.emplace_back(i, k);
+    if (p < 0) continue;
+    node(p).readers.emplace_back(i, k);
+    ++node(p).num_readers;
   }
   for (int c : controls) AddControl(i, c);
-  for (const auto& [reader, k] : n.readers) {
-    Output& in = node(reader).inputs[static_cast<size_t>(k)];
-    in.op = op;
-  }
+  // Readers of the old op's outputs read the same outputs of the new one.
+  for (const auto& [reader, k] : readers) node(reader).inputs[static_cast<size_t>(k)].op = op;
   changed_ = true;
 }
 
 void RewriteGraph::Remove(int i) {
   Node& n = node(i);
-  for (int k = 0; k < static_cast<int>(n.inputs.size()); ++k) {
-    const int p = Producer(n.inputs[static_cast<size_t>(k)]);
-    if (p >= 0) DropReader(p, i, k);
+  for (const Output& in : n.inputs) {
+    const int p = Producer(in);
+    if (p >= 0) --node(p).num_readers;
   }
   for (int c : std::vector<int>(n.controls)) RemoveControl(i, c);
   n.removed = true;
@@ -207,7 +230,7 @@ int RewriteGraph::RemoveDead() {
   // Reverse order: removing a reader may leave its producers, which come earlier, dead.
   for (int i = size() - 1; i >= 0; --i) {
     const Node& n = node(i);
-    if (n.removed || n.fetched || !n.readers.empty() || !n.control_readers.empty()) continue;
+    if (n.removed || n.fetched || n.num_readers != 0 || n.num_control_readers != 0) continue;
     if (n.op->is_stateful() || KeepForEffect(*n.op) || IsControlFlowOp(*n.op)) continue;
     Remove(i);
     ++removed;

@@ -42,8 +42,14 @@ class RewriteGraph {
     Operation* op = nullptr;  // a graph op, or one of the scratch graph
     std::vector<Output> inputs;
     std::vector<int> controls;                // nodes this one waits for
-    std::vector<std::pair<int, int>> readers;  // (node, input index) reading an output
-    std::vector<int> control_readers;          // nodes waiting for this one
+    // Who reads an output ((node, input index)) and who waits for this node. Entries are
+    // dropped lazily (a node with half a million readers must not pay a search per edit):
+    // use RewriteGraph::Readers / ControlReaders, which return the live ones; the counts
+    // are always exact.
+    std::vector<std::pair<int, int>> readers;
+    std::vector<int> control_readers;
+    int num_readers = 0;
+    int num_control_readers = 0;
     bool removed = false;
     bool fetched = false;     // an output is fetched, or the op is a target
     bool fed_output = false;  // an output is fed: its readers read the feed
@@ -63,14 +69,22 @@ class RewriteGraph {
   bool IsFed(const Output& o) const;
 
   // May node i be removed or replaced? Not when fetched, a target, with a fed output,
-  // stateful, reading or making refs, with a colocation attr (_class), or placed anywhere
-  // but the CPU (its own request, or the session's default device).
-  // With `may_be_fetched`, a fetched node passes too: one that is read instead of another
-  // (a common subexpression's first instance) is not itself changed.
-  bool Rewritable(int i, bool may_be_fetched = false) const;
+  // stateful, reading or making refs, or placed anywhere but the CPU (its own request, or
+  // the session's default device); nor, unless `flags` allow:
+  //   kMayBeFetched: a fetched node passes (one that is read instead of another, a common
+  //     subexpression's first instance, is not itself changed);
+  //   kMayBeColocated: a node with a colocation attr (_class) passes. Rewrites that only
+  //     bypass or drop nodes allow it; those that make new ops (which would not inherit the
+  //     colocation) do not.
+  enum Flags : unsigned { kMayBeFetched = 1, kMayBeColocated = 2 };
+  bool Rewritable(int i, unsigned flags = 0) const;
   // The device request of a node's op ("" = none): rewrites that join or bypass nodes need
   // them equal.
   const std::string& Device(int i) const { return node(i).op->device(); }
+
+  // The live readers of node i's outputs and the nodes waiting for it (compacted here).
+  const std::vector<std::pair<int, int>>& Readers(int i);
+  const std::vector<int>& ControlReaders(int i);
 
   // ---- edits ----
   void SetInput(int reader, int k, const Output& to);
@@ -106,7 +120,6 @@ class RewriteGraph {
   void set_changed() { changed_ = true; }
 
  private:
-  void DropReader(int producer, int reader, int k);
   int& IndexSlot(const Operation* op);
 
   const RewriteRequest& request_;

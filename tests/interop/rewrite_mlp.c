@@ -7,7 +7,7 @@
  * off). Runs "init", then STEPS steps of target "train" fetching "loss:0", printing
  *   loss <step> <value %.9g>
  * then one traced step ("nodes <count>", "matmuls <count of MatMul/_FusedMatMul>", and
- * "op <type>" per node), then TIMED_STEPS (default 0) more steps timed one by one:
+ * "op <type> <name>" per node), then TIMED_STEPS (default 0) more steps timed one by one:
  *   step_us median <us> min <us>
  * Plugins come from TGRAPH_PLUGIN_PATH. Exit status 0 on success; else a message on stderr. */
 #define _POSIX_C_SOURCE 199309L
@@ -164,7 +164,9 @@ int main(int argc, char** argv) {
     matmuls += strcmp(type, "MatMul") == 0 || strcmp(type, "_FusedMatMul") == 0;
   }
   printf("nodes %d\nmatmuls %d\n", nodes, matmuls);
-  for (i = 0; i < nodes; ++i) printf("op %s\n", TG_RunMetadataNodeOpType(metadata, (int)i));
+  for (i = 0; i < nodes; ++i) {
+    printf("op %s %s\n", TG_RunMetadataNodeOpType(metadata, (int)i), TG_RunMetadataNodeName(metadata, (int)i));
+  }
   TG_DeleteRunMetadata(metadata);
   TG_DeleteRunOptions(trace);
 

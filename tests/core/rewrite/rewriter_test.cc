@@ -336,7 +336,9 @@ TEST_F(RewriteTest, DependencyOptimizationDropsWorkOnlyNoOpsWaitFor) {
   Operation* dx = Op("MatMul", {dy, w}, {{"transpose_b", AttrOfBool(true)}}, "dx");
   Operation* dw = Op("MatMul", {x, dy}, {{"transpose_a", AttrOfBool(true)}}, "dw");
   Operation* group = Op("NoOp", {}, {}, "group_deps", {dx, dw});
-  Output dw_out = Op("Identity", {dw->output(0)}, {}, "control_dependency_1", {group})->output(0);
+  // Colocated with the gradient, as tf.tuple makes it.
+  Output dw_out = Op("Identity", {dw->output(0)}, {{"_class", AttrOfStringList({"loc:@dw"})}},
+                     "control_dependency_1", {group})->output(0);
   Output update = Op("Neg", {dw_out}, {}, "update")->output(0);
   const Tensor xv = Floats({4, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12});
   const Tensor dyv = Floats({4, 2}, {1, -1, 2, -2, 3, -3, 4, -4});
