@@ -91,7 +91,8 @@ bool RewriteGraph::Rewritable(int i, unsigned flags) const {
   if (op.is_stateful() || KeepForEffect(op) || IsControlFlowOp(op)) return false;
   if (!(flags & kMayBeColocated) && op.FindAttr("_class") != nullptr) return false;
   for (const Output& in : n.inputs) {
-    if (IsRefType(in.dtype())) return false;
+    // A ref or resource input reads state: two reads at two times may differ.
+    if (IsRefType(in.dtype()) || BaseType(in.dtype()) == DT_RESOURCE) return false;
   }
   for (int k = 0; k < op.num_outputs(); ++k) {
     const DataType t = op.output_type(k);
@@ -114,7 +115,9 @@ const std::vector<std::pair<int, int>>& RewriteGraph::Readers(int i) {
   auto& readers = node(i).readers;
   std::erase_if(readers, [&](const std::pair<int, int>& r) {
     const Node& reader = node(r.first);
-    return reader.removed || Producer(reader.inputs[static_cast<size_t>(r.second)]) != i;
+    // A reader replaced meanwhile may have fewer inputs (a folded constant has none).
+    return reader.removed || static_cast<size_t>(r.second) >= reader.inputs.size() ||
+           Producer(reader.inputs[static_cast<size_t>(r.second)]) != i;
   });
   std::sort(readers.begin(), readers.end());
   readers.erase(std::unique(readers.begin(), readers.end()), readers.end());

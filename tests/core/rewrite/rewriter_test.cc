@@ -433,6 +433,27 @@ TEST_F(RewriteTest, FusionNeedsSoleUnfetchedIntermediates) {
   EXPECT_EQ(f->ordered[static_cast<size_t>(Find(*f, "relu"))]->type(), "Relu");
 }
 
+// ---- all together ----
+
+// A constant read both by an op that folding replaces (by a Const without inputs) and by one
+// that stays, then merged with its twin: the merge must not look at the folded op's inputs.
+TEST_F(RewriteTest, RewritesComposeOnSharedConstants) {
+  Output x = Placeholder(PartialShape({2}), "x");
+  Output c1 = Const(Floats({2}, {2, 3}), "c1");
+  Output c2 = Const(Floats({2}, {2, 3}), "c2");
+  Output n1 = Op("Neg", {c1}, {}, "n1")->output(0);
+  Output n2 = Op("Neg", {c2}, {}, "n2")->output(0);
+  Output scaled = Op("Mul", {x, c2}, {}, "scaled")->output(0);
+  NodeSpec add;
+  add.type = "AddN";
+  add.name = "sum";
+  add.inputs.push_back({{n1, n2, scaled}, true});
+  Output sum = g_.AddOperation(std::move(add)).value()->output(0);
+  const auto types = RunBothWays("all", {{x, Floats({2}, {5, 7})}}, {sum});
+  EXPECT_EQ(types.count("Neg"), 0u);
+  EXPECT_EQ(types.count("Mul"), 1u);
+}
+
 // ---- what no rewrite touches ----
 
 TEST_F(RewriteTest, NodesOffTheCpuAreLeftAlone) {
