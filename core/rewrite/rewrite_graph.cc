@@ -49,6 +49,8 @@ RewriteGraph::RewriteGraph(const RewriteRequest& request)
   for (size_t i = 0; i < ordered.size(); ++i) {
     Node& n = nodes_[i];
     n.inputs = n.op->inputs();
+    n.eligible = Eligible(n);
+    n.colocated = n.op->FindAttr("_class") != nullptr;
     for (int k = 0; k < static_cast<int>(n.inputs.size()); ++k) {
       const int p = Producer(n.inputs[static_cast<size_t>(k)]);
       if (p < 0) continue;
@@ -86,10 +88,13 @@ int& RewriteGraph::IndexSlot(const Operation* op) {
 
 bool RewriteGraph::Rewritable(int i, unsigned flags) const {
   const Node& n = node(i);
-  if (n.removed || (n.fetched && !(flags & kMayBeFetched)) || n.fed_output) return false;
+  if (n.removed || (n.fetched && !(flags & kMayBeFetched)) || n.fed_output || !n.eligible) return false;
+  return !n.colocated || (flags & kMayBeColocated);
+}
+
+bool RewriteGraph::Eligible(const Node& n) {
   const Operation& op = *n.op;
   if (op.is_stateful() || KeepForEffect(op) || IsControlFlowOp(op)) return false;
-  if (!(flags & kMayBeColocated) && op.FindAttr("_class") != nullptr) return false;
   for (const Output& in : n.inputs) {
     // A ref or resource input reads state: two reads at two times may differ.
     if (IsRefType(in.dtype()) || BaseType(in.dtype()) == DT_RESOURCE) return false;
@@ -205,6 +210,8 @@ void RewriteGraph::Replace(int i, Operation* op, std::vector<Output> inputs,
   IndexSlot(op) = i;
   n.op = op;
   n.inputs = std::move(inputs);
+  n.eligible = Eligible(n);
+  n.colocated = op->FindAttr("_class") != nullptr;
   for (int k = 0; k < static_cast<int>(n.inputs.size()); ++k) {
     const int p = Producer(n.inputs[static_cast<size_t>(k)]);
     if (p < 0) continue;

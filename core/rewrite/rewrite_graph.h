@@ -53,6 +53,9 @@ class RewriteGraph {
     bool removed = false;
     bool fetched = false;     // an output is fetched, or the op is a target
     bool fed_output = false;  // an output is fed: its readers read the feed
+    // What Rewritable checks that no rewrite changes, worked out once per node.
+    bool eligible = false;    // stateless, no refs or resources, on the CPU, not control flow
+    bool colocated = false;   // has a _class attr
   };
 
   explicit RewriteGraph(const RewriteRequest& request);
@@ -129,7 +132,8 @@ class RewriteGraph {
   std::unordered_set<uint64_t> fed_;  // (graph op id << 32 | index) of fed tensors
   std::unique_ptr<Graph> scratch_;
   std::map<std::pair<const Operation*, int>, Output> stand_ins_;  // real tensor -> stand-in
-  mutable std::unordered_map<std::string, bool> cpu_device_;  // device string -> on the CPU
+  std::unordered_map<std::string, bool> cpu_device_;  // device string -> on the CPU
+  bool Eligible(const Node& n);
   bool changed_ = false;
 };
 
