@@ -12,8 +12,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 import tensorflow as tf
+from tensorflow.core.protobuf import config_pb2
+from tensorflow.python.grappler import tf_optimizer
 
 PROGRAM = Path(os.environ["TGRAPH_BUILD_DIR"]) / "tests" / "interop_rewrite_mlp"
+TOOL = os.environ["TGRAPH_TOOL"]
 BATCH = 128
 STEPS = 5
 
@@ -106,3 +109,36 @@ def test_rewrites_drop_the_input_gradient_and_fuse(files):
     # The gradient tuples' Identities go; the variables' reads (of refs) stay.
     assert not [op for op in ops_on if "tuple/" in op], ops_on
     assert on["nodes"] < off["nodes"] - 20, (on, off)
+
+
+def test_graphs_fused_by_tensorflows_grappler_import_and_run(tmp_path):
+    """TF's own remapper output (_FusedConv2D and _FusedMatMul with fused_ops [BiasAdd, Relu],
+    as frozen graphs may hold them) imports and runs here to TensorFlow's numbers."""
+    rng = np.random.RandomState(0)
+    graph = tf.Graph()
+    with graph.as_default(), tf.device("/device:CPU:0"):
+        x = tf1.placeholder(tf.float32, [2, 5, 5, 3], name="x")
+        f = tf.constant(rng.randn(3, 3, 3, 4).astype(np.float32))
+        b = tf.constant(rng.randn(4).astype(np.float32))
+        c = tf.nn.relu(tf.nn.bias_add(tf.nn.conv2d(x, f, [1, 1, 1, 1], "SAME"), b))
+        w = tf.constant(rng.randn(100, 6).astype(np.float32))
+        bw = tf.constant(rng.randn(6).astype(np.float32))
+        y = tf.identity(tf.nn.relu(tf.nn.bias_add(tf.matmul(tf.reshape(c, [2, 100]), w), bw)),
+                        name="y")
+        tf1.add_to_collection("train_op", y)
+    fused = tf_optimizer.OptimizeGraph(config_pb2.ConfigProto(),
+                                       tf1.train.export_meta_graph(graph=graph))
+    assert {"_FusedConv2D", "_FusedMatMul"} <= {node.op for node in fused.node}
+    xs = rng.rand(2, 5, 5, 3).astype(np.float32)
+    with tf.Graph().as_default() as again:
+        tf1.import_graph_def(fused, name="")
+        with tf1.Session(graph=again) as sess:
+            expected = sess.run("y:0", {"x:0": xs})
+    (tmp_path / "fused.pb").write_bytes(fused.SerializeToString())
+    np.save(tmp_path / "x.npy", xs)
+    done = subprocess.run([TOOL, "run", str(tmp_path / "fused.pb"), "--feed",
+                           f"x:0={tmp_path / 'x.npy'}", "--fetch", "y:0", "--npy-out",
+                           str(tmp_path / "out")], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    got = np.load(tmp_path / "out" / "y_0.npy")
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5 * np.abs(expected).max())
