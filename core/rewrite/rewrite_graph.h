@@ -72,8 +72,8 @@ class RewriteGraph {
   bool IsFed(const Output& o) const;
 
   // May node i be removed or replaced? Not when fetched, a target, with a fed output,
-  // stateful, reading or making refs, or placed anywhere but the CPU (its own request, or
-  // the session's default device); nor, unless `flags` allow:
+  // stateful, reading or making refs or resources, or placed anywhere but the CPU (its own
+  // request, or the session's default device); nor, unless `flags` allow:
   //   kMayBeFetched: a fetched node passes (one that is read instead of another, a common
   //     subexpression's first instance, is not itself changed);
   //   kMayBeColocated: a node with a colocation attr (_class) passes. Rewrites that only
