@@ -6,8 +6,9 @@
 // A chain fuses when every intermediate value has exactly one reader (the next op of the
 // chain) and nobody waits for it, no member is fetched or otherwise kept (Rewritable), all
 // share one device request, the layout is NHWC, and the CPU has a kernel for the fused op
-// with those attrs. The fused node takes the last op's place and name, reads the
-// contraction's inputs and the bias, and waits for what any member waited for.
+// with those attrs whose priority is not below that of the contraction's own kernel. The
+// fused node takes the last op's place and name, reads the contraction's inputs and the
+// bias, and waits for what any member waited for.
 #include "core/plugin/registry.h"
 #include "core/rewrite/passes.h"
 
@@ -79,8 +80,16 @@ int FuseContractions(RewriteGraph& g) {
     spec.attrs = FusedAttrs(contraction, relu >= 0);
     const std::vector<Output> inputs = {g.node(i).inputs[0], g.node(i).inputs[1],
                                         g.node(bias_add).inputs[1]};
-    // The attrs must be valid for the op (T among its types) and have a CPU kernel.
-    if (KernelRegistry::Global()->FindOrNull(spec.type, spec.attrs, "CPU") == nullptr) continue;
+    // The attrs must be valid for the op (T among its types) and have a CPU kernel, one at
+    // least as preferred as the contraction's own: a plugin that registers a faster MatMul
+    // (a higher priority) and no fused kernel keeps its MatMul.
+    const KernelRegistration* fused_kernel =
+        KernelRegistry::Global()->FindOrNull(spec.type, spec.attrs, "CPU");
+    const KernelRegistration* own_kernel =
+        KernelRegistry::Global()->FindOrNull(contraction.type(), contraction.attrs(), "CPU");
+    if (fused_kernel == nullptr || (own_kernel != nullptr && own_kernel->priority > fused_kernel->priority)) {
+      continue;
+    }
     auto fused = g.NewOp(std::move(spec), inputs);
     if (!fused.ok()) continue;
     std::vector<int> controls = g.node(i).controls;
