@@ -294,6 +294,14 @@ extern "C" int64_t TG_RunMetadataNodeOutputBytes(const TG_RunMetadata* metadata,
   return s == nullptr ? -1 : s->output_bytes;
 }
 
+extern "C" int64_t TG_RunMetadataPeakBytes(const TG_RunMetadata* metadata) {
+  return metadata == nullptr ? -1 : metadata->metadata.peak_bytes;
+}
+
+extern "C" int64_t TG_RunMetadataAllocatedBytes(const TG_RunMetadata* metadata) {
+  return metadata == nullptr ? -1 : metadata->metadata.allocated_bytes;
+}
+
 // ---- running ----
 
 extern "C" void TG_SessionRun(TG_Session* session, const TG_RunOptions* run_options,

@@ -113,6 +113,20 @@ Status LogGrad(GradientContext& ctx) {
 }
 
 // Sign is piecewise constant: its gradient is zero (not "none", as in TF).
+// d/dx log(1 + x) = 1 / (1 + x).
+Status Log1pGrad(GradientContext& ctx) {
+  Output x = Conj(ctx, ctx.input(0));
+  ctx.SetInputGrad(0, ctx.Mul(ctx.grad(0), ctx.Op("Reciprocal", {ctx.Add(x, ctx.OnesLike(x))})));
+  return ctx.status();
+}
+
+// d/dx (exp(x) - 1) = exp(x) = y + 1.
+Status Expm1Grad(GradientContext& ctx) {
+  Output y = Conj(ctx, ctx.output(0));
+  ctx.SetInputGrad(0, ctx.Mul(ctx.grad(0), ctx.Add(y, ctx.OnesLike(y))));
+  return ctx.status();
+}
+
 Status SignGrad(GradientContext& ctx) {
   ctx.SetInputGrad(0, ctx.ZerosLike(ctx.input(0)));
   return ctx.status();
@@ -220,6 +234,8 @@ Status RegisterCwiseGradients(GradientFunctionRegistry& registry) {
       {"Rsqrt", FromOutputGrad("RsqrtGrad")},
       {"Exp", ExpGrad},
       {"Log", LogGrad},
+      {"Log1p", Log1pGrad},
+      {"Expm1", Expm1Grad},
       {"Tanh", FromOutputGrad("TanhGrad")},
       {"Sigmoid", FromOutputGrad("SigmoidGrad")},
       {"Sign", SignGrad},

@@ -4,10 +4,15 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <new>
+
+#include "core/base/allocation_faults.h"
+#include "core/base/memory_account.h"
 
 namespace tgraph {
 
 std::shared_ptr<TensorBuffer> TensorBuffer::Allocate(size_t size, bool zero) {
+  if (ConsumeTensorAllocationFault()) return nullptr;
   if (size <= TensorBuffer::kInlineBytes) return std::make_shared<TensorBuffer>(size);
   constexpr size_t kAlignment = 64;
   // Rounding up must not wrap around to a tiny allocation that memset then overruns.
@@ -20,7 +25,22 @@ std::shared_ptr<TensorBuffer> TensorBuffer::Allocate(size_t size, bool zero) {
 #else
   std::memset(data, zero ? 0 : 0xA5, size);
 #endif
-  return std::make_shared<TensorBuffer>(data, size, [](void* p, size_t) { std::free(p); });
+  // The buffer object itself may fail to allocate: then `data` is freed here, not leaked.
+  try {
+    if (const std::shared_ptr<MemoryAccount>* account = CurrentMemoryAccount()) {
+      auto buffer = std::make_shared<TensorBuffer>(
+          data, size, [account = *account](void* p, size_t bytes) {
+            std::free(p);
+            account->Credit(static_cast<int64_t>(bytes));
+          });
+      (*account)->Charge(static_cast<int64_t>(size));
+      return buffer;
+    }
+    return std::make_shared<TensorBuffer>(data, size, [](void* p, size_t) { std::free(p); });
+  } catch (const std::bad_alloc&) {
+    std::free(data);
+    return nullptr;
+  }
 }
 
 StatusOr<int64_t> NumElementsOf(const std::vector<int64_t>& dims) {

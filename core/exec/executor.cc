@@ -260,6 +260,7 @@ class ParallelRun {
       *keep = i;
     } else {
       args_.inter_op_pool->Schedule([this, i] {
+        MemoryAccountScope memory(args_.memory);
         std::vector<int> own{i};
         Drain(&own);
       });

@@ -18,6 +18,7 @@
 #include <mutex>
 #include <vector>
 
+#include "core/base/memory_account.h"
 #include "core/base/status.h"
 #include "core/base/tensor.h"
 #include "core/exec/execution_plan.h"
@@ -52,6 +53,9 @@ struct ExecuteArgs {
   RunState* state = nullptr;
   ThreadPool* inter_op_pool = nullptr;
   RunMetadata* trace = nullptr;  // non-null: record step stats
+  // Non-null (when tracing): the account the run's allocations are charged to, made current
+  // on every thread that runs a step.
+  const std::shared_ptr<MemoryAccount>* memory = nullptr;
 };
 
 // Runs every step (the feeds are already in their slots). On success the fetched slots hold

@@ -23,11 +23,10 @@ int HardwareThreads() {
 }
 
 // A tensor of our own: fetched values must not change when a variable they share a
-// buffer with is assigned later, nor alias another fetch.
-Tensor DeepCopy(const Tensor& t) {
-  auto copy = Tensor::Allocate(t.dtype(), t.dims());
-  if (!copy.ok()) return t;
-  Tensor out = std::move(copy).value();
+// buffer with is assigned later, nor alias another fetch. A copy that cannot be allocated
+// fails the run (RESOURCE_EXHAUSTED) rather than hand out the alias.
+StatusOr<Tensor> DeepCopy(const Tensor& t) {
+  TG_ASSIGN_OR_RETURN(Tensor out, Tensor::AllocateUninitialized(t.dtype(), t.dims()));
   if (t.dtype() == DT_STRING) {
     out.strings() = t.strings();
   } else if (t.ByteSize() != 0) {
@@ -283,12 +282,22 @@ Status Session::Run(const RunOptions& run_options,
     const int slot = plan->feeds[i].slot;
     if (slot >= 0) rs->values[static_cast<size_t>(slot)].tensor = feeds[i].second;
   }
-  if (metadata != nullptr) metadata->step_stats.clear();
+  if (metadata != nullptr) {
+    metadata->step_stats.clear();
+    metadata->peak_bytes = 0;
+    metadata->allocated_bytes = 0;
+  }
   ExecuteArgs args;
   args.plan = plan;
   args.state = rs.get();
   args.inter_op_pool = inter_op_pool_.get();
   args.trace = run_options.trace_level > 0 ? metadata : nullptr;
+  std::shared_ptr<MemoryAccount> memory;
+  if (args.trace != nullptr) {
+    memory = std::make_shared<MemoryAccount>();
+    args.memory = &memory;
+  }
+  MemoryAccountScope memory_scope(args.memory);
   Status status = ExecutePlan(args);
   const bool ran_every_step = status.ok();
 
@@ -310,7 +319,12 @@ Status Session::Run(const RunOptions& run_options,
                                       " (fetched as ", fetches[i].Name(), ")");
           break;
         }
-        outputs->push_back(DeepCopy(v.ref->value));
+        auto copy = DeepCopy(v.ref->value);
+        if (!copy.ok()) {
+          status = copy.status();
+          break;
+        }
+        outputs->push_back(std::move(copy).value());
       } else if (plan->fetch_moves[i]) {
         outputs->push_back(std::move(v.tensor));  // the run state is cleared next anyway
       } else {
@@ -324,7 +338,17 @@ Status Session::Run(const RunOptions& run_options,
     return status;
   }
   for (Tensor& t : *outputs) {
-    if (Shared(t)) t = DeepCopy(t);
+    if (!Shared(t)) continue;
+    auto copy = DeepCopy(t);
+    if (!copy.ok()) {
+      outputs->clear();
+      return copy.status();
+    }
+    t = std::move(copy).value();
+  }
+  if (memory != nullptr) {
+    metadata->peak_bytes = memory->peak_bytes();
+    metadata->allocated_bytes = memory->allocated_bytes();
   }
   return Status::OK();
 }

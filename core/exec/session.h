@@ -68,6 +68,11 @@ struct NodeStepStats {
 
 struct RunMetadata {
   std::vector<NodeStepStats> step_stats;  // in completion order
+  // Tensor buffers the run's steps allocated in host memory (outputs, temporaries, copies):
+  // the most held at once during the run, and the sum of all. Buffers a run forwards or
+  // reuses are not new allocations; feeds and variables updated in place cost nothing.
+  int64_t peak_bytes = 0;
+  int64_t allocated_bytes = 0;
 };
 
 // A device the session can place ops on.

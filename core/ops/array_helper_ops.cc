@@ -197,9 +197,10 @@ Status RegisterArrayHelperOps(OpRegistry* registry) {
           .Doc("merged[indices[m][i...]] = data[m][i...]; later inputs win."),
       OpDefBuilder("ConcatOffset")
           .Input("concat_dim: int32")
-          .Input("shape: N * int32")
-          .Output("offset: N * int32")
+          .Input("shape: N * shape_type")
+          .Output("offset: N * shape_type")
           .Attr("N: int >= 2")
+          .Attr("shape_type: {int32, int64} = DT_INT32")
           .SetShapeFn(ConcatOffsetShape)
           .Doc("Where each input of a concat starts in its output."),
       OpDefBuilder("ShapeN")

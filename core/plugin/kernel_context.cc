@@ -31,7 +31,7 @@ StatusOr<void*> CreateKernelState(const KernelRegistration& kernel, const Operat
   } catch (const std::exception& e) {
     status.status = Internal("kernel create threw: ", e.what());
   } catch (...) {
-    status.status = Internal("kernel create threw an exception");
+    status.status = Internal("kernel create threw an unknown exception");
   }
   if (!status.status.ok()) return NameNode(op, status.status);
   return state;
@@ -134,7 +134,7 @@ void ReleaseCallInputs(TG_KernelContext* ctx) {
 void RecordComputeException(TG_KernelContext* ctx, const char* what) {
   if (!ctx->status.status.ok()) return;
   ctx->status.status = what != nullptr ? Internal("kernel compute threw: ", what)
-                                       : Internal("kernel compute threw an exception");
+                                       : Internal("kernel compute threw an unknown exception");
 }
 
 Status FinishKernelCompute(const KernelRegistration& kernel, TG_KernelContext* ctx) {
@@ -199,7 +199,7 @@ ShapeFn WrapPluginShapeFn(TG_ShapeFunction fn, void* user_data) {
     } catch (const std::exception& e) {
       status.status = c.Error("shape function threw: ", e.what());
     } catch (...) {
-      status.status = c.Error("shape function threw an exception");
+      status.status = c.Error("shape function threw an unknown exception");
     }
     if (!status.status.ok()) {
       const Status& s = status.status;

@@ -279,6 +279,12 @@ StatusOr<const LoadedPlugin*> LoadLocked(const std::string& requested) {
   if (auto variant = ParseVariantFileName(canonical_path.filename().string())) {
     plugin->cpu_variant = CpuLevelName(variant->level);
   }
+  // A faster kernel replacing another is intended (that is what priorities are for), but
+  // never silent: it is on the plugin's record and logged at INFO.
+  for (const std::string& line : regs.KernelOverrides()) {
+    PluginRegistrations::Scope scope(&regs);
+    CoreApi()->log(TG_LOG_INFO, line.c_str());
+  }
   plugin->messages = regs.Messages();
   plugin->ops = regs.OpNames();
   plugin->kernels = regs.KernelKeys();

@@ -82,6 +82,28 @@ bool KernelRegistration::SameKey(const KernelRegistration& other) const {
          priority == other.priority && type_constraints == other.type_constraints;
 }
 
+bool KernelRegistration::Overlaps(const KernelRegistration& other) const {
+  if (op_type != other.op_type || device_type != other.device_type) return false;
+  for (const auto& [attr, allowed] : type_constraints) {
+    for (const auto& [other_attr, other_allowed] : other.type_constraints) {
+      if (attr != other_attr) continue;
+      // Both lists are sorted and deduplicated.
+      bool common = false;
+      for (size_t i = 0, j = 0; !common && i < allowed.size() && j < other_allowed.size();) {
+        if (allowed[i] == other_allowed[j]) {
+          common = true;
+        } else if (allowed[i] < other_allowed[j]) {
+          ++i;
+        } else {
+          ++j;
+        }
+      }
+      if (!common) return false;
+    }
+  }
+  return true;
+}
+
 bool KernelRegistration::IsHostMemoryArg(const std::string& arg_name) const {
   return std::binary_search(host_memory_args.begin(), host_memory_args.end(), arg_name);
 }
@@ -774,6 +796,23 @@ std::vector<std::string> PluginRegistrations::OpNames() const {
 std::vector<std::pair<std::string, std::string>> PluginRegistrations::KernelKeys() const {
   std::vector<std::pair<std::string, std::string>> out;
   for (const auto& k : kernels_) out.emplace_back(k->op_type, k->device_type);
+  return out;
+}
+
+std::vector<std::string> PluginRegistrations::KernelOverrides() const {
+  std::vector<std::string> out;
+  KernelRegistry* registry = KernelRegistry::Global();
+  std::shared_lock<std::shared_mutex> lock(registry->mu_);
+  for (const auto& k : kernels_) {
+    auto it = registry->kernels_.find(k->op_type);
+    if (it == registry->kernels_.end()) continue;
+    for (const auto& existing : it->second) {
+      if (existing->priority < k->priority && k->Overlaps(*existing)) {
+        out.push_back(StrCat("kernel ", k->DebugString(), " overrides ", existing->DebugString(),
+                             " of ", OwnerName(existing->plugin)));
+      }
+    }
+  }
   return out;
 }
 

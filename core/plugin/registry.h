@@ -51,6 +51,9 @@ struct KernelRegistration {
   bool Matches(const AttrMap& attrs) const;
   // Same op, device, constraints and priority: two such kernels could never be told apart.
   bool SameKey(const KernelRegistration& other) const;
+  // Some node could match both: same op and device, and every attr both constrain allows a
+  // dtype in common.
+  bool Overlaps(const KernelRegistration& other) const;
   bool IsHostMemoryArg(const std::string& arg_name) const;
   // "Relu on CPU [T in {float, double}] priority 0", for messages and listings.
   std::string DebugString() const;
@@ -227,6 +230,9 @@ class PluginRegistrations {
   // What this load registered, in registration order (for the plugin listing).
   std::vector<std::string> OpNames() const;
   std::vector<std::pair<std::string, std::string>> KernelKeys() const;  // (op, device)
+  // One line per already registered kernel that one of these outranks for some node (a
+  // higher priority, overlapping type constraints): "kernel X overrides Y of plugin 'p'".
+  std::vector<std::string> KernelOverrides() const;
   std::vector<std::string> DeviceTypes() const;
   std::vector<std::string> SaverFormats() const;
   std::vector<std::string> GradientOpTypes() const;

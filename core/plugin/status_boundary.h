@@ -36,7 +36,11 @@ inline Status StatusFromCurrentException() noexcept {
       return Status(Code::kInternal, std::string());
     }
   } catch (...) {
-    return Status(Code::kInternal, std::string());
+    try {
+      return Status(Code::kInternal, "internal error: unknown exception");
+    } catch (...) {
+      return Status(Code::kInternal, std::string());
+    }
   }
 }
 

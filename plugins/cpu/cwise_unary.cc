@@ -1,4 +1,5 @@
-// Unary element-wise ops: Neg, Abs, Square, Sign, Sqrt, Rsqrt, Exp, Log, Tanh, Sigmoid, Floor,
+// Unary element-wise ops: Neg, Abs, Square, Sign, Sqrt, Rsqrt, Exp, Log, Log1p, Expm1, Tanh,
+// Sigmoid, Floor,
 // Relu, Relu6, Elu, Softplus. One Eigen expression each, evaluated on the intra-op pool.
 #include <cmath>
 
@@ -30,6 +31,8 @@ TGRAPH_CPU_UNARY(SqrtF, 4, a.sqrt())
 TGRAPH_CPU_UNARY(RsqrtF, 5, a.rsqrt())
 TGRAPH_CPU_UNARY(ExpF, 10, a.exp())
 TGRAPH_CPU_UNARY(LogF, 10, a.log())
+TGRAPH_CPU_UNARY(Log1pF, 15, a.log1p())
+TGRAPH_CPU_UNARY(Expm1F, 15, a.expm1())
 TGRAPH_CPU_UNARY(TanhF, 15, a.tanh())
 TGRAPH_CPU_UNARY(SigmoidF, 15, a.sigmoid())
 TGRAPH_CPU_UNARY(FloorF, 1, a.floor())
@@ -80,6 +83,8 @@ void RegisterUnaryKernels(Init& init) {
   RegFloat<RsqrtF>(init, "Rsqrt");
   RegFloat<ExpF>(init, "Exp");
   RegFloat<LogF>(init, "Log");
+  RegFloat<Log1pF>(init, "Log1p");
+  RegFloat<Expm1F>(init, "Expm1");
   RegFloat<TanhF>(init, "Tanh");
   RegFloat<SigmoidF>(init, "Sigmoid");
   RegFloat<FloorF>(init, "Floor");

@@ -124,14 +124,14 @@ TEST(MathGradTest, Pow) {
 // ---- unary ----
 
 TEST(MathGradTest, SmoothUnary) {
-  for (const char* type : {"Neg", "Square", "Exp", "Tanh", "Sigmoid"}) {
+  for (const char* type : {"Neg", "Square", "Exp", "Expm1", "Tanh", "Sigmoid"}) {
     SCOPED_TRACE(type);
     for (const Dims& dims : std::vector<Dims>{{}, {5}, {2, 3}}) CheckGradients({{dims}}, Unary(type));
   }
 }
 
 TEST(MathGradTest, PositiveDomainUnary) {
-  for (const char* type : {"Sqrt", "Rsqrt", "Log"}) {
+  for (const char* type : {"Sqrt", "Rsqrt", "Log", "Log1p"}) {
     SCOPED_TRACE(type);
     for (const Dims& dims : std::vector<Dims>{{}, {2, 3}}) {
       CheckGradients({{dims, Magnitudes(dims, 0.3, 2.0, false, 7)}}, Unary(type));

@@ -45,14 +45,14 @@ TEST_F(PluginsTest, LoadAndList) {
   EXPECT_STREQ(TG_PluginVersion(p), "1.2.3");
   EXPECT_EQ(TG_PluginAbiVersion(p), TG_CorePluginAbiVersion());
   EXPECT_TRUE(Contains(TG_PluginFile(p), "libtg_test_good.so"));
-  ASSERT_EQ(TG_PluginNumOps(p), 7);
+  ASSERT_EQ(TG_PluginNumOps(p), 8);
   EXPECT_STREQ(TG_PluginOpName(p, 0), "TestScaleAdd");
-  EXPECT_EQ(TG_PluginOpName(p, 7), nullptr);
+  EXPECT_EQ(TG_PluginOpName(p, 8), nullptr);
   EXPECT_EQ(TG_PluginOpName(p, -1), nullptr);
-  ASSERT_EQ(TG_PluginNumKernels(p), 11);
+  ASSERT_EQ(TG_PluginNumKernels(p), 12);
   EXPECT_STREQ(TG_PluginKernelOpType(p, 5), "Identity");
   EXPECT_STREQ(TG_PluginKernelDeviceType(p, 5), "TESTDEV");
-  EXPECT_EQ(TG_PluginKernelOpType(p, 11), nullptr);
+  EXPECT_EQ(TG_PluginKernelOpType(p, 12), nullptr);
   ASSERT_EQ(TG_PluginNumDevices(p), 1);
   EXPECT_STREQ(TG_PluginDeviceType(p, 0), "TESTDEV");
   ASSERT_EQ(TG_PluginNumSavers(p), 1);
@@ -189,6 +189,52 @@ TEST_F(PluginsTest, GraphWithAPluginOp) {
   EXPECT_EQ(code(), TG_INVALID_ARGUMENT);
   EXPECT_TRUE(Contains(msg(), "mismatch")) << msg();
   EXPECT_TRUE(Contains(msg(), "same rank")) << msg();
+}
+
+// An exception thrown out of a plugin's kernel fails the run with INTERNAL naming the node,
+// with the exception's text, or "unknown exception" when it is not a std::exception; the
+// session goes on running.
+TEST_F(PluginsTest, KernelExceptionsBecomeStatuses) {
+  ASSERT_NE(LoadGood(), nullptr);
+  auto thrower = [&](const char* name, bool standard) {
+    TG_OperationDescription* d = TG_NewOperation(g_, "TestThrow", name);
+    TG_SetAttrBool(d, "standard", standard ? 1 : 0);
+    return TG_FinishOperation(d, s_);
+  };
+  TG_Operation* std_thrower = thrower("throws_std", true);
+  TG_Operation* int_thrower = thrower("throws_int", false);
+  TG_ASSERT_OK(s_);
+  TG_Session* sess = TG_NewSession(g_, nullptr, s_);
+  TG_ASSERT_OK(s_);
+  for (int round = 0; round < 2; ++round) {
+    for (TG_Operation* op : {std_thrower, int_thrower}) {
+      TG_Output fetch = tgtest::Out(op);
+      TG_Tensor* result = nullptr;
+      TG_SessionRun(sess, nullptr, nullptr, nullptr, 0, &fetch, &result, 1, nullptr, 0, nullptr,
+                    s_);
+      EXPECT_EQ(code(), TG_INTERNAL) << msg();
+      EXPECT_EQ(result, nullptr);
+      EXPECT_TRUE(Contains(msg(), TG_OperationName(op))) << msg();
+      EXPECT_TRUE(Contains(msg(), op == std_thrower ? "boom" : "unknown exception")) << msg();
+    }
+  }
+  TG_CloseSession(sess, s_);
+  TG_DeleteSession(sess, s_);
+  TG_EXPECT_OK(s_);
+}
+
+// A kernel that outranks another plugin's for some dtypes is logged and kept on the new
+// plugin's record, naming both kernels and the plugin that registered the old one.
+TEST_F(PluginsTest, KernelOverridesAreOnRecord) {
+  ASSERT_NE(TG_LoadPlugin(Good("tg_test_abi_v1").c_str(), s_), nullptr) << msg();
+  const std::string file = std::string(TGRAPH_TEST_PLUGIN_DIR) + "/override/libtg_test_override.so";
+  const TG_Plugin* p = TG_LoadPlugin(file.c_str(), s_);
+  ASSERT_NE(p, nullptr) << msg();
+  std::string record;
+  for (int i = 0; i < TG_PluginNumMessages(p); ++i) record += std::string(TG_PluginMessage(p, i)) + "\n";
+  EXPECT_TRUE(Contains(record, "INFO: kernel TestV1Negate on CPU [T in {float}] priority 5 overrides "
+                               "TestV1Negate on CPU [T in {float, double}] of plugin 'test_abi_v1'"))
+      << record;
 }
 
 }  // namespace

@@ -1,6 +1,9 @@
 // Concurrent TG_SessionRun calls on one session: 8 threads x 1000 runs each get their own
-// correct results, and locked updates of one variable from every thread add up exactly.
+// correct results, and locked updates of one variable from every thread add up exactly;
+// 8 threads x 10,000 runs mixing updates and reads see a counter that only grows; the graph
+// grows and sessions close while other threads run.
 #include <atomic>
+#include <cmath>
 #include <chrono>
 #include <mutex>
 #include <string>
@@ -11,6 +14,7 @@
 
 namespace {
 
+using tgtest::FloatScalar;
 using tgtest::FloatTensor;
 using tgtest::Floats;
 using tgtest::Out;
@@ -36,12 +40,12 @@ class SessionConcurrencyTest : public SessionTest {
   };
 
   template <typename Body>
-  void RunThreads(Failures* failures, Body body) {
+  void RunThreads(Failures* failures, Body body, int runs_per_thread = kRunsPerThread) {
     std::vector<std::thread> threads;
     for (int t = 0; t < kThreads; ++t) {
       threads.emplace_back([&, t] {
         TG_Status* status = TG_NewStatus();
-        for (int i = 0; i < kRunsPerThread; ++i) body(t, i, status, failures);
+        for (int i = 0; i < runs_per_thread; ++i) body(t, i, status, failures);
         TG_DeleteStatus(status);
       });
     }
@@ -134,6 +138,116 @@ TEST_F(SessionConcurrencyTest, DifferentRequestsAtOnce) {
     if (!right) f->Add("thread " + std::to_string(t) + ": wrong result");
   });
   EXPECT_EQ(failures.count.load(), 0) << failures.first;
+}
+
+// Runs `fetch` of a float scalar; NaN (and a failure recorded) when the run fails.
+float RunScalar(TG_Session* sess, TG_Output fetch, TG_Status* status) {
+  TG_Tensor* result = nullptr;
+  TG_SessionRun(sess, nullptr, nullptr, nullptr, 0, &fetch, &result, 1, nullptr, 0, nullptr,
+                status);
+  if (TG_GetCode(status) != TG_OK || result == nullptr) return std::nanf("");
+  const float value = *static_cast<const float*>(TG_TensorData(result));
+  TG_DeleteTensor(result);
+  return value;
+}
+
+// Every thread alternates a locked increment (fetching the new value) with a read: the values
+// one thread sees never go down, an increment always sees more than that thread saw before,
+// and the counter ends at the number of increments.
+TEST_F(SessionConcurrencyTest, UpdatesAndReadsMixTenThousandRunsPerThread) {
+  constexpr int kRuns = 10000;
+  TG_Variable* v = ScalarVar("counter", 0.0f);
+  TG_Operation* inc = Increment(v, "inc", /*use_locking=*/true);
+  TG_Operation* init = Init();
+  TG_Session* sess = NewSession();
+  RunTargets(sess, {init});
+  TG_ASSERT_OK(s_);
+
+  Failures failures;
+  std::vector<float> last_seen(kThreads, -1.0f);
+  RunThreads(
+      &failures,
+      [&](int t, int i, TG_Status* status, Failures* f) {
+        const bool increment = i % 2 == 0;
+        const float got = RunScalar(sess, increment ? Out(inc) : Read(v), status);
+        if (TG_GetCode(status) != TG_OK) {
+          f->Add(std::string("run failed: ") + TG_Message(status));
+          return;
+        }
+        float& last = last_seen[static_cast<size_t>(t)];
+        if (got < last || (increment && got <= last)) {
+          f->Add("thread " + std::to_string(t) + " run " + std::to_string(i) + " saw " +
+                 std::to_string(got) + " after " + std::to_string(last));
+        }
+        last = got;
+      },
+      kRuns);
+  EXPECT_EQ(failures.count.load(), 0) << failures.first;
+  EXPECT_EQ(ScalarValue(sess, v), static_cast<float>(kThreads * kRuns / 2));
+}
+
+// One thread adds operations to the graph and runs each new one while the others keep
+// running increments and reads on the same session: the new fetches plan and run, and the
+// others' results stay right.
+TEST_F(SessionConcurrencyTest, GraphGrowsWhileOthersRun) {
+  TG_Variable* v = ScalarVar("counter", 0.0f);
+  TG_Operation* inc = Increment(v, "inc", /*use_locking=*/true);
+  TG_Operation* init = Init();
+  TG_Session* sess = NewSession();
+  RunTargets(sess, {init});
+  TG_ASSERT_OK(s_);
+  TG_Graph* graph = g_;
+  TG_Output counter = Read(v);
+
+  Failures failures;
+  std::atomic<int> increments{0};
+  RunThreads(&failures, [&](int t, int i, TG_Status* status, Failures* f) {
+    if (t == 0) {
+      // counter * 0 + i: two new Consts and two new ops per run, built with this thread's
+      // status.
+      auto constant = [&](float value) -> TG_Operation* {
+        TensorPtr t = FloatScalar(value);
+        TG_OperationDescription* d = TG_NewOperation(graph, "Const", nullptr);
+        TG_SetAttrTensor(d, "value", t.get(), status);
+        TG_SetAttrType(d, "dtype", TG_FLOAT);
+        return TG_FinishOperation(d, status);
+      };
+      TG_Operation* c = constant(static_cast<float>(i));
+      TG_Operation* zero = nullptr;
+      if (c != nullptr) {
+        TG_OperationDescription* zero_d = TG_NewOperation(graph, "Mul", nullptr);
+        TG_AddInput(zero_d, counter);
+        TG_Operation* zero_const = constant(0.0f);
+        if (zero_const != nullptr) TG_AddInput(zero_d, Out(zero_const));
+        zero = TG_FinishOperation(zero_d, status);
+      }
+      TG_Operation* sum = nullptr;
+      if (c != nullptr && zero != nullptr) {
+        TG_OperationDescription* sum_d = TG_NewOperation(graph, "AddV2", nullptr);
+        TG_AddInput(sum_d, Out(zero));
+        TG_AddInput(sum_d, Out(c));
+        sum = TG_FinishOperation(sum_d, status);
+      }
+      if (sum == nullptr) {
+        f->Add(std::string("building failed: ") + TG_Message(status));
+        return;
+      }
+      const float got = RunScalar(sess, Out(sum), status);
+      if (TG_GetCode(status) != TG_OK || got != static_cast<float>(i)) {
+        f->Add("new op " + std::to_string(i) + ": " + TG_Message(status));
+      }
+      return;
+    }
+    const bool increment = i % 2 == 0;
+    RunScalar(sess, increment ? Out(inc) : Read(v), status);
+    if (TG_GetCode(status) != TG_OK) {
+      f->Add(std::string("run failed: ") + TG_Message(status));
+      return;
+    }
+    if (increment) ++increments;
+  });
+  EXPECT_EQ(failures.count.load(), 0) << failures.first;
+  EXPECT_EQ(ScalarValue(sess, v), static_cast<float>(increments.load()));
 }
 
 // Closing waits for runs in flight; runs that start afterwards fail cleanly.

@@ -1,5 +1,6 @@
 // Run options and metadata: a traced run records one entry per executed node (name, type,
-// device, start, duration, output bytes); an untraced one records none.
+// device, start, duration, output bytes) and the memory it allocated; an untraced one
+// records none.
 #include <algorithm>
 #include <map>
 #include <string>
@@ -135,6 +136,33 @@ TEST_F(SessionMetadataTest, AccessorsOutOfRange) {
   TG_SetRunOptionsTraceLevel(nullptr, 1);
   TG_DeleteRunOptions(nullptr);
   TG_DeleteRunMetadata(nullptr);
+}
+
+// A chain of six MatMuls: each output is freed once the next one is computed, so the run
+// holds two at most while it allocates six.
+TEST_F(SessionMetadataTest, TracedRunReportsPeakAndAllocatedBytes) {
+  constexpr int64_t kBytes = 128 * 128 * 4;
+  TG_Operation* a = FloatConst({128, 128}, 0.01f, "a");
+  TG_Operation* x = a;
+  for (int i = 0; i < 6; ++i) x = Binary("MatMul", x, a);
+  TG_ASSERT_OK(s_);
+  TG_SessionOptions* so = TG_NewSessionOptions();
+  TG_SetSessionDeterministic(so, 1);
+  TG_Session* sess = NewSession(so);
+  TG_DeleteSessionOptions(so);
+  TG_SetRunOptionsTraceLevel(opts_, 1);
+  Run(sess, {}, {Out(x)}, {}, opts_, md_);
+  TG_ASSERT_OK(s_);
+  EXPECT_GE(TG_RunMetadataAllocatedBytes(md_), 6 * kBytes);
+  EXPECT_GE(TG_RunMetadataPeakBytes(md_), 2 * kBytes);
+  EXPECT_LE(TG_RunMetadataPeakBytes(md_), 3 * kBytes);
+  // Untraced: nothing is measured, and the old figures are gone.
+  Run(sess, {}, {Out(x)}, {}, nullptr, md_);
+  TG_ASSERT_OK(s_);
+  EXPECT_EQ(TG_RunMetadataPeakBytes(md_), 0);
+  EXPECT_EQ(TG_RunMetadataAllocatedBytes(md_), 0);
+  EXPECT_EQ(TG_RunMetadataPeakBytes(nullptr), -1);
+  EXPECT_EQ(TG_RunMetadataAllocatedBytes(nullptr), -1);
 }
 
 }  // namespace

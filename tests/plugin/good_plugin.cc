@@ -10,6 +10,8 @@
 //   TESTDEV        a device (host memory) with kernels for Identity (alias), Reshape-like
 //                  TestView (alias with new dims), AssignAdd and Assign (ref inputs),
 //                  TestScratch (temporaries, device state and stream).
+//   TestThrow      a kernel that throws: a std::runtime_error ("boom") or, with
+//                  `standard` false, an int — what a careless plugin may do.
 //   test_memory    a saver keeping tensors in memory, keyed by prefix.
 #include <atomic>
 #include <cstdlib>
@@ -17,6 +19,7 @@
 #include <map>
 #include <mutex>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -399,6 +402,17 @@ void ScaleAddGrad(TG_GradientContext*, void*, TG_Status* status) {
 
 }  // namespace
 
+// ---- TestThrow ----
+
+struct ThrowKernel {
+  explicit ThrowKernel(Construction& c) { c.GetAttr("standard", &standard); }
+  void Compute(Context&) {
+    if (standard) throw std::runtime_error("boom");
+    throw 42;  // not a std::exception: the core must still say what happened
+  }
+  bool standard = true;
+};
+
 extern "C" TG_PLUGIN_EXPORT void TG_PluginInit(const TG_PluginInitArgs* args, TG_Status* status) {
   tgraph::plugin::Init init(args, status, "test_good", "1.2.3");
   Api()->log(TG_LOG_INFO, "test_good: registering");
@@ -449,6 +463,8 @@ extern "C" TG_PLUGIN_EXPORT void TG_PluginInit(const TG_PluginInitArgs* args, TG
   init.Kernel<AssignAddKernel>(KernelBuilder("AssignAdd", "TESTDEV").TypeConstraint("T", TG_FLOAT));
   init.Kernel<AssignKernel>(KernelBuilder("Assign", "TESTDEV").TypeConstraint("T", TG_FLOAT));
   init.Kernel<ScratchKernel>(KernelBuilder("TestScratch", "TESTDEV"));
+  init.Op(OpBuilder("TestThrow").Output("y: float").Attr("standard: bool = true"));
+  init.Kernel<ThrowKernel>(KernelBuilder("TestThrow", "TESTDEV"));
   if (!init.ok()) return;
 
   TG_DeviceDefinition device;

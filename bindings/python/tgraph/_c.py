@@ -199,6 +199,7 @@ _DECLS = {
     "TG_RunMetadataNodeName": "S:PI", "TG_RunMetadataNodeOpType": "S:PI",
     "TG_RunMetadataNodeDevice": "S:PI", "TG_RunMetadataNodeStartNs": "L:PI",
     "TG_RunMetadataNodeDurationNs": "L:PI", "TG_RunMetadataNodeOutputBytes": "L:PI",
+    "TG_RunMetadataPeakBytes": "L:P", "TG_RunMetadataAllocatedBytes": "L:P",
     "TG_SessionRun": "v:PPPPIPPIPIPP",
     # plugins and the op registry
     "TG_LoadPlugin": "P:SP", "TG_LoadPluginsFromSearchPath": "I:P", "TG_NumPlugins": "I:",

@@ -1255,6 +1255,11 @@ TG_CAPI_EXPORT extern int64_t TG_RunMetadataNodeDurationNs(const TG_RunMetadata*
 /* Bytes of the node's outputs. -1 for a bad index. */
 TG_CAPI_EXPORT extern int64_t TG_RunMetadataNodeOutputBytes(const TG_RunMetadata* metadata,
                                                             int i);
+/* Host memory the traced run allocated for tensors (outputs, temporaries, copies): the most
+ * held at once, and the sum of all allocations. Forwarded and reused buffers, feeds and
+ * in-place variable updates allocate nothing. 0 for an untraced run, -1 for NULL. */
+TG_CAPI_EXPORT extern int64_t TG_RunMetadataPeakBytes(const TG_RunMetadata* metadata);
+TG_CAPI_EXPORT extern int64_t TG_RunMetadataAllocatedBytes(const TG_RunMetadata* metadata);
 
 /* Runs the fragment of the graph needed for `outputs` and `target_opers`.
  *   inputs/input_values[ninputs]: feeds. Any tensor of the graph can be fed (not only a

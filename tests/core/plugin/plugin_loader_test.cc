@@ -38,8 +38,8 @@ TEST(PluginLoaderTest, GoodPluginLoadsAndListsWhatItRegistered) {
   EXPECT_EQ(p->file, std::filesystem::canonical(GoodPluginPath("tg_test_good")).string());
   EXPECT_EQ(p->ops, (std::vector<std::string>{"TestScaleAdd", "TestFillShape", "TestAttrs",
                                                "TestPoolInfo", "TestView", "TestScratch",
-                                               "TestForwardThenAlias"}));
-  ASSERT_EQ(p->kernels.size(), 11u);
+                                               "TestForwardThenAlias", "TestThrow"}));
+  ASSERT_EQ(p->kernels.size(), 12u);
   EXPECT_EQ(p->kernels[0], std::make_pair(std::string("TestScaleAdd"), std::string("CPU")));
   EXPECT_EQ(p->kernels[5], std::make_pair(std::string("Identity"), std::string("TESTDEV")));
   EXPECT_EQ(p->devices, std::vector<std::string>{"TESTDEV"});

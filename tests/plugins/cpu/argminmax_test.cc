@@ -8,39 +8,12 @@
 
 #include "core/exec/thread_pool.h"
 #include "kernel_test_util.h"
+#include "typed_tensors.h"
 
 namespace tgraph::testing {
 
 namespace {
 
-using Dims = std::vector<int64_t>;
-using half = Eigen::half;
-using bfloat16 = Eigen::bfloat16;
-
-template <typename T>
-DataType DT();
-template <> DataType DT<float>() { return DT_FLOAT; }
-template <> DataType DT<double>() { return DT_DOUBLE; }
-template <> DataType DT<int32_t>() { return DT_INT32; }
-template <> DataType DT<int64_t>() { return DT_INT64; }
-template <> DataType DT<half>() { return DT_HALF; }
-template <> DataType DT<bfloat16>() { return DT_BFLOAT16; }
-template <> DataType DT<bool>() { return DT_BOOL; }
-
-template <typename T>
-Tensor Make(Dims dims, const std::vector<double>& v) {
-  Tensor t = Tensor::Allocate(DT<T>(), std::move(dims)).value();
-  for (size_t i = 0; i < v.size(); ++i) {
-    if constexpr (std::is_same_v<T, half> || std::is_same_v<T, bfloat16>) {
-      t.flat<T>()[i] = T(static_cast<float>(v[i]));
-    } else if constexpr (std::is_same_v<T, bool>) {
-      t.flat<T>()[i] = v[i] != 0;
-    } else {
-      t.flat<T>()[i] = static_cast<T>(v[i]);
-    }
-  }
-  return t;
-}
 Tensor Scalar(int64_t v, DataType dtype = DT_INT32) {
   Tensor t = Tensor::Allocate(dtype, {}).value();
   if (dtype == DT_INT32) {
@@ -57,12 +30,6 @@ std::vector<int64_t> Indices(const Tensor& t) {
   }
   return out;
 }
-int64_t Count(const Dims& d) {
-  int64_t n = 1;
-  for (int64_t x : d) n *= x;
-  return n;
-}
-
 // Index of the first extreme along `axis`; NaN wins at its first position.
 std::vector<int64_t> Reference(bool max, const Dims& dims, const std::vector<double>& x, int axis,
                                Dims* out_dims) {

@@ -101,6 +101,16 @@ TEST(ArrayHelperKernelTest, ConcatOffset) {
   }
 }
 
+// TF's shape_type = int64: int64 shapes give int64 offsets.
+TEST(ArrayHelperKernelTest, ConcatOffsetOfInt64Shapes) {
+  auto i64 = [](std::vector<int64_t> v) { return Vec<int64_t>(DT_INT64, v); };
+  OpRun r = RunArgs("ConcatOffset", {In(I32Scalar(0)), List({i64({4, 3}), i64({6, 3})})});
+  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+  ASSERT_EQ(r.outputs.size(), 2u);
+  EXPECT_EQ(Values<int64_t>(r.outputs[0]), (std::vector<int64_t>{0, 0}));
+  EXPECT_EQ(Values<int64_t>(r.outputs[1]), (std::vector<int64_t>{4, 0}));
+}
+
 TEST(ArrayHelperKernelTest, ConcatOffsetRejectsBadShapes) {
   auto run = [](int32_t dim, std::vector<Tensor> shapes) {
     return RunArgs("ConcatOffset", {In(I32Scalar(dim)), List(std::move(shapes))}, {}, false)

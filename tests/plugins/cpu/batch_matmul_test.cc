@@ -5,7 +5,6 @@
 namespace tgraph::testing {
 namespace {
 
-using Dims = std::vector<int64_t>;
 
 // Reference with NumPy broadcasting of the batch dims; also the error scales sum |x||y|.
 void Reference(const std::vector<double>& x, const Dims& xd, const std::vector<double>& y,
@@ -56,12 +55,6 @@ void Reference(const std::vector<double>& x, const Dims& xd, const std::vector<d
       }
     }
   }
-}
-
-int64_t Count(const Dims& d) {
-  int64_t n = 1;
-  for (int64_t x : d) n *= x;
-  return n;
 }
 
 void CheckOn(ThreadPool* pool, DataType dtype, const Dims& xd, const Dims& yd, bool adj_x,

@@ -5,7 +5,6 @@
 namespace tgraph::testing {
 namespace {
 
-using Dims = std::vector<int64_t>;
 
 void CheckOn(ThreadPool* pool, DataType dtype, const Dims& dims, bool nchw, uint32_t seed) {
   SCOPED_TRACE(std::string(DataTypeName(dtype)) + " " + PartialShape(dims).ToString() +

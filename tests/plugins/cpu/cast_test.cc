@@ -13,7 +13,6 @@ namespace tgraph::testing {
 
 namespace {
 
-using Dims = std::vector<int64_t>;
 using half = Eigen::half;
 using bfloat16 = Eigen::bfloat16;
 

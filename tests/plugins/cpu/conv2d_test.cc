@@ -1,89 +1,32 @@
 // Conv2D (NHWC) on the CPU plugin against a naive float64 convolution: VALID / SAME /
 // EXPLICIT padding, strides, dilations, odd sizes, 1x1 and whole-image filters, empty batch,
 // large inputs (several im2col chunks), float and double, and bad inputs.
+#include "conv_reference.h"
 #include "nn_test_util.h"
 
 namespace tgraph::testing {
 namespace {
 
-using Dims = std::vector<int64_t>;
-
-struct ConvCase {
-  Dims input;   // N, H, W, C
-  Dims filter;  // KH, KW, C, OC
-  Dims strides = {1, 1, 1, 1};
-  std::string padding = "VALID";
-  Dims dilations = {1, 1, 1, 1};
-  Dims explicit_paddings = {};
-};
-
-int64_t Count(const Dims& d) {
-  int64_t n = 1;
-  for (int64_t x : d) n *= x;
-  return n;
-}
-
-// Output size and padding before, TF's rules.
-void Window(int64_t in, int64_t k, int64_t d, int64_t s, const std::string& padding, int64_t pb,
-            int64_t pa, int64_t* out, int64_t* pad_before) {
-  const int64_t eff = (k - 1) * d + 1;
-  if (padding == "VALID") {
-    *out = (in - eff + s) / s;
-    *pad_before = 0;
-  } else if (padding == "SAME") {
-    *out = (in + s - 1) / s;
-    *pad_before = std::max<int64_t>((*out - 1) * s + eff - in, 0) / 2;
-  } else {
-    *out = (in + pb + pa - eff + s) / s;
-    *pad_before = pb;
-  }
-}
-
 void CheckOn(ThreadPool* pool, DataType dtype, const ConvCase& c, uint32_t seed) {
-  const std::string what =
-      std::string(DataTypeName(dtype)) + " input " + PartialShape(c.input).ToString() + " filter " +
-      PartialShape(c.filter).ToString() + " strides " + PartialShape(c.strides).ToString() + " " +
-      c.padding + " dilations " + PartialShape(c.dilations).ToString();
+  const std::string what = c.Name(dtype);
   SCOPED_TRACE(what);
   const auto x = RandomValues(dtype, Count(c.input), seed);
   const auto f = RandomValues(dtype, Count(c.filter), seed + 7);
-  AttrMap attrs{{"strides", AttrOfIntList(c.strides)},
-                {"padding", AttrOfString(c.padding)},
-                {"dilations", AttrOfIntList(c.dilations)}};
-  if (!c.explicit_paddings.empty()) attrs["explicit_paddings"] = AttrOfIntList(c.explicit_paddings);
   auto r = RunOpOnPool(pool, "Conv2D",
-                       {MakeTyped(dtype, c.input, x), MakeTyped(dtype, c.filter, f)}, attrs);
+                       {MakeTyped(dtype, c.input, x), MakeTyped(dtype, c.filter, f)}, c.Attrs());
   ASSERT_TRUE(r.status.ok()) << r.status.ToString();
 
-  const int64_t n = c.input[0], h = c.input[1], w = c.input[2], ch = c.input[3];
-  const int64_t kh = c.filter[0], kw = c.filter[1], oc = c.filter[3];
-  const Dims ep = c.explicit_paddings.empty() ? Dims(8, 0) : c.explicit_paddings;
-  int64_t oh, ow, pt, pl;
-  Window(h, kh, c.dilations[1], c.strides[1], c.padding, ep[2], ep[3], &oh, &pt);
-  Window(w, kw, c.dilations[2], c.strides[2], c.padding, ep[4], ep[5], &ow, &pl);
-  ASSERT_EQ(r.outputs[0].dims(), (Dims{n, oh, ow, oc}));
-  std::vector<double> want(static_cast<size_t>(n * oh * ow * oc)), scale(want.size());
-  for (int64_t b = 0; b < n; ++b)
-    for (int64_t i = 0; i < oh; ++i)
-      for (int64_t j = 0; j < ow; ++j)
-        for (int64_t o = 0; o < oc; ++o) {
-          double s = 0, sc = 0;
-          for (int64_t p = 0; p < kh; ++p)
-            for (int64_t q = 0; q < kw; ++q) {
-              const int64_t y = i * c.strides[1] - pt + p * c.dilations[1];
-              const int64_t xx = j * c.strides[2] - pl + q * c.dilations[2];
-              if (y < 0 || y >= h || xx < 0 || xx >= w) continue;
-              for (int64_t d = 0; d < ch; ++d) {
-                const double prod = x[static_cast<size_t>(((b * h + y) * w + xx) * ch + d)] *
-                                    f[static_cast<size_t>(((p * kw + q) * ch + d) * oc + o)];
-                s += prod;
-                sc += std::abs(prod);
-              }
-            }
-          const size_t idx = static_cast<size_t>(((b * oh + i) * ow + j) * oc + o);
-          want[idx] = s;
-          scale[idx] = Epsilon(dtype) * (sc + std::abs(s)) + 1e-300;
-        }
+  const ConvShape s = ShapeOf(c);
+  const Dims out_dims{c.input[0], s.oh, s.ow, c.filter[3]};
+  ASSERT_EQ(r.outputs[0].dims(), out_dims);
+  std::vector<double> want(Idx(Count(out_dims))), scale(want.size());
+  ForEachProduct(c, s, [&](size_t xi, size_t fi, size_t yi) {
+    want[yi] += x[xi] * f[fi];
+    scale[yi] += std::abs(x[xi] * f[fi]);
+  });
+  for (size_t i = 0; i < want.size(); ++i) {
+    scale[i] = Epsilon(dtype) * (scale[i] + std::abs(want[i])) + 1e-300;
+  }
   ExpectClose(ToDoubles(r.outputs[0]), want, scale, what);
 }
 

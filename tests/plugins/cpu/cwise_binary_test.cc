@@ -7,53 +7,10 @@
 #include <limits>
 
 #include "kernel_test_util.h"
+#include "typed_tensors.h"
 
 namespace tgraph::testing {
 namespace {
-
-using Dims = std::vector<int64_t>;
-using half = Eigen::half;
-using bfloat16 = Eigen::bfloat16;
-
-template <typename T>
-DataType DT();
-template <> DataType DT<float>() { return DT_FLOAT; }
-template <> DataType DT<double>() { return DT_DOUBLE; }
-template <> DataType DT<int32_t>() { return DT_INT32; }
-template <> DataType DT<int64_t>() { return DT_INT64; }
-template <> DataType DT<half>() { return DT_HALF; }
-template <> DataType DT<bfloat16>() { return DT_BFLOAT16; }
-
-template <typename T>
-T FromDouble(double v) {
-  if constexpr (std::is_same_v<T, half> || std::is_same_v<T, bfloat16>) {
-    return T(static_cast<float>(v));
-  } else {
-    return static_cast<T>(v);
-  }
-}
-template <typename T>
-double ToDouble(T v) {
-  if constexpr (std::is_same_v<T, half> || std::is_same_v<T, bfloat16>) {
-    return static_cast<double>(static_cast<float>(v));
-  } else {
-    return static_cast<double>(v);
-  }
-}
-
-template <typename T>
-Tensor Make(Dims dims, const std::vector<double>& v) {
-  Tensor t = Tensor::Allocate(DT<T>(), std::move(dims)).value();
-  EXPECT_EQ(static_cast<size_t>(t.NumElements()), v.size());
-  for (size_t i = 0; i < v.size(); ++i) t.flat<T>()[i] = FromDouble<T>(v[i]);
-  return t;
-}
-template <typename T>
-std::vector<double> Get(const Tensor& t) {
-  std::vector<double> out;
-  for (int64_t i = 0; i < t.NumElements(); ++i) out.push_back(ToDouble(t.flat<T>()[i]));
-  return out;
-}
 
 // Relative tolerance of one rounding in T (exact for integers).
 template <typename T>
@@ -116,12 +73,6 @@ std::vector<double> Values(int64_t n, int modulo, int offset) {
   for (int64_t i = 0; i < n; ++i) v.push_back(static_cast<double>((i * 7 + 3) % modulo + offset));
   return v;
 }
-int64_t Count(const Dims& d) {
-  int64_t n = 1;
-  for (int64_t x : d) n *= x;
-  return n;
-}
-
 struct BinaryCase {
   std::string op;
   std::function<double(double, double)> f;

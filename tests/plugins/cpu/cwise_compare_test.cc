@@ -7,36 +7,12 @@
 
 #include "core/exec/thread_pool.h"
 #include "kernel_test_util.h"
+#include "typed_tensors.h"
 
 namespace tgraph::testing {
 
 namespace {
 
-using Dims = std::vector<int64_t>;
-using half = Eigen::half;
-using bfloat16 = Eigen::bfloat16;
-
-template <typename T>
-DataType DT();
-template <> DataType DT<float>() { return DT_FLOAT; }
-template <> DataType DT<double>() { return DT_DOUBLE; }
-template <> DataType DT<int32_t>() { return DT_INT32; }
-template <> DataType DT<int64_t>() { return DT_INT64; }
-template <> DataType DT<half>() { return DT_HALF; }
-template <> DataType DT<bfloat16>() { return DT_BFLOAT16; }
-
-template <typename T>
-Tensor Make(Dims dims, const std::vector<double>& v) {
-  Tensor t = Tensor::Allocate(DT<T>(), std::move(dims)).value();
-  for (size_t i = 0; i < v.size(); ++i) {
-    if constexpr (std::is_same_v<T, half> || std::is_same_v<T, bfloat16>) {
-      t.flat<T>()[i] = T(static_cast<float>(v[i]));
-    } else {
-      t.flat<T>()[i] = static_cast<T>(v[i]);
-    }
-  }
-  return t;
-}
 Tensor Bools(Dims dims, const std::vector<bool>& v) {
   Tensor t = Tensor::Allocate(DT_BOOL, std::move(dims)).value();
   for (size_t i = 0; i < v.size(); ++i) t.flat<bool>()[i] = v[i];
@@ -45,11 +21,6 @@ Tensor Bools(Dims dims, const std::vector<bool>& v) {
 std::vector<bool> GetBools(const Tensor& t) {
   EXPECT_EQ(t.dtype(), DT_BOOL);
   return std::vector<bool>(t.flat<bool>(), t.flat<bool>() + t.NumElements());
-}
-int64_t Count(const Dims& d) {
-  int64_t n = 1;
-  for (int64_t x : d) n *= x;
-  return n;
 }
 std::vector<double> Values(int64_t n, int modulo, int offset) {
   std::vector<double> v;

@@ -8,55 +8,11 @@
 
 #include "core/exec/thread_pool.h"
 #include "kernel_test_util.h"
+#include "typed_tensors.h"
 
 namespace tgraph::testing {
 
 namespace {
-
-using Dims = std::vector<int64_t>;
-using half = Eigen::half;
-using bfloat16 = Eigen::bfloat16;
-
-template <typename T>
-DataType DT();
-template <> DataType DT<float>() { return DT_FLOAT; }
-template <> DataType DT<double>() { return DT_DOUBLE; }
-template <> DataType DT<int32_t>() { return DT_INT32; }
-template <> DataType DT<int64_t>() { return DT_INT64; }
-template <> DataType DT<half>() { return DT_HALF; }
-template <> DataType DT<bfloat16>() { return DT_BFLOAT16; }
-
-template <typename T>
-constexpr bool kLowPrecision = std::is_same_v<T, half> || std::is_same_v<T, bfloat16>;
-
-template <typename T>
-T FromDouble(double v) {
-  if constexpr (kLowPrecision<T>) {
-    return T(static_cast<float>(v));
-  } else {
-    return static_cast<T>(v);
-  }
-}
-template <typename T>
-double ToDouble(T v) {
-  if constexpr (kLowPrecision<T>) {
-    return static_cast<double>(static_cast<float>(v));
-  } else {
-    return static_cast<double>(v);
-  }
-}
-template <typename T>
-Tensor Make(Dims dims, const std::vector<double>& v) {
-  Tensor t = Tensor::Allocate(DT<T>(), std::move(dims)).value();
-  for (size_t i = 0; i < v.size(); ++i) t.flat<T>()[i] = FromDouble<T>(v[i]);
-  return t;
-}
-template <typename T>
-std::vector<double> Get(const Tensor& t) {
-  std::vector<double> out;
-  for (int64_t i = 0; i < t.NumElements(); ++i) out.push_back(ToDouble(t.flat<T>()[i]));
-  return out;
-}
 
 // Transcendental functions: Eigen's float approximations are within a few ulp.
 template <typename T>
@@ -105,6 +61,8 @@ const std::vector<UnaryCase>& Cases() {
       {"Rsqrt", [](double x) { return 1 / std::sqrt(x); }, true, false},
       {"Log", [](double x) { return std::log(x); }, true, false},
       {"Exp", [](double x) { return std::exp(x); }, false, false},
+      {"Log1p", [](double x) { return std::log1p(x); }, true, false},
+      {"Expm1", [](double x) { return std::expm1(x); }, false, false},
       {"Tanh", [](double x) { return std::tanh(x); }, false, false},
       {"Sigmoid", [](double x) { return 1 / (1 + std::exp(-x)); }, false, false},
       {"Floor", [](double x) { return std::floor(x); }, false, false},

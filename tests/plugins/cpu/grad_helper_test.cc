@@ -12,14 +12,6 @@
 namespace tgraph::testing {
 namespace {
 
-using Dims = std::vector<int64_t>;
-
-int64_t Count(const Dims& d) {
-  int64_t n = 1;
-  for (int64_t x : d) n *= x;
-  return n;
-}
-
 // ---- the two-input element-wise gradients ----------------------------------------------
 
 struct GradCase {

@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -21,6 +22,15 @@
 #include "core/plugin/plugin_loader.h"
 
 namespace tgraph::testing {
+
+using Dims = std::vector<int64_t>;
+
+// The number of elements of a tensor of `dims`.
+inline int64_t Count(const Dims& dims) {
+  int64_t n = 1;
+  for (int64_t d : dims) n *= d;
+  return n;
+}
 
 // Loads the CPU plugin built next to the tests (once per process).
 inline void LoadCpuPlugin() {

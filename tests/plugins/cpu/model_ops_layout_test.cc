@@ -13,7 +13,6 @@
 namespace tgraph::testing {
 namespace {
 
-using Dims = std::vector<int64_t>;
 
 Tensor U8(Dims dims, const std::vector<uint8_t>& v) { return MakeTensor<uint8_t>(DT_UINT8, std::move(dims), v); }
 Tensor F64(Dims dims, const std::vector<double>& v) { return MakeTensor<double>(DT_DOUBLE, std::move(dims), v); }

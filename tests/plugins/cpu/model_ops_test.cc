@@ -16,7 +16,6 @@
 namespace tgraph::testing {
 namespace {
 
-using Dims = std::vector<int64_t>;
 using half = Eigen::half;
 using bfloat16 = Eigen::bfloat16;
 
@@ -82,12 +81,6 @@ std::vector<double> Map(const std::vector<double>& x, const std::function<double
   std::vector<double> y;
   for (double v : x) y.push_back(f(v));
   return y;
-}
-
-int64_t Count(const Dims& dims) {
-  int64_t n = 1;
-  for (int64_t d : dims) n *= d;
-  return n;
 }
 
 const std::vector<DataType> kFloats = {DT_FLOAT, DT_DOUBLE, DT_HALF, DT_BFLOAT16};

@@ -8,7 +8,6 @@
 namespace tgraph::testing {
 namespace {
 
-using Dims = std::vector<int64_t>;
 
 struct PoolCase {
   Dims input;

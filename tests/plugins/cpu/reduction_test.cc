@@ -8,32 +8,12 @@
 
 #include "core/exec/thread_pool.h"
 #include "kernel_test_util.h"
+#include "typed_tensors.h"
 
 namespace tgraph::testing {
 
 namespace {
 
-using Dims = std::vector<int64_t>;
-
-template <typename T>
-DataType DT();
-template <> DataType DT<float>() { return DT_FLOAT; }
-template <> DataType DT<double>() { return DT_DOUBLE; }
-template <> DataType DT<int32_t>() { return DT_INT32; }
-template <> DataType DT<int64_t>() { return DT_INT64; }
-
-template <typename T>
-Tensor Make(Dims dims, const std::vector<double>& v) {
-  Tensor t = Tensor::Allocate(DT<T>(), std::move(dims)).value();
-  for (size_t i = 0; i < v.size(); ++i) t.flat<T>()[i] = static_cast<T>(v[i]);
-  return t;
-}
-template <typename T>
-std::vector<double> Get(const Tensor& t) {
-  std::vector<double> out;
-  for (int64_t i = 0; i < t.NumElements(); ++i) out.push_back(static_cast<double>(t.flat<T>()[i]));
-  return out;
-}
 Tensor Axes(const std::vector<int64_t>& axes, DataType dtype = DT_INT32, bool scalar = false) {
   Dims dims = scalar ? Dims{} : Dims{static_cast<int64_t>(axes.size())};
   Tensor t = Tensor::Allocate(dtype, dims).value();
@@ -46,12 +26,6 @@ Tensor Axes(const std::vector<int64_t>& axes, DataType dtype = DT_INT32, bool sc
   }
   return t;
 }
-int64_t Count(const Dims& d) {
-  int64_t n = 1;
-  for (int64_t x : d) n *= x;
-  return n;
-}
-
 enum class Op { kSum, kMean, kProd, kMax, kMin };
 const char* Name(Op op) {
   switch (op) {

@@ -7,7 +7,6 @@
 namespace tgraph::testing {
 namespace {
 
-using Dims = std::vector<int64_t>;
 
 void CheckOn(ThreadPool* pool, const std::string& op, DataType dtype, const Dims& dims,
              uint32_t seed, double lo, double hi) {

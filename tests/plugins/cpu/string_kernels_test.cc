@@ -8,7 +8,6 @@
 namespace tgraph::testing {
 namespace {
 
-using Dims = std::vector<int64_t>;
 
 Tensor Strings(Dims dims, std::vector<std::string> values) {
   Tensor t = Tensor::Allocate(DT_STRING, std::move(dims)).value();

@@ -8,7 +8,6 @@
 namespace tgraph::testing {
 namespace {
 
-using Dims = std::vector<int64_t>;
 
 // loss and backprop for one row given the features and dense labels of that row.
 void RowReference(const std::vector<double>& f, const std::vector<double>& l, double* loss,
@@ -33,12 +32,6 @@ std::vector<double> LossTol(DataType dtype, const std::vector<double>& loss) {
   std::vector<double> tol;
   for (double l : loss) tol.push_back(Tol(dtype) * 10 * std::max(1.0, std::abs(l)));
   return tol;
-}
-
-int64_t Count(const Dims& d) {
-  int64_t n = 1;
-  for (int64_t x : d) n *= x;
-  return n;
 }
 
 void CheckDenseOn(ThreadPool* pool, DataType dtype, const Dims& fd, const Dims& ld, uint32_t seed) {

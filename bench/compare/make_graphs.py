@@ -1,0 +1,185 @@
+#!/usr/bin/env python3
+"""Writes the GraphDefs of bench/compare with TensorFlow's tf.compat.v1, once, into a cache
+directory: NAME.pb, the raw feed files NAME.feedI.bin and manifest.json (what to feed, fetch,
+run, and how to check and count each workload; file names relative to the directory). Both runners then import the same bytes.
+
+Initial values are numpy arrays (Consts in the graph) rather than TF's random initializers,
+so both runtimes start from the same weights and their outputs and losses can be compared.
+
+Run with the python of scripts/tf_venv.sh:  make_graphs.py OUT_DIR
+"""
+import json
+import math
+import os
+import sys
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+import numpy as np  # noqa: E402
+import tensorflow as tf  # noqa: E402
+
+tf1 = tf.compat.v1
+tf1.disable_v2_behavior()
+
+
+class Writer:
+    def __init__(self, out):
+        self.out = out
+        self.manifest = {"tensorflow": tf.__version__, "workloads": []}
+
+    def add(self, name, graph, feeds, fetches, targets=(), init=(), unit="us", work=1.0,
+            check=None, **extra):
+        """feeds: {tensor name: numpy array}. unit: "us" (time per run), "GFLOP/s" (work =
+        FLOP per run) or "samples/s" (work = samples per run). check: how outputs compare."""
+        path = os.path.join(self.out, name + ".pb")
+        with open(path, "wb") as f:
+            f.write(graph.as_graph_def().SerializeToString())
+        feed_list = []
+        for i, (tensor, value) in enumerate(feeds.items()):
+            file = os.path.join(self.out, "%s.feed%d.bin" % (name, i))
+            value.tofile(file)
+            dtype = {np.float32: "float", np.int32: "int32", np.int64: "int64"}[value.dtype.type]
+            feed_list.append({"tensor": tensor, "dtype": dtype, "shape": list(value.shape),
+                              "file": os.path.basename(file)})
+        entry = {"name": name, "graph": os.path.basename(path), "feeds": feed_list, "fetches": list(fetches),
+                 "targets": list(targets), "init": list(init), "unit": unit, "work": work,
+                 "check": check or {"runs": 1, "rtol": 1e-5}, "nodes": len(graph.as_graph_def().node)}
+        entry.update(extra)
+        self.manifest["workloads"].append(entry)
+
+    def save(self):
+        with open(os.path.join(self.out, "manifest.json"), "w") as f:
+            json.dump(self.manifest, f, indent=1)
+
+
+def chain(w, nodes):
+    g = tf1.Graph()
+    with g.as_default():
+        x = tf1.placeholder(tf.float32, [], name="x")
+        c = tf.constant(1.0, name="c")
+        last = x
+        for i in range(nodes):
+            last = tf.add(last, c, name="add%d" % i)  # AddV2
+    w.add("chain%d" % nodes, g, {"x:0": np.array(2.0, np.float32)}, [last.name],
+          check={"runs": 1, "rtol": 0, "expect": 2.0 + nodes})
+
+
+def matmul(w, n, bf16=False):
+    rng = np.random.RandomState(n)
+    g = tf1.Graph()
+    with g.as_default():
+        a0 = rng.standard_normal((n, n)).astype(np.float32)
+        b0 = rng.standard_normal((n, n)).astype(np.float32)
+        if bf16:  # bf16 variables initialized by a Cast of the float values
+            a = tf1.Variable(tf.cast(a0, tf.bfloat16), name="A")
+            b = tf1.Variable(tf.cast(b0, tf.bfloat16), name="B")
+        else:
+            a = tf1.Variable(a0, name="A")
+            b = tf1.Variable(b0, name="B")
+        c = tf.matmul(a, b, name="C")
+        init = tf1.global_variables_initializer()
+    w.add("matmul%d%s" % (n, "_bf16" if bf16 else ""), g, {}, [c.name], init=[init.name],
+          unit="GFLOP/s", work=2.0 * n ** 3,
+          check={"runs": 1, "rtol": 2e-2 if bf16 else 1e-4, "scale": "max"})
+
+
+def dense(h, n_in, n_out, name, rng, relu):
+    W = tf1.Variable(rng.normal(0, math.sqrt(2.0 / n_in), (n_in, n_out)).astype(np.float32),
+                     name=name + "/W")
+    b = tf1.Variable(np.zeros(n_out, np.float32), name=name + "/b")
+    z = tf.nn.bias_add(tf.matmul(h, W), b)
+    return tf.nn.relu(z) if relu else z
+
+
+def mlp(w, batch=128):
+    rng = np.random.RandomState(1)
+    g = tf1.Graph()
+    with g.as_default():
+        x = tf1.placeholder(tf.float32, [None, 784], name="x")
+        y = tf1.placeholder(tf.int64, [None], name="y")
+        h = dense(x, 784, 512, "l1", rng, True)
+        h = dense(h, 512, 512, "l2", rng, True)
+        logits = dense(h, 512, 10, "l3", rng, False)
+        loss = tf.reduce_mean(
+            tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits), name="loss")
+        train = tf1.train.AdamOptimizer(1e-3).minimize(loss, name="train")
+        init = tf1.global_variables_initializer()
+    feeds = {"x:0": rng.standard_normal((batch, 784)).astype(np.float32),
+             "y:0": rng.randint(0, 10, batch).astype(np.int64)}
+    w.add("mlp", g, feeds, [loss.name], [train.name], [init.name], unit="samples/s",
+          work=batch, check={"runs": 10, "rtol": 1e-4})
+
+
+def cnn(w, batch=64):
+    rng = np.random.RandomState(2)
+    g = tf1.Graph()
+    with g.as_default():
+        x = tf1.placeholder(tf.float32, [None, 28, 28, 1], name="x")
+        y = tf1.placeholder(tf.int64, [None], name="y")
+        h = x
+        for i, (cin, cout) in enumerate([(1, 32), (32, 64)]):
+            k = tf1.Variable(rng.normal(0, math.sqrt(2.0 / (25 * cin)), (5, 5, cin, cout))
+                             .astype(np.float32), name="conv%d/W" % i)
+            b = tf1.Variable(np.zeros(cout, np.float32), name="conv%d/b" % i)
+            h = tf.nn.relu(tf.nn.bias_add(tf.nn.conv2d(h, k, [1, 1, 1, 1], "SAME"), b))
+            h = tf.nn.max_pool2d(h, 2, 2, "SAME")
+        h = tf.reshape(h, [-1, 7 * 7 * 64])
+        logits = dense(h, 7 * 7 * 64, 10, "fc", rng, False)
+        loss = tf.reduce_mean(
+            tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits), name="loss")
+        train = tf1.train.GradientDescentOptimizer(0.01).minimize(loss, name="train")
+        init = tf1.global_variables_initializer()
+    feeds = {"x:0": rng.uniform(0, 1, (batch, 28, 28, 1)).astype(np.float32),
+             "y:0": rng.randint(0, 10, batch).astype(np.int64)}
+    w.add("cnn", g, feeds, [loss.name], [train.name], [init.name], unit="samples/s",
+          work=batch, check={"runs": 10, "rtol": 1e-3})
+
+
+def word2vec(w, batch=128, vocab=50000, dim=128, sampled=64):
+    """The seeds' skip-gram step (CS20 word2vec): embedding_lookup, nce_loss, SGD lr 1.0."""
+    rng = np.random.RandomState(3)
+    g = tf1.Graph()
+    with g.as_default():
+        center = tf1.placeholder(tf.int32, [batch], name="center_words")
+        target = tf1.placeholder(tf.int32, [batch, 1], name="target_words")
+        embed_matrix = tf1.Variable(rng.uniform(-1, 1, (vocab, dim)).astype(np.float32),
+                                    name="embed_matrix")
+        embed = tf.nn.embedding_lookup(embed_matrix, center, name="embed")
+        nce_weight = tf1.Variable(
+            np.clip(rng.normal(0, 1, (vocab, dim)), -2, 2).astype(np.float32) / math.sqrt(dim),
+            name="nce_weight")
+        nce_bias = tf1.Variable(np.zeros(vocab, np.float32), name="nce_bias")
+        loss = tf.reduce_mean(tf.nn.nce_loss(weights=nce_weight, biases=nce_bias,
+                                             labels=target, inputs=embed,
+                                             num_sampled=sampled, num_classes=vocab),
+                              name="loss")
+        train = tf1.train.GradientDescentOptimizer(1.0).minimize(loss, name="train")
+        init = tf1.global_variables_initializer()
+    # Zipf-like ids, as a corpus gives them.
+    ids = lambda *shape: np.minimum(  # noqa: E731
+        np.exp(rng.uniform(0, math.log(vocab + 1), shape)).astype(np.int64) - 1,
+        vocab - 1).astype(np.int32)
+    feeds = {"center_words:0": ids(batch), "target_words:0": ids(batch, 1)}
+    # The sampled candidates come from each runtime's own random generator, so the losses
+    # can only agree statistically: compared over several steps with a loose tolerance.
+    w.add("word2vec", g, feeds, [loss.name], [train.name], [init.name], unit="samples/s",
+          work=batch, check={"runs": 10, "rtol": 0.1, "mean": True})
+
+
+def main():
+    out = sys.argv[1]
+    os.makedirs(out, exist_ok=True)
+    w = Writer(out)
+    chain(w, 1)
+    chain(w, 10)
+    matmul(w, 256)
+    matmul(w, 1024)
+    matmul(w, 1024, bf16=True)
+    mlp(w)
+    cnn(w)
+    word2vec(w)
+    w.save()
+    print("wrote %d workloads to %s" % (len(w.manifest["workloads"]), out))
+
+
+if __name__ == "__main__":
+    main()
