@@ -57,6 +57,9 @@ int main(int argc, char** argv) {
 
   TG_SessionOptions* options = TG_NewSessionOptions();
   TG_SetSessionInterOpThreads(options, 1);
+  /* Per-node cost is what is counted: no plan-time rewrite may bypass the Identity chain. */
+  TG_SetSessionRewrite(options, "all", 0, s);
+  Check(s, "rewrites");
   TG_Session* session = TG_NewSession(g, options, s);
   Check(s, "session");
   TG_Tensor* value = TG_AllocateTensor(TG_FLOAT, NULL, 0, sizeof(float));

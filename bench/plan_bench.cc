@@ -141,7 +141,10 @@ StatusOr<PlanGraph*> GetGraph(Shape shape, int64_t size) {
 // Per iteration: Session::Create, then Prepare (prune, order, place, create kernels, lay out
 // slots). The session's teardown is excluded. Counters: create_ms and prepare_ms split the
 // time; per_node is the whole iteration per operation of the fragment.
-void BM_PrunePlan(benchmark::State& state, Shape shape) {
+// With `rewrites`, the plan-time graph rewrites (core/rewrite) run too, as they do by default
+// in a session; without, the plan is the pruned graph (what these figures measured before
+// the rewrites existed).
+void BM_PrunePlan(benchmark::State& state, Shape shape, bool rewrites) {
   StatusOr<PlanGraph*> got = GetGraph(shape, state.range(0));
   if (!got.ok()) {
     state.SkipWithError(got.status().ToString().c_str());
@@ -159,6 +162,10 @@ void BM_PrunePlan(benchmark::State& state, Shape shape) {
   // One thread each: the pools' thread start-up is session cost, not planning cost.
   options.inter_op_threads = 1;
   options.intra_op_threads = 1;
+  if (Status set = options.rewrites.Set("all", rewrites); !set.ok()) {
+    state.SkipWithError(set.ToString().c_str());
+    return;
+  }
 
   using Clock = std::chrono::steady_clock;
   double create_ns = 0;
@@ -231,15 +238,21 @@ void RegisterAll() {
       const Shape s = shape;
       benchmark::internal::Benchmark* plan = benchmark::RegisterBenchmark(
           (std::string("BM_PrunePlan/") + shape_name).c_str(),
-          [s](benchmark::State& state) { BM_PrunePlan(state, s); });
+          [s](benchmark::State& state) { BM_PrunePlan(state, s, false); });
+      benchmark::internal::Benchmark* rewritten = benchmark::RegisterBenchmark(
+          (std::string("BM_PrunePlanRewrites/") + shape_name).c_str(),
+          [s](benchmark::State& state) { BM_PrunePlan(state, s, true); });
       benchmark::internal::Benchmark* prune = benchmark::RegisterBenchmark(
           (std::string("BM_PruneOnly/") + shape_name).c_str(),
           [s](benchmark::State& state) { BM_PruneOnly(state, s); });
-      for (benchmark::internal::Benchmark* b : {plan, prune}) {
+      for (benchmark::internal::Benchmark* b : {plan, rewritten, prune}) {
         b->ArgName("nodes")->Arg(size)->Unit(benchmark::kMillisecond)->UseRealTime();
       }
       // A 1M-node plan takes seconds: a few iterations say enough.
-      if (size >= 1'000'000) plan->Iterations(3);
+      if (size >= 1'000'000) {
+        plan->Iterations(3);
+        rewritten->Iterations(3);
+      }
     }
   }
 }

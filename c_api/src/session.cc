@@ -181,6 +181,15 @@ extern "C" void TG_SetSessionDefaultDevice(TG_SessionOptions* options, const cha
   });
 }
 
+extern "C" void TG_SetSessionRewrite(TG_SessionOptions* options, const char* name, int on,
+                                     TG_Status* status) {
+  Guard(status, [&]() -> Status {
+    if (options == nullptr) return NullArg("TG_SetSessionRewrite", "the options");
+    if (name == nullptr) return NullArg("TG_SetSessionRewrite", "the rewrite's name");
+    return options->options.rewrites.Set(name, Flag(on));
+  });
+}
+
 // ---- sessions ----
 
 extern "C" TG_Session* TG_NewSession(TG_Graph* graph, const TG_SessionOptions* options,

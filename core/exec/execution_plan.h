@@ -32,6 +32,8 @@ namespace tgraph {
 class SessionState;
 class ThreadPool;
 struct RunState;
+struct RewriteOptions;     // core/rewrite/rewrite_options.h
+struct RewrittenFragment;  // core/rewrite/rewriter.h
 
 enum class StepKind : uint8_t {
   kKernel,    // calls a plugin kernel
@@ -93,6 +95,9 @@ class ExecutionPlan {
   ExecutionPlan(const ExecutionPlan&) = delete;
   ExecutionPlan& operator=(const ExecutionPlan&) = delete;
 
+  // The plan-time rewrites' result when they changed the fragment: the operations they made
+  // (steps point at them) and those operations' kernels. First, so it is destroyed last.
+  std::unique_ptr<RewrittenFragment> rewritten;
   std::vector<PlanStep> steps;  // a topological order (deterministic for a graph)
   int num_slots = 0;
   std::vector<PlanFeed> feeds;     // in request order
@@ -168,6 +173,8 @@ struct PlanRequest {
   const std::function<void(const std::string&)>* placement_log = nullptr;
   KernelCache* kernels = nullptr;
   SessionState* state = nullptr;
+  // The graph rewrites to apply between pruning and placement; null = none.
+  const RewriteOptions* rewrites = nullptr;
 };
 
 // Prunes, validates, places, inserts copies and lays out slots. Errors: INVALID_ARGUMENT

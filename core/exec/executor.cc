@@ -5,6 +5,7 @@
 #include "core/exec/control_flow_executor.h"
 #include "core/exec/device_copy.h"
 #include "core/exec/thread_pool.h"
+#include "core/rewrite/rewriter.h"
 
 namespace tgraph {
 namespace {

@@ -11,6 +11,7 @@
 #include "core/exec/session_state.h"
 #include "core/graph/graph.h"
 #include "core/plugin/kernel_context.h"
+#include "core/rewrite/rewriter.h"
 
 namespace tgraph {
 namespace {
@@ -80,29 +81,47 @@ class PlanBuilder {
     PruneRequest prune{r_.feeds, r_.fetches, r_.targets};
     TG_ASSIGN_OR_RETURN(PrunedGraph pruned, PruneAndOrder(graph_, prune));
     TG_RETURN_IF_ERROR(CheckPlaceholders(pruned.ordered, pruned.control_flow));
+    // Plan-time rewrites, on a plan-local view (never on the user's graph), skipped for
+    // fragments with control flow.
+    if (r_.rewrites != nullptr && r_.rewrites->any() && !pruned.control_flow) {
+      RewriteRequest rewrite{&graph_, &pruned.ordered, r_.feeds, r_.fetches, r_.targets,
+                             devices_[static_cast<size_t>(r_.default_device)].type, *r_.rewrites};
+      TG_ASSIGN_OR_RETURN(plan_->rewritten, RewriteFragment(rewrite));
+    }
+    const RewrittenFragment* rewritten = plan_->rewritten.get();
+    const std::vector<Operation*>& ordered = rewritten != nullptr ? rewritten->ordered : pruned.ordered;
 
     std::vector<PlacementDevice> placement_devices;
     for (const PlanDevice& d : devices_) placement_devices.push_back({d.name, d.type, d.ordinal});
-    PlacementRequest placement_request{&pruned.ordered, &placement_devices, r_.default_device,
+    PlacementRequest placement_request{&ordered, &placement_devices, r_.default_device,
                                        r_.allow_soft_placement};
     TG_ASSIGN_OR_RETURN(Placement placement, PlaceOperations(placement_request));
     if (r_.placement_log != nullptr && *r_.placement_log) {
-      for (size_t i = 0; i < pruned.ordered.size(); ++i) {
-        const Operation& op = *pruned.ordered[i];
+      for (size_t i = 0; i < ordered.size(); ++i) {
+        const Operation& op = *ordered[i];
         (*r_.placement_log)(StrCat(op.name(), " (", op.type(), "): ",
                                    devices_[static_cast<size_t>(placement.device[i])].name));
       }
     }
 
     step_of_op_.assign(static_cast<size_t>(graph_.num_operations()), -1);
-    plan_->steps.reserve(pruned.ordered.size() + r_.fetches.size());
-    for (size_t i = 0; i < pruned.ordered.size(); ++i) {
-      TG_RETURN_IF_ERROR(AddOpStep(*pruned.ordered[i], placement.device[i], placement.kernel[i]));
+    if (rewritten != nullptr) {
+      step_of_scratch_op_.assign(static_cast<size_t>(rewritten->scratch->num_operations()), -1);
+    }
+    plan_->steps.reserve(ordered.size() + r_.fetches.size());
+    for (size_t i = 0; i < ordered.size(); ++i) {
+      const std::vector<Output>& inputs = rewritten != nullptr ? rewritten->inputs[i] : ordered[i]->inputs();
+      const std::vector<Operation*>& controls =
+          rewritten != nullptr ? rewritten->control_inputs[i] : ordered[i]->control_inputs();
+      TG_RETURN_IF_ERROR(AddOpStep(*ordered[i], inputs, placement.device[i], placement.kernel[i]));
+      const size_t step = static_cast<size_t>(StepOf(ordered[i]));
+      if (step_controls_.size() <= step) step_controls_.resize(step + 1, nullptr);
+      step_controls_[step] = &controls;
     }
     // Loops' back edges (NextIteration -> Merge) point at steps made after their consumer.
     for (const DeferredInput& d : deferred_) {
       const Operation& op = *plan_->steps[static_cast<size_t>(d.step)].op;
-      const int slot = EnsureIn(SlotOf(op.input(d.input)), d.space);  // may add a copy step
+      const int slot = EnsureIn(SlotOf(d.source), d.space);  // may add a copy step
       StepInput& in = plan_->steps[static_cast<size_t>(d.step)].inputs[static_cast<size_t>(d.input)];
       in.slot = slot;
       in.ref = IsRefType(op.input_type(d.input));
@@ -192,7 +211,7 @@ class PlanBuilder {
       if (feed.slot < 0) feed.slot = NewSlot(kHost, -1);
       return feed.slot;
     }
-    const int step = step_of_op_[static_cast<size_t>(o.op->id())];
+    const int step = StepOf(o.op);
     return plan_->steps[static_cast<size_t>(step)].first_output + o.index;
   }
 
@@ -234,7 +253,19 @@ class PlanBuilder {
     return StrCat(p.op->name(), ":", slot - p.first_output);
   }
 
-  Status AddOpStep(const Operation& op, int device, const KernelRegistration* kernel) {
+  // The step of an operation of the graph or of the rewrites' scratch graph, or -1.
+  int StepOf(const Operation* op) const {
+    if (op->graph() == &graph_) return step_of_op_[static_cast<size_t>(op->id())];
+    return step_of_scratch_op_[static_cast<size_t>(op->id())];
+  }
+  int& StepSlot(const Operation* op) {
+    if (op->graph() == &graph_) return step_of_op_[static_cast<size_t>(op->id())];
+    return step_of_scratch_op_[static_cast<size_t>(op->id())];
+  }
+
+  // `inputs`: where the op's inputs come from in this plan (its own, or as rewritten).
+  Status AddOpStep(const Operation& op, const std::vector<Output>& inputs, int device,
+                   const KernelRegistration* kernel) {
     const PlanDevice& dev = devices_[static_cast<size_t>(device)];
     PlanStep step;
     step.op = &op;
@@ -259,7 +290,8 @@ class PlanBuilder {
       }
       step.kind = StepKind::kKernel;
       step.kernel = kernel;
-      TG_ASSIGN_OR_RETURN(step.kernel_state, r_.kernels->Get(op, device, *kernel));
+      KernelCache* cache = op.graph() == &graph_ ? r_.kernels : plan_->rewritten->kernels.get();
+      TG_ASSIGN_OR_RETURN(step.kernel_state, cache->Get(op, device, *kernel));
     }
     const int my_space = dev.host_accessible ? kHost : device;
     std::vector<char>& host_inputs = host_inputs_;
@@ -268,13 +300,15 @@ class PlanBuilder {
     HostMemoryArgFlags(op, kernel, /*outputs=*/true, &host_outputs);
     if (step.kind == StepKind::kControlFlow) ControlFlowHostArgs(op, &host_inputs, &host_outputs);
     for (int k = 0; k < op.num_inputs(); ++k) {
-      if (!Available(op.input(k))) {
+      const Output& source = inputs[static_cast<size_t>(k)];
+      if (!Available(source)) {
         deferred_.push_back(DeferredInput{static_cast<int>(plan_->steps.size()), k,
-                                          host_inputs[static_cast<size_t>(k)] ? kHost : my_space});
+                                          host_inputs[static_cast<size_t>(k)] ? kHost : my_space,
+                                          source});
         step.inputs.push_back(StepInput{-1, false, false, false});
         continue;
       }
-      int slot = SlotOf(op.input(k));
+      int slot = SlotOf(source);
       const int need = host_inputs[static_cast<size_t>(k)] ? kHost : my_space;
       const bool ref = IsRefType(op.input_type(k));
       if (ref && slot_space_[static_cast<size_t>(slot)] != need) {
@@ -292,14 +326,14 @@ class PlanBuilder {
       const bool host = host_outputs[static_cast<size_t>(k)] || step.kind == StepKind::kConstant;
       NewSlot(host ? kHost : my_space, index);
     }
-    step_of_op_[static_cast<size_t>(op.id())] = index;
+    StepSlot(&op) = index;
     plan_->steps.push_back(std::move(step));
     return Status::OK();
   }
 
   // A tensor whose slot exists already: fed, or made by a step added before.
   bool Available(const Output& o) const {
-    if (step_of_op_[static_cast<size_t>(o.op->id())] >= 0) return true;
+    if (StepOf(o.op) >= 0) return true;
     for (const PlanFeed& feed : plan_->feeds) {
       if (feed.output == o) return true;
     }
@@ -389,9 +423,9 @@ class PlanBuilder {
         const int p = slot_producer_[static_cast<size_t>(in.slot)];
         if (p >= 0) preds.push_back(p);
       }
-      if (steps[i].op != nullptr) {
-        for (const Operation* c : steps[i].op->control_inputs()) {
-          const int p = step_of_op_[static_cast<size_t>(c->id())];
+      if (i < step_controls_.size() && step_controls_[i] != nullptr) {
+        for (const Operation* c : *step_controls_[i]) {
+          const int p = StepOf(c);
           if (p >= 0) preds.push_back(p);
         }
       }
@@ -415,6 +449,9 @@ class PlanBuilder {
   const std::vector<PlanDevice>& devices_;
   std::unique_ptr<ExecutionPlan> plan_;
   std::vector<int> step_of_op_;     // per graph op: its step, or -1
+  std::vector<int> step_of_scratch_op_;  // per op of the rewrites' scratch graph
+  // Per step (null for copies): the control inputs the op waits for in this plan.
+  std::vector<const std::vector<Operation*>*> step_controls_;
   std::vector<int> slot_space_;     // per slot: kHost or a device index
   std::vector<int> slot_producer_;  // per slot: the step writing it, -1 for a feed
   std::unordered_map<uint64_t, int> copies_;  // (slot, space) -> copy's slot
@@ -423,6 +460,7 @@ class PlanBuilder {
     int step = 0;
     int input = 0;
     int space = kHost;
+    Output source;  // the tensor the input reads
   };
   std::vector<DeferredInput> deferred_;  // inputs along loops' back edges
 };

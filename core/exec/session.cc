@@ -232,6 +232,7 @@ StatusOr<ExecutionPlan*> Session::GetPlan(
   request.placement_log = placement_log_ ? &placement_log_ : nullptr;
   request.kernels = kernels_.get();
   request.state = state_.get();
+  request.rewrites = &options_.rewrites;
   std::unique_ptr<ExecutionPlan> built;
   {
     std::lock_guard<std::recursive_mutex> graph_lock(graph_->mutex());

@@ -3,7 +3,7 @@
 //
 // Run = look up (or build once) the plan for the request's signature, then execute it:
 //   - plan (execution_plan.h): prune on Boost.Graph from fetches and targets back to fed
-//     tensors, validate, order, place, insert copies, choose and create kernels, lay out
+//     tensors, validate, order, rewrite (core/rewrite, on a plan-local view), place, insert copies, choose and create kernels, lay out
 //     value slots, pending counts and last uses;
 //   - execute (executor.h): run the steps inline or on the inter-op pool.
 // The graph may grow after the session was made (operations are append-only and never
@@ -24,6 +24,7 @@
 #include "core/base/tensor.h"
 #include "core/graph/graph.h"
 #include "core/graph/operation.h"
+#include "core/rewrite/rewrite_options.h"
 
 namespace tgraph {
 
@@ -44,6 +45,10 @@ struct SessionOptions {
   std::string default_device;
   // Receives log_device_placement lines; null = standard error.
   std::function<void(const std::string&)> log_sink;
+  // The graph rewrites applied when a request is planned (core/rewrite): constant folding,
+  // common-subexpression elimination, Identity/NoOp removal, arithmetic simplification,
+  // dependency optimization, fusion. Fetched values are the same with or without.
+  RewriteOptions rewrites;
 };
 
 struct RunOptions {

@@ -262,6 +262,8 @@ OpDefBuilder ArgOp(const std::string& name, const std::string& doc) {
       .Doc(doc);
 }
 
+}  // namespace
+
 // [m, k] x [k, n] -> [m, n], after the optional transposes.
 Status MatMulShape(InferenceContext& c) {
   PartialShape a, b;
@@ -283,8 +285,6 @@ Status MatMulShape(InferenceContext& c) {
   c.set_output(0, PartialShape{m, n});
   return Status::OK();
 }
-
-}  // namespace
 
 Status RegisterMathOps(OpRegistry* registry) {
   return RegisterOps(registry, {

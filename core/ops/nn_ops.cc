@@ -269,7 +269,6 @@ Status Conv2DShapeImpl(InferenceContext& c, bool depthwise) {
   return Status::OK();
 }
 
-Status Conv2DShape(InferenceContext& c) { return Conv2DShapeImpl(c, /*depthwise=*/false); }
 Status DepthwiseConv2dShape(InferenceContext& c) { return Conv2DShapeImpl(c, /*depthwise=*/true); }
 
 // Pooling over a 4-D input: every dim is windowed by ksize/strides (batch and depth windows
@@ -363,6 +362,9 @@ Status SparseSoftmaxCrossEntropyShape(InferenceContext& c) {
 }
 
 }  // namespace
+
+// Shared with _FusedConv2D (fused_ops.cc).
+Status Conv2DShape(InferenceContext& c) { return Conv2DShapeImpl(c, /*depthwise=*/false); }
 
 Status RegisterNnOps(OpRegistry* registry) {
   return RegisterOps(registry, {

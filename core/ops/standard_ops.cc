@@ -17,7 +17,7 @@ Status RegisterStandardOps(OpRegistry* registry) {
                        &RegisterTrainingOps, &RegisterIoOps, &RegisterLoggingOps,
                        &RegisterStringOps, &RegisterArraySplitOps, &RegisterBatchNormOps,
                        &RegisterEinsumOps, &RegisterArrayLayoutOps, &RegisterArrayNdOps,
-                       &RegisterImageOps, &RegisterListOps}) {
+                       &RegisterImageOps, &RegisterListOps, &RegisterFusedOps}) {
     Status s = family(registry);
     if (!s.ok() && first.ok()) first = s;
   }

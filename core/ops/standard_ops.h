@@ -29,6 +29,12 @@ Status RegisterArrayLayoutOps(OpRegistry* registry);  // array_layout_ops.cc
 Status RegisterArrayNdOps(OpRegistry* registry);      // array_nd_ops.cc
 Status RegisterImageOps(OpRegistry* registry);        // image_ops.cc
 Status RegisterListOps(OpRegistry* registry);         // list_ops.cc
+Status RegisterFusedOps(OpRegistry* registry);        // fused_ops.cc
+
+// Shape functions shared across families: the fused ops (fused_ops.cc) have the shapes of
+// the ops they start with.
+Status MatMulShape(InferenceContext& c);  // math_ops.cc
+Status Conv2DShape(InferenceContext& c);  // nn_ops.cc
 
 // Registers each op in order; the first failure is returned (naming the op).
 Status RegisterOps(OpRegistry* registry, const std::vector<OpDefBuilder>& ops);

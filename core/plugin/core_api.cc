@@ -359,10 +359,29 @@ void ApiAttrShape(const TG_KernelConstruction* ctx, const char* name, int64_t* d
     return Status::OK();
   });
 }
+// A list(string) attr (e.g. the fused ops' `fused_ops`) comes back as a 1-D DT_STRING tensor:
+// the ABI has no string-list getter, and appending one would change every plugin's header.
+StatusOr<Tensor> StringListTensor(const tf::AttrValue& v) {
+  const auto& items = v.list().s();
+  TG_ASSIGN_OR_RETURN(Tensor t, Tensor::Allocate(DT_STRING, {static_cast<int64_t>(items.size())}));
+  for (int i = 0; i < items.size(); ++i) t.strings()[static_cast<size_t>(i)] = items.Get(i);
+  return t;
+}
+
 const TG_Tensor* ApiAttrTensor(const TG_KernelConstruction* ctx, const char* name, TG_Status* status) {
   return GuardValue<const TG_Tensor*>(status, nullptr, [&](const TG_Tensor** out) -> Status {
-    TG_ASSIGN_OR_RETURN(const tf::AttrValue* v, FindAttr(ctx, name, "tensor"));
     auto* mutable_ctx = const_cast<TG_KernelConstruction*>(ctx);
+    if (const Operation* op = ConsOp(ctx); op != nullptr && name != nullptr) {
+      const tf::AttrValue* list = op->FindAttr(name);
+      const std::string kind = list == nullptr ? std::string() : AttrValueKind(*list);
+      if (kind == "list(string)" || kind == "list(any)") {
+        TG_ASSIGN_OR_RETURN(Tensor strings, StringListTensor(*list));
+        mutable_ctx->attr_tensors.push_back(std::make_unique<TG_Tensor>(TG_Tensor{std::move(strings)}));
+        *out = mutable_ctx->attr_tensors.back().get();
+        return Status::OK();
+      }
+    }
+    TG_ASSIGN_OR_RETURN(const tf::AttrValue* v, FindAttr(ctx, name, "tensor"));
     // A Const's value was parsed when the node was made: share it instead of parsing again.
     if (std::strcmp(name, "value") == 0 && ctx->op->constant_value() != nullptr) {
       mutable_ctx->attr_tensors.push_back(std::make_unique<TG_Tensor>(TG_Tensor{*ctx->op->constant_value()}));

@@ -1,10 +1,79 @@
 // BiasAdd: value + bias along the channel dimension (the last for NHWC, dimension 1 for
 // NCHW). The value's buffer is reused for the output when nobody else holds it.
+#include <cmath>
 #include <string>
 
 #include "nn_common.h"
 
 namespace tgraph_cpu::nn {
+namespace {
+
+// y = act(x) for the activations a fused op may end with (TensorFlow's definitions).
+template <Activation A, typename T>
+inline T Activate(T x, float alpha) {
+  if constexpr (A == Activation::kRelu) {
+    return x > T(0) ? x : T(0);
+  } else if constexpr (A == Activation::kRelu6) {
+    return x > T(0) ? (x < T(6) ? x : T(6)) : T(0);
+  } else if constexpr (A == Activation::kElu) {
+    return x > T(0) ? x : T(std::expm1(x));
+  } else if constexpr (A == Activation::kLeakyRelu) {
+    return x > T(0) ? x : T(x * T(alpha));
+  } else {
+    (void)alpha;
+    return x;
+  }
+}
+
+template <Activation A, typename T>
+void AddBiasThen(tgraph::plugin::Context& ctx, const T* in, const T* b, T* o, int64_t outer,
+                 int64_t channels, int64_t inner, float alpha) {
+  const int64_t rows = outer * channels;  // each row: `inner` elements sharing one bias
+  if (inner == 1) {
+    ctx.ParallelFor(outer, static_cast<double>(channels), [&](int64_t begin, int64_t end) {
+      for (int64_t r = begin; r < end; ++r) {
+        const T* src = in + r * channels;
+        T* dst = o + r * channels;
+        for (int64_t c = 0; c < channels; ++c) dst[c] = Activate<A>(T(src[c] + b[c]), alpha);
+      }
+    });
+  } else {
+    ctx.ParallelFor(rows, static_cast<double>(inner), [&](int64_t begin, int64_t end) {
+      for (int64_t r = begin; r < end; ++r) {
+        const T bv = b[r % channels];
+        const T* src = in + r * inner;
+        T* dst = o + r * inner;
+        for (int64_t i = 0; i < inner; ++i) dst[i] = Activate<A>(T(src[i] + bv), alpha);
+      }
+    });
+  }
+}
+
+}  // namespace
+
+template <typename T>
+void AddBias(tgraph::plugin::Context& ctx, const T* in, const T* bias, T* out, int64_t outer,
+             int64_t channels, int64_t inner, Activation activation, float alpha) {
+  if (outer * channels * inner == 0) return;
+  switch (activation) {
+    case Activation::kNone:
+      return AddBiasThen<Activation::kNone>(ctx, in, bias, out, outer, channels, inner, alpha);
+    case Activation::kRelu:
+      return AddBiasThen<Activation::kRelu>(ctx, in, bias, out, outer, channels, inner, alpha);
+    case Activation::kRelu6:
+      return AddBiasThen<Activation::kRelu6>(ctx, in, bias, out, outer, channels, inner, alpha);
+    case Activation::kElu:
+      return AddBiasThen<Activation::kElu>(ctx, in, bias, out, outer, channels, inner, alpha);
+    case Activation::kLeakyRelu:
+      return AddBiasThen<Activation::kLeakyRelu>(ctx, in, bias, out, outer, channels, inner, alpha);
+  }
+}
+
+template void AddBias<float>(tgraph::plugin::Context&, const float*, const float*, float*, int64_t,
+                             int64_t, int64_t, Activation, float);
+template void AddBias<double>(tgraph::plugin::Context&, const double*, const double*, double*,
+                              int64_t, int64_t, int64_t, Activation, float);
+
 namespace {
 
 using tgraph::plugin::Construction;
@@ -53,28 +122,8 @@ class BiasAddOp {
     for (size_t i = channel_dim + 1; i < dims.size(); ++i) inner *= dims[i];
     auto out = ctx.ForwardOrAllocateOutput(0, 0, dims);
     if (!ctx.ok() || outer * channels * inner == 0) return;
-    const T* in = value.template data<T>();
-    const T* b = bias.template data<T>();
-    T* o = out.template mutable_data<T>();
-    const int64_t rows = outer * channels;  // each row: `inner` elements sharing one bias
-    if (inner == 1) {
-      ctx.ParallelFor(outer, static_cast<double>(channels), [&](int64_t begin, int64_t end) {
-        for (int64_t r = begin; r < end; ++r) {
-          const T* src = in + r * channels;
-          T* dst = o + r * channels;
-          for (int64_t c = 0; c < channels; ++c) dst[c] = src[c] + b[c];
-        }
-      });
-    } else {
-      ctx.ParallelFor(rows, static_cast<double>(inner), [&](int64_t begin, int64_t end) {
-        for (int64_t r = begin; r < end; ++r) {
-          const T bv = b[r % channels];
-          const T* src = in + r * inner;
-          T* dst = o + r * inner;
-          for (int64_t i = 0; i < inner; ++i) dst[i] = src[i] + bv;
-        }
-      });
-    }
+    AddBias<T>(ctx, value.template data<T>(), bias.template data<T>(),
+               out.template mutable_data<T>(), outer, channels, inner, Activation::kNone, 0.f);
   }
 
  private:

@@ -13,93 +13,103 @@
 #include "eigen_device.h"
 
 namespace tgraph_cpu::nn {
-namespace {
-
 using tgraph::plugin::Construction;
 using tgraph::plugin::Context;
+using tgraph::plugin::TensorMut;
+
+// Conv2D of inputs 0 and 1 into output 0 (Conv2D's kernel, and _FusedConv2D's before its
+// epilogue). On failure the context holds the error and the result is invalid.
+template <typename T>
+TensorMut Conv2DToOutput(Context& ctx, const ConvAttrs& attrs) {
+  const auto input = ctx.input(0);
+  const auto filter = ctx.input(1);
+  if (input.rank() != 4 || filter.rank() != 4) {
+    ctx.Fail(TG_INVALID_ARGUMENT, "Conv2D needs a 4-D input and a 4-D filter, got shapes " +
+                                      ShapeString(input.dims()) + " and " +
+                                      ShapeString(filter.dims()));
+    return TensorMut();
+  }
+  ConvGeometry g;
+  g.batch = input.dim(0);
+  g.in_h = input.dim(1);
+  g.in_w = input.dim(2);
+  g.depth = input.dim(3);
+  g.k_h = filter.dim(0);
+  g.k_w = filter.dim(1);
+  g.out_depth = filter.dim(3);
+  const int64_t k_depth = filter.dim(2);
+  if (k_depth == 0) {
+    ctx.Fail(TG_INVALID_ARGUMENT, "the filter's input depth must be > 0, got filter shape " +
+                                      ShapeString(filter.dims()));
+    return TensorMut();
+  }
+  if (k_depth != g.depth) {
+    if (k_depth > 0 && g.depth % k_depth == 0) {
+      ctx.Fail(TG_UNIMPLEMENTED, "grouped convolution (input depth " +
+                                     std::to_string(g.depth) + ", filter input depth " +
+                                     std::to_string(k_depth) + ") is not supported on the CPU");
+    } else {
+      ctx.Fail(TG_INVALID_ARGUMENT, "input depth must equal the filter's input depth: input " +
+                                        ShapeString(input.dims()) + ", filter " +
+                                        ShapeString(filter.dims()));
+    }
+    return TensorMut();
+  }
+  if (g.k_h <= 0 || g.k_w <= 0) {
+    ctx.Fail(TG_INVALID_ARGUMENT, "filter height and width must be > 0, got filter shape " +
+                                      ShapeString(filter.dims()));
+    return TensorMut();
+  }
+  std::string error;
+  if (!ComputeConvGeometry(attrs, &g, &error)) {
+    ctx.Fail(TG_INVALID_ARGUMENT, error + ": input " + ShapeString(input.dims()) + ", filter " +
+                                      ShapeString(filter.dims()));
+    return TensorMut();
+  }
+  auto out = ctx.AllocateOutput(0, {g.batch, g.out_h, g.out_w, g.out_depth});
+  if (!ctx.ok()) return out;
+  const int64_t pixels = g.pixels(), out_depth = g.out_depth;
+  if (pixels == 0 || out_depth == 0) return out;
+  T* o = out.template mutable_data<T>();
+  const int64_t patch = g.patch();  // one row of the patch matrix
+  if (patch == 0) {
+    std::fill(o, o + pixels * out_depth, T(0));
+    return out;
+  }
+  const T* in = input.template data<T>();
+  const T* f = filter.template data<T>();
+  EigenCpu eigen(ctx);
+
+  if (g.InputIsPatchMatrix()) {
+    Contract<T>(eigen.device(), in, pixels, patch, false, f, patch, out_depth, false, o);
+    return out;
+  }
+
+  const int64_t chunk = ChunkRows<T>(patch, pixels);
+  auto scratch = ctx.AllocateTemp(DTypeOf<T>::value, {chunk, patch});
+  if (!ctx.ok()) return out;
+  T* cols = scratch.template mutable_data<T>();
+  for (int64_t start = 0; start < pixels; start += chunk) {
+    const int64_t rows = std::min(chunk, pixels - start);
+    Im2Col(ctx, in, g, start, rows, cols);
+    if (!ctx.ok()) return out;
+    Contract<T>(eigen.device(), cols, rows, patch, false, f, patch, out_depth, false,
+                o + start * out_depth);
+  }
+  return out;
+}
+
+template TensorMut Conv2DToOutput<float>(Context&, const ConvAttrs&);
+template TensorMut Conv2DToOutput<double>(Context&, const ConvAttrs&);
+
+namespace {
 
 template <typename T>
 class Conv2DOp {
  public:
   explicit Conv2DOp(Construction& c) { GetConvAttrs(c, &attrs_); }
 
-  void Compute(Context& ctx) {
-    const auto input = ctx.input(0);
-    const auto filter = ctx.input(1);
-    if (input.rank() != 4 || filter.rank() != 4) {
-      ctx.Fail(TG_INVALID_ARGUMENT, "Conv2D needs a 4-D input and a 4-D filter, got shapes " +
-                                        ShapeString(input.dims()) + " and " +
-                                        ShapeString(filter.dims()));
-      return;
-    }
-    ConvGeometry g;
-    g.batch = input.dim(0);
-    g.in_h = input.dim(1);
-    g.in_w = input.dim(2);
-    g.depth = input.dim(3);
-    g.k_h = filter.dim(0);
-    g.k_w = filter.dim(1);
-    g.out_depth = filter.dim(3);
-    const int64_t k_depth = filter.dim(2);
-    if (k_depth == 0) {
-      ctx.Fail(TG_INVALID_ARGUMENT, "the filter's input depth must be > 0, got filter shape " +
-                                        ShapeString(filter.dims()));
-      return;
-    }
-    if (k_depth != g.depth) {
-      if (k_depth > 0 && g.depth % k_depth == 0) {
-        ctx.Fail(TG_UNIMPLEMENTED, "grouped convolution (input depth " +
-                                       std::to_string(g.depth) + ", filter input depth " +
-                                       std::to_string(k_depth) + ") is not supported on the CPU");
-      } else {
-        ctx.Fail(TG_INVALID_ARGUMENT, "input depth must equal the filter's input depth: input " +
-                                          ShapeString(input.dims()) + ", filter " +
-                                          ShapeString(filter.dims()));
-      }
-      return;
-    }
-    if (g.k_h <= 0 || g.k_w <= 0) {
-      ctx.Fail(TG_INVALID_ARGUMENT, "filter height and width must be > 0, got filter shape " +
-                                        ShapeString(filter.dims()));
-      return;
-    }
-    std::string error;
-    if (!ComputeConvGeometry(attrs_, &g, &error)) {
-      ctx.Fail(TG_INVALID_ARGUMENT, error + ": input " + ShapeString(input.dims()) + ", filter " +
-                                        ShapeString(filter.dims()));
-      return;
-    }
-    auto out = ctx.AllocateOutput(0, {g.batch, g.out_h, g.out_w, g.out_depth});
-    if (!ctx.ok()) return;
-    const int64_t pixels = g.pixels(), out_depth = g.out_depth;
-    if (pixels == 0 || out_depth == 0) return;
-    T* o = out.template mutable_data<T>();
-    const int64_t patch = g.patch();  // one row of the patch matrix
-    if (patch == 0) {
-      std::fill(o, o + pixels * out_depth, T(0));
-      return;
-    }
-    const T* in = input.template data<T>();
-    const T* f = filter.template data<T>();
-    EigenCpu eigen(ctx);
-
-    if (g.InputIsPatchMatrix()) {
-      Contract<T>(eigen.device(), in, pixels, patch, false, f, patch, out_depth, false, o);
-      return;
-    }
-
-    const int64_t chunk = ChunkRows<T>(patch, pixels);
-    auto scratch = ctx.AllocateTemp(DTypeOf<T>::value, {chunk, patch});
-    if (!ctx.ok()) return;
-    T* cols = scratch.template mutable_data<T>();
-    for (int64_t start = 0; start < pixels; start += chunk) {
-      const int64_t rows = std::min(chunk, pixels - start);
-      Im2Col(ctx, in, g, start, rows, cols);
-      if (!ctx.ok()) return;
-      Contract<T>(eigen.device(), cols, rows, patch, false, f, patch, out_depth, false,
-                  o + start * out_depth);
-    }
-  }
+  void Compute(Context& ctx) { Conv2DToOutput<T>(ctx, attrs_); }
 
  private:
   ConvAttrs attrs_;

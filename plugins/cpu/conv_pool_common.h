@@ -222,4 +222,9 @@ void Im2Col(tgraph::plugin::Context& ctx, const T* in, const ConvGeometry& g, in
   });
 }
 
+// Conv2D (NHWC) of inputs 0 and 1 into output 0 (conv_ops.cc; also _FusedConv2D's first
+// part). On failure the context holds the error. Instantiated for float and double.
+template <typename T>
+tgraph::plugin::TensorMut Conv2DToOutput(tgraph::plugin::Context& ctx, const ConvAttrs& attrs);
+
 }  // namespace tgraph_cpu::nn

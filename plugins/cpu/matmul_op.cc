@@ -58,10 +58,69 @@ template void ContractSingleThread<float>(const float*, int64_t, int64_t, bool, 
 template void ContractSingleThread<double>(const double*, int64_t, int64_t, bool, const double*,
                                            int64_t, int64_t, bool, double*);
 
-namespace {
-
 using tgraph::plugin::Construction;
 using tgraph::plugin::Context;
+using tgraph::plugin::TensorMut;
+
+// The product of inputs 0 and 1 into output 0 (MatMul's kernel, and _FusedMatMul's before
+// its epilogue). On failure the context holds the error and the result is invalid.
+template <typename T>
+TensorMut MatMulToOutput(Context& ctx, bool trans_a, bool trans_b) {
+  const auto a = ctx.input(0);
+  const auto b = ctx.input(1);
+  if (a.rank() != 2 || b.rank() != 2) {
+    ctx.Fail(TG_INVALID_ARGUMENT, "MatMul needs 2-D inputs, got shapes " + ShapeString(a.dims()) +
+                                      " and " + ShapeString(b.dims()));
+    return TensorMut();
+  }
+  const int64_t a_rows = a.dim(0), a_cols = a.dim(1), b_rows = b.dim(0), b_cols = b.dim(1);
+  const int64_t m = trans_a ? a_cols : a_rows;
+  const int64_t k = trans_a ? a_rows : a_cols;
+  const int64_t k_b = trans_b ? b_cols : b_rows;
+  const int64_t n = trans_b ? b_rows : b_cols;
+  if (k != k_b) {
+    ctx.Fail(TG_INVALID_ARGUMENT, "Matrix size-incompatible: In[0]: " + ShapeString(a.dims()) +
+                                      ", In[1]: " + ShapeString(b.dims()) +
+                                      " (transpose_a=" + (trans_a ? "true" : "false") +
+                                      ", transpose_b=" + (trans_b ? "true" : "false") + ")");
+    return TensorMut();
+  }
+  auto out = ctx.AllocateOutput(0, {m, n});
+  if (!ctx.ok() || m == 0 || n == 0) return out;
+  T* o = out.template mutable_data<T>();
+  if (k == 0) {
+    std::fill(o, o + m * n, T(0));
+    return out;
+  }
+  const T* pa = a.template data<T>();
+  const T* pb = b.template data<T>();
+  if constexpr (kIsReducedFloat<T>) {
+    // Widen to float, multiply there (exact products, float accumulation), narrow back.
+    auto fa = ctx.AllocateTemp(TG_FLOAT, {a_rows, a_cols});
+    auto fb = ctx.AllocateTemp(TG_FLOAT, {b_rows, b_cols});
+    auto fo = ctx.AllocateTemp(TG_FLOAT, {m, n});
+    if (!ctx.ok()) return out;
+    ConvertParallel(ctx, pa, fa.template mutable_data<float>(), a_rows * a_cols);
+    ConvertParallel(ctx, pb, fb.template mutable_data<float>(), b_rows * b_cols);
+    EigenCpu eigen(ctx);
+    Contract<float>(eigen.device(), fa.template mutable_data<float>(), a_rows, a_cols, trans_a,
+                    fb.template mutable_data<float>(), b_rows, b_cols, trans_b,
+                    fo.template mutable_data<float>());
+    ConvertParallel(ctx, fo.template mutable_data<float>(), o, m * n);
+  } else {
+    EigenCpu eigen(ctx);
+    Contract<T>(eigen.device(), pa, a_rows, a_cols, trans_a, pb, b_rows, b_cols, trans_b, o);
+  }
+  return out;
+}
+
+template TensorMut MatMulToOutput<float>(Context&, bool, bool);
+template TensorMut MatMulToOutput<double>(Context&, bool, bool);
+template TensorMut MatMulToOutput<Eigen::half>(Context&, bool, bool);
+template TensorMut MatMulToOutput<Eigen::bfloat16>(Context&, bool, bool);
+template TensorMut MatMulToOutput<int32_t>(Context&, bool, bool);
+
+namespace {
 
 template <typename T>
 class MatMulOp {
@@ -71,53 +130,7 @@ class MatMulOp {
     c.GetAttr("transpose_b", &trans_b_);
   }
 
-  void Compute(Context& ctx) {
-    const auto a = ctx.input(0);
-    const auto b = ctx.input(1);
-    if (a.rank() != 2 || b.rank() != 2) {
-      ctx.Fail(TG_INVALID_ARGUMENT, "MatMul needs 2-D inputs, got shapes " + ShapeString(a.dims()) +
-                                        " and " + ShapeString(b.dims()));
-      return;
-    }
-    const int64_t a_rows = a.dim(0), a_cols = a.dim(1), b_rows = b.dim(0), b_cols = b.dim(1);
-    const int64_t m = trans_a_ ? a_cols : a_rows;
-    const int64_t k = trans_a_ ? a_rows : a_cols;
-    const int64_t k_b = trans_b_ ? b_cols : b_rows;
-    const int64_t n = trans_b_ ? b_rows : b_cols;
-    if (k != k_b) {
-      ctx.Fail(TG_INVALID_ARGUMENT, "Matrix size-incompatible: In[0]: " + ShapeString(a.dims()) +
-                                        ", In[1]: " + ShapeString(b.dims()) +
-                                        " (transpose_a=" + (trans_a_ ? "true" : "false") +
-                                        ", transpose_b=" + (trans_b_ ? "true" : "false") + ")");
-      return;
-    }
-    auto out = ctx.AllocateOutput(0, {m, n});
-    if (!ctx.ok() || m == 0 || n == 0) return;
-    T* o = out.template mutable_data<T>();
-    if (k == 0) {
-      std::fill(o, o + m * n, T(0));
-      return;
-    }
-    const T* pa = a.template data<T>();
-    const T* pb = b.template data<T>();
-    if constexpr (kIsReducedFloat<T>) {
-      // Widen to float, multiply there (exact products, float accumulation), narrow back.
-      auto fa = ctx.AllocateTemp(TG_FLOAT, {a_rows, a_cols});
-      auto fb = ctx.AllocateTemp(TG_FLOAT, {b_rows, b_cols});
-      auto fo = ctx.AllocateTemp(TG_FLOAT, {m, n});
-      if (!ctx.ok()) return;
-      ConvertParallel(ctx, pa, fa.template mutable_data<float>(), a_rows * a_cols);
-      ConvertParallel(ctx, pb, fb.template mutable_data<float>(), b_rows * b_cols);
-      EigenCpu eigen(ctx);
-      Contract<float>(eigen.device(), fa.template mutable_data<float>(), a_rows, a_cols, trans_a_,
-                      fb.template mutable_data<float>(), b_rows, b_cols, trans_b_,
-                      fo.template mutable_data<float>());
-      ConvertParallel(ctx, fo.template mutable_data<float>(), o, m * n);
-    } else {
-      EigenCpu eigen(ctx);
-      Contract<T>(eigen.device(), pa, a_rows, a_cols, trans_a_, pb, b_rows, b_cols, trans_b_, o);
-    }
-  }
+  void Compute(Context& ctx) { MatMulToOutput<T>(ctx, trans_a_, trans_b_); }
 
  private:
   bool trans_a_ = false;
@@ -145,7 +158,8 @@ void RegisterMatMul(tgraph::plugin::Init& init) {
 void RegisterNnKernels(tgraph::plugin::Init& init) {
   for (auto* family :
        {&nn::RegisterMatMul, &nn::RegisterBatchMatMul, &nn::RegisterBiasAdd, &nn::RegisterConv2D,
-        &nn::RegisterPooling, &nn::RegisterSoftmax, &nn::RegisterXent, &nn::RegisterL2Loss}) {
+        &nn::RegisterPooling, &nn::RegisterSoftmax, &nn::RegisterXent, &nn::RegisterL2Loss,
+        &nn::RegisterFusedContractions}) {
     if (!init.ok()) return;
     family(init);
   }

@@ -27,6 +27,24 @@ void RegisterPooling(tgraph::plugin::Init& init);      // pooling_ops.cc
 void RegisterSoftmax(tgraph::plugin::Init& init);      // softmax_ops.cc
 void RegisterXent(tgraph::plugin::Init& init);         // xent_ops.cc
 void RegisterL2Loss(tgraph::plugin::Init& init);       // l2loss_op.cc
+void RegisterFusedContractions(tgraph::plugin::Init& init);  // fused_contraction_ops.cc
+
+// The product of inputs 0 and 1 into output 0, as MatMul computes it (matmul_op.cc; also
+// _FusedMatMul's first part). On failure the context holds the error. Instantiated for
+// float, double, Eigen::half, Eigen::bfloat16 and int32_t.
+template <typename T>
+tgraph::plugin::TensorMut MatMulToOutput(tgraph::plugin::Context& ctx, bool trans_a, bool trans_b);
+
+// The activations a fused contraction may end with (TensorFlow's fused_ops names: Relu,
+// Relu6, Elu, LeakyRelu).
+enum class Activation { kNone, kRelu, kRelu6, kElu, kLeakyRelu };
+
+// out = activation(in + bias) with `in` seen as [outer, channels, inner] and the bias along
+// `channels` (BiasAdd's loop, bias_add_op.cc; also the fused ops' epilogue, in place when
+// out == in). alpha: LeakyRelu's slope. Instantiated for float and double.
+template <typename T>
+void AddBias(tgraph::plugin::Context& ctx, const T* in, const T* bias, T* out, int64_t outer,
+             int64_t channels, int64_t inner, Activation activation, float alpha);
 
 // out[m, n] = op(a) * op(b) with a stored row-major as [a_rows, a_cols] (op = transpose when
 // trans_a) and likewise b; the contracted sizes must agree. Contracts directly on the given

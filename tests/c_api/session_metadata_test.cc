@@ -107,6 +107,8 @@ TEST_F(SessionMetadataTest, TracedRunsOnThePoolAndDeterministic) {
   for (int deterministic = 0; deterministic <= 1; ++deterministic) {
     TG_SessionOptions* so = TG_NewSessionOptions();
     TG_SetSessionDeterministic(so, deterministic);
+    // The MatMuls of constants must run, not be folded at plan time.
+    TG_SetSessionRewrite(so, "all", 0, s_);
     TG_Session* sess = NewSession(so);
     TG_DeleteSessionOptions(so);
     for (int run = 0; run < 3; ++run) {
@@ -146,6 +148,8 @@ TEST_F(SessionMetadataTest, TracedRunReportsPeakAndAllocatedBytes) {
   TG_ASSERT_OK(s_);
   TG_SessionOptions* so = TG_NewSessionOptions();
   TG_SetSessionDeterministic(so, 1);
+  // The MatMuls of constants must allocate at run time, not be folded when planned.
+  TG_SetSessionRewrite(so, "all", 0, s_);
   TG_Session* sess = NewSession(so);
   TG_DeleteSessionOptions(so);
   TG_SetRunOptionsTraceLevel(opts_, 1);

@@ -1178,7 +1178,8 @@ typedef struct TG_RunOptions TG_RunOptions;
 typedef struct TG_RunMetadata TG_RunMetadata;
 
 /* Defaults: as many inter-op and intra-op threads as the machine has hardware threads, no
- * soft placement, no placement log, not deterministic, default device /device:CPU:0. */
+ * soft placement, no placement log, not deterministic, default device /device:CPU:0, every
+ * graph rewrite on (TG_SetSessionRewrite). */
 TG_CAPI_EXPORT extern TG_SessionOptions* TG_NewSessionOptions(void);
 TG_CAPI_EXPORT extern void TG_DeleteSessionOptions(TG_SessionOptions* options);
 /* <= 0: the number of hardware threads. 1 inter-op thread runs every node on the caller. */
@@ -1198,6 +1199,22 @@ TG_CAPI_EXPORT extern void TG_SetSessionDeterministic(TG_SessionOptions* options
 /* Where ops without a device request run, e.g. "/device:CPU:0". Checked by TG_NewSession. */
 TG_CAPI_EXPORT extern void TG_SetSessionDefaultDevice(TG_SessionOptions* options,
                                                       const char* device);
+/* Switches one plan-time graph rewrite on (non-zero) or off, like TensorFlow's grappler
+ * RewriterConfig; all are on by default. Rewrites apply to the plan of each run, never to
+ * the graph, and leave every fetched value unchanged; they never touch ops that are fetched,
+ * fed, targets, stateful, on a device other than the CPU, or in a fragment with control
+ * flow. Names:
+ *   "constant_folding"            stateless ops with constant inputs computed once, at plan time
+ *   "common_subgraph_elimination" of identical ops (type, inputs, attrs, device) one runs
+ *   "identity_removal"            Identity ops bypassed, NoOps turned into direct control edges
+ *   "arithmetic_optimization"     x*1, x+0, x-0, Neg(Neg(x)), inverse Transposes become x
+ *   "dependency_optimization"     stateless work that only NoOps wait for is dropped
+ *   "remapping"                   MatMul/Conv2D + BiasAdd (+ Relu) fused into _FusedMatMul /
+ *                                 _FusedConv2D
+ *   "all"                         every one of them.
+ * TG_INVALID_ARGUMENT naming the known names for another name (or a NULL one). */
+TG_CAPI_EXPORT extern void TG_SetSessionRewrite(TG_SessionOptions* options, const char* name,
+                                                int on, TG_Status* status);
 
 /* A new session on `graph` (which must outlive it), with the devices of the plugins loaded
  * so far. `options` may be NULL (defaults); it is only read during the call. */

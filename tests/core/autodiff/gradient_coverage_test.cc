@@ -30,6 +30,9 @@ const std::set<std::string>& HelpersWithoutGradient() {
       "ApplyGradientDescent", "ApplyMomentum", "ApplyAdam", "ApplyRMSProp",
       "ApplyCenteredRMSProp", "ApplyAdagrad", "SparseApplyMomentum", "SparseApplyAdagrad",
       "SparseApplyRMSProp", "SparseApplyCenteredRMSProp",
+      // fused contractions: made by the plan-time rewrites (after any gradient was built) or
+      // found in frozen inference graphs; TensorFlow has no gradient for them either
+      "_FusedMatMul", "_FusedConv2D",
       // while loops: differentiated as a whole (core/autodiff/while_grad.cc), not op by op
       "Enter", "RefEnter", "Exit", "RefExit", "NextIteration", "RefNextIteration", "LoopCond",
       // TensorList values are DT_VARIANT, along which AddGradients carries nothing yet

@@ -1,0 +1,35 @@
+// Identity and NoOp removal (TensorFlow's dependency optimizer does the same). An Identity
+// only passes its input on: its readers can read the input directly, provided they also wait
+// for what the Identity waited for. A NoOp only orders: its waiters can wait for its control
+// inputs directly, which is done when it does not multiply edges (|in| * |out| <= |in| +
+// |out|). Both keep devices: an Identity requested on another device than its input's
+// producer may be there to move the value, and stays.
+#include "core/rewrite/passes.h"
+
+namespace tgraph {
+
+int RemoveIdentities(RewriteGraph& g) {
+  int count = 0;
+  for (int i = 0; i < g.size(); ++i) {
+    if (!g.Rewritable(i, RewriteGraph::kMayBeColocated)) continue;
+    RewriteGraph::Node& n = g.node(i);
+    const std::string& type = n.op->type();
+    if (type == "Identity") {
+      const Output source = n.inputs[0];
+      const int producer = g.Producer(source);
+      if (producer >= 0 && g.Device(producer) != g.Device(i)) continue;
+      g.Bypass(i, 0, source);
+      g.Remove(i);
+      ++count;
+    } else if (type == "NoOp") {
+      const size_t in = n.controls.size(), out = static_cast<size_t>(n.num_control_readers);
+      if (in * out > in + out) continue;
+      g.MoveControlReaders(i, -1);
+      g.Remove(i);
+      ++count;
+    }
+  }
+  return count;
+}
+
+}  // namespace tgraph

@@ -1,0 +1,32 @@
+// The rewrites, each over the plan-local RewriteGraph (rewrite_graph.h). Each returns how
+// many nodes it removed or replaced; none touches a node that RewriteGraph::Rewritable
+// refuses (fetched, fed, stateful, ref, colocated, off the CPU), and each leaves every
+// value that a kept node reads unchanged. Run in this order by RewriteFragment (rewriter.cc),
+// which removes what became dead after each.
+#pragma once
+
+#include "core/base/status.h"
+#include "core/rewrite/rewrite_graph.h"
+
+namespace tgraph {
+
+// constant_folding.cc: single-output stateless ops whose inputs are all Consts are computed
+// by the CPU kernel and replaced by a Const (keeping their control inputs and those of the
+// constants they read); a failing kernel or a value over max_constant_bytes leaves the op.
+int FoldConstants(RewriteGraph& g);
+// arithmetic.cc: x*1, 1*x, x+0, 0+x, x-0 (when the constant does not broadcast x to a new
+// shape), Neg(Neg(x)) and Transpose(Transpose(x, p), q) with q∘p the identity become x.
+int SimplifyArithmetic(RewriteGraph& g);
+// common_subexpression.cc: a node equal to an earlier one (type, inputs, control inputs,
+// attrs, device) is dropped and its readers read the earlier one.
+int EliminateCommonSubexpressions(RewriteGraph& g);
+// dependency.cc: stateless nodes whose only readers are control edges into NoOps that are
+// not targets are dropped (the edge orders nothing with an effect).
+int OptimizeDependencies(RewriteGraph& g);
+// identity_removal.cc: Identity nodes are bypassed (readers read the input and wait for the
+// Identity's control inputs); NoOps become direct control edges when that adds none.
+int RemoveIdentities(RewriteGraph& g);
+// fusion.cc: MatMul / Conv2D + BiasAdd (+ Relu) become one _FusedMatMul / _FusedConv2D.
+int FuseContractions(RewriteGraph& g);
+
+}  // namespace tgraph

@@ -1,0 +1,523 @@
+// The plan-time rewrites (core/rewrite): each one on a graph that exercises it, run through a
+// Session with the rewrite on and off (same values; fewer steps with it on, counted in the
+// run's step stats), and its result inspected directly through RewriteFragment (what was
+// removed, replaced, and which control edges remain). Fetched, fed, stateful and off-CPU
+// nodes and control-flow fragments stay as they are.
+#include "core/rewrite/rewriter.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+
+#include "core/exec/prune.h"
+#include "core/exec/session.h"
+#include "core/graph/attr_value_util.h"
+#include "core/graph/variables.h"
+#include "core/plugin/plugin_loader.h"
+
+namespace tgraph {
+namespace {
+
+void LoadCpu() {
+  static Status status = LoadPlugin(TGRAPH_CPU_PLUGIN_PATH).status();
+  ASSERT_TRUE(status.ok()) << status.ToString();
+}
+
+Tensor Floats(std::vector<int64_t> dims, std::vector<float> values) {
+  Tensor t = Tensor::Allocate(DT_FLOAT, std::move(dims)).value();
+  std::copy(values.begin(), values.end(), t.flat<float>());
+  return t;
+}
+
+Tensor Ints(std::vector<int64_t> dims, std::vector<int32_t> values) {
+  Tensor t = Tensor::Allocate(DT_INT32, std::move(dims)).value();
+  std::copy(values.begin(), values.end(), t.flat<int32_t>());
+  return t;
+}
+
+std::vector<float> Values(const Tensor& t) {
+  return std::vector<float>(t.flat<float>(), t.flat<float>() + t.NumElements());
+}
+
+class RewriteTest : public ::testing::Test {
+ protected:
+  void SetUp() override { LoadCpu(); }
+
+  Operation* Op(const std::string& type, std::vector<Output> inputs, AttrMap attrs = {},
+                const std::string& name = "", std::vector<Operation*> controls = {},
+                const std::string& device = "") {
+    NodeSpec spec;
+    spec.type = type;
+    spec.name = name;
+    for (const Output& o : inputs) spec.inputs.push_back({{o}, false});
+    spec.attrs = std::move(attrs);
+    spec.control_inputs = std::move(controls);
+    spec.device = device;
+    auto op = g_.AddOperation(std::move(spec));
+    EXPECT_TRUE(op.ok()) << op.status().ToString();
+    return op.ok() ? op.value() : nullptr;
+  }
+  Output Const(const Tensor& t, const std::string& name = "") {
+    return Op("Const", {}, {{"value", AttrOfTensor(t)}, {"dtype", AttrOfType(t.dtype())}}, name)->output(0);
+  }
+  Variable* Var(const std::string& name) {
+    VariableOptions options;
+    options.name = name;
+    auto v = g_.variables().CreateVariableFromTensor(Floats({2}, {0, 0}), options);
+    EXPECT_TRUE(v.ok()) << v.status().ToString();
+    return v.value();
+  }
+  Output Placeholder(PartialShape shape, const std::string& name) {
+    return Op("Placeholder", {}, {{"dtype", AttrOfType(DT_FLOAT)}, {"shape", AttrOfShape(shape)}}, name)
+        ->output(0);
+  }
+
+  // Runs with every rewrite off, then with only `rewrite` on ("all": every one): the fetched
+  // values must agree exactly; returns the op types that ran (step stats) with it on.
+  std::multiset<std::string> RunBothWays(const std::string& rewrite,
+                                         const std::vector<std::pair<Output, Tensor>>& feeds,
+                                         const std::vector<Output>& fetches,
+                                         const std::vector<Operation*>& targets = {},
+                                         std::multiset<std::string>* off_types = nullptr) {
+    std::vector<Tensor> off, on;
+    std::multiset<std::string> types_off, types_on;
+    for (bool enabled : {false, true}) {
+      SessionOptions options;
+      options.inter_op_threads = 1;
+      EXPECT_TRUE(options.rewrites.Set("all", false).ok());
+      if (enabled) {
+        EXPECT_TRUE(options.rewrites.Set(rewrite, true).ok());
+      }
+      auto session = Session::Create(&g_, options);
+      EXPECT_TRUE(session.ok()) << session.status().ToString();
+      RunOptions run_options;
+      run_options.trace_level = 1;
+      RunMetadata metadata;
+      std::vector<Tensor>& out = enabled ? on : off;
+      Status s = (*session)->Run(run_options, feeds, fetches, targets, &out, &metadata);
+      EXPECT_TRUE(s.ok()) << s.ToString();
+      for (const NodeStepStats& st : metadata.step_stats) (enabled ? types_on : types_off).insert(st.op_type);
+    }
+    EXPECT_EQ(off.size(), on.size());
+    for (size_t i = 0; i < off.size() && i < on.size(); ++i) {
+      EXPECT_EQ(off[i].dtype(), on[i].dtype());
+      EXPECT_EQ(off[i].dims(), on[i].dims());
+      if (off[i].dtype() == DT_FLOAT) {
+        EXPECT_EQ(Values(off[i]), Values(on[i])) << "fetch " << i;
+      }
+    }
+    if (off_types != nullptr) *off_types = types_off;
+    EXPECT_LT(types_on.size(), types_off.size()) << "the rewrite '" << rewrite << "' changed nothing";
+    return types_on;
+  }
+
+  // The rewrites' result for a request (with `rewrite` alone on), as a session would plan it.
+  std::unique_ptr<RewrittenFragment> Rewrite(const std::string& rewrite, const std::vector<Output>& fed,
+                                             const std::vector<Output>& fetches,
+                                             const std::vector<Operation*>& targets = {},
+                                             const std::string& default_device_type = "CPU") {
+    auto pruned = PruneAndOrder(g_, PruneRequest{fed, fetches, targets});
+    EXPECT_TRUE(pruned.ok()) << pruned.status().ToString();
+    ordered_ = pruned->ordered;
+    RewriteRequest request{&g_, &ordered_, fed, fetches, targets, default_device_type, {}};
+    EXPECT_TRUE(request.options.Set("all", false).ok());
+    EXPECT_TRUE(request.options.Set(rewrite, true).ok());
+    auto result = RewriteFragment(request);
+    EXPECT_TRUE(result.ok()) << result.status().ToString();
+    return result.ok() ? std::move(result).value() : nullptr;
+  }
+
+  // Index of the op named `name` in a rewritten fragment, or -1.
+  static int Find(const RewrittenFragment& f, const std::string& name) {
+    for (size_t i = 0; i < f.ordered.size(); ++i) {
+      if (f.ordered[i]->name() == name) return static_cast<int>(i);
+    }
+    return -1;
+  }
+  static std::vector<std::string> ControlNames(const RewrittenFragment& f, int i) {
+    std::vector<std::string> names;
+    for (const Operation* c : f.control_inputs[static_cast<size_t>(i)]) names.push_back(c->name());
+    std::sort(names.begin(), names.end());
+    return names;
+  }
+
+  Graph g_;
+  std::vector<Operation*> ordered_;
+};
+
+// ---- constant folding ----
+
+TEST_F(RewriteTest, ConstantFoldingComputesConstantSubgraphsOnce) {
+  Output x = Placeholder(PartialShape({2}), "x");
+  Output a = Const(Floats({2}, {1, 2}), "a");
+  Output b = Const(Floats({2}, {3, 4}), "b");
+  Output sum = Op("AddV2", {a, b}, {}, "sum")->output(0);
+  Output scaled = Op("Mul", {sum, Const(Floats({}, {0.5f}), "half")}, {}, "scaled")->output(0);
+  Output y = Op("Mul", {x, scaled}, {}, "y")->output(0);
+  const auto types = RunBothWays("constant_folding", {{x, Floats({2}, {10, 100})}}, {y});
+  EXPECT_EQ(types.count("AddV2"), 0u);
+  EXPECT_EQ(types.count("Mul"), 1u);  // only x * constant is left
+  auto f = Rewrite("constant_folding", {x}, {y});
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->counts.constant_folding, 2);  // sum, then scaled
+  EXPECT_EQ(f->counts.dead, 4);              // a, b, half and sum's folded value
+  const int folded = Find(*f, "ConstantFolding/scaled");
+  ASSERT_GE(folded, 0);
+  EXPECT_EQ(f->ordered[static_cast<size_t>(folded)]->type(), "Const");
+  EXPECT_EQ(Values(*f->ordered[static_cast<size_t>(folded)]->constant_value()), (std::vector<float>{2, 3}));
+  EXPECT_EQ(Find(*f, "a"), -1);  // the constants it read went with it
+}
+
+TEST_F(RewriteTest, ConstantFoldingLeavesFedFetchedLargeAndFailingOps) {
+  Output a = Const(Floats({2}, {1, 2}), "a");
+  Output b = Const(Floats({2}, {3, 4}), "b");
+  Output sum = Op("AddV2", {a, b}, {}, "sum")->output(0);
+  Output neg = Op("Neg", {sum}, {}, "neg")->output(0);
+  // A fed constant is not a constant.
+  auto fed = Rewrite("constant_folding", {a}, {neg});
+  EXPECT_EQ(fed, nullptr);
+  // A fetched op stays, and what reads it is no longer reading constants.
+  EXPECT_EQ(Rewrite("constant_folding", {}, {sum, neg}), nullptr);
+  auto folded = Rewrite("constant_folding", {}, {neg});
+  ASSERT_NE(folded, nullptr);
+  EXPECT_EQ(Find(*folded, "sum"), -1);
+  EXPECT_GE(Find(*folded, "ConstantFolding/sum"), 0);
+  EXPECT_GE(Find(*folded, "neg"), 0);  // fetched
+  // Values over the limit stay computed at run time.
+  auto pruned = PruneAndOrder(g_, PruneRequest{{}, {neg}, {}});
+  ASSERT_TRUE(pruned.ok());
+  RewriteRequest request{&g_, &pruned->ordered, {}, {neg}, {}, "CPU", {}};
+  ASSERT_TRUE(request.options.Set("all", false).ok());
+  request.options.constant_folding = true;
+  request.options.max_constant_bytes = 4;
+  auto limited = RewriteFragment(request);
+  ASSERT_TRUE(limited.ok());
+  EXPECT_EQ(*limited, nullptr);
+  // A kernel that fails leaves the op to fail at run time, as it would have.
+  Output bad = Op("GatherV2", {a, Const(Ints({1}, {5}), "indices"), Const(Ints({}, {0}), "axis")}, {},
+                  "bad")->output(0);
+  SessionOptions options;
+  auto session = Session::Create(&g_, options);
+  ASSERT_TRUE(session.ok());
+  std::vector<Tensor> out;
+  Status s = (*session)->Run({}, {bad}, {}, &out);
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("bad"), std::string::npos) << s.ToString();
+}
+
+// ---- common subexpressions ----
+
+TEST_F(RewriteTest, CommonSubexpressionsRunOnce) {
+  Output x = Placeholder(PartialShape({3}), "x");
+  Output c1 = Const(Floats({}, {2}), "c1");
+  Output c2 = Const(Floats({}, {2}), "c2");  // the same value: merged first
+  Output m1 = Op("Mul", {x, c1}, {}, "m1")->output(0);
+  Output m2 = Op("Mul", {x, c2}, {}, "m2")->output(0);
+  Output sum = Op("AddV2", {m1, m2}, {}, "sum")->output(0);
+  const auto types = RunBothWays("common_subgraph_elimination", {{x, Floats({3}, {1, 2, 3})}}, {sum});
+  EXPECT_EQ(types.count("Mul"), 1u);
+  EXPECT_EQ(types.count("Const"), 1u);
+}
+
+TEST_F(RewriteTest, CommonSubexpressionsKeepStatefulAndFetchedOps) {
+  Output shape = Const(Ints({1}, {4}), "shape");
+  AttrMap random{{"dtype", AttrOfType(DT_FLOAT)}, {"seed", AttrOfInt(7)}, {"seed2", AttrOfInt(9)}};
+  Output r1 = Op("RandomUniform", {shape}, random, "r1")->output(0);
+  Output r2 = Op("RandomUniform", {shape}, random, "r2")->output(0);
+  Output n1 = Op("Neg", {r1}, {}, "n1")->output(0);
+  Output n2 = Op("Neg", {r1}, {}, "n2")->output(0);
+  Output sum = Op("AddV2", {r2, n2}, {}, "sum")->output(0);
+  auto f = Rewrite("common_subgraph_elimination", {}, {sum, n1, n2});
+  EXPECT_EQ(f, nullptr);  // the random ops are stateful, the Negs fetched
+  auto g = Rewrite("common_subgraph_elimination", {}, {sum, n1});
+  ASSERT_NE(g, nullptr);
+  EXPECT_GE(Find(*g, "r1"), 0);
+  EXPECT_GE(Find(*g, "r2"), 0);
+  EXPECT_EQ(Find(*g, "n2"), -1);  // n2 reads n1 now
+}
+
+// ---- Identity and NoOp removal ----
+
+TEST_F(RewriteTest, IdentitiesAreBypassedKeepingTheirControlInputs) {
+  Output x = Placeholder(PartialShape({2}), "x");
+  Operation* gate = Op("NoOp", {}, {}, "gate");
+  Output i1 = Op("Identity", {x}, {}, "i1", {gate})->output(0);
+  Output i2 = Op("Identity", {i1}, {}, "i2")->output(0);
+  Output y = Op("Neg", {i2}, {}, "y")->output(0);
+  Output kept = Op("Identity", {y}, {}, "kept")->output(0);  // fetched: stays
+  const auto types = RunBothWays("identity_removal", {{x, Floats({2}, {1, -1})}}, {kept});
+  EXPECT_EQ(types.count("Identity"), 1u);
+  auto f = Rewrite("identity_removal", {x}, {kept});
+  ASSERT_NE(f, nullptr);
+  const int neg = Find(*f, "y");
+  ASSERT_GE(neg, 0);
+  EXPECT_EQ(f->inputs[static_cast<size_t>(neg)][0].op->name(), "x");  // read straight from the feed
+  // y waits for what i1 waited for: gate, a NoOp with nothing to wait for, is itself a
+  // control edge of nothing now, so it went too and y waits for nothing it did not.
+  EXPECT_EQ(Find(*f, "i1"), -1);
+  EXPECT_EQ(Find(*f, "i2"), -1);
+}
+
+TEST_F(RewriteTest, ControlOnlyIdentityChainsBecomeDirectEdges) {
+  Output x = Placeholder(PartialShape({2}), "x");
+  Variable* v = Var("v");
+  Operation* assign = Op("Assign", {v->ref(), x}, {}, "assign");
+  Output through = Op("Identity", {x}, {}, "through", {assign})->output(0);
+  Output after = Op("Identity", {through}, {}, "after")->output(0);
+  Operation* neg = Op("Neg", {x}, {}, "neg", {after.op});
+  auto f = Rewrite("identity_removal", {x}, {neg->output(0)});
+  ASSERT_NE(f, nullptr);
+  const int i = Find(*f, "neg");
+  ASSERT_GE(i, 0);
+  EXPECT_EQ(ControlNames(*f, i), (std::vector<std::string>{"assign"}));
+  EXPECT_EQ(Find(*f, "through"), -1);
+  EXPECT_EQ(Find(*f, "after"), -1);
+  EXPECT_GE(Find(*f, "assign"), 0);  // stateful: stays
+}
+
+TEST_F(RewriteTest, NoOpsBecomeDirectControlEdgesUnlessTargeted) {
+  Output x = Placeholder(PartialShape({2}), "x");
+  Operation* a = Op("Neg", {x}, {}, "a");
+  Operation* b = Op("Abs", {x}, {}, "b");
+  Operation* group = Op("NoOp", {}, {}, "group", {a, b});
+  Operation* out = Op("Identity", {x}, {}, "out", {group});
+  Output y = Op("Mul", {out->output(0), a->output(0)}, {}, "y")->output(0);
+  auto f = Rewrite("identity_removal", {x}, {y});
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(Find(*f, "group"), -1);
+  const int mul = Find(*f, "y");
+  ASSERT_GE(mul, 0);
+  EXPECT_EQ(ControlNames(*f, mul), (std::vector<std::string>{"b"}));  // a is read already
+  // A targeted NoOp is what the run asks for: kept.
+  auto targeted = Rewrite("identity_removal", {x}, {}, {group});
+  EXPECT_EQ(targeted, nullptr);
+}
+
+// ---- arithmetic ----
+
+TEST_F(RewriteTest, ArithmeticNeutralElementsAndInversePairs) {
+  Output x = Placeholder(PartialShape({2, 3}), "x");
+  Output times_one = Op("Mul", {x, Const(Floats({}, {1}), "one")}, {}, "times_one")->output(0);
+  Output plus_zero = Op("AddV2", {Const(Floats({3}, {0, 0, 0}), "zeros"), times_one}, {}, "plus_zero")->output(0);
+  Output minus_zero = Op("Sub", {plus_zero, Const(Floats({}, {0}), "zero")}, {}, "minus_zero")->output(0);
+  Output neg2 = Op("Neg", {Op("Neg", {minus_zero}, {}, "neg1")->output(0)}, {}, "neg2")->output(0);
+  Output perm = Const(Ints({2}, {1, 0}), "perm");
+  Output t2 = Op("Transpose", {Op("Transpose", {neg2, perm}, {}, "t1")->output(0), perm}, {}, "t2")->output(0);
+  Output y = Op("Abs", {t2}, {}, "y")->output(0);
+  const auto types = RunBothWays("arithmetic_optimization",
+                                 {{x, Floats({2, 3}, {1, -2, 3, -4, 5, -6})}}, {y});
+  EXPECT_EQ(types.size(), 1u);  // Abs alone
+  EXPECT_EQ(types.count("Abs"), 1u);
+}
+
+TEST_F(RewriteTest, ArithmeticKeepsBroadcastsAndNonNeutralConstants) {
+  Output x = Placeholder(PartialShape({3}), "x");
+  // x + zeros[2, 3] broadcasts x to [2, 3]: not x.
+  Output broadcast = Op("AddV2", {x, Const(Floats({2, 3}, {0, 0, 0, 0, 0, 0}), "zeros")}, {}, "b")->output(0);
+  Output twice = Op("Mul", {x, Const(Floats({}, {2}), "two")}, {}, "twice")->output(0);
+  Output zero_minus = Op("Sub", {Const(Floats({}, {0}), "zero"), x}, {}, "zero_minus")->output(0);
+  auto f = Rewrite("arithmetic_optimization", {x}, {broadcast, twice, zero_minus});
+  EXPECT_EQ(f, nullptr);
+  Output y = Op("Neg", {broadcast}, {}, "y")->output(0);
+  auto g = Rewrite("arithmetic_optimization", {x}, {y});
+  EXPECT_EQ(g, nullptr);
+}
+
+// ---- dependency optimization ----
+
+// TF's gradient tuple: group_deps waits for both gradients of a MatMul, each handed on through
+// an Identity waiting for group_deps. Only the weight's gradient is needed; the input's is
+// reached only through group_deps.
+TEST_F(RewriteTest, DependencyOptimizationDropsWorkOnlyNoOpsWaitFor) {
+  Output x = Placeholder(PartialShape({4, 3}), "x");
+  Output w = Const(Floats({3, 2}, {1, 2, 3, 4, 5, 6}), "w");
+  Output dy = Placeholder(PartialShape({4, 2}), "dy");
+  Operation* dx = Op("MatMul", {dy, w}, {{"transpose_b", AttrOfBool(true)}}, "dx");
+  Operation* dw = Op("MatMul", {x, dy}, {{"transpose_a", AttrOfBool(true)}}, "dw");
+  Operation* group = Op("NoOp", {}, {}, "group_deps", {dx, dw});
+  // Colocated with the gradient, as tf.tuple makes it.
+  Output dw_out = Op("Identity", {dw->output(0)}, {{"_class", AttrOfStringList({"loc:@dw"})}},
+                     "control_dependency_1", {group})->output(0);
+  Output update = Op("Neg", {dw_out}, {}, "update")->output(0);
+  const Tensor xv = Floats({4, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12});
+  const Tensor dyv = Floats({4, 2}, {1, -1, 2, -2, 3, -3, 4, -4});
+  const auto types = RunBothWays("dependency_optimization", {{x, xv}, {dy, dyv}}, {update});
+  EXPECT_EQ(types.count("MatMul"), 1u);
+  auto f = Rewrite("dependency_optimization", {x, dy}, {update});
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(Find(*f, "dx"), -1);
+  EXPECT_GE(Find(*f, "group_deps"), 0);  // NoOps go with identity_removal
+  // All together: no NoOp, no Identity, one MatMul.
+  const auto all = RunBothWays("all", {{x, xv}, {dy, dyv}}, {update});
+  EXPECT_EQ(all, (std::multiset<std::string>{"MatMul", "Neg"}));
+}
+
+TEST_F(RewriteTest, DependencyOptimizationKeepsStatefulWorkAndTargetedNoOps) {
+  Output x = Placeholder(PartialShape({2}), "x");
+  Variable* v = Var("v");
+  Operation* assign = Op("Assign", {v->ref(), x}, {}, "assign");
+  Operation* stateless = Op("Neg", {x}, {}, "stateless");
+  Operation* group = Op("NoOp", {}, {}, "group", {assign, stateless});
+  Output y = Op("Identity", {x}, {}, "y", {group})->output(0);
+  auto f = Rewrite("dependency_optimization", {x}, {y});
+  ASSERT_NE(f, nullptr);
+  EXPECT_GE(Find(*f, "assign"), 0);
+  EXPECT_EQ(Find(*f, "stateless"), -1);
+  // The NoOp as the target: what it waits for is what the run asks for.
+  auto targeted = Rewrite("dependency_optimization", {x}, {}, {group});
+  EXPECT_EQ(targeted, nullptr);
+}
+
+// ---- fusion ----
+
+TEST_F(RewriteTest, MatMulBiasAddReluBecomesFusedMatMul) {
+  Output x = Placeholder(PartialShape({2, 3}), "x");
+  Output w = Const(Floats({3, 2}, {1, -2, 3, -4, 5, -6}), "w");
+  Output bias = Const(Floats({2}, {0.5f, -0.5f}), "bias");
+  Output mm = Op("MatMul", {x, w}, {}, "mm")->output(0);
+  Output ba = Op("BiasAdd", {mm, bias}, {}, "ba")->output(0);
+  Output relu = Op("Relu", {ba}, {}, "relu")->output(0);
+  Output y = Op("Neg", {relu}, {}, "y")->output(0);
+  const auto types = RunBothWays("remapping", {{x, Floats({2, 3}, {1, 2, 3, -1, -2, -3})}}, {y});
+  EXPECT_EQ(types.count("_FusedMatMul"), 1u);
+  EXPECT_EQ(types.count("MatMul") + types.count("BiasAdd") + types.count("Relu"), 0u);
+  auto f = Rewrite("remapping", {x}, {y});
+  ASSERT_NE(f, nullptr);
+  const int fused = Find(*f, "relu");
+  ASSERT_GE(fused, 0);
+  const Operation& op = *f->ordered[static_cast<size_t>(fused)];
+  EXPECT_EQ(op.type(), "_FusedMatMul");
+  ASSERT_NE(op.FindAttr("fused_ops"), nullptr);
+  EXPECT_EQ(op.FindAttr("fused_ops")->list().s_size(), 2);
+  EXPECT_EQ(op.FindAttr("fused_ops")->list().s(1), "Relu");
+  EXPECT_EQ(op.FindAttr("num_args")->i(), 1);
+  EXPECT_NE(op.graph(), &g_);  // made in the plan's scratch graph, not the user's
+  EXPECT_EQ(g_.FindOperation("relu")->type(), "Relu");
+}
+
+TEST_F(RewriteTest, Conv2DBiasAddBecomesFusedConv2D) {
+  Output x = Placeholder(PartialShape({1, 4, 4, 2}), "x");
+  std::vector<float> filter(3 * 3 * 2 * 3);
+  for (size_t i = 0; i < filter.size(); ++i) filter[i] = static_cast<float>(i % 7) - 3;
+  Output f = Const(Floats({3, 3, 2, 3}, filter), "f");
+  Output conv = Op("Conv2D", {x, f}, {{"strides", AttrOfIntList({1, 1, 1, 1})}, {"padding", AttrOfString("SAME")}},
+                   "conv")->output(0);
+  Output ba = Op("BiasAdd", {conv, Const(Floats({3}, {1, 2, 3}), "bias")}, {}, "ba")->output(0);
+  Output y = Op("Abs", {ba}, {}, "y")->output(0);
+  std::vector<float> xv(32);
+  for (size_t i = 0; i < xv.size(); ++i) xv[i] = static_cast<float>(i) * 0.25f - 4;
+  const auto types = RunBothWays("remapping", {{x, Floats({1, 4, 4, 2}, xv)}}, {y});
+  EXPECT_EQ(types.count("_FusedConv2D"), 1u);
+  EXPECT_EQ(types.count("Conv2D"), 0u);
+}
+
+TEST_F(RewriteTest, FusionNeedsSoleUnfetchedIntermediates) {
+  Output x = Placeholder(PartialShape({2, 3}), "x");
+  Output w = Const(Floats({3, 2}, {1, -2, 3, -4, 5, -6}), "w");
+  Output bias = Const(Floats({2}, {0.5f, -0.5f}), "bias");
+  Output mm = Op("MatMul", {x, w}, {}, "mm")->output(0);
+  Output ba = Op("BiasAdd", {mm, bias}, {}, "ba")->output(0);
+  Output relu = Op("Relu", {ba}, {}, "relu")->output(0);
+  // The product is fetched: nothing fuses.
+  EXPECT_EQ(Rewrite("remapping", {x}, {relu, mm}), nullptr);
+  // The BiasAdd is fetched: MatMul + BiasAdd cannot fuse either (BiasAdd must stay).
+  EXPECT_EQ(Rewrite("remapping", {x}, {relu, ba}), nullptr);
+  // The biased value has a second reader: MatMul + BiasAdd fuse, the Relu stays.
+  Output other = Op("Neg", {ba}, {}, "other")->output(0);
+  auto f = Rewrite("remapping", {x}, {relu, other});
+  ASSERT_NE(f, nullptr);
+  const int fused = Find(*f, "ba");
+  ASSERT_GE(fused, 0);
+  EXPECT_EQ(f->ordered[static_cast<size_t>(fused)]->type(), "_FusedMatMul");
+  EXPECT_EQ(f->ordered[static_cast<size_t>(Find(*f, "relu"))]->type(), "Relu");
+}
+
+// ---- all together ----
+
+// A constant read both by an op that folding replaces (by a Const without inputs) and by one
+// that stays, then merged with its twin: the merge must not look at the folded op's inputs.
+TEST_F(RewriteTest, RewritesComposeOnSharedConstants) {
+  Output x = Placeholder(PartialShape({2}), "x");
+  Output c1 = Const(Floats({2}, {2, 3}), "c1");
+  Output c2 = Const(Floats({2}, {2, 3}), "c2");
+  Output n1 = Op("Neg", {c1}, {}, "n1")->output(0);
+  Output n2 = Op("Neg", {c2}, {}, "n2")->output(0);
+  Output scaled = Op("Mul", {x, c2}, {}, "scaled")->output(0);
+  NodeSpec add;
+  add.type = "AddN";
+  add.name = "sum";
+  add.inputs.push_back({{n1, n2, scaled}, true});
+  Output sum = g_.AddOperation(std::move(add)).value()->output(0);
+  const auto types = RunBothWays("all", {{x, Floats({2}, {5, 7})}}, {sum});
+  EXPECT_EQ(types.count("Neg"), 0u);
+  EXPECT_EQ(types.count("Mul"), 1u);
+}
+
+// ---- what no rewrite touches ----
+
+TEST_F(RewriteTest, NodesOffTheCpuAreLeftAlone) {
+  Output x = Placeholder(PartialShape({2}), "x");
+  Output i = Op("Identity", {x}, {}, "i")->output(0);
+  Output y = Op("Neg", {i}, {}, "y")->output(0);
+  // The session's default device is another type: nothing is the CPU's to rewrite.
+  EXPECT_EQ(Rewrite("all", {x}, {y}, {}, "TESTACC"), nullptr);
+  Output j = Op("Identity", {x}, {}, "j", {}, "/device:GPU:0")->output(0);
+  Output z = Op("Neg", {j}, {}, "z")->output(0);
+  auto f = Rewrite("all", {x}, {z});
+  EXPECT_EQ(f, nullptr);
+}
+
+TEST_F(RewriteTest, ControlFlowFragmentsAreNotRewritten) {
+  Output x = Placeholder(PartialShape({2}), "x");
+  Output pred = Const([] {
+    Tensor t = Tensor::Allocate(DT_BOOL, {}).value();
+    *t.flat<bool>() = true;
+    return t;
+  }(), "pred");
+  Operation* sw = Op("Switch", {x, pred}, {}, "switch");
+  Output taken = Op("Identity", {sw->output(1)}, {}, "taken")->output(0);
+  Output other = Op("Identity", {sw->output(0)}, {}, "other")->output(0);
+  Operation* merge = nullptr;
+  {
+    NodeSpec spec;
+    spec.type = "Merge";
+    spec.name = "merge";
+    spec.inputs.push_back({{other, taken}, true});
+    auto op = g_.AddOperation(std::move(spec));
+    ASSERT_TRUE(op.ok()) << op.status().ToString();
+    merge = *op;
+  }
+  int identities[2] = {0, 0};
+  for (bool on : {false, true}) {
+    SessionOptions options;
+    ASSERT_TRUE(options.rewrites.Set("all", on).ok());
+    auto session = Session::Create(&g_, options);
+    ASSERT_TRUE(session.ok());
+    RunOptions run_options;
+    run_options.trace_level = 1;
+    RunMetadata metadata;
+    std::vector<Tensor> out;
+    Status s = (*session)->Run(run_options, {{x, Floats({2}, {3, 4})}}, {merge->output(0)}, {}, &out, &metadata);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    EXPECT_EQ(Values(out[0]), (std::vector<float>{3, 4}));
+    for (const NodeStepStats& st : metadata.step_stats) identities[on] += st.op_type == "Identity";
+  }
+  EXPECT_EQ(identities[0], 2);  // both branches' (the untaken one dead)
+  EXPECT_EQ(identities[1], identities[0]);
+}
+
+TEST_F(RewriteTest, OptionsByName) {
+  RewriteOptions o;
+  EXPECT_TRUE(o.any());
+  for (const std::string& name : RewriteOptions::Names()) EXPECT_TRUE(o.Set(name, false).ok()) << name;
+  EXPECT_FALSE(o.any());
+  EXPECT_TRUE(o.Set("remapping", true).ok());
+  EXPECT_TRUE(o.remapping);
+  Status s = o.Set("layout_optimizer", true);
+  EXPECT_EQ(s.code(), Code::kInvalidArgument);
+  EXPECT_NE(s.message().find("constant_folding"), std::string::npos) << s.ToString();
+}
+
+}  // namespace
+}  // namespace tgraph
