@@ -6,9 +6,16 @@
 #include <cstdint>
 #include <string>
 
+#include <google/protobuf/stubs/logging.h>
+
 #include "core/io/record_reader.h"
 #include "fuzz_files.h"
 #include "tgraph/proto/event.pb.h"
+
+extern "C" int LLVMFuzzerInitialize(int* /*argc*/, char*** /*argv*/) {
+  google::protobuf::SetLogHandler(nullptr);  // malformed input makes protobuf log each time
+  return 0;
+}
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string path = tgraph::fuzz::Scratch().Write("events.out.tfevents", data, size);
