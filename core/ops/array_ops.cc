@@ -425,7 +425,8 @@ Status StridedSliceShape(InferenceContext& c) {
   TG_RETURN_IF_ERROR(c.GetAttr("ellipsis_mask", &ellipsis_mask));
   TG_RETURN_IF_ERROR(c.GetAttr("new_axis_mask", &new_axis_mask));
   TG_RETURN_IF_ERROR(c.GetAttr("shrink_axis_mask", &shrink_axis_mask));
-  if (ellipsis_mask & (ellipsis_mask - 1)) {
+  // In unsigned arithmetic: a mask of INT64_MIN minus one overflowed (found by fuzz/op_run).
+  if (const auto e = static_cast<uint64_t>(ellipsis_mask); e & (e - 1)) {
     return c.Error("multiple ellipses in slice spec not allowed");
   }
   const int64_t lens[3] = {VectorLength(c, 1), VectorLength(c, 2), VectorLength(c, 3)};

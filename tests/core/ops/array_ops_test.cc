@@ -196,6 +196,11 @@ TEST(ArrayOpsTest, SliceAndStridedSliceShapes) {
   EXPECT_EQ(ss(PS{2, 3, 4}, {1, 0, 2}, {2, 0, 3}, {1, 1, 1},
                {{"ellipsis_mask", AttrOfInt(2)}, {"shrink_axis_mask", AttrOfInt(5)}}),
             PS{3});
+  // Found by fuzz/op_run: a mask of INT64_MIN (bit 63, beyond any slice spec) overflowed the
+  // one-ellipsis check; it is a mask like any other.
+  EXPECT_EQ(ss(PS{3, 4}, {1}, {2}, {1},
+               {{"ellipsis_mask", AttrOfInt(std::numeric_limits<int64_t>::min())}}),
+            (PS{1, 4}));
   EXPECT_EQ(ss(PS{10}, {1}, {8}, {3}), PS{3});   // 1, 4, 7
   EXPECT_EQ(ss(PS{10}, {8}, {1}, {-3}), PS{3});  // 8, 5, 2
   // Unknown begin: unknown shape.
