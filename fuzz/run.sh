@@ -27,7 +27,7 @@ cpu_plugin=${TGRAPH_FUZZ_CPU_PLUGIN:-$PWD/build/plugins/libtgraph_cpu.so}
 CC=${CC:-clang} CXX=${CXX:-clang++} TGRAPH_TARGETS="${targets[*]/#/fuzz_}" scripts/build.sh "$build" \
   -DCMAKE_BUILD_TYPE=Debug -DTGRAPH_FUZZ=ON -DTGRAPH_BUILD_TESTS=OFF -DTGRAPH_BUILD_BENCH=OFF \
   -DTGRAPH_WERROR=OFF -DTGRAPH_WITH_OPENCL=OFF -DTGRAPH_WITH_CUDA=OFF \
-  "-DTGRAPH_CPU_VARIANTS=x86-64-v3" "-DTGRAPH_FUZZ_CPU_PLUGIN=$cpu_plugin"
+  "-DTGRAPH_FUZZ_CPU_PLUGIN=$cpu_plugin"
 
 status=0
 for t in "${targets[@]}"; do
