@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Every test: install dependencies, build (Release, -Werror: the main job's configuration,
 # so its warnings are caught here too), and run the whole suite under ctest; then the same
-# suite built with AddressSanitizer + UndefinedBehaviorSanitizer; then the C API tests built
-# with ThreadSanitizer (sessions, concurrent runs), loading the first build's CPU plugin.
+# suite built with AddressSanitizer + UndefinedBehaviorSanitizer; then each libFuzzer target
+# for a few seconds (clang); then the C API tests built with ThreadSanitizer (sessions,
+# concurrent runs), loading the first build's CPU plugin.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install_deps.sh
@@ -27,6 +28,14 @@ scripts/build.sh build-asan -DCMAKE_BUILD_TYPE=Debug -DTGRAPH_BUILD_BENCH=OFF \
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
   LSAN_OPTIONS="use_tls=0:suppressions=$PWD/tests/lsan_suppressions.txt" \
   ctest --test-dir build-asan --output-on-failure -j "$jobs"
+
+# Fuzzing (fuzz/README.md). Both suites above already replay every fuzz target's corpus
+# (fuzz.replay.*, the second under ASan+UBSan). Here the libFuzzer build (clang, build-fuzz:
+# the core, the C API and the savers; op_run loads the release build's CPU plugin) fuzzes each
+# target from its corpus for TGRAPH_CI_FUZZ_SECONDS (default 10): a crash fails the stage and
+# leaves its input in build-fuzz/fuzz-work/<target>/.
+TGRAPH_JOBS=$jobs TGRAPH_FUZZ_CPU_PLUGIN="$PWD/build/plugins/libtgraph_cpu.so" \
+  fuzz/run.sh all "${TGRAPH_CI_FUZZ_SECONDS:-10}"
 
 TGRAPH_TARGETS=c_api_tests scripts/build.sh build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DTGRAPH_BUILD_BENCH=OFF -DTGRAPH_SANITIZE=thread \

@@ -16,6 +16,7 @@
 #include "core/graph/graphdef_io.h"
 #include "tgraph/proto/meta_graph.pb.h"
 #include "tgraph/proto/variable.pb.h"
+#include "core/graph/proto_limits.h"
 
 using namespace tgraph;
 using namespace tgraph::capi;
@@ -103,6 +104,7 @@ Status ParseText(std::string_view text, TG_GraphDefSummary* out) {
   if (as_graph.ok()) return Status::OK();
   tf::MetaGraphDef meta;
   google::protobuf::TextFormat::Parser parser;
+  LimitNesting(&parser);
   // Only the GraphDef reading's error is reported: it has the line and column.
   std::string text_copy(text);
   if (parser.ParseFromString(text_copy, &meta) && meta.has_graph_def()) {
@@ -170,8 +172,10 @@ void Summarize(TG_GraphDefSummary* s) {
 void ReadCollections(std::string_view bytes, TG_GraphDefSummary* s) {
   tf::MetaGraphDef meta;
   google::protobuf::LogSilencer quiet;
+  google::protobuf::TextFormat::Parser parser;
+  LimitNesting(&parser);
   bool parsed = s->is_text
-                    ? google::protobuf::TextFormat::ParseFromString(std::string(bytes), &meta)
+                    ? parser.ParseFromString(std::string(bytes), &meta)
                     : meta.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()));
   if (!parsed) return;
   for (const auto& [key, collection] : meta.collection_def()) {

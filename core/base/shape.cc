@@ -1,5 +1,7 @@
 #include "core/base/shape.h"
 
+#include <limits>
+
 namespace tgraph {
 
 bool PartialShape::IsFullyDefined() const {
@@ -9,10 +11,15 @@ bool PartialShape::IsFullyDefined() const {
   return true;
 }
 
+// -1 also when the product does not fit in int64_t: a shape read from an untrusted GraphDef
+// can declare one, and no tensor of it can exist (a wrapped-around count could be small).
 int64_t PartialShape::NumElements() const {
   if (!IsFullyDefined()) return -1;
   int64_t n = 1;
-  for (int64_t d : dims_) n *= d;
+  for (int64_t d : dims_) {
+    if (d != 0 && n > std::numeric_limits<int64_t>::max() / d) return -1;  // would overflow
+    n *= d;
+  }
   return n;
 }
 

@@ -5,9 +5,13 @@
 #include <cstring>
 #include <limits>
 #include <new>
+#include <string>
+
+#include <unistd.h>
 
 #include "core/base/allocation_faults.h"
 #include "core/base/memory_account.h"
+#include "core/base/tensor_limits.h"
 
 namespace tgraph {
 
@@ -56,6 +60,33 @@ StatusOr<int64_t> NumElementsOf(const std::vector<int64_t>& dims) {
   return n;
 }
 
+uint64_t MaxTensorBytes() {
+  static const uint64_t limit = [] {
+    if (const char* env = std::getenv("TGRAPH_MAX_TENSOR_BYTES"); env != nullptr && *env) {
+      char* end = nullptr;
+      const unsigned long long v = std::strtoull(env, &end, 10);
+      if (end != env && *end == '\0' && v > 0) return static_cast<uint64_t>(v);
+    }
+    const long pages = sysconf(_SC_PHYS_PAGES);
+    const long page_size = sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || page_size <= 0) return std::numeric_limits<uint64_t>::max();
+    return static_cast<uint64_t>(pages) * static_cast<uint64_t>(page_size);
+  }();
+  return limit;
+}
+
+namespace {
+Status TooLarge(DataType dtype, const std::vector<int64_t>& dims, uint64_t bytes) {
+  std::string why = bytes == std::numeric_limits<uint64_t>::max()
+                        ? std::string("more bytes than a size_t holds")
+                        : std::to_string(bytes) + " bytes";
+  return ResourceExhausted("a ", DataTypeName(dtype), " tensor of shape ",
+                           PartialShape(dims).ToString(), " needs ", why,
+                           ", over the limit of ", MaxTensorBytes(),
+                           " bytes (physical memory, or TGRAPH_MAX_TENSOR_BYTES)");
+}
+}  // namespace
+
 StatusOr<Tensor> Tensor::Allocate(DataType dtype, std::vector<int64_t> dims) {
   return AllocateImpl(dtype, std::move(dims), /*zero=*/true);
 }
@@ -73,16 +104,22 @@ StatusOr<Tensor> Tensor::AllocateImpl(DataType dtype, std::vector<int64_t> dims,
   t.dtype_ = dtype;
   t.dims_ = std::move(dims);
   t.num_elements_ = n;
+  const size_t elem = dtype == DT_STRING ? sizeof(std::string) : DataTypeSize(dtype);
+  if (elem == 0) return Unimplemented("tensors of dtype ", DataTypeName(dtype), " are not supported");
+  const uint64_t bytes = static_cast<uint64_t>(n) > std::numeric_limits<size_t>::max() / elem
+                             ? std::numeric_limits<uint64_t>::max()
+                             : static_cast<uint64_t>(n) * elem;
+  if (bytes > MaxTensorBytes()) return TooLarge(dtype, t.dims_, bytes);
   if (dtype == DT_STRING) {
-    t.strings_ = std::make_shared<std::vector<std::string>>(static_cast<size_t>(n));
+    try {
+      t.strings_ = std::make_shared<std::vector<std::string>>(static_cast<size_t>(n));
+    } catch (const std::bad_alloc&) {
+      return ResourceExhausted("out of memory allocating a string tensor of shape ",
+                               PartialShape(t.dims_).ToString());
+    }
     return t;
   }
-  size_t elem = DataTypeSize(dtype);
-  if (elem == 0) return Unimplemented("tensors of dtype ", DataTypeName(dtype), " are not supported");
-  if (static_cast<uint64_t>(n) > std::numeric_limits<size_t>::max() / elem) {
-    return InvalidArgument("tensor of ", n, " elements is too large");
-  }
-  t.buffer_ = TensorBuffer::Allocate(static_cast<size_t>(n) * elem, zero);
+  t.buffer_ = TensorBuffer::Allocate(static_cast<size_t>(bytes), zero);
   if (!t.buffer_) return ResourceExhausted("out of memory allocating ", n * elem, " bytes");
   return t;
 }

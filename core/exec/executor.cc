@@ -43,7 +43,10 @@ class StepRunner {
 
   Status Run(int i) {
     const PlanStep& step = plan_.steps[static_cast<size_t>(i)];
-    SlotValue* out = &rs_.values[static_cast<size_t>(step.first_output)];
+    // Pointer arithmetic, not &values[k]: a step with no outputs (NoOp, Assert) may sit at
+    // the end, where first_output == values.size() and values may be empty (found by
+    // fuzz/op_run: binding a reference to values[size] is undefined behaviour).
+    SlotValue* out = rs_.values.data() + step.first_output;
     switch (step.kind) {
       case StepKind::kConstant:
         out->tensor = *step.constant;

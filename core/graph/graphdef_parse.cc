@@ -6,6 +6,7 @@
 #include <climits>
 
 #include "core/graph/graphdef_io.h"
+#include "core/graph/proto_limits.h"
 
 namespace tgraph {
 namespace {
@@ -49,6 +50,7 @@ Status ParseGraphDefText(std::string_view text, tf::GraphDef* out) {
   tf::GraphDef def;
   FirstErrorCollector errors;
   google::protobuf::TextFormat::Parser parser;
+  LimitNesting(&parser);
   parser.RecordErrorsTo(&errors);
   google::protobuf::io::ArrayInputStream stream(text.data(), static_cast<int>(text.size()));
   if (!parser.Parse(&stream, &def)) {

@@ -10,6 +10,7 @@
 
 #include "core/base/file_io.h"
 #include "core/graph/meta_graph_io.h"
+#include "core/graph/proto_limits.h"
 
 namespace tgraph {
 
@@ -28,6 +29,7 @@ Status ParseMetaGraphDef(const void* data, size_t len, const std::string& source
   std::string text = len == 0 ? std::string() : std::string(static_cast<const char*>(data), len);
   def.Clear();
   google::protobuf::TextFormat::Parser parser;
+  LimitNesting(&parser);
   parser.AllowPartialMessage(false);
   class Silent : public google::protobuf::io::ErrorCollector {
    public:

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "core/base/checked_math.h"
 #include "core/ops/standard_ops.h"
 
 namespace tgraph {
@@ -49,7 +50,12 @@ Status PaddedShape(InferenceContext& c, int64_t mirror_limit) {
                      " must be no greater than ", in - mirror_limit, " (input ",
                      input.ToString(), ")");
     }
-    dims[static_cast<size_t>(d)] = in + before + after;
+    int64_t out = 0;
+    if (!CheckedAdd(in, before, &out) || !CheckedAdd(out, after, &out)) {
+      return c.Error("dimension ", d, " of ", input.ToString(), " padded by ", before, " and ",
+                     after, " does not fit in int64");
+    }
+    dims[static_cast<size_t>(d)] = out;
   }
   c.set_output(0, PartialShape(std::move(dims)));
   return Status::OK();
@@ -84,10 +90,15 @@ Status MirrorPadGradShape(InferenceContext& c) {
   }
   std::vector<int64_t> dims = input.dims();
   for (size_t d = 0; d < dims.size(); ++d) {
-    const int64_t p = (*pads)[2 * d] + (*pads)[2 * d + 1];
+    int64_t p = 0;
+    if (!CheckedAdd((*pads)[2 * d], (*pads)[2 * d + 1], &p)) {
+      return c.Error("paddings of dimension ", d, " do not fit in int64");
+    }
     if (dims[d] >= 0) {
       if (p > dims[d]) return c.Error("paddings exceed dimension ", d, " of ", input.ToString());
-      dims[d] -= p;
+      if (!CheckedSub(dims[d], p, &dims[d])) {
+        return c.Error("paddings of dimension ", d, " do not fit in int64");
+      }
     }
   }
   c.set_output(0, PartialShape(std::move(dims)));
@@ -139,18 +150,24 @@ Status SpaceDepthShape(InferenceContext& c, bool to_depth) {
     v /= by;
     return Status::OK();
   };
-  auto mul = [&](int d, int64_t by) {
+  auto mul = [&](int d, int64_t by) -> Status {
     int64_t& v = dims[static_cast<size_t>(d)];
-    if (v >= 0) v *= by;
+    if (v >= 0 && !CheckedMul(v, by, &v)) {
+      return c.Error("input ", in.ToString(), " with block_size ", b, " gives a dimension that "
+                     "does not fit in int64");
+    }
+    return Status::OK();
   };
+  int64_t b2 = 0;
+  if (b < 1 || !CheckedMul(b, b, &b2)) return c.Error("block_size ", b, " is out of range");
   if (to_depth) {
     TG_RETURN_IF_ERROR(div(hd, b, "height"));
     TG_RETURN_IF_ERROR(div(wd, b, "width"));
-    mul(cd, b * b);
+    TG_RETURN_IF_ERROR(mul(cd, b2));
   } else {
-    TG_RETURN_IF_ERROR(div(cd, b * b, "depth"));
-    mul(hd, b);
-    mul(wd, b);
+    TG_RETURN_IF_ERROR(div(cd, b2, "depth"));
+    TG_RETURN_IF_ERROR(mul(hd, b));
+    TG_RETURN_IF_ERROR(mul(wd, b));
   }
   c.set_output(0, PartialShape(std::move(dims)));
   return Status::OK();
@@ -183,18 +200,27 @@ Status SpaceBatchShape(InferenceContext& c, bool to_batch) {
     const int64_t b = (*block)[i], p0 = (*pads)[2 * i], p1 = (*pads)[2 * i + 1];
     if (b < 1) return c.Error("block_shape must be positive, got ", b);
     if (p0 < 0 || p1 < 0) return c.Error(to_batch ? "paddings" : "crops", " must be non-negative");
-    prod *= b;
+    if (!CheckedMul(prod, b, &prod)) return c.Error("the block_shape product does not fit in int64");
     int64_t& d = dims[i + 1];
     if (d < 0) continue;
+    const auto too_large = [&] {
+      return c.Error("spatial dimension ", i, " of ", input.ToString(), " with block_shape ", b,
+                     " and ", to_batch ? "paddings " : "crops ", p0, ", ", p1,
+                     " does not fit in int64");
+    };
     if (to_batch) {
-      if ((d + p0 + p1) % b != 0) {
-        return c.Error("padded spatial dimension ", i, " (", d + p0 + p1,
+      int64_t padded = 0;
+      if (!CheckedAdd(d, p0, &padded) || !CheckedAdd(padded, p1, &padded)) return too_large();
+      if (padded % b != 0) {
+        return c.Error("padded spatial dimension ", i, " (", padded,
                        ") is not divisible by block_shape ", b);
       }
-      d = (d + p0 + p1) / b;
+      d = padded / b;
     } else {
-      if (d * b < p0 + p1) return c.Error("crops are larger than spatial dimension ", i);
-      d = d * b - p0 - p1;
+      int64_t scaled = 0, crops = 0;
+      if (!CheckedMul(d, b, &scaled) || !CheckedAdd(p0, p1, &crops)) return too_large();
+      if (scaled < crops) return c.Error("crops are larger than spatial dimension ", i);
+      d = scaled - crops;
     }
   }
   int64_t& n = dims[0];
@@ -202,7 +228,10 @@ Status SpaceBatchShape(InferenceContext& c, bool to_batch) {
     if (!to_batch && n % prod != 0) {
       return c.Error("batch ", n, " is not divisible by the block_shape product ", prod);
     }
-    n = to_batch ? n * prod : n / prod;
+    if (to_batch && !CheckedMul(n, prod, &n)) {
+      return c.Error("batch ", n, " times the block_shape product ", prod, " does not fit in int64");
+    }
+    if (!to_batch) n /= prod;
   }
   c.set_output(0, PartialShape(std::move(dims)));
   return Status::OK();

@@ -425,7 +425,8 @@ Status StridedSliceShape(InferenceContext& c) {
   TG_RETURN_IF_ERROR(c.GetAttr("ellipsis_mask", &ellipsis_mask));
   TG_RETURN_IF_ERROR(c.GetAttr("new_axis_mask", &new_axis_mask));
   TG_RETURN_IF_ERROR(c.GetAttr("shrink_axis_mask", &shrink_axis_mask));
-  if (ellipsis_mask & (ellipsis_mask - 1)) {
+  // In unsigned arithmetic: a mask of INT64_MIN minus one overflowed (found by fuzz/op_run).
+  if (const auto e = static_cast<uint64_t>(ellipsis_mask); e & (e - 1)) {
     return c.Error("multiple ellipses in slice spec not allowed");
   }
   const int64_t lens[3] = {VectorLength(c, 1), VectorLength(c, 2), VectorLength(c, 3)};
@@ -652,13 +653,26 @@ Status RangeShape(InferenceContext& c) {
   const DataType t = c.input_type(0);
   int64_t size;
   if (t == DT_INT32 || t == DT_INT64) {
-    const auto s = static_cast<int64_t>(*start), l = static_cast<int64_t>(*limit),
-               d = static_cast<int64_t>(*delta);
-    const int64_t span = l > s ? l - s : s - l;
-    const int64_t step = d > 0 ? d : -d;
-    size = (span + step - 1) / step;
+    // Exact, in 128 bits: limit - start and |delta| of int64 values may not fit in int64.
+    auto exact = [&](int i) {
+      const Tensor* v = c.input_value(i);
+      return v->dtype() == DT_INT64 ? static_cast<__int128>(v->flat<int64_t>()[0])
+                                    : static_cast<__int128>(v->flat<int32_t>()[0]);
+    };
+    const __int128 s = exact(0), l = exact(1), d = exact(2);
+    const __int128 span = l > s ? l - s : s - l;
+    const __int128 step = d > 0 ? d : -d;
+    const __int128 n = (span + step - 1) / step;
+    if (n > std::numeric_limits<int64_t>::max()) return c.Error("the range has too many elements");
+    size = static_cast<int64_t>(n);
   } else {
-    size = static_cast<int64_t>(std::ceil(std::abs((*limit - *start) / *delta)));
+    const double n = std::ceil(std::abs((*limit - *start) / *delta));
+    // NaN and infinite bounds, or more elements than int64 holds (the cast would be undefined).
+    if (!(n >= 0 && n < 9.2e18)) {
+      return c.Error("the range from ", *start, " to ", *limit, " by ", *delta,
+                     " does not have a representable number of elements");
+    }
+    size = static_cast<int64_t>(n);
   }
   c.set_output(0, PartialShape{size});
   return Status::OK();

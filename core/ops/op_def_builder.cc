@@ -10,6 +10,7 @@
 #include <google/protobuf/text_format.h>
 
 #include "core/ops/op_registry.h"
+#include "core/graph/proto_limits.h"
 
 namespace tgraph {
 
@@ -280,6 +281,7 @@ bool ParseScalarValue(const std::string& kind, std::string_view text, tf::AttrVa
       }
     } collector;
     google::protobuf::TextFormat::Parser parser;
+    LimitNesting(&parser);
     parser.RecordErrorsTo(&collector);
     if (!parser.ParseFromString(body, msg)) {
       return Fail(why, "cannot parse the text proto: " + collector.first);

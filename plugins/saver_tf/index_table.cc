@@ -7,7 +7,10 @@
 #include <leveldb/table.h>
 #include <leveldb/table_builder.h>
 
+#include <google/protobuf/io/coded_stream.h>
+
 #include <memory>
+#include <new>
 
 #include "file_io.h"
 
@@ -73,6 +76,29 @@ BundleStatus CorruptIndex(const std::string& path, const leveldb::Status& s) {
   return Error(TG_DATA_LOSS, Str("cannot read index file '", path, "': ", s.ToString()));
 }
 
+// LevelDB allocates each block's size, as its handle gives it, before it reads the block:
+// a corrupt footer would make it allocate up to 2^64 bytes. So the footer's two handles
+// (metaindex, index; table_format.md: two varint64 pairs in the last 48 bytes, before the
+// 8-byte magic) are checked against the file first. A file too short for a footer is left to
+// LevelDB, which reports it.
+BundleStatus CheckFooter(const std::string& path, const FileReader& file) {
+  constexpr uint64_t kFooterSize = 48, kBlockTrailerSize = 5;  // type byte + CRC-32C
+  if (file.size() < kFooterSize) return BundleStatus::OK();
+  uint8_t footer[kFooterSize];
+  SAVER_TF_RETURN_IF_ERROR(file.ReadAt(file.size() - kFooterSize, footer, kFooterSize));
+  google::protobuf::io::CodedInputStream in(footer, static_cast<int>(kFooterSize - 8));
+  for (const char* which : {"metaindex", "index"}) {
+    uint64_t offset = 0, size = 0;
+    if (!in.ReadVarint64(&offset) || !in.ReadVarint64(&size) || offset > file.size() ||
+        size > file.size() - offset || size + kBlockTrailerSize > file.size() - offset) {
+      return Error(TG_DATA_LOSS, Str("index file '", path, "' is corrupt: its footer gives the ",
+                                     which, " block an extent beyond the file's ", file.size(),
+                                     " bytes"));
+    }
+  }
+  return BundleStatus::OK();
+}
+
 }  // namespace
 
 BundleStatus WriteIndexTable(const std::string& path,
@@ -100,19 +126,28 @@ BundleStatus ReadIndexTable(const std::string& path,
     }
     return opened;
   }
+  SAVER_TF_RETURN_IF_ERROR(CheckFooter(path, *file));
   IndexRandomAccessFile adapter(file.get());
-  leveldb::Table* raw_table = nullptr;
-  leveldb::Status s = leveldb::Table::Open(IndexTableOptions(), &adapter, file->size(), &raw_table);
-  if (!s.ok()) return CorruptIndex(path, s);
-  std::unique_ptr<leveldb::Table> table(raw_table);
-  leveldb::ReadOptions read_options;
-  read_options.verify_checksums = true;
-  std::unique_ptr<leveldb::Iterator> it(table->NewIterator(read_options));
-  entries->clear();
-  for (it->SeekToFirst(); it->Valid(); it->Next()) {
-    entries->emplace_hint(entries->end(), it->key().ToString(), it->value().ToString());
+  try {
+    leveldb::Table* raw_table = nullptr;
+    leveldb::Status s =
+        leveldb::Table::Open(IndexTableOptions(), &adapter, file->size(), &raw_table);
+    if (!s.ok()) return CorruptIndex(path, s);
+    std::unique_ptr<leveldb::Table> table(raw_table);
+    leveldb::ReadOptions read_options;
+    read_options.verify_checksums = true;
+    std::unique_ptr<leveldb::Iterator> it(table->NewIterator(read_options));
+    entries->clear();
+    for (it->SeekToFirst(); it->Valid(); it->Next()) {
+      entries->emplace_hint(entries->end(), it->key().ToString(), it->value().ToString());
+    }
+    if (!it->status().ok()) return CorruptIndex(path, it->status());
+  } catch (const std::bad_alloc&) {
+    // A data block's handle (inside the index block, which LevelDB does not let us check
+    // first) claiming more than memory holds.
+    return Error(TG_DATA_LOSS, Str("index file '", path, "' is corrupt: a block's size is "
+                                   "beyond what can be read"));
   }
-  if (!it->status().ok()) return CorruptIndex(path, it->status());
   return BundleStatus::OK();
 }
 

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 namespace tgraph {
 namespace {
 
@@ -35,6 +37,19 @@ TEST(PartialShapeTest, FullyDefinedAndNumElements) {
   EXPECT_EQ((PartialShape{2, -1}).NumElements(), -1);
   EXPECT_FALSE(PartialShape().IsFullyDefined());
   EXPECT_EQ(PartialShape().NumElements(), -1);
+}
+
+// Issue 21, item 4: a product that overflows int64_t is -1 (no tensor of it can exist), not
+// a wrapped-around, possibly small or negative count.
+TEST(PartialShapeTest, NumElementsOverflowIsMinusOne) {
+  const int64_t big = int64_t{1} << 40;
+  EXPECT_EQ((PartialShape{big, big}).NumElements(), -1);
+  EXPECT_EQ((PartialShape{std::numeric_limits<int64_t>::max(), 2}).NumElements(), -1);
+  EXPECT_EQ((PartialShape{int64_t{1} << 31, int64_t{1} << 31, 2}).NumElements(), -1);  // 2^63
+  // A zero dim anywhere makes the product 0, however large the others.
+  EXPECT_EQ((PartialShape{std::numeric_limits<int64_t>::max(), 0}).NumElements(), 0);
+  EXPECT_EQ((PartialShape{0, std::numeric_limits<int64_t>::max()}).NumElements(), 0);
+  EXPECT_EQ((PartialShape{big, 1 << 22}).NumElements(), int64_t{1} << 62);
 }
 
 TEST(PartialShapeTest, Compatibility) {

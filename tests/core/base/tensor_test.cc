@@ -1,4 +1,5 @@
 #include "core/base/tensor.h"
+#include "core/base/tensor_limits.h"
 
 #include <gtest/gtest.h>
 
@@ -61,6 +62,28 @@ TEST(TensorTest, SizeNearSizeMaxFailsCleanly) {
   // left out: sanitizers abort on such requests.)
   auto t = Tensor::Allocate(DT_INT16, {std::numeric_limits<int64_t>::max()});
   EXPECT_EQ(t.status().code(), Code::kResourceExhausted);
+}
+
+// Issue 21, item 4: a shape read from a file or a kernel's input that needs more memory than
+// the machine has is RESOURCE_EXHAUSTED before anything is allocated (never bad_alloc).
+TEST(TensorTest, LargerThanMemoryIsResourceExhaustedBeforeAllocating) {
+  ASSERT_GT(MaxTensorBytes(), 0u);
+  const int64_t big = int64_t{1} << 40;
+  // 2^40 floats (4 TiB) and 2^40 strings (each a std::string): no allocation is tried, so
+  // this neither throws nor trips a sanitizer's allocation-size check.
+  for (DataType dtype : {DT_FLOAT, DT_STRING, DT_COMPLEX128}) {
+    auto t = Tensor::Allocate(dtype, {big});
+    ASSERT_EQ(t.status().code(), Code::kResourceExhausted) << DataTypeName(dtype);
+    EXPECT_NE(t.status().message().find("[1099511627776]"), std::string::npos)
+        << t.status().message();
+    EXPECT_NE(t.status().message().find("TGRAPH_MAX_TENSOR_BYTES"), std::string::npos);
+    auto u = Tensor::AllocateUninitialized(dtype, {big, 4});
+    EXPECT_EQ(u.status().code(), Code::kResourceExhausted) << DataTypeName(dtype);
+  }
+  // Elements that fit int64_t but bytes that do not fit size_t.
+  auto wide = Tensor::Allocate(DT_DOUBLE, {int64_t{1} << 62});
+  EXPECT_EQ(wide.status().code(), Code::kResourceExhausted);
+  EXPECT_NE(wide.status().message().find("more bytes than a size_t holds"), std::string::npos);
 }
 
 TEST(TensorTest, CopiesShareTheBuffer) {

@@ -3,6 +3,9 @@
 // constant inputs, exercised the way graph building uses them.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
+
 #include "op_test_util.h"
 
 namespace tgraph {
@@ -193,6 +196,11 @@ TEST(ArrayOpsTest, SliceAndStridedSliceShapes) {
   EXPECT_EQ(ss(PS{2, 3, 4}, {1, 0, 2}, {2, 0, 3}, {1, 1, 1},
                {{"ellipsis_mask", AttrOfInt(2)}, {"shrink_axis_mask", AttrOfInt(5)}}),
             PS{3});
+  // Found by fuzz/op_run: a mask of INT64_MIN (bit 63, beyond any slice spec) overflowed the
+  // one-ellipsis check; it is a mask like any other.
+  EXPECT_EQ(ss(PS{3, 4}, {1}, {2}, {1},
+               {{"ellipsis_mask", AttrOfInt(std::numeric_limits<int64_t>::min())}}),
+            (PS{1, 4}));
   EXPECT_EQ(ss(PS{10}, {1}, {8}, {3}), PS{3});   // 1, 4, 7
   EXPECT_EQ(ss(PS{10}, {8}, {1}, {-3}), PS{3});  // 8, 5, 2
   // Unknown begin: unknown shape.
@@ -254,6 +262,27 @@ TEST(ArrayOpsTest, ShapeSizeRankRangeOneHotGatherShapes) {
       (PS{5, 2, 7}));
   ExpectError("GatherV2", {F(PS{5, 6}), I(PS{2}), Scalar(2)}, {}, {"axis 2", "out of range"});
   ExpectError("Gather", {F(PS::Scalar()), I(PS{2})}, {}, {"at least 1 dimensional"});
+}
+
+// Found by fuzz/op_run: Range's element count overflowed int64 arithmetic (limit - start of
+// int64 bounds) or cast a non-finite or huge float count to int64 (undefined behaviour).
+TEST(ArrayOpsTest, RangeSizesOutsideInt64AreErrors) {
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
+  const AttrMap i64{{"Tidx", AttrOfType(DT_INT64)}};
+  // The span does not fit in int64, the count does.
+  EXPECT_EQ(Shape("Range", {Scalar(kMin, DT_INT64), Scalar(kMax, DT_INT64), Scalar(kMax, DT_INT64)},
+                  i64),
+            PS{3});
+  EXPECT_EQ(Shape("Range", {Scalar(kMax, DT_INT64), Scalar(kMin, DT_INT64), Scalar(kMin, DT_INT64)},
+                  i64),
+            PS{2});
+  ExpectError("Range", {Scalar(kMin, DT_INT64), Scalar(kMax, DT_INT64), Scalar(1, DT_INT64)}, i64,
+              {"too many elements"});
+  ExpectError("Range", {FloatScalar(0), FloatScalar(INFINITY), FloatScalar(1)}, {},
+              {"representable number of elements"});
+  ExpectError("Range", {FloatScalar(0), FloatScalar(1e30f), FloatScalar(1e-30f)}, {},
+              {"representable number of elements"});
 }
 
 TEST(ArrayOpsTest, ScatterShapes) {

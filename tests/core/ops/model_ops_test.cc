@@ -2,6 +2,8 @@
 // attrs, and the shape functions with static, constant and unknown inputs.
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "op_test_util.h"
 
 namespace tgraph {
@@ -159,6 +161,22 @@ TEST(ModelOpsTest, LayoutShapes) {
             (PS{2, 4, 3, 5}));
   ExpectBuildError("SpaceToBatchND", {}, {F({2, 4, 3, 5}), Ints({2, 2}), Pairs({0, 0, 0, 0})},
                    {"not divisible"});
+}
+
+// Found by fuzz/op_run (DepthToSpace's block_size squared) and by review of the same
+// arithmetic: a layout shape whose dims do not fit in int64 is an error, not signed overflow.
+TEST(ModelOpsTest, LayoutShapesOutsideInt64AreErrors) {
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  ExpectBuildError("DepthToSpace", {{"block_size", AttrOfInt(int64_t{1} << 32)}},
+                   {F({1, 2, 3, 12})}, {"block_size 4294967296 is out of range"});
+  ExpectBuildError("SpaceToDepth", {{"block_size", AttrOfInt(2)}}, {F({1, 4, 6, kMax})},
+                   {"does not fit in int64"});
+  ExpectBuildError("PadV2", {}, {F({kMax - 1, 3}), Pairs({1, 5, 0, 0}), F(PS::Scalar())},
+                   {"does not fit in int64"});
+  ExpectBuildError("SpaceToBatchND", {}, {F({kMax, 4, 5}), Ints({2}), Pairs({0, 0})},
+                   {"does not fit in int64"});
+  ExpectBuildError("BatchToSpaceND", {}, {F({4, kMax / 2 + 1, 5}), Ints({4}), Pairs({0, 0})},
+                   {"does not fit in int64"});
 }
 
 TEST(ModelOpsTest, IndexShapes) {

@@ -98,5 +98,29 @@ TEST(IndexTable, TruncatedOrCorruptFileIsDataLossNamingIt) {
   EXPECT_NE(s.message.find("flipped.index"), std::string::npos) << s.message;
 }
 
+// Found by fuzz/checkpoint_read: LevelDB allocates a block's size as the footer gives it
+// before reading, so a footer claiming a 2^60-byte index block made it allocate that.
+TEST(IndexTable, FooterBlockBeyondTheFileIsDataLossBeforeAllocating) {
+  ScratchDir dir;
+  ASSERT_TRUE(WriteIndexTable(dir / "good.index", {{"", "header"}, {"a", "1"}}).ok());
+  const std::string good = ReadFile(dir / "good.index");
+  ASSERT_GE(good.size(), 48u);
+  // metaindex (0, 0), index (0, 2^60): varints, zero padding to 40 bytes, the magic kept.
+  std::string footer = {0, 0, 0};
+  uint64_t size = uint64_t{1} << 60;
+  while (size >= 0x80) {
+    footer.push_back(static_cast<char>((size & 0x7f) | 0x80));
+    size >>= 7;
+  }
+  footer.push_back(static_cast<char>(size));
+  footer.resize(40, '\0');
+  WriteFile(dir / "huge.index", good.substr(0, good.size() - 48) + footer + good.substr(good.size() - 8));
+  std::map<std::string, std::string> read;
+  BundleStatus s = ReadIndexTable(dir / "huge.index", &read);
+  EXPECT_EQ(s.code, TG_DATA_LOSS) << s.message;
+  EXPECT_NE(s.message.find("huge.index"), std::string::npos) << s.message;
+  EXPECT_NE(s.message.find("footer"), std::string::npos) << s.message;
+}
+
 }  // namespace
 }  // namespace tgraph::saver_tf
