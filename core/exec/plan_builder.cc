@@ -1,5 +1,6 @@
 // BuildPlan: from a request to an ExecutionPlan (see execution_plan.h).
 #include <algorithm>
+#include <limits>
 #include <unordered_map>
 
 #include "core/exec/control_flow.h"
@@ -43,30 +44,36 @@ Status CheckOutputOf(const Graph* graph, const Output& o, const char* what) {
   return Status::OK();
 }
 
+// Saturates at INT64_MAX: a graph may declare a static shape whose element count does not
+// fit (the op then fails when it runs), and a cost guess must not overflow on it.
 int64_t StaticElements(const PartialShape& s) {
   constexpr int64_t kUnknown = 1000;  // a guess for shapes only known at run time
   if (!s.known_rank()) return kUnknown;
   int64_t n = 1;
-  for (int64_t d : s.dims()) n *= d < 0 ? 32 : d;
+  for (int64_t d : s.dims()) {
+    if (__builtin_mul_overflow(n, d < 0 ? 32 : d, &n)) return std::numeric_limits<int64_t>::max();
+  }
   return n;
 }
 
 // A rough cost of one call, from static shapes: decides inline vs hand-off only.
 double EstimateCostNs(const Operation& op, const KernelRegistration* kernel) {
-  int64_t out = 0;
-  for (int i = 0; i < op.num_outputs(); ++i) out += StaticElements(op.output_shape(i));
-  if (kernel != nullptr && kernel->cost_ns_per_element > 0) {
-    return kernel->cost_ns_per_element * static_cast<double>(out);
+  double out = 0;
+  for (int i = 0; i < op.num_outputs(); ++i) {
+    out += static_cast<double>(StaticElements(op.output_shape(i)));
   }
-  int64_t in = 0;
-  for (int i = 0; i < op.num_inputs(); ++i) in += StaticElements(op.input(i).shape());
-  double cost = static_cast<double>(in + out);
+  if (kernel != nullptr && kernel->cost_ns_per_element > 0) {
+    return kernel->cost_ns_per_element * out;
+  }
+  double in = 0;
+  for (int i = 0; i < op.num_inputs(); ++i) in += static_cast<double>(StaticElements(op.input(i).shape()));
+  double cost = in + out;
   // Contractions: each output element is a dot product over the inner dimension.
   if ((op.type() == "MatMul" || op.type() == "BatchMatMulV2" || op.type() == "Conv2D") &&
       op.num_inputs() >= 2) {
     const PartialShape& b = op.input(1).shape();
     const int64_t inner = b.known_rank() && b.rank() >= 2 ? std::max<int64_t>(b.dim(b.rank() - 2), 1) : 32;
-    cost += 0.05 * static_cast<double>(out) * static_cast<double>(inner);
+    cost += 0.05 * out * static_cast<double>(inner);
   }
   return cost;
 }
