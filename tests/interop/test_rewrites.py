@@ -62,10 +62,13 @@ def files(tmp_path_factory):
     return directory, np.array(losses, np.float64)
 
 
-def run(directory, rewrites):
+def run(directory, rewrites, onednn=True):
+    env = dict(os.environ)
+    if not onednn:
+        env["TGRAPH_DISABLE_ONEDNN"] = "1"
     done = subprocess.run([str(PROGRAM), str(directory / "mlp.pb"), str(directory / "x.bin"),
                            str(directory / "y.bin"), str(BATCH), str(STEPS), str(rewrites)],
-                          capture_output=True, text=True, timeout=300)
+                          capture_output=True, text=True, timeout=300, env=env)
     assert done.returncode == 0, done.stderr
     losses, ops, counts = [], [], {}
     for line in done.stdout.splitlines():
@@ -95,8 +98,10 @@ def test_both_match_tensorflow(files):
 
 def test_rewrites_drop_the_input_gradient_and_fuse(files):
     directory, _ = files
-    _, ops_on, on = run(directory, 1)
-    _, ops_off, off = run(directory, 0)
+    # With only the Eigen kernels: the fused kernel is as good as MatMul's, so MatMul+BiasAdd
+    # (+Relu) fuse. (With the oneDNN plugin, see the next test.)
+    _, ops_on, on = run(directory, 1, onednn=False)
+    _, ops_off, off = run(directory, 0, onednn=False)
     # Off: 3 forward MatMuls, 2 gradients each for w0..w2, and the gradient for x.
     assert off["matmuls"] == 9, ops_off
     # On: what TensorFlow's grappler runs, 8 (3 of them fused with their bias and ReLU).
@@ -109,6 +114,17 @@ def test_rewrites_drop_the_input_gradient_and_fuse(files):
     # The gradient tuples' Identities go; the variables' reads (of refs) stay.
     assert not [op for op in ops_on if "tuple/" in op], ops_on
     assert on["nodes"] < off["nodes"] - 20, (on, off)
+
+
+def test_fusion_yields_to_a_faster_matmul_kernel(files):
+    """The oneDNN plugin's MatMul outranks the CPU plugin's, which has no fused twin there:
+    fusing would trade the faster product for the slower fused kernel, so nothing is fused,
+    while the other rewrites still drop the input gradient."""
+    directory, _ = files
+    _, ops_on, on = run(directory, 1, onednn=True)
+    types_on = [op.split()[0] for op in ops_on]
+    assert on["matmuls"] == 8, ops_on
+    assert "_FusedMatMul" not in types_on, ops_on
 
 
 def test_graphs_fused_by_tensorflows_grappler_import_and_run(tmp_path):
