@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Every test: install dependencies, build (Release, -Werror: the main job's configuration,
 # so its warnings are caught here too), and run the whole suite under ctest; then the same
-# suite built with AddressSanitizer + UndefinedBehaviorSanitizer; then each libFuzzer target
-# for a few seconds (clang); then the C API tests built with ThreadSanitizer (sessions,
-# concurrent runs), loading the first build's CPU plugin.
+# suite built with AddressSanitizer + UndefinedBehaviorSanitizer (both replay every fuzz
+# corpus; TGRAPH_CI_FUZZ_SECONDS > 0 adds a libFuzzer stage, clang); then the C API tests
+# built with ThreadSanitizer (sessions, concurrent runs), loading the first build's CPU plugin.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install_deps.sh
