@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "eigen_device.h"
+#include "batch_matmul_shape.h"
 #include "nn_common.h"
 
 namespace tgraph_cpu::nn {
@@ -30,42 +31,15 @@ class BatchMatMulOp {
     const auto x = ctx.input(0);
     const auto y = ctx.input(1);
     const std::vector<int64_t> xd = x.dims(), yd = y.dims();
-    if (xd.size() < 2 || yd.size() < 2) {
-      ctx.Fail(TG_INVALID_ARGUMENT, "BatchMatMulV2 needs inputs of rank >= 2, got shapes " +
-                                        ShapeString(xd) + " and " + ShapeString(yd));
-      return;
-    }
-    const size_t rx = xd.size(), ry = yd.size();
-    const int64_t x_rows = xd[rx - 2], x_cols = xd[rx - 1];
-    const int64_t y_rows = yd[ry - 2], y_cols = yd[ry - 1];
-    const int64_t m = adj_x_ ? x_cols : x_rows;
-    const int64_t k = adj_x_ ? x_rows : x_cols;
-    const int64_t k_y = adj_y_ ? y_cols : y_rows;
-    const int64_t n = adj_y_ ? y_rows : y_cols;
-    if (k != k_y) {
-      ctx.Fail(TG_INVALID_ARGUMENT, "Matrix size-incompatible: In[0]: " + ShapeString(xd) +
-                                        ", In[1]: " + ShapeString(yd) +
-                                        " (adj_x=" + (adj_x_ ? "true" : "false") +
-                                        ", adj_y=" + (adj_y_ ? "true" : "false") + ")");
-      return;
-    }
-
-    // Broadcast the batch dims, aligned from the right.
-    const size_t bx = rx - 2, by = ry - 2, rank = std::max(bx, by);
-    std::vector<int64_t> out_dims(rank), x_batch(rank, 1), y_batch(rank, 1);
-    for (size_t i = 0; i < bx; ++i) x_batch[rank - bx + i] = xd[i];
-    for (size_t i = 0; i < by; ++i) y_batch[rank - by + i] = yd[i];
-    for (size_t i = 0; i < rank; ++i) {
-      const int64_t a = x_batch[i], b = y_batch[i];
-      if (a != b && a != 1 && b != 1) {
-        ctx.Fail(TG_INVALID_ARGUMENT, "batch dimensions of " + ShapeString(xd) + " and " +
-                                          ShapeString(yd) + " do not broadcast");
-        return;
-      }
-      out_dims[i] = a == 1 ? b : a;
-    }
-    int64_t batches = 1;
-    for (int64_t d : out_dims) batches *= d;
+    BatchMatMulShape shape;
+    if (!GetBatchMatMulShape(ctx, xd, yd, adj_x_, adj_y_, &shape)) return;
+    const int64_t m = shape.m, k = shape.k, n = shape.n, batches = shape.batches;
+    const int64_t x_rows = shape.x_rows, x_cols = shape.x_cols;
+    const int64_t y_rows = shape.y_rows, y_cols = shape.y_cols;
+    const std::vector<int64_t>& x_batch = shape.x_batch;
+    const std::vector<int64_t>& y_batch = shape.y_batch;
+    const size_t rank = shape.out_batch.size();
+    std::vector<int64_t> out_dims = shape.out_batch;
     out_dims.push_back(m);
     out_dims.push_back(n);
     auto out = ctx.AllocateOutput(0, out_dims);
