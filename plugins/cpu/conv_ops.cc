@@ -9,6 +9,7 @@
 #include <cstring>
 #include <string>
 
+#include "conv2d_geometry.h"
 #include "conv_pool_common.h"
 #include "eigen_device.h"
 
@@ -23,49 +24,8 @@ template <typename T>
 TensorMut Conv2DToOutput(Context& ctx, const ConvAttrs& attrs) {
   const auto input = ctx.input(0);
   const auto filter = ctx.input(1);
-  if (input.rank() != 4 || filter.rank() != 4) {
-    ctx.Fail(TG_INVALID_ARGUMENT, "Conv2D needs a 4-D input and a 4-D filter, got shapes " +
-                                      ShapeString(input.dims()) + " and " +
-                                      ShapeString(filter.dims()));
-    return TensorMut();
-  }
   ConvGeometry g;
-  g.batch = input.dim(0);
-  g.in_h = input.dim(1);
-  g.in_w = input.dim(2);
-  g.depth = input.dim(3);
-  g.k_h = filter.dim(0);
-  g.k_w = filter.dim(1);
-  g.out_depth = filter.dim(3);
-  const int64_t k_depth = filter.dim(2);
-  if (k_depth == 0) {
-    ctx.Fail(TG_INVALID_ARGUMENT, "the filter's input depth must be > 0, got filter shape " +
-                                      ShapeString(filter.dims()));
-    return TensorMut();
-  }
-  if (k_depth != g.depth) {
-    if (k_depth > 0 && g.depth % k_depth == 0) {
-      ctx.Fail(TG_UNIMPLEMENTED, "grouped convolution (input depth " +
-                                     std::to_string(g.depth) + ", filter input depth " +
-                                     std::to_string(k_depth) + ") is not supported on the CPU");
-    } else {
-      ctx.Fail(TG_INVALID_ARGUMENT, "input depth must equal the filter's input depth: input " +
-                                        ShapeString(input.dims()) + ", filter " +
-                                        ShapeString(filter.dims()));
-    }
-    return TensorMut();
-  }
-  if (g.k_h <= 0 || g.k_w <= 0) {
-    ctx.Fail(TG_INVALID_ARGUMENT, "filter height and width must be > 0, got filter shape " +
-                                      ShapeString(filter.dims()));
-    return TensorMut();
-  }
-  std::string error;
-  if (!ComputeConvGeometry(attrs, &g, &error)) {
-    ctx.Fail(TG_INVALID_ARGUMENT, error + ": input " + ShapeString(input.dims()) + ", filter " +
-                                      ShapeString(filter.dims()));
-    return TensorMut();
-  }
+  if (!Conv2DForwardGeometry(ctx, attrs, input, filter, &g)) return TensorMut();
   auto out = ctx.AllocateOutput(0, {g.batch, g.out_h, g.out_w, g.out_depth});
   if (!ctx.ok()) return out;
   const int64_t pixels = g.pixels(), out_depth = g.out_depth;

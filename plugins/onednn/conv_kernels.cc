@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "conv2d_geometry.h"
 #include "dnnl_context.h"
 #include "nn_backprop_common.h"
 
@@ -269,49 +270,8 @@ class Conv2DOp {
   void Compute(Context& ctx) {
     const auto input = ctx.input(0);
     const auto filter = ctx.input(1);
-    if (input.rank() != 4 || filter.rank() != 4) {
-      ctx.Fail(TG_INVALID_ARGUMENT, "Conv2D needs a 4-D input and a 4-D filter, got shapes " +
-                                        ShapeString(input.dims()) + " and " +
-                                        ShapeString(filter.dims()));
-      return;
-    }
     ConvGeometry g;
-    g.batch = input.dim(0);
-    g.in_h = input.dim(1);
-    g.in_w = input.dim(2);
-    g.depth = input.dim(3);
-    g.k_h = filter.dim(0);
-    g.k_w = filter.dim(1);
-    g.out_depth = filter.dim(3);
-    const int64_t k_depth = filter.dim(2);
-    if (k_depth == 0) {
-      ctx.Fail(TG_INVALID_ARGUMENT, "the filter's input depth must be > 0, got filter shape " +
-                                        ShapeString(filter.dims()));
-      return;
-    }
-    if (k_depth != g.depth) {
-      if (k_depth > 0 && g.depth % k_depth == 0) {
-        ctx.Fail(TG_UNIMPLEMENTED, "grouped convolution (input depth " +
-                                       std::to_string(g.depth) + ", filter input depth " +
-                                       std::to_string(k_depth) + ") is not supported on the CPU");
-      } else {
-        ctx.Fail(TG_INVALID_ARGUMENT, "input depth must equal the filter's input depth: input " +
-                                          ShapeString(input.dims()) + ", filter " +
-                                          ShapeString(filter.dims()));
-      }
-      return;
-    }
-    if (g.k_h <= 0 || g.k_w <= 0) {
-      ctx.Fail(TG_INVALID_ARGUMENT, "filter height and width must be > 0, got filter shape " +
-                                        ShapeString(filter.dims()));
-      return;
-    }
-    std::string error;
-    if (!tgraph_cpu::nn::ComputeConvGeometry(attrs_, &g, &error)) {
-      ctx.Fail(TG_INVALID_ARGUMENT, error + ": input " + ShapeString(input.dims()) + ", filter " +
-                                        ShapeString(filter.dims()));
-      return;
-    }
+    if (!tgraph_cpu::nn::Conv2DForwardGeometry(ctx, attrs_, input, filter, &g)) return;
     auto out = ctx.AllocateOutput(0, {g.batch, g.out_h, g.out_w, g.out_depth});
     if (!ctx.ok() || g.pixels() == 0 || g.out_depth == 0) return;
     const ConvShape s = ShapeOf(attrs_, g);

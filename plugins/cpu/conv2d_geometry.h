@@ -1,0 +1,61 @@
+// Conv2D's input checks and output geometry, shared by the Eigen kernel (and _FusedConv2D)
+// and the oneDNN plugin's, so that both accept the same nodes with the same messages.
+#pragma once
+
+#include <string>
+
+#include "conv_pool_common.h"
+
+namespace tgraph_cpu::nn {
+
+// Fills `g` from a 4-D NHWC input, a 4-D HWIO filter and the attrs; on bad inputs fails
+// `ctx` (INVALID_ARGUMENT, or UNIMPLEMENTED for a grouped convolution) and returns false.
+inline bool Conv2DForwardGeometry(tgraph::plugin::Context& ctx, const ConvAttrs& attrs,
+                                  const tgraph::plugin::TensorView& input,
+                                  const tgraph::plugin::TensorView& filter, ConvGeometry* g) {
+  if (input.rank() != 4 || filter.rank() != 4) {
+    ctx.Fail(TG_INVALID_ARGUMENT, "Conv2D needs a 4-D input and a 4-D filter, got shapes " +
+                                      ShapeString(input.dims()) + " and " +
+                                      ShapeString(filter.dims()));
+    return false;
+  }
+  g->batch = input.dim(0);
+  g->in_h = input.dim(1);
+  g->in_w = input.dim(2);
+  g->depth = input.dim(3);
+  g->k_h = filter.dim(0);
+  g->k_w = filter.dim(1);
+  g->out_depth = filter.dim(3);
+  const int64_t k_depth = filter.dim(2);
+  if (k_depth == 0) {
+    ctx.Fail(TG_INVALID_ARGUMENT, "the filter's input depth must be > 0, got filter shape " +
+                                      ShapeString(filter.dims()));
+    return false;
+  }
+  if (k_depth != g->depth) {
+    if (k_depth > 0 && g->depth % k_depth == 0) {
+      ctx.Fail(TG_UNIMPLEMENTED, "grouped convolution (input depth " +
+                                     std::to_string(g->depth) + ", filter input depth " +
+                                     std::to_string(k_depth) + ") is not supported on the CPU");
+    } else {
+      ctx.Fail(TG_INVALID_ARGUMENT, "input depth must equal the filter's input depth: input " +
+                                        ShapeString(input.dims()) + ", filter " +
+                                        ShapeString(filter.dims()));
+    }
+    return false;
+  }
+  if (g->k_h <= 0 || g->k_w <= 0) {
+    ctx.Fail(TG_INVALID_ARGUMENT, "filter height and width must be > 0, got filter shape " +
+                                      ShapeString(filter.dims()));
+    return false;
+  }
+  std::string error;
+  if (!ComputeConvGeometry(attrs, g, &error)) {
+    ctx.Fail(TG_INVALID_ARGUMENT, error + ": input " + ShapeString(input.dims()) + ", filter " +
+                                      ShapeString(filter.dims()));
+    return false;
+  }
+  return true;
+}
+
+}  // namespace tgraph_cpu::nn
