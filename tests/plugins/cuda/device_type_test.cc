@@ -69,17 +69,24 @@ TEST(CudaDeviceType, FromEnvironment) {
 #ifdef TGRAPH_OPENCL_PLUGIN_PATH
 // OpenCL loaded first takes "GPU" (PoCL in CI); CUDA then registers as CUDA_GPU, and both
 // work side by side. Without a CUDA device: the CUDA plugin's load leaves OpenCL's GPU as is.
+// Without an OpenCL device the CUDA plugin takes "GPU" itself.
 TEST(CudaDeviceType, AfterOpenClTookGpu) {
   Load(TGRAPH_CPU_PLUGIN_PATH);
   Load(TGRAPH_OPENCL_PLUGIN_PATH);
   const bool opencl_gpu = DeviceTypeOf("/device:GPU:0") == "GPU";
   const std::string log = Load(TGRAPH_DEVICE_PLUGIN_PATH);
   if (opencl_gpu) ExpectRunsOn("/device:GPU:0");  // still OpenCL's
-  if (DeviceTypeOf("/device:CUDA_GPU:0").empty()) {
+  // Without an OpenCL device (no ICD, as on a CUDA-only machine) "GPU" was free for CUDA.
+  const std::string cuda_device = opencl_gpu ? "/device:CUDA_GPU:0" : "/device:GPU:0";
+  const std::string cuda_type = opencl_gpu ? "CUDA_GPU" : "GPU";
+  if (DeviceTypeOf(cuda_device).empty()) {
     GTEST_SKIP() << "no CUDA device: " << log;
   }
-  EXPECT_EQ(DeviceTypeOf("/device:CUDA_GPU:0"), opencl_gpu ? "CUDA_GPU" : "");
-  ExpectRunsOn(opencl_gpu ? "/device:CUDA_GPU:0" : "/device:GPU:0");
+  EXPECT_EQ(DeviceTypeOf(cuda_device), cuda_type);
+  if (opencl_gpu) {
+    EXPECT_EQ(DeviceTypeOf("/device:GPU:0"), "GPU");
+  }
+  ExpectRunsOn(cuda_device);
 }
 #endif
 
