@@ -192,20 +192,34 @@ def tile(input: Any, multiples: Any, name: Optional[str] = None) -> Tensor:
 
 def pad(tensor: Any, paddings: Any, mode: str = "CONSTANT", name: Optional[str] = None,
         constant_values: Any = 0) -> Tensor:
-    """Pads `tensor` with zeros by `paddings`."""
-    if mode.upper() != "CONSTANT" or constant_values != 0:
-        raise NotImplementedError("pad: only mode='CONSTANT' with zeros")
-    return apply_op("Pad", name=name or "Pad", input=tensor,
-                    paddings=np.asarray(paddings, dtype=np.int32)
-                    if not isinstance(paddings, Tensor) else paddings)
+    """Pads `tensor` by `paddings`: with `constant_values` (Pad, or PadV2 when not zero), or
+    by mirroring it (MirrorPad, mode 'REFLECT' or 'SYMMETRIC')."""
+    paddings = (np.asarray(paddings, dtype=np.int32) if not isinstance(paddings, Tensor)
+                else paddings)
+    mode = mode.upper()
+    if mode in ("REFLECT", "SYMMETRIC"):
+        return apply_op("MirrorPad", name=name or "MirrorPad", input=tensor, paddings=paddings,
+                        mode=mode)
+    if mode != "CONSTANT":
+        raise ValueError(f"pad: unknown padding mode '{mode}' "
+                         "(expected CONSTANT, REFLECT or SYMMETRIC)")
+    if not isinstance(constant_values, Tensor) and np.all(np.asarray(constant_values) == 0):
+        return apply_op("Pad", name=name or "Pad", input=tensor, paddings=paddings)
+    tensor = convert_to_tensor(tensor)
+    if not isinstance(constant_values, Tensor):
+        constant_values = np.asarray(constant_values, dtype=tensor.dtype.as_numpy_dtype)
+    return apply_op("PadV2", name=name or "PadV2", input=tensor, paddings=paddings,
+                    constant_values=constant_values)
 
 
 def gather(params: Any, indices: Any, validate_indices: Any = None, name: Optional[str] = None,
            axis: Any = None, batch_dims: int = 0) -> Tensor:
     """Slices of `params` at `indices` along `axis` (GatherV2)."""
+    if axis is None:
+        axis = batch_dims
     return apply_op("GatherV2", name=name or "GatherV2", params=params, indices=indices,
-                    axis=np.int32(0 if axis is None else axis) if not isinstance(axis, Tensor)
-                    else axis)
+                    axis=np.int32(axis) if not isinstance(axis, Tensor) else axis,
+                    batch_dims=batch_dims)
 
 
 def one_hot(indices: Any, depth: Any, on_value: Any = None, off_value: Any = None,

@@ -28,19 +28,40 @@ def elu(features: Any, name: Optional[str] = None) -> Tensor:
     return apply_op("Elu", name=name or "Elu", features=features)
 
 
+def _over_axis(op_type: str, logits: Any, axis: Any, dim: Any, name: Optional[str]) -> Tensor:
+    """`op_type` (which works on the last axis) over `axis`, as TF does it: the axis is swapped
+    with the last one, the op runs, and the result is swapped back."""
+    if axis is None:
+        axis = dim
+    if axis is None or (isinstance(axis, int) and axis == -1):
+        return apply_op(op_type, name=name or op_type, logits=logits)
+    logits = convert_to_tensor(logits)
+    rank = logits.shape.ndims
+    if rank is None:
+        raise NotImplementedError(
+            f"{op_type.lower()} over axis {axis} needs the rank of '{logits.name}' to be known")
+    if not isinstance(axis, int) or not -rank <= axis < rank:
+        raise errors.InvalidArgumentError(
+            None, None, f"{op_type.lower()}: axis {axis} is out of range for rank {rank}")
+    axis %= rank
+    if axis == rank - 1:
+        return apply_op(op_type, name=name or op_type, logits=logits)
+    from tgraph.ops.array_ops import transpose  # array_ops imports this module's names
+    perm = list(range(rank))
+    perm[axis], perm[-1] = perm[-1], perm[axis]
+    swapped = apply_op(op_type, logits=transpose(logits, perm), name=op_type)
+    return transpose(swapped, perm, name=name or "transpose")
+
+
 def softmax(logits: Any, axis: Any = None, name: Optional[str] = None, dim: Any = None) -> Tensor:
-    """softmax over the last axis."""
-    if axis not in (None, -1) or dim not in (None, -1):
-        raise NotImplementedError("softmax over an axis other than the last")
-    return apply_op("Softmax", name=name or "Softmax", logits=logits)
+    """softmax over `axis` (the last by default)."""
+    return _over_axis("Softmax", logits, axis, dim, name)
 
 
 def log_softmax(logits: Any, axis: Any = None, name: Optional[str] = None,
                 dim: Any = None) -> Tensor:
-    """log(softmax(logits)) over the last axis."""
-    if axis not in (None, -1) or dim not in (None, -1):
-        raise NotImplementedError("log_softmax over an axis other than the last")
-    return apply_op("LogSoftmax", name=name or "LogSoftmax", logits=logits)
+    """log(softmax(logits)) over `axis` (the last by default)."""
+    return _over_axis("LogSoftmax", logits, axis, dim, name)
 
 
 def bias_add(value: Any, bias: Any, data_format: Optional[str] = None,
