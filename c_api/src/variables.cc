@@ -327,6 +327,7 @@ struct GetVariableArgs {
   const int64_t* dims;
   int num_dims;
   const TG_VariableOptions* opts;
+  bool from_function = false;  // TG_GraphGetVariableWithInitializer
 };
 
 // Shared by both get_variable entry points; `make_initializer(dtype, shape)` returns the
@@ -349,7 +350,8 @@ TG_Variable* GetVariableImpl(const GetVariableArgs& a, const Tensor* initial_val
                              "')");
     }
     GraphLock lock(a.g->graph.mutex());
-    if (dtype_value == TG_INVALID_DTYPE) {
+    const bool value_decides = a.from_function && !shape.known_rank();
+    if (dtype_value == TG_INVALID_DTYPE && !value_decides) {
       dtype = initial_value != nullptr ? initial_value->dtype()
                                        : DefaultGetVariableDtype(a.g->graph.variables());
     }
@@ -359,6 +361,8 @@ TG_Variable* GetVariableImpl(const GetVariableArgs& a, const Tensor* initial_val
       return FailedPrecondition(a.fn, ": the graph is finalized (get_variable '", a.name, "')");
     }
     InitialValueFn init = make_initializer(dtype, shape);
+    // Only an initializer function can build a value without being told the shape.
+    options.shape_from_initial_value = value_decides;
     TG_ASSIGN_OR_RETURN(Variable * v,
                         a.g->graph.variables().GetVariable(a.name, dtype, shape, init, options));
     *out = ToC(v);
@@ -403,7 +407,7 @@ extern "C" TG_Variable* TG_GraphGetVariableWithInitializer(
     TG_Graph* g, const char* name, TG_DataType dtype, const int64_t* dims, int num_dims,
     TG_InitializerFunction fn, void* arg, const TG_VariableOptions* opts, TG_Status* status) {
   const char* fn_name = "TG_GraphGetVariableWithInitializer";
-  GetVariableArgs a{fn_name, g, name, EnumValue(dtype), dims, num_dims, opts};
+  GetVariableArgs a{fn_name, g, name, EnumValue(dtype), dims, num_dims, opts, true};
   if (fn == nullptr) {
     SetStatus(status, NullArg(fn_name, "the initializer function"));
     return nullptr;
@@ -414,6 +418,38 @@ extern "C" TG_Variable* TG_GraphGetVariableWithInitializer(
       return CallInitializer(fn_name, g, fn, arg, static_cast<TG_DataType>(dt), &shape, var_name);
     };
   });
+}
+
+namespace {
+
+// Adapts a TG_InitializerCallback to the TG_InitializerFunction the shared path calls.
+struct CallbackInitializer {
+  TG_InitializerCallback callback;
+  void* arg;
+};
+
+TG_Output CallCallbackInitializer(void* arg, TG_Graph* g, TG_DataType dtype, const int64_t* dims,
+                                  int num_dims, TG_Status* status) {
+  const auto* adapter = static_cast<const CallbackInitializer*>(arg);
+  TG_Output out = NullOutput();
+  adapter->callback(adapter->arg, g, dtype, dims, num_dims, &out, status);
+  return out;
+}
+
+}  // namespace
+
+extern "C" TG_Variable* TG_GraphGetVariableWithCallback(
+    TG_Graph* g, const char* name, TG_DataType dtype, const int64_t* dims, int num_dims,
+    TG_InitializerCallback callback, void* arg, const TG_VariableOptions* opts,
+    TG_Status* status) {
+  if (callback == nullptr) {
+    SetStatus(status, NullArg("TG_GraphGetVariableWithCallback", "the initializer callback"));
+    return nullptr;
+  }
+  // Lives until the call returns: the initializer runs only while the variable is created.
+  CallbackInitializer adapter{callback, arg};
+  return TG_GraphGetVariableWithInitializer(g, name, dtype, dims, num_dims,
+                                            &CallCallbackInitializer, &adapter, opts, status);
 }
 
 // ---- initialization state ----

@@ -163,7 +163,7 @@ StatusOr<Variable*> VariableStore::GetVariable(const std::string& name, DataType
     }
     return existing;
   }
-  if (!shape.IsFullyDefined()) {
+  if (!shape.IsFullyDefined() && !(options.shape_from_initial_value && !shape.known_rank())) {
     return InvalidArgument("shape of a new variable (", full, ") must be fully defined, but instead was ",
                            shape.ToString());
   }

@@ -47,6 +47,10 @@ struct VariableOptions {
   std::vector<std::string> collections;
   // Replaces the default {GLOBAL_VARIABLES} when non-empty (e.g. LOCAL_VARIABLES).
   std::vector<std::string> base_collections;
+  // get_variable without a shape whose initial value the caller builds (a tensor or a
+  // no-argument function, TF's "initializing from value"): the variable takes the value's
+  // shape instead of needing a fully defined one.
+  bool shape_from_initial_value = false;
 };
 
 enum class VariableReuse { kInherit = -1, kFalse = 0, kTrue = 1, kAuto = 2 };

@@ -249,6 +249,54 @@ TEST_F(VariablesTest, InitializerCallbackBuildsInsideTheVariableScope) {
   EXPECT_EQ(code(), TG_INVALID_ARGUMENT);
 }
 
+// The out-parameter form, for bindings whose callbacks cannot return a struct (ctypes).
+void BuildValueInto(void* arg, TG_Graph* g, TG_DataType dtype, const int64_t* dims,
+                    int num_dims, TG_Output* out, TG_Status* status) {
+  *out = BuildValue(arg, g, dtype, dims, num_dims, status);
+}
+
+void FailingInitInto(void*, TG_Graph*, TG_DataType, const int64_t*, int, TG_Output*,
+                     TG_Status* status) {
+  TG_SetStatus(status, TG_UNIMPLEMENTED, "no random ops yet");
+}
+
+TEST_F(VariablesTest, GetVariableWithCallbackBuildsOnlyWhenCreating) {
+  InitArg arg{s_, 0};
+  int64_t dims[] = {2, 5};
+  TG_Variable* c = TG_GraphGetVariableWithCallback(g_, "c", TG_FLOAT, dims, 2, BuildValueInto,
+                                                   &arg, nullptr, s_);
+  TG_ASSERT_OK(s_);
+  EXPECT_EQ(arg.calls, 1);
+  EXPECT_EQ(Name(TG_VariableInitialValue(c).oper), "c/Initializer/random_normal");
+  EXPECT_EQ(Shape(TG_VariableReadValue(c).oper), (std::vector<int64_t>{2, 5}));
+
+  // Reused: the callback is not called again.
+  TG_GraphReuseVariables(g_, s_);
+  TG_ASSERT_OK(s_);
+  EXPECT_EQ(TG_GraphGetVariableWithCallback(g_, "c", TG_FLOAT, dims, 2, BuildValueInto, &arg,
+                                            nullptr, s_),
+            c);
+  TG_ASSERT_OK(s_);
+  EXPECT_EQ(arg.calls, 1);
+}
+
+TEST_F(VariablesTest, GetVariableWithCallbackReportsFailures) {
+  int64_t dims[] = {3};
+  const int before = TG_GraphNumOperations(g_);
+  EXPECT_EQ(TG_GraphGetVariableWithCallback(g_, "f", TG_FLOAT, dims, 1, FailingInitInto, nullptr,
+                                            nullptr, s_),
+            nullptr);
+  EXPECT_EQ(code(), TG_UNIMPLEMENTED);
+  EXPECT_NE(msg().find("initializer of variable 'f'"), std::string::npos) << msg();
+  EXPECT_NE(msg().find("no random ops yet"), std::string::npos) << msg();
+  EXPECT_EQ(TG_GraphNumOperations(g_), before);
+  EXPECT_EQ(TG_GraphGetVariableWithCallback(g_, "f", TG_FLOAT, dims, 1, nullptr, nullptr,
+                                            nullptr, s_),
+            nullptr);
+  EXPECT_EQ(code(), TG_INVALID_ARGUMENT);
+  EXPECT_NE(msg().find("initializer callback"), std::string::npos) << msg();
+}
+
 // ---- get_variable and variable scopes ----
 
 // Seed: scoping(variable_scope) vs scoping(name_scope).

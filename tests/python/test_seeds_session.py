@@ -193,8 +193,9 @@ def test_get_variable_with_a_constant_initializer():
     v = tf.get_variable("w", initializer=tf.constant([[1.0, 2.0]]))
     assert v.shape.as_list() == [1, 2] and v.dtype.base_dtype == tf.float32
     assert v.name == "w:0"
-    with pytest.raises(NotImplementedError):
-        tf.get_variable("x", initializer=tf.constant([1.0]) * 2)
+    x = tf.get_variable("x", initializer=tf.constant([1.0]) * 2)  # a computed tensor
+    assert x.shape.as_list() == [1]
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
         assert sess.run(v).tolist() == [[1.0, 2.0]]
+        assert sess.run(x).tolist() == [2.0]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import inspect
 from typing import Any, Iterator, List, Optional
 
 from tgraph import _c, _tensor_conv, dtypes, errors
@@ -355,9 +356,7 @@ def get_variable(name: str, shape: Any = None, dtype: Any = None, initializer: A
         finally:
             _lib.TG_DeleteTensor(th)
     elif isinstance(initializer, (Tensor, Variable)) or callable(initializer):
-        raise NotImplementedError("get_variable: a computed tensor or an arbitrary callable as "
-                                  "initializer is not supported; use a value, a constant or an "
-                                  "initializer object")
+        h = _get_variable_built_by(g, name, dt, dims_list, initializer, opts, st)
     else:
         arr = _np_value(initializer, dtypes.as_dtype(dtype) if dtype is not None else None)
         th = _tensor_conv.from_numpy(arr, dtypes.as_dtype(dtype) if dtype is not None
@@ -370,6 +369,80 @@ def get_variable(name: str, shape: Any = None, dtype: Any = None, initializer: A
     _check_var(st, g)
     del keep
     return g._variable(h)
+
+
+def _needs_no_arguments(fn: Any) -> bool:
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    return all(p.default is not p.empty or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+               for p in params)
+
+
+def _takes_partition_info(fn: Any) -> bool:
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return False
+    return "partition_info" in params or any(p.kind == p.VAR_KEYWORD for p in params.values())
+
+
+def _get_variable_built_by(g: Any, name: str, dt: int, dims_list: Any, initializer: Any,
+                           opts: Any, st: int) -> int:
+    """get_variable whose initial value is a tensor of the graph or is built by a callable, as
+    TF 1.x: a callable gets (shape, dtype[, partition_info]) when the shape is fully defined and
+    no arguments when no shape is given; it runs only if the variable is created."""
+    from tgraph.tensor import Tensor, convert_to_tensor
+    if isinstance(initializer, Variable):
+        initializer = initializer._as_tensor()
+    if isinstance(initializer, Tensor):
+        # The tensor is the initial value: the variable takes its dtype and, unless a shape
+        # was given, its static shape.
+        if dt == 0:
+            dt = initializer.dtype.base_dtype.as_datatype_enum
+        if dims_list is None and initializer.shape.ndims is not None:
+            dims_list = initializer.shape.as_list()
+        if dims_list is not None and any(d is None for d in dims_list):
+            dims_list = None
+    elif dims_list is not None and any(d is None for d in dims_list):
+        raise ValueError(f"Shape of a new variable ({name}) must be fully defined, but instead "
+                         f"was {dims_list}.")
+    elif dims_list is None and not _needs_no_arguments(initializer):
+        raise ValueError("The initializer passed is not valid. It should be a callable with no "
+                         "arguments and the shape should not be provided or an instance of "
+                         "`tf.keras.initializers.*' and `shape` should be fully defined.")
+    failure: List[BaseException] = []
+
+    def build(_arg: Any, _graph: Any, dtype: int, dims: Any, num_dims: int, out: Any,
+              status: int) -> None:
+        try:
+            if isinstance(initializer, Tensor):
+                value = initializer
+            elif num_dims < 0:
+                value = convert_to_tensor(initializer(), name="initial_value",
+                                          dtype=dtypes.as_dtype(dtype) if dtype else None)
+            else:
+                shape = [dims[i] for i in range(num_dims)]
+                dt_obj = dtypes.as_dtype(dtype)
+                if _takes_partition_info(initializer):
+                    value = initializer(shape, dtype=dt_obj, partition_info=None)
+                else:
+                    value = initializer(shape, dtype=dt_obj)
+                value = convert_to_tensor(value, dtype=dt_obj)
+            out[0] = value._as_tf_output()
+        except BaseException as e:  # noqa: BLE001 - re-raised once the C call returns
+            failure.append(e)
+            _lib.TG_SetStatus(status, errors.UNKNOWN, _c.cstr(f"{type(e).__name__}: {e}"))
+
+    callback = _c.INITIALIZER_CALLBACK(build)
+    dims = (ctypes.c_int64 * max(len(dims_list or []), 1))(*(dims_list or []))
+    nd = -1 if dims_list is None else len(dims_list)
+    h = _lib.TG_GraphGetVariableWithCallback(g._handle, _c.cstr(name), dt, dims, nd, callback,
+                                             None, ctypes.byref(opts), st)
+    if failure:
+        raise failure[0]
+    return h
 
 
 # ---- collections of variables and their initializers ----

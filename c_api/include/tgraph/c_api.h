@@ -733,10 +733,24 @@ TG_CAPI_EXPORT extern TG_Variable* TG_GraphGetVariable(TG_Graph* g, const char* 
                                                        const TG_VariableOptions* opts,
                                                        TG_Status* status);
 /* The same with an initializer function (called only when the variable is created, inside
- * its name scope; ops it makes are named "V/..."). */
+ * its name scope; ops it makes are named "V/..."). With num_dims == -1 the function gets
+ * num_dims -1 (and TG_INVALID_DTYPE when no dtype is given) and the variable takes the shape
+ * and dtype of the value it builds, as TF's get_variable(initializer=<no-argument callable>). */
 TG_CAPI_EXPORT extern TG_Variable* TG_GraphGetVariableWithInitializer(
     TG_Graph* g, const char* name, TG_DataType dtype, const int64_t* dims, int num_dims,
     TG_InitializerFunction fn, void* arg, const TG_VariableOptions* opts, TG_Status* status);
+
+/* An initializer function for callers whose foreign-function layer cannot return a struct by
+ * value (Python's ctypes callbacks): the same as TG_InitializerFunction, with the value
+ * written to *out. */
+typedef void (*TG_InitializerCallback)(void* arg, TG_Graph* g, TG_DataType dtype,
+                                       const int64_t* dims, int num_dims, TG_Output* out,
+                                       TG_Status* status);
+/* TG_GraphGetVariableWithInitializer with a TG_InitializerCallback. */
+TG_CAPI_EXPORT extern TG_Variable* TG_GraphGetVariableWithCallback(
+    TG_Graph* g, const char* name, TG_DataType dtype, const int64_t* dims, int num_dims,
+    TG_InitializerCallback callback, void* arg, const TG_VariableOptions* opts,
+    TG_Status* status);
 
 /* Variable.initialized_value(): the variable's value once its initializer has run, for
  * initial values computed from other variables (`w2 = Variable(w1.initialized_value() * 2)`):

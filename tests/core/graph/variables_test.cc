@@ -86,7 +86,7 @@ TEST(VariablesTest, InitialValueNeedsAKnownShape) {
       [](Graph& graph) -> StatusOr<Output> {
         NodeSpec ph;
         ph.type = "Placeholder";
-        ph.name = "p";
+        ph.name = std::string(1, 'p');  // not = "p": GCC 12 -O3 false -Wrestrict
         ph.attrs["dtype"] = AttrOfType(DT_FLOAT);
         TG_ASSIGN_OR_RETURN(Operation * op, graph.AddOperation(std::move(ph)));
         return op->output(0);
