@@ -118,6 +118,17 @@ struct GradientSource {
   bool found() const { return core != nullptr || plugin != nullptr || not_differentiable; }
 };
 
+// The gradient an op asks for: its type, or what TF's gradient_override_map put in its
+// "_gradient_op_type" attr when it was built.
+std::string GradientOpType(const Operation& op) {
+  const tf::AttrValue* overridden = op.FindAttr("_gradient_op_type");
+  if (overridden != nullptr && overridden->value_case() == tf::AttrValue::kS &&
+      !overridden->s().empty()) {
+    return overridden->s();
+  }
+  return op.type();
+}
+
 GradientSource FindGradient(const std::string& op_type) {
   GradientSource source;
   const GradientFunctionRegistry& core = GradientFunctionRegistry::Global();
@@ -220,10 +231,14 @@ StatusOr<std::vector<GradValue>> AddGradients(Graph& graph, const std::vector<Ou
     if (!between[static_cast<size_t>(id)]) continue;
     const Operation* op = graph.operation(id);
     if (!NeedsInputGradients(*op, between) || loops.IsPlumbing(op)) continue;
-    GradientSource source = FindGradient(op->type());
+    const std::string gradient_type = GradientOpType(*op);
+    GradientSource source = FindGradient(gradient_type);
     if (!source.found()) {
+      const std::string overridden =
+          gradient_type == op->type() ? "" : StrCat(", gradient overridden as '", gradient_type, "'");
       return NotFound("No gradient defined for operation '", op->name(), "' (op type: ",
-                      op->type(), "), which lies between ", ys[0].Name(), " and the xs");
+                      op->type(), overridden, "), which lies between ", ys[0].Name(),
+                      " and the xs");
     }
     sources.emplace(op, source);
   }

@@ -72,7 +72,7 @@ __version__ = _c.pystr(_c.lib.TG_Version())
 
 newaxis = None
 
-from tgraph.gradients import IndexedSlices, gradients
+from tgraph.gradients import IndexedSlices, RegisterGradient, gradients
 from tgraph.importer import import_graph_def
 from tgraph import train, summary, graph_util
 from tgraph.custom_ops import load_op_library

@@ -87,3 +87,20 @@ def gradients(ys: Any, xs: Any, grad_ys: Any = None, name: str = "gradients",
         errors.raise_status(code, msg)
     return [_wrap(g, values, indices, shapes, i) for i in range(nx)]
 
+
+
+class RegisterGradient:
+    """tf.RegisterGradient: tgraph's gradient functions are the core's and those plugins
+    register (tgraph/plugin.h); a Python function cannot be one. gradient_override_map can
+    still map an op type to any of those by name (e.g. {"Sign": "Identity"})."""
+
+    def __init__(self, op_type: str) -> None:
+        if not isinstance(op_type, str):
+            raise TypeError("op_type must be a string")
+        self._op_type = op_type
+
+    def __call__(self, fn: Any) -> Any:
+        raise NotImplementedError(
+            f"RegisterGradient('{self._op_type}'): Python gradient functions are not supported; "
+            "register the gradient from a plugin (tgraph/plugin.h) or map the op to an existing "
+            "gradient with Graph.gradient_override_map")

@@ -56,6 +56,8 @@ class Graph:
         self._session_handles: set = set()
         self._delete_session = _lib.TG_DeleteSession
         self._optimizers: List[Any] = []  # kept alive: their slots belong to the graph
+        # op type -> gradient type, for ops built inside gradient_override_map.
+        self._gradient_override_map: Dict[str, str] = {}
 
     def __del__(self) -> None:
         h = getattr(self, "_handle", None)
@@ -343,8 +345,20 @@ class Graph:
 
     @contextlib.contextmanager
     def gradient_override_map(self, op_type_map: Dict[str, str]) -> Iterator[None]:
-        raise NotImplementedError("gradient_override_map: tgraph's gradients are registered "
-                                  "in C++ or by plugins")
+        """Ops of a type in `op_type_map` built inside take the gradient registered for the
+        mapped type (their "_gradient_op_type" attr, as in TF). The gradients are the core's
+        and the plugins'; Python gradient functions are not supported (see RegisterGradient)."""
+        if not isinstance(op_type_map, dict):
+            raise TypeError("op_type_map must be a dictionary mapping strings to strings")
+        saved = dict(self._gradient_override_map)
+        for op_type, gradient_type in op_type_map.items():
+            if not isinstance(op_type, str) or not isinstance(gradient_type, str):
+                raise TypeError("op_type_map must be a dictionary mapping strings to strings")
+            self._gradient_override_map[op_type] = gradient_type
+        try:
+            yield
+        finally:
+            self._gradient_override_map = saved
 
     # ---- collections ----
 

@@ -326,6 +326,10 @@ def apply_op(op_type: str, name: Optional[str] = None, **kwargs: Any) -> Any:
     except Exception:
         _lib.TG_AbandonOperation(desc)
         raise
+    gradient_type = g._gradient_override_map.get(op_type)
+    if gradient_type is not None:
+        value = gradient_type.encode()
+        _lib.TG_SetAttrString(desc, b"_gradient_op_type", value, len(value))
     op = _finish(g, desc)
     return _outputs(sig, op)
 
