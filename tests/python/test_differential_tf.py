@@ -128,6 +128,100 @@ def test_array_ops_and_slicing():
     assert_close(a, b)
 
 
+def test_axes_modes_and_batch_dims():
+    """softmax/log_softmax over a middle axis, the pad modes and gather's batch_dims."""
+    def build(m):
+        x = m.constant(np.arange(24, dtype=np.float32).reshape(2, 3, 4) / 7.0)
+        i = m.constant([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+        params = m.constant(np.arange(30, dtype=np.float32).reshape(2, 3, 5))
+        idx = m.constant([[2, 0], [1, 1]])
+        return {
+            "softmax_axis0": m.nn.softmax(x, axis=0), "softmax_axis1": m.nn.softmax(x, axis=1),
+            "softmax_neg2": m.nn.softmax(x, axis=-2),
+            "log_softmax_axis1": m.nn.log_softmax(x, axis=1),
+            "reflect": m.pad(i, [[1, 1], [2, 2]], mode="REFLECT"),
+            "symmetric": m.pad(i, [[1, 0], [3, 1]], mode="symmetric"),
+            "constant_values": m.pad(i, [[0, 1], [1, 0]], constant_values=9.5),
+            "gather_batch_dims": m.gather(params, idx, batch_dims=1),
+            "gather_batch_dims_axis2": m.gather(params, idx, axis=2, batch_dims=1),
+        }, {}, None
+    a, b = run_both(build)
+    assert_close(a, b)
+
+
+def test_get_variable_with_computed_and_callable_initializers():
+    """get_variable's initializer as a graph tensor, a (shape, dtype, partition_info) callable
+    and a no-argument callable: values, node names and AUTO_REUSE agree with TF."""
+    def build(m):
+        base = m.constant([1.0, 5.0])
+        with m.variable_scope("s", reuse=m.AUTO_REUSE):
+            a = m.get_variable("a", initializer=base * 2.0)
+            b = m.get_variable("b", shape=[2, 3], initializer=lambda shape, dtype=None,
+                               partition_info=None: m.ones(shape, dtype) * 3.0)
+            c = m.get_variable("c", initializer=lambda: m.constant([[1.0, 2.0]]))
+            d = m.get_variable("d", shape=[2], dtype=m.int32,
+                               initializer=lambda shape, dtype: m.fill(shape, 7))
+            again = m.get_variable("b", shape=[2, 3])
+        names = sorted(op.name for op in m.get_default_graph().get_operations())
+        return {"a": a, "b": b, "c": c, "d": d, "same": again.name == b.name,
+                "names": names}, {}, None
+
+    def run(m):
+        g = m.Graph()
+        with g.as_default():
+            fetches, _, _ = build(m)
+            with m.Session() as sess:
+                sess.run(m.global_variables_initializer())
+                values = sess.run({k: fetches[k] for k in "abcd"})
+        return values, fetches["same"], fetches["names"]
+
+    (ours, same_ours, names_ours), (theirs, same_theirs, names_theirs) = run(tgraph), run(tf1)
+    assert_close(ours, theirs)
+    assert same_ours and same_theirs
+    assert names_ours == names_theirs
+
+
+def test_get_variable_rejects_what_tf_rejects():
+    with tgraph.Graph().as_default():
+        with pytest.raises(ValueError, match="initializer passed is not valid"):
+            tgraph.get_variable("x", initializer=lambda shape, dtype: tgraph.ones(shape))
+        with pytest.raises(ZeroDivisionError):
+            tgraph.get_variable("y", shape=[2], initializer=lambda shape, dtype: 1 / 0)
+        assert tgraph.global_variables() == []
+
+
+def test_gradient_override_map():
+    """Ops built inside gradient_override_map take the mapped type's gradient (straight-through
+    Sign, Relu passing every gradient); ops outside keep their own."""
+    def build(m):
+        x = m.constant([-1.5, 0.5, 2.0])
+        g = m.get_default_graph()
+        with g.gradient_override_map({"Sign": "Identity", "Relu": "Identity"}):
+            s = m.sign(x) * 3.0
+            r = m.nn.relu(x)
+        plain = m.nn.relu(x)
+        assert r.op.get_attr("_gradient_op_type") == b"Identity"
+        assert s.op.inputs[0].op.get_attr("_gradient_op_type") == b"Identity"
+        return {"sign": m.gradients(s, x)[0], "relu": m.gradients(r, x)[0],
+                "plain": m.gradients(plain, x)[0]}, {}, None
+    a, b = run_both(build)
+    assert_close(a, b)
+
+
+def test_gradient_override_to_an_unknown_gradient_fails_like_tf():
+    for m in (tgraph, tf1):
+        with m.Graph().as_default() as g:
+            x = m.constant([1.0, 2.0])
+            with g.gradient_override_map({"Square": "NoSuchGradient"}):
+                y = m.square(x)
+            with pytest.raises(LookupError, match="No gradient defined") as raised:
+                m.gradients(y, x)
+            if m is tgraph:
+                assert "NoSuchGradient" in str(raised.value)
+    with pytest.raises(NotImplementedError, match="Python gradient functions"):
+        tgraph.RegisterGradient("MyGrad")(lambda op, grad: grad)
+
+
 def test_node_names_agree():
     def names(m):
         g = m.Graph()
