@@ -7,9 +7,12 @@
 //     windows cover it (no atomics);
 //   Conv2DBackpropFilter: one block per filter element (grid-stride over them), summing over
 //     every output pixel of the batch in shared memory.
-// Offsets are int64; counts are ints (the host refuses tensors of 2^31 elements or more).
+// MaxPool / AvgPool (NHWC) and their gradients: an output element per thread, and a gather
+// over the covering windows per input element (MaxPoolGrad recomputes each window's first
+// maximum). Offsets are int64; counts are ints (the host refuses tensors of 2^31 elements or more).
 // Launch wrappers: cuda_launch.h.
 #include <algorithm>
+#include <cfloat>
 #include <cstdint>
 
 #include "cuda_launch.h"
@@ -133,7 +136,123 @@ __global__ void Conv2DBackpropFilterKernel(const float* x, const float* dy, floa
   }
 }
 
+// Pooling, NHWC (the ConvShape's kh x kw is the window, oc = c): the input rows and columns
+// [*lo, *hi) of window o along one dim.
+__device__ void Window(int o, int stride, int pad, int k, int in, int* lo, int* hi) {
+  const int start = o * stride - pad;
+  *lo = max(start, 0);
+  *hi = min(start + k, in);
+}
+
+// The output windows that cover input index i along one dim: [*lo, *hi].
+__device__ void Covering(int i, int stride, int pad, int k, int out, int* lo, int* hi) {
+  const int t = i + pad - k + 1;
+  *lo = t <= 0 ? 0 : (t + stride - 1) / stride;
+  *hi = min((i + pad) / stride, out - 1);
+}
+
+// MaxPool / AvgPool: one output element per thread. Max ignores padding and NaN (it starts
+// from -FLT_MAX and takes an element only when strictly greater), as the CPU plugin; the
+// average divides by the number of input elements the window covers.
+template <bool kMax>
+__global__ void PoolKernel(const float* x, float* y, ConvShape s) {
+  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < s.n;
+       i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    int b, oy, ox, ch, h0, h1, w0, w1;
+    Coords(false, static_cast<int>(i), s.oh, s.ow, s.c, &b, &oy, &ox, &ch);
+    Window(oy, s.sh, s.pad_top, s.kh, s.h, &h0, &h1);
+    Window(ox, s.sw, s.pad_left, s.kw, s.w, &w0, &w1);
+    float acc = kMax ? -FLT_MAX : 0.0f;
+    for (int h = h0; h < h1; ++h) {
+      for (int w = w0; w < w1; ++w) {
+        const float v = x[At(false, b, h, w, ch, s.h, s.w, s.c)];
+        if (kMax) {
+          acc = v > acc ? v : acc;
+        } else {
+          acc += v;
+        }
+      }
+    }
+    y[i] = kMax ? acc : acc * (1.0f / static_cast<float>(max((h1 - h0) * (w1 - w0), 1)));
+  }
+}
+
+// The element (h * w + x) that MaxPoolGrad routes window (oy, ox)'s gradient to, as the CPU
+// plugin: the maximum starts from the window's first element and moves only to a strictly
+// greater one; the gradient goes to the first element equal to it (the first element when
+// the maximum is that element's NaN). Windows that cover an input element are not empty.
+__device__ int WindowArgMax(const float* x, const ConvShape& s, int b, int oy, int ox, int ch) {
+  int h0, h1, w0, w1;
+  Window(oy, s.sh, s.pad_top, s.kh, s.h, &h0, &h1);
+  Window(ox, s.sw, s.pad_left, s.kw, s.w, &w0, &w1);
+  float mx = x[At(false, b, h0, w0, ch, s.h, s.w, s.c)];
+  for (int h = h0; h < h1; ++h) {
+    for (int w = w0; w < w1; ++w) {
+      const float v = x[At(false, b, h, w, ch, s.h, s.w, s.c)];
+      mx = mx < v ? v : mx;
+    }
+  }
+  if (isnan(mx)) return h0 * s.w + w0;
+  for (int h = h0; h < h1; ++h) {
+    for (int w = w0; w < w1; ++w) {
+      if (x[At(false, b, h, w, ch, s.h, s.w, s.c)] == mx) return h * s.w + w;
+    }
+  }
+  return h0 * s.w + w0;
+}
+
+// MaxPoolGrad (x is orig_input) / AvgPoolGrad (x unused): one input element per thread, a
+// gather over the windows that cover it (no atomics).
+template <bool kMax>
+__global__ void PoolGradKernel(const float* x, const float* dy, float* dx, ConvShape s) {
+  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < s.n;
+       i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    int b, iy, ix, ch, oy0, oy1, ox0, ox1;
+    Coords(false, static_cast<int>(i), s.h, s.w, s.c, &b, &iy, &ix, &ch);
+    Covering(iy, s.sh, s.pad_top, s.kh, s.oh, &oy0, &oy1);
+    Covering(ix, s.sw, s.pad_left, s.kw, s.ow, &ox0, &ox1);
+    float acc = 0.0f;
+    for (int oy = oy0; oy <= oy1; ++oy) {
+      int h0, h1;
+      Window(oy, s.sh, s.pad_top, s.kh, s.h, &h0, &h1);
+      for (int ox = ox0; ox <= ox1; ++ox) {
+        const float g = dy[At(false, b, oy, ox, ch, s.oh, s.ow, s.c)];
+        if (kMax) {
+          if (WindowArgMax(x, s, b, oy, ox, ch) == iy * s.w + ix) acc += g;
+        } else {
+          int w0, w1;
+          Window(ox, s.sw, s.pad_left, s.kw, s.w, &w0, &w1);
+          acc += g * (1.0f / static_cast<float>(max((h1 - h0) * (w1 - w0), 1)));
+        }
+      }
+    }
+    dx[i] = acc;
+  }
+}
+
 }  // namespace
+
+cudaError_t LaunchPool(bool max_pool, const float* x, float* y, const ConvShape& s,
+                       cudaStream_t stream) {
+  if (s.n <= 0) return cudaSuccess;
+  if (max_pool) {
+    PoolKernel<true><<<BlocksFor(s.n), kBlock, 0, stream>>>(x, y, s);
+  } else {
+    PoolKernel<false><<<BlocksFor(s.n), kBlock, 0, stream>>>(x, y, s);
+  }
+  return cudaGetLastError();
+}
+
+cudaError_t LaunchPoolGrad(bool max_pool, const float* x, const float* dy, float* dx,
+                           const ConvShape& s, cudaStream_t stream) {
+  if (s.n <= 0) return cudaSuccess;
+  if (max_pool) {
+    PoolGradKernel<true><<<BlocksFor(s.n), kBlock, 0, stream>>>(x, dy, dx, s);
+  } else {
+    PoolGradKernel<false><<<BlocksFor(s.n), kBlock, 0, stream>>>(x, dy, dx, s);
+  }
+  return cudaGetLastError();
+}
 
 cudaError_t LaunchConv2D(const float* x, const float* filter, float* y, const ConvShape& s,
                          cudaStream_t stream) {

@@ -1,6 +1,7 @@
 // Conv2D, Conv2DBackpropInput and Conv2DBackpropFilter, float32, NHWC or NCHW, padding SAME,
-// VALID or EXPLICIT, any positive strides and dilations (device code: conv.cu). The attr and
-// shape checks are plugins/device_common/conv_args.h's, shared with the OpenCL plugin (the
+// VALID or EXPLICIT, any positive strides and dilations; MaxPool, AvgPool and their
+// gradients, NHWC (device code: conv.cu). The attr and shape checks are
+// plugins/device_common/conv_args.h's and pool_args.h's, shared with the OpenCL plugin (the
 // CPU plugin's rules and codes).
 #include <string>
 #include <vector>
@@ -9,6 +10,7 @@
 #include "cuda_kernels.h"
 #include "cuda_launch.h"
 #include "device_common/conv_args.h"
+#include "device_common/pool_args.h"
 
 namespace tgraph_cuda {
 namespace {
@@ -140,6 +142,106 @@ class Conv2DBackpropFilterKernel {
   ConvAttrs attrs_;
 };
 
+// MaxPool / AvgPool (NHWC).
+template <bool kMax>
+class PoolKernel {
+ public:
+  explicit PoolKernel(Construction& c) {
+    tgraph_device_common::ReadPoolAttrs(c, DeviceType(), /*allow_explicit=*/kMax, &attrs_);
+  }
+
+  void Compute(Context& ctx) {
+    TensorView x = ctx.input(0);
+    ConvGeometry g;
+    if (!tgraph_device_common::PoolGeometryOf(ctx, attrs_, x.dims(), "input", &g) ||
+        !CheckIntSized(ctx, g.InputSize(), "the input") ||
+        !CheckIntSized(ctx, g.OutputSize(), "the output")) {
+      return;
+    }
+    const int64_t n = g.OutputSize();
+    CudaDevice* dev = BindDevice(ctx);
+    if (dev == nullptr) return;
+    TensorMut y = ctx.AllocateOutput(0, g.OutputDims());
+    if (!ctx.ok() || n == 0) return;
+    const auto s = tgraph_device_common::ConvShapeOf<ConvShape>(g, n);
+    CudaOk(ctx, LaunchPool(kMax, DataOf<const float>(x), DataOf<float>(y), s, dev->stream()),
+           "launch");
+  }
+
+ private:
+  tgraph_device_common::PoolAttrs attrs_;
+};
+
+// MaxPoolGrad(orig_input, orig_output, grad): the gradient goes to each window's first
+// maximum of orig_input (orig_output is only checked for its shape, as on the CPU).
+class MaxPoolGradKernel {
+ public:
+  explicit MaxPoolGradKernel(Construction& c) {
+    tgraph_device_common::ReadPoolAttrs(c, DeviceType(), /*allow_explicit=*/true, &attrs_);
+  }
+
+  void Compute(Context& ctx) {
+    TensorView x = ctx.input(0), y = ctx.input(1), dy = ctx.input(2);
+    ConvGeometry g;
+    if (!tgraph_device_common::PoolGeometryOf(ctx, attrs_, x.dims(), "orig_input", &g) ||
+        !tgraph_device_common::CheckPooledShape(ctx, "orig_output", y.dims(), g) ||
+        !tgraph_device_common::CheckPooledShape(ctx, "grad", dy.dims(), g) ||
+        !CheckIntSized(ctx, g.InputSize(), "the input") ||
+        !CheckIntSized(ctx, g.OutputSize(), "the output")) {
+      return;
+    }
+    const int64_t n = g.InputSize();
+    CudaDevice* dev = BindDevice(ctx);
+    if (dev == nullptr) return;
+    TensorMut dx = ctx.AllocateOutput(0, g.InputDims());
+    if (!ctx.ok() || n == 0) return;
+    if (g.OutputSize() == 0) return FillZeros(ctx, *dev, dx);
+    const auto s = tgraph_device_common::ConvShapeOf<ConvShape>(g, n);
+    CudaOk(ctx,
+           LaunchPoolGrad(true, DataOf<const float>(x), DataOf<const float>(dy),
+                          DataOf<float>(dx), s, dev->stream()),
+           "launch");
+  }
+
+ private:
+  tgraph_device_common::PoolAttrs attrs_;
+};
+
+// AvgPoolGrad(orig_input_shape, grad): orig_input_shape in host memory.
+class AvgPoolGradKernel {
+ public:
+  explicit AvgPoolGradKernel(Construction& c) {
+    tgraph_device_common::ReadPoolAttrs(c, DeviceType(), /*allow_explicit=*/false, &attrs_);
+  }
+
+  void Compute(Context& ctx) {
+    std::vector<int64_t> sizes;
+    if (!tgraph_device_common::ReadConvSizes(ctx, 0, "orig_input_shape", {4}, &sizes)) return;
+    TensorView dy = ctx.input(1);
+    ConvGeometry g;
+    if (!tgraph_device_common::PoolGeometryOf(ctx, attrs_, sizes, "orig_input_shape", &g) ||
+        !tgraph_device_common::CheckPooledShape(ctx, "grad", dy.dims(), g) ||
+        !CheckIntSized(ctx, g.InputSize(), "the input") ||
+        !CheckIntSized(ctx, g.OutputSize(), "the output")) {
+      return;
+    }
+    const int64_t n = g.InputSize();
+    CudaDevice* dev = BindDevice(ctx);
+    if (dev == nullptr) return;
+    TensorMut dx = ctx.AllocateOutput(0, sizes);
+    if (!ctx.ok() || n == 0) return;
+    if (g.OutputSize() == 0) return FillZeros(ctx, *dev, dx);
+    const auto s = tgraph_device_common::ConvShapeOf<ConvShape>(g, n);
+    CudaOk(ctx,
+           LaunchPoolGrad(false, nullptr, DataOf<const float>(dy), DataOf<float>(dx), s,
+                          dev->stream()),
+           "launch");
+  }
+
+ private:
+  tgraph_device_common::PoolAttrs attrs_;
+};
+
 }  // namespace
 
 void RegisterConvKernels(tgraph::plugin::Init& init) {
@@ -149,6 +251,10 @@ void RegisterConvKernels(tgraph::plugin::Init& init) {
   init.Kernel<Conv2DKernel>(f("Conv2D"));
   init.Kernel<Conv2DBackpropInputKernel>(f("Conv2DBackpropInput").HostMemory("input_sizes"));
   init.Kernel<Conv2DBackpropFilterKernel>(f("Conv2DBackpropFilter").HostMemory("filter_sizes"));
+  init.Kernel<PoolKernel<true>>(f("MaxPool"));
+  init.Kernel<PoolKernel<false>>(f("AvgPool"));
+  init.Kernel<MaxPoolGradKernel>(f("MaxPoolGrad"));
+  init.Kernel<AvgPoolGradKernel>(f("AvgPoolGrad").HostMemory("orig_input_shape"));
 }
 
 }  // namespace tgraph_cuda

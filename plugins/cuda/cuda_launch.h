@@ -132,7 +132,7 @@ cudaError_t LaunchApplyRMSProp(float* var, float* mg, float* ms, float* mom,
                                const RMSPropScalars& scalars, const float* grad, int n,
                                cudaStream_t stream);
 
-// ---- any reduction over any axes (reduce.cu) and convolutions (conv.cu) ----
+// ---- any reduction over any axes (reduce.cu), convolutions and pooling (conv.cu) ----
 
 // The kept and the reduced groups of dims of a reduction (sizes and element strides in the
 // input, outermost first: see plugins/device_common/reduce_args.h).
@@ -163,5 +163,11 @@ cudaError_t LaunchConv2DBackpropInput(const float* dy, const float* filter, floa
                                       const ConvShape& s, cudaStream_t stream);
 cudaError_t LaunchConv2DBackpropFilter(const float* x, const float* dy, float* dfilter,
                                        const ConvShape& s, cudaStream_t stream);
+// MaxPool / AvgPool of NHWC x (s's kh x kw the window, oc = c; n output elements), and
+// their gradients (n input elements; x is MaxPoolGrad's orig_input, unused by AvgPoolGrad).
+cudaError_t LaunchPool(bool max_pool, const float* x, float* y, const ConvShape& s,
+                       cudaStream_t stream);
+cudaError_t LaunchPoolGrad(bool max_pool, const float* x, const float* dy, float* dx,
+                           const ConvShape& s, cudaStream_t stream);
 
 }  // namespace tgraph_cuda

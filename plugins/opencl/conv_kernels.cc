@@ -1,13 +1,15 @@
 // Conv2D, Conv2DBackpropInput and Conv2DBackpropFilter, float32, NHWC or NCHW, padding SAME,
-// VALID or EXPLICIT, any positive strides and dilations (program "conv",
-// cl_sources_conv.cc). The attr and shape checks are plugins/device_common/conv_args.h's,
-// shared with the CUDA plugin (the CPU plugin's rules and codes).
+// VALID or EXPLICIT, any positive strides and dilations; MaxPool, AvgPool and their
+// gradients, NHWC (program "conv", cl_sources_conv.cc). The attr and shape checks are
+// plugins/device_common/conv_args.h's and pool_args.h's, shared with the CUDA plugin (the
+// CPU plugin's rules and codes).
 #include <string>
 #include <vector>
 
 #include "cl_common.h"
 #include "cl_kernels.h"
 #include "device_common/conv_args.h"
+#include "device_common/pool_args.h"
 
 namespace tgraph_opencl {
 namespace {
@@ -139,6 +141,98 @@ class Conv2DBackpropFilterKernel {
   ConvAttrs attrs_;
 };
 
+// MaxPool / AvgPool (NHWC).
+template <bool kMax>
+class PoolKernel {
+ public:
+  explicit PoolKernel(Construction& c) {
+    tgraph_device_common::ReadPoolAttrs(c, DeviceType(), /*allow_explicit=*/kMax, &attrs_);
+  }
+
+  void Compute(Context& ctx) {
+    TensorView x = ctx.input(0);
+    ConvGeometry g;
+    if (!tgraph_device_common::PoolGeometryOf(ctx, attrs_, x.dims(), "input", &g) ||
+        !CheckIntSized(ctx, g.InputSize(), "the input") ||
+        !CheckIntSized(ctx, g.OutputSize(), "the output")) {
+      return;
+    }
+    const int64_t n = g.OutputSize();
+    TensorMut y = ctx.AllocateOutput(0, g.OutputDims());
+    if (!ctx.ok() || n == 0) return;
+    const auto s = tgraph_device_common::ConvShapeOf<ConvShape>(g, n);
+    const cl_mem xm = BufferOf(x), ym = BufferOf(y);
+    Launch(ctx, "conv", kMax ? "tg_max_pool" : "tg_avg_pool", {A(xm), A(ym), A(s)},
+           {static_cast<size_t>(n)});
+  }
+
+ private:
+  tgraph_device_common::PoolAttrs attrs_;
+};
+
+// MaxPoolGrad(orig_input, orig_output, grad): the gradient goes to each window's first
+// maximum of orig_input (orig_output is only checked for its shape, as on the CPU).
+class MaxPoolGradKernel {
+ public:
+  explicit MaxPoolGradKernel(Construction& c) {
+    tgraph_device_common::ReadPoolAttrs(c, DeviceType(), /*allow_explicit=*/true, &attrs_);
+  }
+
+  void Compute(Context& ctx) {
+    TensorView x = ctx.input(0), y = ctx.input(1), dy = ctx.input(2);
+    ConvGeometry g;
+    if (!tgraph_device_common::PoolGeometryOf(ctx, attrs_, x.dims(), "orig_input", &g) ||
+        !tgraph_device_common::CheckPooledShape(ctx, "orig_output", y.dims(), g) ||
+        !tgraph_device_common::CheckPooledShape(ctx, "grad", dy.dims(), g) ||
+        !CheckIntSized(ctx, g.InputSize(), "the input") ||
+        !CheckIntSized(ctx, g.OutputSize(), "the output")) {
+      return;
+    }
+    const int64_t n = g.InputSize();
+    TensorMut dx = ctx.AllocateOutput(0, g.InputDims());
+    if (!ctx.ok() || n == 0) return;
+    if (g.OutputSize() == 0) return FillZeros(ctx, dx);
+    const auto s = tgraph_device_common::ConvShapeOf<ConvShape>(g, n);
+    const cl_mem xm = BufferOf(x), dym = BufferOf(dy), dxm = BufferOf(dx);
+    Launch(ctx, "conv", "tg_max_pool_grad", {A(xm), A(dym), A(dxm), A(s)},
+           {static_cast<size_t>(n)});
+  }
+
+ private:
+  tgraph_device_common::PoolAttrs attrs_;
+};
+
+// AvgPoolGrad(orig_input_shape, grad): orig_input_shape in host memory.
+class AvgPoolGradKernel {
+ public:
+  explicit AvgPoolGradKernel(Construction& c) {
+    tgraph_device_common::ReadPoolAttrs(c, DeviceType(), /*allow_explicit=*/false, &attrs_);
+  }
+
+  void Compute(Context& ctx) {
+    std::vector<int64_t> sizes;
+    if (!tgraph_device_common::ReadConvSizes(ctx, 0, "orig_input_shape", {4}, &sizes)) return;
+    TensorView dy = ctx.input(1);
+    ConvGeometry g;
+    if (!tgraph_device_common::PoolGeometryOf(ctx, attrs_, sizes, "orig_input_shape", &g) ||
+        !tgraph_device_common::CheckPooledShape(ctx, "grad", dy.dims(), g) ||
+        !CheckIntSized(ctx, g.InputSize(), "the input") ||
+        !CheckIntSized(ctx, g.OutputSize(), "the output")) {
+      return;
+    }
+    const int64_t n = g.InputSize();
+    TensorMut dx = ctx.AllocateOutput(0, sizes);
+    if (!ctx.ok() || n == 0) return;
+    if (g.OutputSize() == 0) return FillZeros(ctx, dx);
+    const auto s = tgraph_device_common::ConvShapeOf<ConvShape>(g, n);
+    const cl_mem dym = BufferOf(dy), dxm = BufferOf(dx);
+    Launch(ctx, "conv", "tg_avg_pool_grad", {A(dym), A(dxm), A(s)}, {static_cast<size_t>(n)});
+  }
+
+ private:
+  tgraph_device_common::PoolAttrs attrs_;
+};
+
 }  // namespace
 
 void RegisterConvKernels(tgraph::plugin::Init& init) {
@@ -148,6 +242,10 @@ void RegisterConvKernels(tgraph::plugin::Init& init) {
   init.Kernel<Conv2DKernel>(f("Conv2D"));
   init.Kernel<Conv2DBackpropInputKernel>(f("Conv2DBackpropInput").HostMemory("input_sizes"));
   init.Kernel<Conv2DBackpropFilterKernel>(f("Conv2DBackpropFilter").HostMemory("filter_sizes"));
+  init.Kernel<PoolKernel<true>>(f("MaxPool"));
+  init.Kernel<PoolKernel<false>>(f("AvgPool"));
+  init.Kernel<MaxPoolGradKernel>(f("MaxPoolGrad"));
+  init.Kernel<AvgPoolGradKernel>(f("AvgPoolGrad").HostMemory("orig_input_shape"));
 }
 
 }  // namespace tgraph_opencl

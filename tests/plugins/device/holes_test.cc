@@ -2,7 +2,7 @@
 // kernels_test.cc for how graphs are built and compared): Conv2D with dilations and EXPLICIT
 // padding, in NCHW (which the CPU plugin does not take: compared with its NHWC result,
 // transposed here), Conv2DBackpropInput / Conv2DBackpropFilter and a small CNN's gradients
-// all on the device; GatherV2 with batch_dims; Sum / Mean / Max / Min / Prod over any axes;
+// all on the device; MaxPool / AvgPool and their gradients; GatherV2 with batch_dims; Sum / Mean / Max / Min / Prod over any axes;
 // and many host<->device copies in a row (the OpenCL plugin's copies do not block: a feed's
 // staging must outlive its copy, a fetch must have landed before it is read).
 #include <gtest/gtest.h>
@@ -276,6 +276,98 @@ TEST_F(HolesTest, CnnGradientsRunOnTheDeviceAndMatchCpu) {
     backprops += step.op == "Conv2DBackpropInput" || step.op == "Conv2DBackpropFilter";
   }
   EXPECT_GE(backprops, 3) << got.StepsString();
+}
+
+// ---- pooling ----
+
+struct PoolSpec {
+  std::vector<int64_t> input;  // NHWC
+  int64_t kh, kw, sh, sw;
+  std::string padding;
+  std::vector<int64_t> pads = {0, 0, 0, 0};  // EXPLICIT (MaxPool only): top, bottom, left, right
+
+  std::vector<int64_t> OutputDims() const {
+    auto out = [&](int64_t in, int64_t k, int64_t s, int64_t before, int64_t after) {
+      if (padding == "SAME") return (in + s - 1) / s;
+      if (padding == "VALID") return (in - k + s) / s;
+      return (in + before + after - k + s) / s;
+    };
+    return {input[0], out(input[1], kh, sh, pads[0], pads[1]),
+            out(input[2], kw, sw, pads[2], pads[3]), input[3]};
+  }
+  Builder::AttrFn Attrs() const {
+    return [this](TG_OperationDescription* d) {
+      const int64_t ksize[] = {1, kh, kw, 1}, strides[] = {1, sh, sw, 1};
+      TG_SetAttrIntList(d, "ksize", ksize, 4);
+      TG_SetAttrIntList(d, "strides", strides, 4);
+      TG_SetAttrString(d, "padding", padding.data(), padding.size());
+      if (padding == "EXPLICIT") {
+        const int64_t p[] = {0, 0, pads[0], pads[1], pads[2], pads[3], 0, 0};
+        TG_SetAttrIntList(d, "explicit_paddings", p, 8);
+      }
+    };
+  }
+};
+
+TEST_F(HolesTest, PoolingAndGradientsMatchCpu) {
+  const std::vector<PoolSpec> cases = {
+      {{2, 7, 6, 3}, 2, 2, 2, 2, "VALID"},
+      {{2, 7, 6, 3}, 3, 3, 2, 2, "SAME"},    // overlapping windows, padded edges
+      {{1, 5, 8, 2}, 3, 2, 1, 3, "SAME"},
+      {{1, 6, 6, 4}, 6, 6, 1, 1, "VALID"},   // one window per image
+      {{2, 5, 5, 2}, 3, 3, 2, 1, "EXPLICIT", {1, 2, 0, 2}},
+  };
+  for (const PoolSpec& c : cases) {
+    const bool explicit_padding = c.padding == "EXPLICIT";
+    // Few distinct values: ties, whose gradient goes to the first maximum.
+    std::vector<float> x = Random(Count(c.input), 0, 4, 61);
+    for (float& v : x) v = static_cast<float>(static_cast<int>(v));
+    const std::vector<int64_t> out = c.OutputDims();
+    const std::vector<float> dy = Random(Count(out), -1, 1, 62);
+    for (const char* op : {"MaxPool", "AvgPool", "MaxPoolGrad", "AvgPoolGrad"}) {
+      const std::string name = op;
+      if (explicit_padding && name.rfind("Avg", 0) == 0) continue;  // MaxPool's only
+      SCOPED_TRACE(name + " " + c.padding + " window " + std::to_string(c.kh) + "x" +
+                   std::to_string(c.kw) + " strides " + std::to_string(c.sh) + "," +
+                   std::to_string(c.sw));
+      ExpectDeviceMatchesCpu([&](Builder& b) {
+        if (name == "MaxPool" || name == "AvgPool") {
+          return std::vector<TG_Output>{b.Op(op, {b.Feed(c.input, x)}, c.Attrs(), "pool")};
+        }
+        if (name == "MaxPoolGrad") {
+          return std::vector<TG_Output>{b.Op(
+              op, {b.Feed(c.input, x), b.Feed(out, Random(Count(out))), b.Feed(out, dy)},
+              c.Attrs(), "pool")};
+        }
+        return std::vector<TG_Output>{
+            b.Op(op, {b.HostInts({4}, Ints(c.input)), b.Feed(out, dy)}, c.Attrs(), "pool")};
+      }, 1e-5, 1e-6);
+    }
+  }
+  // NaN: MaxPool skips it, MaxPoolGrad routes to it only when it comes first in its window.
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const PoolSpec c = {{1, 4, 4, 1}, 2, 2, 2, 2, "VALID"};
+  const std::vector<float> x = {nan, 1, 2, 3, 4, nan, 6, 7, 8, 9, nan, nan, 5, 1, nan, 2};
+  for (const char* op : {"MaxPool", "MaxPoolGrad"}) {
+    SCOPED_TRACE(op);
+    ExpectDeviceMatchesCpu([&](Builder& b) {
+      if (std::string(op) == "MaxPool") {
+        return std::vector<TG_Output>{b.Op(op, {b.Feed(c.input, x)}, c.Attrs())};
+      }
+      return std::vector<TG_Output>{b.Op(op,
+                                         {b.Feed(c.input, x), b.Feed({1, 2, 2, 1}, Random(4)),
+                                          b.Feed({1, 2, 2, 1}, {1, 2, 3, 4})},
+                                         c.Attrs())};
+    });
+  }
+  ExpectDeviceError(
+      [&](Builder& b) {
+        return std::vector<TG_Output>{b.Op("MaxPoolGrad",
+                                           {b.Feed(c.input, x), b.Feed({1, 2, 2, 1}, Random(4)),
+                                            b.Feed({1, 3, 2, 1}, Random(6))},
+                                           c.Attrs(), "grad")};
+      },
+      TG_INVALID_ARGUMENT, "grad", "grad must have the pooled shape [1,2,2,1]");
 }
 
 // ---- GatherV2 with batch_dims ----
