@@ -31,7 +31,8 @@ void FillZeros(Context& ctx, CudaDevice& dev, TensorMut& t) {
 bool IntSized(Context& ctx, const ConvGeometry& g) {
   return CheckIntSized(ctx, g.InputSize(), "the input") &&
          CheckIntSized(ctx, g.FilterSize(), "the filter") &&
-         CheckIntSized(ctx, g.OutputSize(), "the output");
+         CheckIntSized(ctx, g.OutputSize(), "the output") &&
+         tgraph_device_common::ConvGeometryFitsInt(ctx, g, DeviceType());
 }
 
 class Conv2DKernel {
@@ -142,6 +143,13 @@ class Conv2DBackpropFilterKernel {
   ConvAttrs attrs_;
 };
 
+// A pooling's counts and window positions fit the kernels' ints (its "filter" is no tensor).
+bool PoolIntSized(Context& ctx, const ConvGeometry& g) {
+  return CheckIntSized(ctx, g.InputSize(), "the input") &&
+         CheckIntSized(ctx, g.OutputSize(), "the output") &&
+         tgraph_device_common::ConvGeometryFitsInt(ctx, g, DeviceType());
+}
+
 // MaxPool / AvgPool (NHWC).
 template <bool kMax>
 class PoolKernel {
@@ -154,8 +162,7 @@ class PoolKernel {
     TensorView x = ctx.input(0);
     ConvGeometry g;
     if (!tgraph_device_common::PoolGeometryOf(ctx, attrs_, x.dims(), "input", &g) ||
-        !CheckIntSized(ctx, g.InputSize(), "the input") ||
-        !CheckIntSized(ctx, g.OutputSize(), "the output")) {
+        !PoolIntSized(ctx, g)) {
       return;
     }
     const int64_t n = g.OutputSize();
@@ -186,8 +193,7 @@ class MaxPoolGradKernel {
     if (!tgraph_device_common::PoolGeometryOf(ctx, attrs_, x.dims(), "orig_input", &g) ||
         !tgraph_device_common::CheckPooledShape(ctx, "orig_output", y.dims(), g) ||
         !tgraph_device_common::CheckPooledShape(ctx, "grad", dy.dims(), g) ||
-        !CheckIntSized(ctx, g.InputSize(), "the input") ||
-        !CheckIntSized(ctx, g.OutputSize(), "the output")) {
+        !PoolIntSized(ctx, g)) {
       return;
     }
     const int64_t n = g.InputSize();
@@ -221,8 +227,7 @@ class AvgPoolGradKernel {
     ConvGeometry g;
     if (!tgraph_device_common::PoolGeometryOf(ctx, attrs_, sizes, "orig_input_shape", &g) ||
         !tgraph_device_common::CheckPooledShape(ctx, "grad", dy.dims(), g) ||
-        !CheckIntSized(ctx, g.InputSize(), "the input") ||
-        !CheckIntSized(ctx, g.OutputSize(), "the output")) {
+        !PoolIntSized(ctx, g)) {
       return;
     }
     const int64_t n = g.InputSize();

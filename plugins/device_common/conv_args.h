@@ -320,6 +320,31 @@ inline bool ConvBackpropGeometryOf(tgraph::plugin::Context& ctx, const ConvAttrs
   return true;
 }
 
+// Whether the kernels' int index arithmetic holds for `g` (window positions such as
+// oy * s_h - pad_top + ky * d_h, and their sums with the input size): false, after failing
+// the node with UNIMPLEMENTED, for attrs that push them past 2^31 - 1 (huge strides,
+// dilations or paddings). Element counts are checked apart (CheckIntSized).
+inline bool ConvGeometryFitsInt(tgraph::plugin::Context& ctx, const ConvGeometry& g,
+                                const std::string& device_type) {
+  constexpr int64_t kMax = 0x7fffffff;
+  auto fits = [](int64_t in, int64_t out, int64_t k, int64_t s, int64_t d, int64_t pad) {
+    if (in > kMax || out > kMax || k > kMax || s > kMax || d > kMax || pad > kMax) return false;
+    return out * s + (k - 1) * d + in + pad <= kMax;  // each term < 2^62: no int64 overflow
+  };
+  if (fits(g.in_h, g.out_h, g.k_h, g.s_h, g.d_h, g.pad_top) &&
+      fits(g.in_w, g.out_w, g.k_w, g.s_w, g.d_w, g.pad_left)) {
+    return true;
+  }
+  ctx.Fail(TG_UNIMPLEMENTED, "the window positions of input " + ShapeString(g.InputDims()) +
+                                 " (window " + std::to_string(g.k_h) + "x" +
+                                 std::to_string(g.k_w) + ", strides " + std::to_string(g.s_h) +
+                                 "," + std::to_string(g.s_w) + ", dilations " +
+                                 std::to_string(g.d_h) + "," + std::to_string(g.d_w) +
+                                 ") pass 2^31 - 1, more than the " + device_type +
+                                 " kernels take");
+  return false;
+}
+
 // The device kernels' view of a geometry: ints (the plugins refuse tensors of 2^31 elements
 // or more first), as the OpenCL source's ConvShape struct and cuda_launch.h's ConvShape.
 template <class Shape>

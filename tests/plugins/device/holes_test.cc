@@ -231,53 +231,6 @@ TEST_F(HolesTest, ConvGradientsRejectBadShapes) {
       TG_INVALID_ARGUMENT, "df", "input depth must equal the filter's input depth");
 }
 
-// A small CNN's gradients (TG_AddGradients: Conv2D's are Conv2DBackpropInput and
-// Conv2DBackpropFilter) run on the device, every step of them, and match the CPU.
-TEST_F(HolesTest, CnnGradientsRunOnTheDeviceAndMatchCpu) {
-  auto build = [](Builder& b) {
-    b.DeclareFeedShapes();  // static shapes: the gradients take constant shapes
-    TG_Output x = b.Feed({2, 9, 9, 3}, Random(2 * 9 * 9 * 3, -1, 1, 41));
-    TG_Output f1 = b.Feed({3, 3, 3, 4}, Random(3 * 3 * 3 * 4, -0.5f, 0.5f, 42));
-    TG_Output f2 = b.Feed({2, 2, 4, 5}, Random(2 * 2 * 4 * 5, -0.5f, 0.5f, 43));
-    const ConvSpec dilated = {{2, 9, 9, 3}, {3, 3, 3, 4}, 1, 1, 2, 2, "SAME"};
-    const ConvSpec strided = {{2, 9, 9, 4}, {2, 2, 4, 5}, 2, 2, 1, 1, "EXPLICIT", {1, 0, 0, 1}};
-    TG_Output h = b.Op("Conv2D", {x, f1}, ConvAttrs(dilated, false), "conv1");
-    h = b.Op("Relu", {h}, {}, "relu1");
-    h = b.Op("Conv2D", {h, f2}, ConvAttrs(strided, false), "conv2");
-    TG_Output loss =
-        b.Op("Mean", {b.Op("Tanh", {h}, {}, "tanh"), b.HostInts({4}, {0, 1, 2, 3})}, {}, "loss");
-    TG_Status* s = TG_NewStatus();
-    TG_GraphPushDevice(b.graph(), b.device().c_str(), s);
-    std::vector<TG_Output> wrt = {x, f1, f2}, grads(3);
-    TG_AddGradients(b.graph(), &loss, 1, wrt.data(), 3, nullptr, s, grads.data());
-    EXPECT_EQ(TG_GetCode(s), TG_OK) << TG_Message(s);
-    TG_GraphPopDevice(b.graph(), s);
-    TG_DeleteStatus(s);
-    return grads;
-  };
-  Builder cpu(kCpu), gpu(kGpu);
-  const std::vector<TG_Output> cpu_grads = build(cpu), gpu_grads = build(gpu);
-  const RunResult want = cpu.Run(cpu_grads);
-  const RunResult got = gpu.Run(gpu_grads);
-  ASSERT_EQ(want.code, TG_OK) << want.message;
-  ASSERT_EQ(got.code, TG_OK) << got.message << "\n" << got.StepsString();
-  for (size_t f = 0; f < want.values.size(); ++f) {
-    ASSERT_EQ(got.values[f].dims, want.values[f].dims) << "gradient " << f;
-    for (size_t i = 0; i < want.values[f].values.size(); ++i) {
-      const double a = want.values[f].values[i];
-      ASSERT_NEAR(got.values[f].values[i], a, 1e-5 + 1e-4 * std::abs(a))
-          << "gradient " << f << " element " << i;
-    }
-  }
-  int backprops = 0;
-  for (const devtest::Step& step : got.steps) {
-    if (step.op == "_Copy" || (step.op == "Const" && step.device == kCpu)) continue;
-    EXPECT_EQ(step.device, kGpu) << step.name << " (" << step.op << ")\n" << got.StepsString();
-    backprops += step.op == "Conv2DBackpropInput" || step.op == "Conv2DBackpropFilter";
-  }
-  EXPECT_GE(backprops, 3) << got.StepsString();
-}
-
 // ---- pooling ----
 
 struct PoolSpec {
@@ -368,6 +321,57 @@ TEST_F(HolesTest, PoolingAndGradientsMatchCpu) {
                                            c.Attrs(), "grad")};
       },
       TG_INVALID_ARGUMENT, "grad", "grad must have the pooled shape [1,2,2,1]");
+}
+
+// A small CNN's gradients (TG_AddGradients: Conv2D's are Conv2DBackpropInput and
+// Conv2DBackpropFilter, MaxPool's MaxPoolGrad) run on the device, every step of them, and
+// match the CPU.
+TEST_F(HolesTest, CnnGradientsRunOnTheDeviceAndMatchCpu) {
+  auto build = [](Builder& b) {
+    b.DeclareFeedShapes();  // static shapes: the gradients take constant shapes
+    TG_Output x = b.Feed({2, 9, 9, 3}, Random(2 * 9 * 9 * 3, -1, 1, 41));
+    TG_Output f1 = b.Feed({3, 3, 3, 4}, Random(3 * 3 * 3 * 4, -0.5f, 0.5f, 42));
+    TG_Output f2 = b.Feed({2, 2, 4, 5}, Random(2 * 2 * 4 * 5, -0.5f, 0.5f, 43));
+    const ConvSpec dilated = {{2, 9, 9, 3}, {3, 3, 3, 4}, 1, 1, 2, 2, "SAME"};
+    const ConvSpec strided = {{2, 9, 9, 4}, {2, 2, 4, 5}, 2, 2, 1, 1, "EXPLICIT", {1, 0, 0, 1}};
+    TG_Output h = b.Op("Conv2D", {x, f1}, ConvAttrs(dilated, false), "conv1");
+    h = b.Op("Relu", {h}, {}, "relu1");
+    const PoolSpec pool = {{2, 9, 9, 4}, 3, 3, 1, 1, "SAME"};
+    h = b.Op("MaxPool", {h}, pool.Attrs(), "pool1");
+    h = b.Op("Conv2D", {h, f2}, ConvAttrs(strided, false), "conv2");
+    TG_Output loss =
+        b.Op("Mean", {b.Op("Tanh", {h}, {}, "tanh"), b.HostInts({4}, {0, 1, 2, 3})}, {}, "loss");
+    TG_Status* s = TG_NewStatus();
+    TG_GraphPushDevice(b.graph(), b.device().c_str(), s);
+    std::vector<TG_Output> wrt = {x, f1, f2}, grads(3);
+    TG_AddGradients(b.graph(), &loss, 1, wrt.data(), 3, nullptr, s, grads.data());
+    EXPECT_EQ(TG_GetCode(s), TG_OK) << TG_Message(s);
+    TG_GraphPopDevice(b.graph(), s);
+    TG_DeleteStatus(s);
+    return grads;
+  };
+  Builder cpu(kCpu), gpu(kGpu);
+  const std::vector<TG_Output> cpu_grads = build(cpu), gpu_grads = build(gpu);
+  const RunResult want = cpu.Run(cpu_grads);
+  const RunResult got = gpu.Run(gpu_grads);
+  ASSERT_EQ(want.code, TG_OK) << want.message;
+  ASSERT_EQ(got.code, TG_OK) << got.message << "\n" << got.StepsString();
+  for (size_t f = 0; f < want.values.size(); ++f) {
+    ASSERT_EQ(got.values[f].dims, want.values[f].dims) << "gradient " << f;
+    for (size_t i = 0; i < want.values[f].values.size(); ++i) {
+      const double a = want.values[f].values[i];
+      ASSERT_NEAR(got.values[f].values[i], a, 1e-5 + 1e-4 * std::abs(a))
+          << "gradient " << f << " element " << i;
+    }
+  }
+  int backprops = 0;
+  for (const devtest::Step& step : got.steps) {
+    if (step.op == "_Copy" || (step.op == "Const" && step.device == kCpu)) continue;
+    EXPECT_EQ(step.device, kGpu) << step.name << " (" << step.op << ")\n" << got.StepsString();
+    backprops += step.op == "Conv2DBackpropInput" || step.op == "Conv2DBackpropFilter" ||
+                 step.op == "MaxPoolGrad";
+  }
+  EXPECT_GE(backprops, 4) << got.StepsString();
 }
 
 // ---- GatherV2 with batch_dims ----
