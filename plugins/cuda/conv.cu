@@ -24,7 +24,10 @@ constexpr int kBlock = 256;
 constexpr int kReduceThreads = 256;  // a power of two
 constexpr int kMaxBlocks = 1 << 20;  // grid-stride loops cover the rest
 
-int BlocksFor(int n) { return std::min((n + kBlock - 1) / kBlock, kMaxBlocks); }
+int BlocksFor(int n) {
+  return static_cast<int>(std::min<int64_t>((static_cast<int64_t>(n) + kBlock - 1) / kBlock,
+                                            kMaxBlocks));
+}
 
 // The offset of element [b, y, x, ch] of a tensor with spatial size h x w and depth c.
 __device__ int64_t At(bool nchw, int b, int y, int x, int ch, int h, int w, int c) {
