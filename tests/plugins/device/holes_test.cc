@@ -200,6 +200,34 @@ TEST_F(HolesTest, Conv2DAndGradientsInNchwMatchCpuNhwc) {
   }
 }
 
+// Conv2DBackpropInput's input_sizes may give only height and width (batch from out_backprop,
+// depth from the filter), in either format.
+TEST_F(HolesTest, Conv2DBackpropInputTakesHeightAndWidthOnly) {
+  const ConvSpec c = {{2, 6, 5, 3}, {3, 3, 3, 4}, 2, 1, 1, 2, "SAME"};
+  const std::vector<int64_t> out = c.OutputDims();
+  const std::vector<float> f = Random(Count(c.filter), -1, 1, 71);
+  const std::vector<float> dy = Random(Count(out), -1, 1, 72);
+  Builder cpu(kCpu), gpu(kGpu);
+  const RunResult want = cpu.Run({cpu.Op("Conv2DBackpropInput",
+                                         {cpu.HostInts({2}, {6, 5}), cpu.Feed(c.filter, f),
+                                          cpu.Feed(out, dy)},
+                                         ConvAttrs(c, false), "dx")});
+  const RunResult got = gpu.Run({gpu.Op("Conv2DBackpropInput",
+                                        {gpu.HostInts({2}, {6, 5}), gpu.Feed(c.filter, f),
+                                         gpu.Feed(NchwDims(out), ToNchw(dy, out))},
+                                        ConvAttrs(c, true), "dx")});
+  ASSERT_EQ(want.code, TG_OK) << want.message;
+  ASSERT_EQ(got.code, TG_OK) << got.message;
+  EXPECT_EQ(got.DeviceOf("dx"), kGpu) << got.StepsString();
+  ASSERT_EQ(want.values[0].dims, c.input);
+  ASSERT_EQ(got.values[0].dims, NchwDims(c.input));
+  const std::vector<double> values = NchwToNhwc(got.values[0].values, got.values[0].dims);
+  for (size_t i = 0; i < values.size(); ++i) {
+    const double a = want.values[0].values[i];
+    ASSERT_NEAR(values[i], a, 1e-4 + 1e-4 * std::abs(a)) << "element " << i;
+  }
+}
+
 TEST_F(HolesTest, ConvGradientsRejectBadShapes) {
   const ConvSpec c = {{1, 5, 5, 2}, {3, 3, 2, 2}, 1, 1, 1, 1, "SAME"};
   ExpectDeviceError(
@@ -483,6 +511,15 @@ TEST_F(HolesTest, ReductionsOverAnyAxesMatchCpu) {
             b.Op("Min", {b.Feed({2, 3}, Random(6)), b.HostInts({2}, {0, -3})}, {}, "min")};
       },
       TG_INVALID_ARGUMENT, "min", "Invalid reduction dimension (-3");
+  // Past 8 alternating groups of kept and reduced dims (a rank-17 input): refused, not wrong.
+  ExpectDeviceError(
+      [](Builder& b) {
+        const std::vector<int64_t> dims(17, 2);
+        return std::vector<TG_Output>{
+            b.Op("Sum", {b.Feed(dims, Random(1 << 17)), b.HostInts({8}, {1, 3, 5, 7, 9, 11, 13, 15})},
+                 {}, "sum")};
+      },
+      TG_UNIMPLEMENTED, "sum", "more than 8 alternating groups");
 }
 
 // ---- many copies in a row ----
