@@ -63,9 +63,10 @@ class ClDevice {
   KernelSlot& Kernel(const std::string& program, const std::string& kernel);
 
   // Host-to-device copies are non-blocking from a staging block the device owns: Stage
-  // keeps `block` until `done` (the write's event) has completed; ReapStaging frees the
-  // blocks of completed writes (called at each copy and after Synchronize's finish).
-  void Stage(cl::Event done, std::unique_ptr<unsigned char[]> block);
+  // takes `block` and keeps it until `done` (the write's event) has completed (on an
+  // exception `block` is left untouched); ReapStaging frees the blocks of completed writes
+  // (called at each copy and after Synchronize's finish).
+  void Stage(const cl::Event& done, std::unique_ptr<unsigned char[]>& block);
   void ReapStaging();
 
  private:

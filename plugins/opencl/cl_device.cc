@@ -227,13 +227,23 @@ void CopyHostToDevice(void* state, void* dst, const void* src, size_t bytes, TG_
     return;
   }
   std::memcpy(staging.get(), src, bytes);
+  cl::Event done;
   try {
-    cl::Event done;
     dev->queue().enqueueWriteBuffer(static_cast<ClBuffer*>(dst)->mem, CL_FALSE, 0, bytes,
                                     staging.get(), nullptr, &done);
-    dev->Stage(std::move(done), std::move(staging));
   } catch (const cl::Error& e) {
     SetClStatus(status, state, "copy to the device", e);
+    return;
+  }
+  try {
+    dev->Stage(done, staging);
+  } catch (const std::exception&) {
+    // The block could not be kept (out of memory): it stays here until the write is done.
+    try {
+      done.wait();
+    } catch (const cl::Error& e) {
+      SetClStatus(status, state, "copy to the device", e);
+    }
   }
 }
 
@@ -294,9 +304,10 @@ ClDevice::ClDevice(int ordinal, cl::Device device)
   }
 }
 
-void ClDevice::Stage(cl::Event done, std::unique_ptr<unsigned char[]> block) {
+void ClDevice::Stage(const cl::Event& done, std::unique_ptr<unsigned char[]>& block) {
   std::lock_guard<std::mutex> lock(staging_mu_);
-  staging_.emplace_back(std::move(done), std::move(block));
+  // emplace_back either takes the block or throws leaving it with the caller.
+  staging_.emplace_back(done, std::move(block));
 }
 
 void ClDevice::ReapStaging() {
