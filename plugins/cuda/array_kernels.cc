@@ -1,7 +1,7 @@
 // Data movement on the device, float32 and int32: NoOp, Const (float uploaded once per device,
 // then a device-side copy per run; int32 in host memory), Identity, Reshape, Squeeze and
 // ExpandDims (aliases, no copy), Fill, Tile, ZerosLike, Cast between float and int32, and
-// float GatherV2 with int32 indices (device code: misc.cu).
+// float GatherV2 (any axis and batch_dims) with int32 indices (device code: misc.cu).
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -129,32 +129,9 @@ class SqueezeKernel {
   explicit SqueezeKernel(Construction& c) { c.GetAttr("squeeze_dims", &axes_); }
   void Compute(Context& ctx) {
     TensorView in = ctx.input(0);
-    const std::vector<int64_t> dims = in.dims();
-    const int64_t rank = static_cast<int64_t>(dims.size());
-    std::vector<bool> squeeze(dims.size(), false);
-    for (int64_t a : axes_) {
-      if (a < -rank || a >= rank) {
-        ctx.Fail(TG_INVALID_ARGUMENT, "squeeze dimension " + std::to_string(a) +
-                                          " is out of range for a tensor of rank " +
-                                          std::to_string(rank) + " (expected [" +
-                                          std::to_string(-rank) + ", " + std::to_string(rank) +
-                                          "))");
-        return;
-      }
-      const size_t axis = static_cast<size_t>(a < 0 ? a + rank : a);
-      if (dims[axis] != 1) {
-        ctx.Fail(TG_INVALID_ARGUMENT, "Can not squeeze dim[" + std::to_string(axis) +
-                                          "], expected a dimension of 1, got " +
-                                          std::to_string(dims[axis]));
-        return;
-      }
-      squeeze[axis] = true;
-    }
-    std::vector<int64_t> out;
-    for (size_t i = 0; i < dims.size(); ++i) {
-      if (!(axes_.empty() ? dims[i] == 1 : squeeze[i])) out.push_back(dims[i]);
-    }
-    ctx.SetOutputAlias(0, in, out);
+    std::vector<int64_t> dims;
+    if (!tgraph_device_common::SqueezeDims(ctx, in.dims(), axes_, &dims)) return;
+    ctx.SetOutputAlias(0, in, dims);
   }
 
  private:
@@ -234,7 +211,7 @@ class TileKernel {
   }
 };
 
-// GatherV2(params, indices, axis), batch_dims 0: int32 indices in device memory, axis on
+// GatherV2(params, indices, axis), any batch_dims: int32 indices in device memory, axis on
 // the host. Bad indices are found by the kernel, which flags the first bad position; the
 // host reads the flag back (this op waits for the stream) and fails the node with it, as
 // the CPU plugin words it. An empty output reads no index, so checks none.
@@ -246,9 +223,7 @@ class GatherV2Kernel {
   void Compute(Context& ctx) {
     TensorView params = ctx.input(0), indices = ctx.input(1);
     GatherPlan plan;
-    if (!PlanGatherV2(ctx, batch_dims_, DeviceType(), params, indices, ctx.input(2), &plan)) {
-      return;
-    }
+    if (!PlanGatherV2(ctx, batch_dims_, params, indices, ctx.input(2), &plan)) return;
     const int64_t nidx = plan.nidx, limit = plan.limit, n = plan.n;
     if (!CheckIntSized(ctx, params.num_elements(), "params") ||
         !CheckIntSized(ctx, n, "the output")) {
@@ -268,7 +243,8 @@ class GatherV2Kernel {
                 LaunchGather32(limit == 0 ? nullptr : DataOf<const uint32_t>(params), idx_p,
                                DataOf<uint32_t>(out), static_cast<int>(n),
                                static_cast<int>(nidx), static_cast<int>(limit),
-                               static_cast<int>(plan.inner), flag_p, dev->stream()),
+                               static_cast<int>(plan.inner), static_cast<int>(plan.outer),
+                               flag_p, dev->stream()),
                 "launch")) {
       return;
     }

@@ -164,7 +164,9 @@ void CopyHostToDevice(void* state, void* dst, const void* src, size_t bytes, TG_
 }
 
 // Queued on the stream after the work that produces `src`; the core synchronizes before it
-// reads `dst`.
+// reads `dst`. Into pageable memory (what the core passes) the call itself may wait for the
+// stream; since the core synchronizes the device right after every copy to the host
+// (core/exec/device_copy.cc), a pinned staging block would not let the host go on sooner.
 void CopyDeviceToHost(void* state, void* dst, const void* src, size_t bytes, TG_Status* status) {
   if (bytes == 0) return;
   auto* dev = static_cast<CudaDevice*>(state);

@@ -90,10 +90,12 @@ struct TileShape {
 cudaError_t LaunchTile32(const uint32_t* x, uint32_t* y, const TileShape& shape,
                          cudaStream_t stream);
 
-// GatherV2 over params viewed as [outer, limit, inner]: y[o, j, q] = p[o, idx[j], q]. An
-// index outside [0, limit) writes nothing and atomicMins its position j into *bad.
+// GatherV2 over params viewed as [batch * outer, limit, inner] and indices as [batch,
+// num_indices] (batch 1 without batch_dims): y[bo, k, q] = p[bo, idx[(bo / outer) *
+// num_indices + k], q]. An index outside [0, limit) writes nothing and atomicMins its
+// position into *bad.
 cudaError_t LaunchGather32(const uint32_t* params, const int32_t* indices, uint32_t* y, int n,
-                           int num_indices, int limit, int inner, int* bad,
+                           int num_indices, int limit, int inner, int outer, int* bad,
                            cudaStream_t stream);
 
 // float -> int32 truncates toward zero, saturates, NaN gives 0 (as the CPU plugin).
@@ -129,5 +131,43 @@ struct RMSPropScalars {
 cudaError_t LaunchApplyRMSProp(float* var, float* mg, float* ms, float* mom,
                                const RMSPropScalars& scalars, const float* grad, int n,
                                cudaStream_t stream);
+
+// ---- any reduction over any axes (reduce.cu), convolutions and pooling (conv.cu) ----
+
+// The kept and the reduced groups of dims of a reduction (sizes and element strides in the
+// input, outermost first: see plugins/device_common/reduce_args.h).
+constexpr int kMaxReduceGroups = 8;
+struct ReduceShape {
+  int kept_rank;
+  int red_rank;
+  int reduce;  // elements folded into each output
+  int kept_dims[kMaxReduceGroups];
+  int kept_strides[kMaxReduceGroups];
+  int red_dims[kMaxReduceGroups];
+  int red_strides[kMaxReduceGroups];
+};
+// y[o] folds the input elements of output o with `op` (0 sum, 1 max, 2 min, 3 prod; Max and
+// Min propagate NaN, an empty reduction gives the identity); sums are scaled by `scale`.
+cudaError_t LaunchReduceAny(const float* x, float* y, int outputs, const ReduceShape& shape,
+                            int op, float scale, cudaStream_t stream);
+
+// One 2-D convolution (plugins/device_common/conv_args.h, ConvShapeOf): input [batch, h, w,
+// c] (nchw: [batch, c, h, w]), filter [kh, kw, c, oc], output [batch, oh, ow, oc] (nchw:
+// [batch, oc, oh, ow]); n is the element count of what the launch writes.
+struct ConvShape {
+  int n, batch, h, w, c, oh, ow, oc, kh, kw, sh, sw, dh, dw, pad_top, pad_left, nchw;
+};
+cudaError_t LaunchConv2D(const float* x, const float* filter, float* y, const ConvShape& s,
+                         cudaStream_t stream);
+cudaError_t LaunchConv2DBackpropInput(const float* dy, const float* filter, float* dx,
+                                      const ConvShape& s, cudaStream_t stream);
+cudaError_t LaunchConv2DBackpropFilter(const float* x, const float* dy, float* dfilter,
+                                       const ConvShape& s, cudaStream_t stream);
+// MaxPool / AvgPool of NHWC x (s's kh x kw the window, oc = c; n output elements), and
+// their gradients (n input elements; x is MaxPoolGrad's orig_input, unused by AvgPoolGrad).
+cudaError_t LaunchPool(bool max_pool, const float* x, float* y, const ConvShape& s,
+                       cudaStream_t stream);
+cudaError_t LaunchPoolGrad(bool max_pool, const float* x, const float* dy, float* dx,
+                           const ConvShape& s, cudaStream_t stream);
 
 }  // namespace tgraph_cuda

@@ -12,7 +12,8 @@ namespace {
 
 constexpr int kBlock = 256;
 
-int Blocks(int n) { return (n + kBlock - 1) / kBlock; }
+// In int64: n + kBlock - 1 overflows an int for n near 2^31.
+int Blocks(int n) { return static_cast<int>((static_cast<int64_t>(n) + kBlock - 1) / kBlock); }
 
 __global__ void Fill32Kernel(const uint32_t* v, uint32_t* y, int n) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -33,18 +34,21 @@ __global__ void Tile32Kernel(const uint32_t* x, uint32_t* y, TileShape s) {
   y[i] = x[xi];
 }
 
+// params viewed as [batch * outer, limit, inner], indices as [batch, num_indices].
 __global__ void Gather32Kernel(const uint32_t* p, const int32_t* idx, uint32_t* y, int n,
-                               int num_indices, int limit, int inner, int* bad) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n) return;
-  const int q = i % inner, r = i / inner, j = r % num_indices;
-  const int64_t o = r / num_indices;
-  const int k = idx[j];
-  if (k < 0 || k >= limit) {
-    atomicMin(bad, j);
-    return;
+                               int num_indices, int limit, int inner, int outer, int* bad) {
+  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    const int64_t q = i % inner, r = i / inner, k = r % num_indices;
+    const int64_t bo = r / num_indices;
+    const int j = static_cast<int>((bo / outer) * num_indices + k);
+    const int v = idx[j];
+    if (v < 0 || v >= limit) {
+      atomicMin(bad, j);
+      continue;
+    }
+    y[i] = p[(bo * limit + v) * inner + q];
   }
-  y[i] = p[(o * limit + k) * inner + q];
 }
 
 __global__ void CastFloatToInt32Kernel(const float* x, int32_t* y, int n) {
@@ -154,10 +158,11 @@ cudaError_t LaunchTile32(const uint32_t* x, uint32_t* y, const TileShape& shape,
 }
 
 cudaError_t LaunchGather32(const uint32_t* params, const int32_t* indices, uint32_t* y, int n,
-                           int num_indices, int limit, int inner, int* bad,
+                           int num_indices, int limit, int inner, int outer, int* bad,
                            cudaStream_t stream) {
+  if (n <= 0) return cudaSuccess;
   Gather32Kernel<<<Blocks(n), kBlock, 0, stream>>>(params, indices, y, n, num_indices, limit,
-                                                   inner, bad);
+                                                   inner, outer, bad);
   return cudaGetLastError();
 }
 

@@ -1,5 +1,5 @@
-// MatMul (cuBLAS SGEMM), BiasAdd, BiasAddGrad, Softmax, Sum/Mean/Max over adjacent axes
-// and ArgMax, float32 (device code: cwise.cu, reduce.cu).
+// MatMul (cuBLAS SGEMM), BiasAdd, BiasAddGrad, Softmax, Sum/Mean/Max/Min/Prod over any
+// axes and ArgMax, float32 (device code: cwise.cu, reduce.cu).
 #include <cmath>
 #include <string>
 #include <vector>
@@ -7,6 +7,7 @@
 #include "cuda_common.h"
 #include "cuda_kernels.h"
 #include "cuda_launch.h"
+#include "device_common/reduce_args.h"
 
 namespace tgraph_cuda {
 namespace {
@@ -210,80 +211,45 @@ class SoftmaxKernel {
   }
 };
 
-// Sum / Mean / Max over a set of axes that are adjacent once size-1 dims are ignored (the
-// last axis, all axes, a middle block); other sets are UNIMPLEMENTED on this device.
-enum class Reduction { kSum, kMean, kMax };
+// Sum / Mean / Max / Min / Prod over any set of axes (device_common/reduce_args.h plans
+// them). Sum, Mean and Max over one block of axes ([outer, reduce, inner]) take the
+// dedicated kernels; everything else ReduceAny.
+using tgraph_device_common::ReduceOp;
 
-template <Reduction kKind>
+template <ReduceOp kOp, bool kMean>
 class ReduceKernel {
  public:
   explicit ReduceKernel(Construction& c) {
     if (c.HasAttr("keep_dims")) c.GetAttr("keep_dims", &keep_dims_);
   }
   void Compute(Context& ctx) {
-    TensorView x = ctx.input(0), axes_t = ctx.input(1);
+    TensorView x = ctx.input(0);
     const std::vector<int64_t> dims = x.dims();
-    const int64_t rank = static_cast<int64_t>(dims.size());
-    if (axes_t.rank() > 1) {
-      ctx.Fail(TG_INVALID_ARGUMENT, "reduction_indices must be a scalar or a vector, got shape " +
-                                        ShapeString(axes_t.dims()));
-      return;
-    }
-    std::vector<bool> reduced(dims.size(), false);
-    for (int64_t i = 0; i < axes_t.num_elements(); ++i) {
-      const int64_t a = axes_t.dtype() == TG_INT32 ? axes_t.data<int32_t>()[i]
-                                                   : axes_t.data<int64_t>()[i];
-      if (a < -rank || a >= rank) {
-        ctx.Fail(TG_INVALID_ARGUMENT, "Invalid reduction dimension (" + std::to_string(a) +
-                                          " for input with " + std::to_string(rank) +
-                                          " dimension(s)");
-        return;
-      }
-      reduced[static_cast<size_t>(a < 0 ? a + rank : a)] = true;
-    }
-    std::vector<int64_t> out_dims;
-    int64_t outer = 1, reduce = 1, inner = 1;
-    int phase = 0;  // 0: before the reduced block, 1: in it, 2: after it
-    for (size_t d = 0; d < dims.size(); ++d) {
-      if (reduced[d]) {
-        if (keep_dims_) out_dims.push_back(1);
-        if (dims[d] == 1) continue;
-        if (phase == 2) {
-          ctx.Fail(TG_UNIMPLEMENTED, "reducing non-adjacent axes of " + ShapeString(dims) +
-                                         " is not implemented on " + DeviceType());
-          return;
-        }
-        phase = 1;
-        reduce *= dims[d];
-      } else {
-        out_dims.push_back(dims[d]);
-        if (dims[d] == 1) continue;
-        if (phase == 1) phase = 2;
-        (phase == 0 ? outer : inner) *= dims[d];
-      }
-    }
+    tgraph_device_common::ReducePlan plan;
+    if (!tgraph_device_common::PlanReduction(ctx, dims, ctx.input(1), keep_dims_, &plan)) return;
     if (!CheckIntSized(ctx, x.num_elements(), "the input")) return;
     CudaDevice* dev = BindDevice(ctx);
     if (dev == nullptr) return;
-    TensorMut y = ctx.AllocateOutput(0, out_dims);
-    const int64_t outputs = outer * inner;
-    if (!ctx.ok() || outputs == 0) return;
+    TensorMut y = ctx.AllocateOutput(0, plan.out_dims);
+    if (!ctx.ok() || plan.outputs == 0) return;
     const float* xp = x.num_elements() == 0 ? nullptr : DataOf<const float>(x);
-    if (kKind == Reduction::kMax) {
+    float* yp = DataOf<float>(y);
+    const int outputs = static_cast<int>(plan.outputs);
+    // Mean of an empty axis: 0 * inf = NaN, as 0 / 0.
+    const float scale =
+        kMean ? (plan.reduce == 0 ? INFINITY : 1.0f / static_cast<float>(plan.reduce)) : 1.0f;
+    if (plan.adjacent && (kOp == ReduceOp::kSum || kOp == ReduceOp::kMax)) {
+      const int reduce = static_cast<int>(plan.reduce), inner = static_cast<int>(plan.inner);
       CudaOk(ctx,
-             LaunchReduceMax(xp, DataOf<float>(y), static_cast<int>(outputs),
-                             static_cast<int>(reduce), static_cast<int>(inner), dev->stream()),
+             kOp == ReduceOp::kMax
+                 ? LaunchReduceMax(xp, yp, outputs, reduce, inner, dev->stream())
+                 : LaunchReduceSum(xp, yp, outputs, reduce, inner, scale, dev->stream()),
              "launch");
       return;
     }
-    // Mean of an empty axis: 0 * inf = NaN, as 0 / 0.
-    const float scale = kKind == Reduction::kMean
-                            ? (reduce == 0 ? INFINITY : 1.0f / static_cast<float>(reduce))
-                            : 1.0f;
-    CudaOk(ctx,
-           LaunchReduceSum(xp, DataOf<float>(y), static_cast<int>(outputs),
-                           static_cast<int>(reduce), static_cast<int>(inner), scale,
-                           dev->stream()),
+    ReduceShape s;
+    if (!tgraph_device_common::FillReduceShape(ctx, plan, dims, &s)) return;
+    CudaOk(ctx, LaunchReduceAny(xp, yp, outputs, s, static_cast<int>(kOp), scale, dev->stream()),
            "launch");
   }
 
@@ -358,9 +324,11 @@ void RegisterNnKernels(tgraph::plugin::Init& init) {
   auto reduction = [&](const char* op) {
     return f(op).TypeConstraint("Tidx", {TG_INT32, TG_INT64}).HostMemory("reduction_indices");
   };
-  init.Kernel<ReduceKernel<Reduction::kSum>>(reduction("Sum"));
-  init.Kernel<ReduceKernel<Reduction::kMean>>(reduction("Mean"));
-  init.Kernel<ReduceKernel<Reduction::kMax>>(reduction("Max"));
+  init.Kernel<ReduceKernel<ReduceOp::kSum, false>>(reduction("Sum"));
+  init.Kernel<ReduceKernel<ReduceOp::kSum, true>>(reduction("Mean"));
+  init.Kernel<ReduceKernel<ReduceOp::kMax, false>>(reduction("Max"));
+  init.Kernel<ReduceKernel<ReduceOp::kMin, false>>(reduction("Min"));
+  init.Kernel<ReduceKernel<ReduceOp::kProd, false>>(reduction("Prod"));
   init.Kernel<ArgMaxKernel>(f("ArgMax")
                                 .TypeConstraint("Tidx", {TG_INT32, TG_INT64})
                                 .TypeConstraint("output_type", {TG_INT32, TG_INT64})

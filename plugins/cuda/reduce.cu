@@ -1,5 +1,5 @@
 // Reductions over rows: Sum/Mean (and BiasAddGrad) and Max over an [outer, reduce, inner]
-// view, ArgMax, Softmax, and the two softmax cross-entropies. One block of kThreads per
+// view, any reduction over any axes (ReduceAny), ArgMax, Softmax, and the two softmax cross-entropies. One block of kThreads per
 // output or row; partial results are combined in shared memory. Launch wrappers: cuda_launch.h.
 #include <cmath>
 #include <cstdint>
@@ -66,6 +66,47 @@ __global__ void ReduceMaxKernel(const float* x, float* y, int reduce, int inner)
     __syncthreads();
   }
   if (l == 0) y[o] = part[0];
+}
+
+// The smaller of a and b, NaN if either is.
+__device__ float NanMin(float a, float b) { return isnan(a) ? a : (isnan(b) || b < a) ? b : a; }
+
+__device__ float Fold(int op, float a, float b) {
+  return op == 0 ? a + b : op == 1 ? NanMax(a, b) : op == 2 ? NanMin(a, b) : a * b;
+}
+
+// Any reduction over any axes (see LaunchReduceAny): one block per output, grid-stride over
+// the outputs (the output is the same for the whole block, so every thread reaches each
+// __syncthreads).
+__global__ void ReduceAnyKernel(const float* x, float* y, int64_t outputs, ReduceShape s,
+                                int op, float scale) {
+  __shared__ float part[kThreads];
+  const int l = threadIdx.x;
+  const float identity = op == 0 ? 0.0f : op == 1 ? -INFINITY : op == 2 ? INFINITY : 1.0f;
+  for (int64_t o = blockIdx.x; o < outputs; o += gridDim.x) {
+    int64_t base = 0, r = o;
+    for (int d = s.kept_rank - 1; d >= 0; --d) {
+      base += (r % s.kept_dims[d]) * s.kept_strides[d];
+      r /= s.kept_dims[d];
+    }
+    float acc = identity;
+    for (int64_t i = l; i < s.reduce; i += kThreads) {
+      int64_t at = base, t = i;
+      for (int d = s.red_rank - 1; d >= 0; --d) {
+        at += (t % s.red_dims[d]) * s.red_strides[d];
+        t /= s.red_dims[d];
+      }
+      acc = Fold(op, acc, x[at]);
+    }
+    part[l] = acc;
+    __syncthreads();
+    for (int w = kThreads / 2; w > 0; w >>= 1) {
+      if (l < w) part[l] = Fold(op, part[l], part[l + w]);
+      __syncthreads();
+    }
+    if (l == 0) y[o] = op == 0 ? part[0] * scale : part[0];
+    __syncthreads();  // part is written again for the next output
+  }
 }
 
 // One output per thread (the reduced dim is usually short: classes).
@@ -179,6 +220,15 @@ cudaError_t LaunchReduceSum(const float* x, float* y, int outputs, int reduce, i
 cudaError_t LaunchReduceMax(const float* x, float* y, int outputs, int reduce, int inner,
                             cudaStream_t stream) {
   ReduceMaxKernel<<<outputs, kThreads, 0, stream>>>(x, y, reduce, inner);
+  return cudaGetLastError();
+}
+
+cudaError_t LaunchReduceAny(const float* x, float* y, int outputs, const ReduceShape& shape,
+                            int op, float scale, cudaStream_t stream) {
+  if (outputs <= 0) return cudaSuccess;
+  constexpr int kMaxBlocks = 1 << 20;  // the kernel strides over the rest
+  ReduceAnyKernel<<<outputs < kMaxBlocks ? outputs : kMaxBlocks, kThreads, 0, stream>>>(
+      x, y, outputs, shape, op, scale);
   return cudaGetLastError();
 }
 

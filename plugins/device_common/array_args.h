@@ -1,5 +1,5 @@
 // The host side of the data-movement kernels every device plugin has (Reshape, ExpandDims,
-// Fill, Tile, GatherV2): argument checks and output shapes, failing the node with the same
+// Squeeze, Fill, Tile, GatherV2): argument checks and output shapes, failing the node with the same
 // messages on every device. Element-count limits (CheckIntSized) stay in the plugins: their
 // messages name the plugin's kernels.
 #pragma once
@@ -170,25 +170,25 @@ bool MergeTileDims(tgraph::plugin::Context& ctx, const std::vector<int64_t>& in_
   return true;
 }
 
-// GatherV2(params, indices, axis) with batch_dims 0, as [outer, limit, inner] params read at
-// nidx indices into [outer, nidx, inner].
+// GatherV2(params, indices, axis) with batch_dims b: params viewed as [batch, outer, limit,
+// inner] (batch = params' first b dims, which indices share), indices as [batch, nidx]; the
+// output [batch, outer, nidx, inner] is y[b, o, k, q] = params[b, o, indices[b, k], q]. With
+// b = 0, batch is 1. A device kernel walks output element i as q = i % inner, r = i / inner,
+// k = r % nidx, bo = r / nidx (= b * outer + o), and reads index (bo / outer) * nidx + k.
 struct GatherPlan {
   std::vector<int64_t> out_dims;
+  int64_t outer = 1;  // params' dims between the batch dims and the axis
   int64_t inner = 1;
-  int64_t nidx = 0;   // indices' element count
+  int64_t nidx = 0;   // indices per batch element (all of them when batch_dims is 0)
   int64_t limit = 0;  // params' size along the axis: indices must be in [0, limit)
   int64_t n = 0;      // output elements
 };
 
-inline bool PlanGatherV2(tgraph::plugin::Context& ctx, int64_t batch_dims,
-                         const std::string& device_type, const tgraph::plugin::TensorView& params,
+// The checks and codes are the CPU plugin's (device conformance compares them).
+inline bool PlanGatherV2(tgraph::plugin::Context& ctx, int64_t batch_dims_attr,
+                         const tgraph::plugin::TensorView& params,
                          const tgraph::plugin::TensorView& indices,
                          const tgraph::plugin::TensorView& axis_t, GatherPlan* plan) {
-  if (batch_dims != 0) {
-    ctx.Fail(TG_UNIMPLEMENTED, "GatherV2 with batch_dims " + std::to_string(batch_dims) +
-                                   " is not implemented on " + device_type);
-    return false;
-  }
   if (axis_t.num_elements() != 1) {
     ctx.Fail(TG_INVALID_ARGUMENT, "axis must be a scalar, got shape " +
                                       ShapeString(axis_t.dims()));
@@ -196,6 +196,7 @@ inline bool PlanGatherV2(tgraph::plugin::Context& ctx, int64_t batch_dims,
   }
   const std::vector<int64_t> pd = params.dims(), id = indices.dims();
   const int64_t rank = static_cast<int64_t>(pd.size());
+  const int64_t i_rank = static_cast<int64_t>(id.size());
   if (rank < 1) {
     ctx.Fail(TG_INVALID_ARGUMENT, "params must be at least 1 dimensional");
     return false;
@@ -208,18 +209,75 @@ inline bool PlanGatherV2(tgraph::plugin::Context& ctx, int64_t batch_dims,
     return false;
   }
   if (axis < 0) axis += rank;
-  int64_t outer = 1;
+  const int64_t batch_dims = batch_dims_attr < 0 ? batch_dims_attr + i_rank : batch_dims_attr;
+  if (batch_dims < 0 || batch_dims > i_rank) {
+    ctx.Fail(TG_INVALID_ARGUMENT, "Expected batch_dims in the range [" +
+                                      std::to_string(-i_rank) + ", " + std::to_string(i_rank) +
+                                      "], but got " + std::to_string(batch_dims_attr));
+    return false;
+  }
+  if (batch_dims >= rank || axis < batch_dims) {
+    ctx.Fail(TG_INVALID_ARGUMENT, "batch_dims (" + std::to_string(batch_dims) +
+                                      ") must be less than rank(params) (" +
+                                      std::to_string(rank) + ") and at most axis (" +
+                                      std::to_string(axis) + ")");
+    return false;
+  }
+  const size_t bd = static_cast<size_t>(batch_dims);
+  for (size_t i = 0; i < bd; ++i) {
+    if (pd[i] != id[i]) {
+      ctx.Fail(TG_INVALID_ARGUMENT, "params.shape[" + std::to_string(i) + "]: " +
+                                        std::to_string(pd[i]) + " should be equal to indices.shape[" +
+                                        std::to_string(i) + "]: " + std::to_string(id[i]));
+      return false;
+    }
+  }
+  int64_t batch = 1;
+  plan->outer = 1;
   plan->inner = 1;
   plan->out_dims.clear();
   for (int64_t d = 0; d < rank; ++d) {
-    if (d < axis) outer *= pd[static_cast<size_t>(d)];
-    if (d > axis) plan->inner *= pd[static_cast<size_t>(d)];
-    if (d == axis) plan->out_dims.insert(plan->out_dims.end(), id.begin(), id.end());
-    if (d != axis) plan->out_dims.push_back(pd[static_cast<size_t>(d)]);
+    const int64_t size = pd[static_cast<size_t>(d)];
+    if (d < batch_dims) batch *= size;
+    if (d >= batch_dims && d < axis) plan->outer *= size;
+    if (d > axis) plan->inner *= size;
+    if (d == axis) plan->out_dims.insert(plan->out_dims.end(), id.begin() + batch_dims, id.end());
+    if (d != axis) plan->out_dims.push_back(size);
   }
-  plan->nidx = indices.num_elements();
+  plan->nidx = Product(std::vector<int64_t>(id.begin() + batch_dims, id.end()));
   plan->limit = pd[static_cast<size_t>(axis)];
-  plan->n = outer * plan->nidx * plan->inner;
+  plan->n = batch * plan->outer * plan->nidx * plan->inner;
+  return true;
+}
+
+// Squeeze(input) with squeeze_dims `axes`: the input's dims without the listed size-1 dims
+// (every size-1 dim when `axes` is empty).
+inline bool SqueezeDims(tgraph::plugin::Context& ctx, const std::vector<int64_t>& dims,
+                        const std::vector<int64_t>& axes, std::vector<int64_t>* out) {
+  const int64_t rank = static_cast<int64_t>(dims.size());
+  std::vector<bool> squeeze(dims.size(), false);
+  for (int64_t a : axes) {
+    if (a < -rank || a >= rank) {
+      ctx.Fail(TG_INVALID_ARGUMENT, "squeeze dimension " + std::to_string(a) +
+                                        " is out of range for a tensor of rank " +
+                                        std::to_string(rank) + " (expected [" +
+                                        std::to_string(-rank) + ", " + std::to_string(rank) +
+                                        "))");
+      return false;
+    }
+    const size_t axis = static_cast<size_t>(a < 0 ? a + rank : a);
+    if (dims[axis] != 1) {
+      ctx.Fail(TG_INVALID_ARGUMENT, "Can not squeeze dim[" + std::to_string(axis) +
+                                        "], expected a dimension of 1, got " +
+                                        std::to_string(dims[axis]));
+      return false;
+    }
+    squeeze[axis] = true;
+  }
+  out->clear();
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (!(axes.empty() ? dims[i] == 1 : squeeze[i])) out->push_back(dims[i]);
+  }
   return true;
 }
 

@@ -1,7 +1,7 @@
 // Data movement on the device, float32 and int32: NoOp, Const (float uploaded once per device,
-// then a device-side copy per run; int32 in host memory), Identity, Reshape and ExpandDims
-// (aliases, no copy), Fill, Tile, ZerosLike, Cast between float and int32, and float
-// GatherV2 with int32 indices (program "misc", cl_sources.cc).
+// then a device-side copy per run; int32 in host memory), Identity, Reshape, Squeeze and
+// ExpandDims (aliases, no copy), Fill, Tile, ZerosLike, Cast between float and int32, and
+// float GatherV2 (any axis and batch_dims) with int32 indices (program "misc", cl_sources.cc).
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -141,6 +141,22 @@ class ZerosLikeKernel {
   }
 };
 
+// Squeeze(input): an alias without the size-1 dims listed in squeeze_dims (all of them when
+// empty).
+class SqueezeKernel {
+ public:
+  explicit SqueezeKernel(Construction& c) { c.GetAttr("squeeze_dims", &axes_); }
+  void Compute(Context& ctx) {
+    TensorView in = ctx.input(0);
+    std::vector<int64_t> dims;
+    if (!tgraph_device_common::SqueezeDims(ctx, in.dims(), axes_, &dims)) return;
+    ctx.SetOutputAlias(0, in, dims);
+  }
+
+ private:
+  std::vector<int64_t> axes_;
+};
+
 // ExpandDims(input, dim): an alias with a 1 inserted at `dim` (host memory, in
 // [-rank - 1, rank]).
 class ExpandDimsKernel {
@@ -185,7 +201,7 @@ class TileKernel {
   }
 };
 
-// GatherV2(params, indices, axis), batch_dims 0: int32 indices in device memory, axis on
+// GatherV2(params, indices, axis), any batch_dims: int32 indices in device memory, axis on
 // the host. Bad indices are found by the kernel (see tg_gather32); the host reads the flag
 // back (a blocking read: this op waits for the queue) and fails the node with the first bad
 // position, as the CPU plugin words it. An empty output reads no index, so checks none.
@@ -197,9 +213,7 @@ class GatherV2Kernel {
   void Compute(Context& ctx) {
     TensorView params = ctx.input(0), indices = ctx.input(1);
     GatherPlan plan;
-    if (!PlanGatherV2(ctx, batch_dims_, DeviceType(), params, indices, ctx.input(2), &plan)) {
-      return;
-    }
+    if (!PlanGatherV2(ctx, batch_dims_, params, indices, ctx.input(2), &plan)) return;
     const int64_t nidx = plan.nidx, limit = plan.limit, n = plan.n;
     if (!CheckIntSized(ctx, params.num_elements(), "params") ||
         !CheckIntSized(ctx, n, "the output")) {
@@ -220,9 +234,10 @@ class GatherV2Kernel {
     const cl_mem pm = limit == 0 ? nullptr : BufferOf(params), im = BufferOf(indices),
                  om = BufferOf(out), flag = bad_mem();
     const cl_int N = static_cast<cl_int>(n), J = static_cast<cl_int>(nidx),
-                 L = static_cast<cl_int>(limit), I = static_cast<cl_int>(plan.inner);
+                 L = static_cast<cl_int>(limit), I = static_cast<cl_int>(plan.inner),
+                 O = static_cast<cl_int>(plan.outer);
     if (!Launch(ctx, "misc", "tg_gather32",
-                {A(pm), A(im), A(om), A(N), A(J), A(L), A(I), A(flag)},
+                {A(pm), A(im), A(om), A(N), A(J), A(L), A(I), A(O), A(flag)},
                 {static_cast<size_t>(n)})) {
       return;
     }
@@ -283,6 +298,7 @@ void RegisterArrayKernels(tgraph::plugin::Init& init) {
                                  .TypeConstraint("T", types)
                                  .TypeConstraint("Tshape", {TG_INT32, TG_INT64})
                                  .HostMemory("shape"));
+  init.Kernel<SqueezeKernel>(KernelBuilder("Squeeze", DeviceType()).TypeConstraint("T", types));
   init.Kernel<FillKernel>(KernelBuilder("Fill", DeviceType())
                               .TypeConstraint("T", types)
                               .TypeConstraint("index_type", {TG_INT32, TG_INT64})

@@ -43,8 +43,8 @@ struct KernelSlot {
 };
 
 // One OpenCL device: its context, one in-order queue (kernels, copies and frees are ordered
-// by enqueue order, which the executor makes follow the data dependencies), and the
-// programs built for it so far.
+// by enqueue order, which the executor makes follow the data dependencies; copies to and
+// from the host do not block), and the programs built for it so far.
 class ClDevice {
  public:
   ClDevice(int ordinal, cl::Device device);
@@ -62,6 +62,13 @@ class ClDevice {
   // with the build log on a build failure.
   KernelSlot& Kernel(const std::string& program, const std::string& kernel);
 
+  // Host-to-device copies are non-blocking from a staging block the device owns: Stage
+  // takes `block` and keeps it until `done` (the write's event) has completed (on an
+  // exception `block` is left untouched); ReapStaging frees the blocks of completed writes
+  // (called at each copy and after Synchronize's finish).
+  void Stage(const cl::Event& done, std::unique_ptr<unsigned char[]>& block);
+  void ReapStaging();
+
  private:
   int ordinal_;
   cl::Device device_;
@@ -72,6 +79,8 @@ class ClDevice {
   std::mutex mu_;  // guards the maps below
   std::map<std::string, cl::Program> programs_;
   std::map<std::pair<std::string, std::string>, std::unique_ptr<KernelSlot>> kernels_;
+  std::mutex staging_mu_;  // guards staging_
+  std::vector<std::pair<cl::Event, std::unique_ptr<unsigned char[]>>> staging_;
 };
 
 // The device a kernel runs on.

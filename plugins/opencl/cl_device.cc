@@ -12,6 +12,7 @@
 #include <cctype>
 #include <cstdlib>
 #include <cstring>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -210,22 +211,49 @@ void* Allocate(void* state, size_t bytes, size_t, TG_Status* status) {
 // they complete.
 void Deallocate(void*, void* ptr) { delete static_cast<ClBuffer*>(ptr); }
 
-// Blocking: the host source may be freed as soon as the call returns.
+// Non-blocking, ordered on the device's in-order queue after the kernels already enqueued
+// (a blocking write would wait for all of them). The caller may free or reuse `src` as soon
+// as this returns, so it is first copied into a staging block the device owns until the
+// write has completed (ClDevice::Stage; reaped here and at Synchronize).
 void CopyHostToDevice(void* state, void* dst, const void* src, size_t bytes, TG_Status* status) {
   if (bytes == 0) return;
+  auto* dev = static_cast<ClDevice*>(state);
+  dev->ReapStaging();
+  std::unique_ptr<unsigned char[]> staging(new (std::nothrow) unsigned char[bytes]);
+  if (staging == nullptr) {
+    SetStatus(status, TG_RESOURCE_EXHAUSTED,
+              DeviceName(dev->ordinal()) + " copy to the device: cannot allocate " +
+                  std::to_string(bytes) + " bytes of staging memory");
+    return;
+  }
+  std::memcpy(staging.get(), src, bytes);
+  cl::Event done;
   try {
-    static_cast<ClDevice*>(state)->queue().enqueueWriteBuffer(static_cast<ClBuffer*>(dst)->mem,
-                                                              CL_TRUE, 0, bytes, src);
+    dev->queue().enqueueWriteBuffer(static_cast<ClBuffer*>(dst)->mem, CL_FALSE, 0, bytes,
+                                    staging.get(), nullptr, &done);
   } catch (const cl::Error& e) {
     SetClStatus(status, state, "copy to the device", e);
+    return;
+  }
+  try {
+    dev->Stage(done, staging);
+  } catch (const std::exception&) {
+    // The block could not be kept (out of memory): it stays here until the write is done.
+    try {
+      done.wait();
+    } catch (const cl::Error& e) {
+      SetClStatus(status, state, "copy to the device", e);
+    }
   }
 }
 
+// Non-blocking: the core synchronizes the device (Synchronize: the queue finishes) before it
+// reads `dst` (core/exec/device_copy.cc), and `dst` is the core's, alive until then.
 void CopyDeviceToHost(void* state, void* dst, const void* src, size_t bytes, TG_Status* status) {
   if (bytes == 0) return;
   try {
     static_cast<ClDevice*>(state)->queue().enqueueReadBuffer(
-        static_cast<const ClBuffer*>(src)->mem, CL_TRUE, 0, bytes, dst);
+        static_cast<const ClBuffer*>(src)->mem, CL_FALSE, 0, bytes, dst);
   } catch (const cl::Error& e) {
     SetClStatus(status, state, "copy to the host", e);
   }
@@ -245,11 +273,13 @@ void CopyDeviceToDevice(void* state, void* dst, const void* src, size_t bytes,
 }
 
 void Synchronize(void* state, TG_Status* status) {
+  auto* dev = static_cast<ClDevice*>(state);
   try {
-    static_cast<ClDevice*>(state)->queue().finish();
+    dev->queue().finish();
   } catch (const cl::Error& e) {
     SetClStatus(status, state, "synchronize", e);
   }
+  dev->ReapStaging();
 }
 
 void* Stream(void* state) { return static_cast<ClDevice*>(state)->queue()(); }
@@ -272,6 +302,26 @@ ClDevice::ClDevice(int ordinal, cl::Device device)
   while (reduce_group_ * 2 <= 64 && static_cast<size_t>(reduce_group_) * 2 <= max_wg) {
     reduce_group_ *= 2;
   }
+}
+
+void ClDevice::Stage(const cl::Event& done, std::unique_ptr<unsigned char[]>& block) {
+  std::lock_guard<std::mutex> lock(staging_mu_);
+  // emplace_back either takes the block or throws leaving it with the caller.
+  staging_.emplace_back(done, std::move(block));
+}
+
+void ClDevice::ReapStaging() {
+  std::lock_guard<std::mutex> lock(staging_mu_);
+  std::erase_if(staging_, [](const auto& entry) {
+    cl_int state = CL_QUEUED;
+    // CL_COMPLETE, or a negative error code: the command is over either way. A failed
+    // query keeps the block (it is reaped at a later call).
+    if (clGetEventInfo(entry.first(), CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof state, &state,
+                       nullptr) != CL_SUCCESS) {
+      return false;
+    }
+    return state == CL_COMPLETE || state < 0;
+  });
 }
 
 KernelSlot& ClDevice::Kernel(const std::string& program, const std::string& kernel) {

@@ -191,6 +191,48 @@ __kernel void tg_reduce_max(__global const float* x, __global float* y, int redu
   if (l == 0) y[o] = part[0];
 }
 
+/* Any reduction over any axes: the host passes the kept and the reduced groups of dims
+ * (sizes and element strides, outermost first; see device_common/reduce_args.h) and the op
+ * (0 sum, 1 max, 2 min, 3 prod; sums are scaled by `scale`, for Mean). One work-group of
+ * RG items per output. Max and Min propagate NaN; an empty reduction gives the identity. */
+typedef struct {
+  int kept_rank, red_rank, reduce;
+  int kept_dims[8], kept_strides[8], red_dims[8], red_strides[8];
+} ReduceShape;
+float tg_nan_min(float a, float b) { return isnan(a) ? a : (isnan(b) || b < a) ? b : a; }
+float tg_fold(int op, float a, float b) {
+  return op == 0 ? a + b : op == 1 ? tg_nan_max(a, b) : op == 2 ? tg_nan_min(a, b) : a * b;
+}
+__kernel void tg_reduce_any(__global const float* x, __global float* y, ReduceShape s, int op,
+                            float scale) {
+  __local float part[RG];
+  const int o = get_group_id(0), l = get_local_id(0);
+  long base = 0;
+  int r = o;
+  for (int d = s.kept_rank - 1; d >= 0; --d) {
+    base += (long)(r % s.kept_dims[d]) * s.kept_strides[d];
+    r /= s.kept_dims[d];
+  }
+  const float identity = op == 0 ? 0.0f : op == 1 ? -INFINITY : op == 2 ? INFINITY : 1.0f;
+  float acc = identity;
+  for (int i = l; i < s.reduce; i += RG) {
+    long at = base;
+    int t = i;
+    for (int d = s.red_rank - 1; d >= 0; --d) {
+      at += (long)(t % s.red_dims[d]) * s.red_strides[d];
+      t /= s.red_dims[d];
+    }
+    acc = tg_fold(op, acc, x[at]);
+  }
+  part[l] = acc;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int w = RG / 2; w > 0; w >>= 1) {
+    if (l < w) part[l] = tg_fold(op, part[l], part[l + w]);
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  if (l == 0) y[o] = op == 0 ? part[0] * scale : part[0];
+}
+
 /* ArgMax over the middle dim of [outer, reduce, inner], one output per work item: the
  * smallest index of the largest value; a NaN counts as the largest (the first NaN wins). */
 #define ARGMAX(NAME, OUT)                                                                  \
@@ -356,18 +398,20 @@ __kernel void tg_tile32(__global const uint* x, __global uint* y, TileShape s) {
   }
   y[i] = x[xi];
 }
-/* GatherV2 over [outer, limit, inner] params, any 4-byte dtype: y[o, j, q] =
- * p[o, idx[j], q]. An index outside [0, limit) writes nothing and atomic_mins its position
- * into *bad, which the host reads back. */
+/* GatherV2 over params viewed as [batch * outer, limit, inner] and indices as [batch, nidx]
+ * (any 4-byte dtype): y[bo, k, q] = p[bo, idx[(bo / outer) * nidx + k], q]. An index outside
+ * [0, limit) writes nothing and atomic_mins its position into *bad, which the host reads
+ * back. */
 __kernel void tg_gather32(__global const uint* p, __global const int* idx, __global uint* y,
-                          int n, int nidx, int limit, int inner, __global int* bad) {
+                          int n, int nidx, int limit, int inner, int outer, __global int* bad) {
   int i = get_global_id(0);
   if (i >= n) return;
-  const int q = i % inner, r = i / inner, j = r % nidx;
-  const long o = r / nidx;
-  const int k = idx[j];
-  if (k < 0 || k >= limit) { atomic_min(bad, j); return; }
-  y[i] = p[(o * limit + k) * inner + q];
+  const int q = i % inner, r = i / inner, k = r % nidx;
+  const long bo = r / nidx;
+  const int j = (int)(bo / outer) * nidx + k;
+  const int v = idx[j];
+  if (v < 0 || v >= limit) { atomic_min(bad, j); return; }
+  y[i] = p[(bo * limit + v) * inner + q];
 }
 /* Truncates toward zero, saturates, NaN gives 0 (as the CPU plugin's Cast). */
 __kernel void tg_cast_f2i(__global const float* x, __global int* y, int n) {

@@ -1,13 +1,15 @@
-// Conv2D, float32, NHWC, padding SAME or VALID, any positive strides, dilations 1 (program
-// "conv", cl_sources_conv.cc). Other layouts, EXPLICIT padding and dilations are refused
-// with UNIMPLEMENTED when the kernel is created, so soft placement can put such a node on
-// the CPU instead.
-#include <algorithm>
+// Conv2D, Conv2DBackpropInput and Conv2DBackpropFilter, float32, NHWC or NCHW, padding SAME,
+// VALID or EXPLICIT, any positive strides and dilations; MaxPool, AvgPool and their
+// gradients, NHWC (program "conv", cl_sources_conv.cc). The attr and shape checks are
+// plugins/device_common/conv_args.h's and pool_args.h's, shared with the CUDA plugin (the
+// CPU plugin's rules and codes).
 #include <string>
 #include <vector>
 
 #include "cl_common.h"
 #include "cl_kernels.h"
+#include "device_common/conv_args.h"
+#include "device_common/pool_args.h"
 
 namespace tgraph_opencl {
 namespace {
@@ -17,133 +19,238 @@ using tgraph::plugin::Context;
 using tgraph::plugin::KernelBuilder;
 using tgraph::plugin::TensorMut;
 using tgraph::plugin::TensorView;
+using tgraph_device_common::ConvAttrs;
+using tgraph_device_common::ConvGeometry;
 
 // Matches the ConvShape struct of the OpenCL source.
 struct ConvShape {
-  cl_int n_out, h, w, c, oh, ow, oc, kh, kw, sh, sw, pad_top, pad_left;
+  cl_int n, batch, h, w, c, oh, ow, oc, kh, kw, sh, sw, dh, dw, pad_top, pad_left, nchw;
 };
+
+// Zeros into `t` (an output no term reaches: an empty sum).
+void FillZeros(Context& ctx, TensorMut& t) {
+  try {
+    DeviceOf(ctx).queue().enqueueFillBuffer(MemOf(t), 0.0f, 0, t.byte_size());
+  } catch (const std::exception& e) {
+    FailFromClError(ctx, e, "filling zeros");
+  }
+}
+
+bool IntSized(Context& ctx, const ConvGeometry& g) {
+  return CheckIntSized(ctx, g.InputSize(), "the input") &&
+         CheckIntSized(ctx, g.FilterSize(), "the filter") &&
+         CheckIntSized(ctx, g.OutputSize(), "the output") &&
+         tgraph_device_common::ConvGeometryFitsInt(ctx, g, DeviceType());
+}
 
 class Conv2DKernel {
  public:
-  explicit Conv2DKernel(Construction& c) {
-    std::string format = "NHWC", padding;
-    if (c.HasAttr("data_format")) c.GetAttr("data_format", &format);
-    c.GetAttr("padding", &padding);
-    std::vector<int64_t> dilations = {1, 1, 1, 1};
-    if (c.HasAttr("dilations")) c.GetAttr("dilations", &dilations);
-    c.GetAttr("strides", &strides_);
-    if (!c.ok()) return;
-    if (format != "NHWC") {
-      c.Fail(TG_UNIMPLEMENTED, "Conv2D on " + DeviceType() + " supports data_format NHWC only, got " +
-                                   format);
-    } else if (padding != "SAME" && padding != "VALID") {
-      c.Fail(TG_UNIMPLEMENTED, "Conv2D on " + DeviceType() +
-                                   " supports padding SAME and VALID only, got " + padding);
-    } else if (dilations != std::vector<int64_t>{1, 1, 1, 1}) {
-      c.Fail(TG_UNIMPLEMENTED, "Conv2D on " + DeviceType() + " supports dilations 1 only, got " +
-                                   ShapeString(dilations));
-    } else if (strides_.size() != 4 || strides_[0] != 1 || strides_[3] != 1 || strides_[1] < 1 ||
-               strides_[2] < 1) {
-      c.Fail(TG_INVALID_ARGUMENT,
-             "strides must be 4 positive values, 1 in the batch and depth dimensions, got " +
-                 ShapeString(strides_));
-    }
-    same_ = padding == "SAME";
-  }
+  explicit Conv2DKernel(Construction& c) { tgraph_device_common::ReadConvAttrs(c, DeviceType(), &attrs_); }
 
   void Compute(Context& ctx) {
     TensorView x = ctx.input(0), f = ctx.input(1);
-    if (x.rank() != 4 || f.rank() != 4) {
-      ctx.Fail(TG_INVALID_ARGUMENT, "input and filter must be 4-D, got input " +
-                                        ShapeString(x.dims()) + ", filter " +
-                                        ShapeString(f.dims()));
+    ConvGeometry g;
+    if (!tgraph_device_common::ConvGeometryOf(ctx, attrs_, DeviceType(), x.dims(), f.dims(),
+                                              &g) ||
+        !IntSized(ctx, g)) {
       return;
     }
-    if (f.dim(2) <= 0) {
-      ctx.Fail(TG_INVALID_ARGUMENT, "the filter's input depth must be > 0, got filter shape " +
-                                        ShapeString(f.dims()));
-      return;
-    }
-    // The same checks, codes and order as the CPU plugin (device conformance compares them).
-    if (x.dim(3) != f.dim(2) && x.dim(3) % f.dim(2) == 0) {
-      ctx.Fail(TG_UNIMPLEMENTED, "grouped convolution (input depth " + std::to_string(x.dim(3)) +
-                                     ", filter input depth " + std::to_string(f.dim(2)) +
-                                     ") is not supported on " + DeviceType());
-      return;
-    }
-    if (x.dim(3) != f.dim(2)) {
-      ctx.Fail(TG_INVALID_ARGUMENT, "input depth " + std::to_string(x.dim(3)) +
-                                        " does not match the filter's in_depth " +
-                                        std::to_string(f.dim(2)) + " (input " +
-                                        ShapeString(x.dims()) + ", filter " +
-                                        ShapeString(f.dims()) + ")");
-      return;
-    }
-    if (f.dim(0) <= 0 || f.dim(1) <= 0) {
-      ctx.Fail(TG_INVALID_ARGUMENT, "filter height and width must be > 0, got filter shape " +
-                                        ShapeString(f.dims()));
-      return;
-    }
-    int64_t oh = 0, ow = 0, pad_top = 0, pad_left = 0;
-    if (!Window(ctx, x.dim(1), f.dim(0), strides_[1], &oh, &pad_top) ||
-        !Window(ctx, x.dim(2), f.dim(1), strides_[2], &ow, &pad_left)) {
-      return;
-    }
-    const std::vector<int64_t> out_dims = {x.dim(0), oh, ow, f.dim(3)};
-    const int64_t n = out_dims[0] * oh * ow * out_dims[3];
-    if (!CheckIntSized(ctx, x.num_elements(), "input") ||
-        !CheckIntSized(ctx, f.num_elements(), "filter") || !CheckIntSized(ctx, n, "the output")) {
-      return;
-    }
-    TensorMut y = ctx.AllocateOutput(0, out_dims);
+    const int64_t n = g.OutputSize();
+    TensorMut y = ctx.AllocateOutput(0, g.OutputDims());
     if (!ctx.ok() || n == 0) return;
-    if (x.num_elements() == 0 || f.num_elements() == 0) {  // empty sums: zeros
-      try {
-        DeviceOf(ctx).queue().enqueueFillBuffer(MemOf(y), 0.0f, 0, y.byte_size());
-      } catch (const std::exception& e) {
-        FailFromClError(ctx, e, "filling zeros");
-      }
-      return;
-    }
-    auto i32 = [](int64_t v) { return static_cast<cl_int>(v); };
-    const ConvShape s{i32(n),         i32(x.dim(1)),  i32(x.dim(2)),  i32(x.dim(3)), i32(oh),
-                      i32(ow),        i32(f.dim(3)),  i32(f.dim(0)),  i32(f.dim(1)), i32(strides_[1]),
-                      i32(strides_[2]), i32(pad_top), i32(pad_left)};
+    if (x.num_elements() == 0 || f.num_elements() == 0) return FillZeros(ctx, y);
+    const auto s = tgraph_device_common::ConvShapeOf<ConvShape>(g, n);
     const cl_mem xm = BufferOf(x), fm = BufferOf(f), ym = BufferOf(y);
     Launch(ctx, "conv", "tg_conv2d", {A(xm), A(fm), A(ym), A(s)}, {static_cast<size_t>(n)});
   }
 
  private:
-  // The output size and leading padding along one spatial dim (TensorFlow's rules).
-  bool Window(Context& ctx, int64_t in, int64_t k, int64_t stride, int64_t* out,
-              int64_t* pad_before) const {
-    if (same_) {
-      *out = (in + stride - 1) / stride;
-      const int64_t total = std::max<int64_t>((*out - 1) * stride + k - in, 0);
-      *pad_before = total / 2;
-      return true;
-    }
-    const int64_t numerator = in - k + stride;
-    if (numerator / stride < 0) {
-      ctx.Fail(TG_INVALID_ARGUMENT,
-               "computed output size would be negative (input size " + std::to_string(in) +
-                   ", effective window size " + std::to_string(k) + ", stride " +
-                   std::to_string(stride) + ")");
-      return false;
-    }
-    *out = numerator / stride;
-    *pad_before = 0;
-    return true;
+  ConvAttrs attrs_;
+};
+
+// Conv2DBackpropInput(input_sizes, filter, out_backprop): input_sizes in host memory, 4
+// values (or height and width: batch from out_backprop, depth from the filter).
+class Conv2DBackpropInputKernel {
+ public:
+  explicit Conv2DBackpropInputKernel(Construction& c) {
+    tgraph_device_common::ReadConvAttrs(c, DeviceType(), &attrs_);
   }
 
-  std::vector<int64_t> strides_;
-  bool same_ = false;
+  void Compute(Context& ctx) {
+    std::vector<int64_t> sizes;
+    if (!tgraph_device_common::ReadConvSizes(ctx, 0, "input_sizes", {4, 2}, &sizes)) return;
+    TensorView f = ctx.input(1), dy = ctx.input(2);
+    if (sizes.size() == 2) {
+      if (dy.rank() != 4 || f.rank() != 4) {
+        ctx.Fail(TG_INVALID_ARGUMENT, "filter and out_backprop must be 4-D, got shapes " +
+                                          ShapeString(f.dims()) + " and " +
+                                          ShapeString(dy.dims()));
+        return;
+      }
+      sizes = attrs_.nchw ? std::vector<int64_t>{dy.dim(0), f.dim(2), sizes[0], sizes[1]}
+                          : std::vector<int64_t>{dy.dim(0), sizes[0], sizes[1], f.dim(2)};
+    }
+    ConvGeometry g;
+    if (!tgraph_device_common::ConvBackpropGeometryOf(ctx, attrs_, DeviceType(), sizes,
+                                                      f.dims(), dy.dims(), &g) ||
+        !IntSized(ctx, g)) {
+      return;
+    }
+    const int64_t n = g.InputSize();
+    TensorMut dx = ctx.AllocateOutput(0, sizes);
+    if (!ctx.ok() || n == 0) return;
+    if (dy.num_elements() == 0 || f.num_elements() == 0) return FillZeros(ctx, dx);
+    const auto s = tgraph_device_common::ConvShapeOf<ConvShape>(g, n);
+    const cl_mem dym = BufferOf(dy), fm = BufferOf(f), dxm = BufferOf(dx);
+    Launch(ctx, "conv", "tg_conv2d_backprop_input", {A(dym), A(fm), A(dxm), A(s)},
+           {static_cast<size_t>(n)});
+  }
+
+ private:
+  ConvAttrs attrs_;
+};
+
+// Conv2DBackpropFilter(input, filter_sizes, out_backprop): filter_sizes in host memory.
+class Conv2DBackpropFilterKernel {
+ public:
+  explicit Conv2DBackpropFilterKernel(Construction& c) {
+    tgraph_device_common::ReadConvAttrs(c, DeviceType(), &attrs_);
+  }
+
+  void Compute(Context& ctx) {
+    std::vector<int64_t> sizes;
+    if (!tgraph_device_common::ReadConvSizes(ctx, 1, "filter_sizes", {4}, &sizes)) return;
+    TensorView x = ctx.input(0), dy = ctx.input(2);
+    ConvGeometry g;
+    if (!tgraph_device_common::ConvBackpropGeometryOf(ctx, attrs_, DeviceType(), x.dims(),
+                                                      sizes, dy.dims(), &g) ||
+        !IntSized(ctx, g)) {
+      return;
+    }
+    const int64_t n = g.FilterSize();
+    TensorMut df = ctx.AllocateOutput(0, sizes);
+    if (!ctx.ok() || n == 0) return;
+    if (x.num_elements() == 0 || dy.num_elements() == 0) return FillZeros(ctx, df);
+    const auto s = tgraph_device_common::ConvShapeOf<ConvShape>(g, n);
+    const cl_mem xm = BufferOf(x), dym = BufferOf(dy), dfm = BufferOf(df);
+    const size_t rg = static_cast<size_t>(DeviceOf(ctx).reduce_group());
+    Launch(ctx, "conv", "tg_conv2d_backprop_filter", {A(xm), A(dym), A(dfm), A(s)},
+           {static_cast<size_t>(n) * rg}, {rg});
+  }
+
+ private:
+  ConvAttrs attrs_;
+};
+
+// A pooling's counts and window positions fit the kernels' ints (its "filter" is no tensor).
+bool PoolIntSized(Context& ctx, const ConvGeometry& g) {
+  return CheckIntSized(ctx, g.InputSize(), "the input") &&
+         CheckIntSized(ctx, g.OutputSize(), "the output") &&
+         tgraph_device_common::ConvGeometryFitsInt(ctx, g, DeviceType());
+}
+
+// MaxPool / AvgPool (NHWC).
+template <bool kMax>
+class PoolKernel {
+ public:
+  explicit PoolKernel(Construction& c) {
+    tgraph_device_common::ReadPoolAttrs(c, DeviceType(), /*allow_explicit=*/kMax, &attrs_);
+  }
+
+  void Compute(Context& ctx) {
+    TensorView x = ctx.input(0);
+    ConvGeometry g;
+    if (!tgraph_device_common::PoolGeometryOf(ctx, attrs_, x.dims(), "input", &g) ||
+        !PoolIntSized(ctx, g)) {
+      return;
+    }
+    const int64_t n = g.OutputSize();
+    TensorMut y = ctx.AllocateOutput(0, g.OutputDims());
+    if (!ctx.ok() || n == 0) return;
+    const auto s = tgraph_device_common::ConvShapeOf<ConvShape>(g, n);
+    const cl_mem xm = BufferOf(x), ym = BufferOf(y);
+    Launch(ctx, "conv", kMax ? "tg_max_pool" : "tg_avg_pool", {A(xm), A(ym), A(s)},
+           {static_cast<size_t>(n)});
+  }
+
+ private:
+  tgraph_device_common::PoolAttrs attrs_;
+};
+
+// MaxPoolGrad(orig_input, orig_output, grad): the gradient goes to each window's first
+// maximum of orig_input (orig_output is only checked for its shape, as on the CPU).
+class MaxPoolGradKernel {
+ public:
+  explicit MaxPoolGradKernel(Construction& c) {
+    tgraph_device_common::ReadPoolAttrs(c, DeviceType(), /*allow_explicit=*/true, &attrs_);
+  }
+
+  void Compute(Context& ctx) {
+    TensorView x = ctx.input(0), y = ctx.input(1), dy = ctx.input(2);
+    ConvGeometry g;
+    if (!tgraph_device_common::PoolGeometryOf(ctx, attrs_, x.dims(), "orig_input", &g) ||
+        !tgraph_device_common::CheckPooledShape(ctx, "orig_output", y.dims(), g) ||
+        !tgraph_device_common::CheckPooledShape(ctx, "grad", dy.dims(), g) ||
+        !PoolIntSized(ctx, g)) {
+      return;
+    }
+    const int64_t n = g.InputSize();
+    TensorMut dx = ctx.AllocateOutput(0, g.InputDims());
+    if (!ctx.ok() || n == 0) return;
+    if (g.OutputSize() == 0) return FillZeros(ctx, dx);
+    const auto s = tgraph_device_common::ConvShapeOf<ConvShape>(g, n);
+    const cl_mem xm = BufferOf(x), dym = BufferOf(dy), dxm = BufferOf(dx);
+    Launch(ctx, "conv", "tg_max_pool_grad", {A(xm), A(dym), A(dxm), A(s)},
+           {static_cast<size_t>(n)});
+  }
+
+ private:
+  tgraph_device_common::PoolAttrs attrs_;
+};
+
+// AvgPoolGrad(orig_input_shape, grad): orig_input_shape in host memory.
+class AvgPoolGradKernel {
+ public:
+  explicit AvgPoolGradKernel(Construction& c) {
+    tgraph_device_common::ReadPoolAttrs(c, DeviceType(), /*allow_explicit=*/false, &attrs_);
+  }
+
+  void Compute(Context& ctx) {
+    std::vector<int64_t> sizes;
+    if (!tgraph_device_common::ReadConvSizes(ctx, 0, "orig_input_shape", {4}, &sizes)) return;
+    TensorView dy = ctx.input(1);
+    ConvGeometry g;
+    if (!tgraph_device_common::PoolGeometryOf(ctx, attrs_, sizes, "orig_input_shape", &g) ||
+        !tgraph_device_common::CheckPooledShape(ctx, "grad", dy.dims(), g) ||
+        !PoolIntSized(ctx, g)) {
+      return;
+    }
+    const int64_t n = g.InputSize();
+    TensorMut dx = ctx.AllocateOutput(0, sizes);
+    if (!ctx.ok() || n == 0) return;
+    if (g.OutputSize() == 0) return FillZeros(ctx, dx);
+    const auto s = tgraph_device_common::ConvShapeOf<ConvShape>(g, n);
+    const cl_mem dym = BufferOf(dy), dxm = BufferOf(dx);
+    Launch(ctx, "conv", "tg_avg_pool_grad", {A(dym), A(dxm), A(s)}, {static_cast<size_t>(n)});
+  }
+
+ private:
+  tgraph_device_common::PoolAttrs attrs_;
 };
 
 }  // namespace
 
 void RegisterConvKernels(tgraph::plugin::Init& init) {
-  init.Kernel<Conv2DKernel>(KernelBuilder("Conv2D", DeviceType()).TypeConstraint("T", TG_FLOAT));
+  auto f = [](const char* op) {
+    return KernelBuilder(op, DeviceType()).TypeConstraint("T", TG_FLOAT);
+  };
+  init.Kernel<Conv2DKernel>(f("Conv2D"));
+  init.Kernel<Conv2DBackpropInputKernel>(f("Conv2DBackpropInput").HostMemory("input_sizes"));
+  init.Kernel<Conv2DBackpropFilterKernel>(f("Conv2DBackpropFilter").HostMemory("filter_sizes"));
+  init.Kernel<PoolKernel<true>>(f("MaxPool"));
+  init.Kernel<PoolKernel<false>>(f("AvgPool"));
+  init.Kernel<MaxPoolGradKernel>(f("MaxPoolGrad"));
+  init.Kernel<AvgPoolGradKernel>(f("AvgPoolGrad").HostMemory("orig_input_shape"));
 }
 
 }  // namespace tgraph_opencl

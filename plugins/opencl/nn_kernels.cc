@@ -1,5 +1,5 @@
-// MatMul (tiled, local memory), BiasAdd, BiasAddGrad, Softmax, Sum/Mean/Max over adjacent
-// axes and ArgMax, float32 (programs "matmul" and "reduce", cl_sources.cc).
+// MatMul (tiled, local memory), BiasAdd, BiasAddGrad, Softmax, Sum/Mean/Max/Min/Prod over
+// any axes and ArgMax, float32 (programs "matmul" and "reduce", cl_sources.cc).
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -7,6 +7,7 @@
 
 #include "cl_common.h"
 #include "cl_kernels.h"
+#include "device_common/reduce_args.h"
 
 namespace tgraph_opencl {
 namespace {
@@ -207,90 +208,72 @@ class SoftmaxKernel {
   }
 };
 
-// Sum / Mean / Max over a set of axes that are adjacent once size-1 dims are ignored (the
-// last axis, all axes, a middle block); other sets are UNIMPLEMENTED on this device.
-enum class Reduction { kSum, kMean, kMax };
+// Sum / Mean / Max / Min / Prod over any set of axes (device_common/reduce_args.h plans
+// them). Sum, Mean and Max over one block of axes ([outer, reduce, inner]) take the
+// dedicated kernels; everything else tg_reduce_any.
+using tgraph_device_common::ReduceOp;
+
+// Matches the ReduceShape struct of the OpenCL source.
+struct ReduceShape {
+  cl_int kept_rank, red_rank, reduce;
+  cl_int kept_dims[8], kept_strides[8], red_dims[8], red_strides[8];
+};
 
 class ReduceKernel {
  public:
-  ReduceKernel(Construction& c, Reduction kind) : kind_(kind) {
+  ReduceKernel(Construction& c, ReduceOp op, bool mean) : op_(op), mean_(mean) {
     if (c.HasAttr("keep_dims")) c.GetAttr("keep_dims", &keep_dims_);
   }
   void Compute(Context& ctx) {
-    TensorView x = ctx.input(0), axes_t = ctx.input(1);
+    TensorView x = ctx.input(0);
     const std::vector<int64_t> dims = x.dims();
-    const int64_t rank = static_cast<int64_t>(dims.size());
-    if (axes_t.rank() > 1) {
-      ctx.Fail(TG_INVALID_ARGUMENT, "reduction_indices must be a scalar or a vector, got shape " +
-                                        ShapeString(axes_t.dims()));
-      return;
-    }
-    std::vector<bool> reduced(dims.size(), false);
-    for (int64_t i = 0; i < axes_t.num_elements(); ++i) {
-      const int64_t a = axes_t.dtype() == TG_INT32 ? axes_t.data<int32_t>()[i]
-                                                   : axes_t.data<int64_t>()[i];
-      if (a < -rank || a >= rank) {
-        ctx.Fail(TG_INVALID_ARGUMENT, "Invalid reduction dimension (" + std::to_string(a) +
-                                          " for input with " + std::to_string(rank) +
-                                          " dimension(s)");
-        return;
-      }
-      reduced[static_cast<size_t>(a < 0 ? a + rank : a)] = true;
-    }
-    std::vector<int64_t> out_dims;
-    int64_t outer = 1, reduce = 1, inner = 1;
-    int phase = 0;  // 0: before the reduced block, 1: in it, 2: after it
-    for (size_t d = 0; d < dims.size(); ++d) {
-      if (reduced[d]) {
-        if (keep_dims_) out_dims.push_back(1);
-        if (dims[d] == 1) continue;
-        if (phase == 2) {
-          ctx.Fail(TG_UNIMPLEMENTED, "reducing non-adjacent axes of " + ShapeString(dims) +
-                                         " is not implemented on " + DeviceType());
-          return;
-        }
-        phase = 1;
-        reduce *= dims[d];
-      } else {
-        out_dims.push_back(dims[d]);
-        if (dims[d] == 1) continue;
-        if (phase == 1) phase = 2;
-        (phase == 0 ? outer : inner) *= dims[d];
-      }
-    }
+    tgraph_device_common::ReducePlan plan;
+    if (!tgraph_device_common::PlanReduction(ctx, dims, ctx.input(1), keep_dims_, &plan)) return;
     if (!CheckIntSized(ctx, x.num_elements(), "the input")) return;
-    TensorMut y = ctx.AllocateOutput(0, out_dims);
-    const int64_t outputs = outer * inner;
-    if (!ctx.ok() || outputs == 0) return;
+    TensorMut y = ctx.AllocateOutput(0, plan.out_dims);
+    if (!ctx.ok() || plan.outputs == 0) return;
     const cl_mem xm = x.num_elements() == 0 ? nullptr : BufferOf(x), ym = BufferOf(y);
-    const cl_int R = static_cast<cl_int>(reduce), I = static_cast<cl_int>(inner);
     const size_t rg = static_cast<size_t>(DeviceOf(ctx).reduce_group());
-    if (kind_ == Reduction::kMax) {
-      Launch(ctx, "reduce", "tg_reduce_max", {A(xm), A(ym), A(R), A(I)},
-             {static_cast<size_t>(outputs) * rg}, {rg});
+    const std::vector<size_t> global = {static_cast<size_t>(plan.outputs) * rg}, local = {rg};
+    // Mean of an empty axis: 0 * inf = NaN, as 0 / 0.
+    const float scale =
+        mean_ ? (plan.reduce == 0 ? INFINITY : 1.0f / static_cast<float>(plan.reduce)) : 1.0f;
+    if (plan.adjacent && (op_ == ReduceOp::kSum || op_ == ReduceOp::kMax)) {
+      const cl_int R = static_cast<cl_int>(plan.reduce), I = static_cast<cl_int>(plan.inner);
+      if (op_ == ReduceOp::kMax) {
+        Launch(ctx, "reduce", "tg_reduce_max", {A(xm), A(ym), A(R), A(I)}, global, local);
+      } else {
+        Launch(ctx, "reduce", "tg_reduce_sum", {A(xm), A(ym), A(R), A(I), A(scale)}, global,
+               local);
+      }
       return;
     }
-    // Mean of an empty axis: 0 * inf = NaN, as 0 / 0.
-    const float scale = kind_ == Reduction::kMean
-                            ? (reduce == 0 ? INFINITY : 1.0f / static_cast<float>(reduce))
-                            : 1.0f;
-    Launch(ctx, "reduce", "tg_reduce_sum", {A(xm), A(ym), A(R), A(I), A(scale)},
-           {static_cast<size_t>(outputs) * rg}, {rg});
+    ReduceShape s;
+    if (!tgraph_device_common::FillReduceShape(ctx, plan, dims, &s)) return;
+    const cl_int op = static_cast<cl_int>(op_);
+    Launch(ctx, "reduce", "tg_reduce_any", {A(xm), A(ym), A(s), A(op), A(scale)}, global, local);
   }
 
  private:
-  Reduction kind_;
+  ReduceOp op_;
+  bool mean_;
   bool keep_dims_ = false;
 };
 
 struct SumKernel : ReduceKernel {
-  explicit SumKernel(Construction& c) : ReduceKernel(c, Reduction::kSum) {}
+  explicit SumKernel(Construction& c) : ReduceKernel(c, ReduceOp::kSum, false) {}
 };
 struct MeanKernel : ReduceKernel {
-  explicit MeanKernel(Construction& c) : ReduceKernel(c, Reduction::kMean) {}
+  explicit MeanKernel(Construction& c) : ReduceKernel(c, ReduceOp::kSum, true) {}
 };
 struct MaxKernel : ReduceKernel {
-  explicit MaxKernel(Construction& c) : ReduceKernel(c, Reduction::kMax) {}
+  explicit MaxKernel(Construction& c) : ReduceKernel(c, ReduceOp::kMax, false) {}
+};
+struct MinKernel : ReduceKernel {
+  explicit MinKernel(Construction& c) : ReduceKernel(c, ReduceOp::kMin, false) {}
+};
+struct ProdKernel : ReduceKernel {
+  explicit ProdKernel(Construction& c) : ReduceKernel(c, ReduceOp::kProd, false) {}
 };
 
 // ArgMax(input, dimension): dimension a host scalar; int32 or int64 output (output_type).
@@ -362,6 +345,10 @@ void RegisterNnKernels(tgraph::plugin::Init& init) {
       f("Mean").TypeConstraint("Tidx", {TG_INT32, TG_INT64}).HostMemory("reduction_indices"));
   init.Kernel<MaxKernel>(
       f("Max").TypeConstraint("Tidx", {TG_INT32, TG_INT64}).HostMemory("reduction_indices"));
+  init.Kernel<MinKernel>(
+      f("Min").TypeConstraint("Tidx", {TG_INT32, TG_INT64}).HostMemory("reduction_indices"));
+  init.Kernel<ProdKernel>(
+      f("Prod").TypeConstraint("Tidx", {TG_INT32, TG_INT64}).HostMemory("reduction_indices"));
   init.Kernel<ArgMaxKernel>(f("ArgMax")
                                 .TypeConstraint("Tidx", {TG_INT32, TG_INT64})
                                 .TypeConstraint("output_type", {TG_INT32, TG_INT64})

@@ -44,7 +44,8 @@ class DeviceCoverageCheck : public ::testing::Environment {
     const auto unsupported = UnsupportedCases::Get().counts();
     if (!unsupported.empty()) {
       std::cerr << "device conformance: cases the " << d.type
-                << " kernels refused as UNIMPLEMENTED (not compared; runs):\n";
+                << " kernels refused as UNIMPLEMENTED, or ran where the CPU's refused (\"device"
+                   " only\"; not compared; runs):\n";
       for (const auto& [what, n] : unsupported) std::cerr << "  " << n << " x " << what << "\n";
     }
     if (std::getenv("TGRAPH_CHECK_KERNEL_COVERAGE") != nullptr) {

@@ -9,7 +9,7 @@
 # That makes <backend>_tests (every *_test.cc here but swap_test.cc, plus SOURCES; ctest
 # names "<backend>.<Suite>.<Test>") and <backend>_swap_test (ctest
 # "<backend>.swap_cpu_then_<backend>.<optimizer>", a process per optimizer: a loaded plugin
-# stays loaded). LACKS names kernels the backend does not have (SQUEEZE, CONV2D): their tests
+# stays loaded). LACKS names kernels the backend does not have (none today): their tests
 # are compiled out (TGRAPH_DEVICE_LACKS_<kernel>). Without a device the tests skip, saying
 # why; with REQUIRE_DEVICE they fail instead (OpenCL runs on PoCL in CI and must not skip).
 #

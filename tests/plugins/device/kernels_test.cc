@@ -197,8 +197,6 @@ TEST_F(KernelTest, ExpandDimsAliasesAtEveryPosition) {
       TG_INVALID_ARGUMENT, "ed", "Tried to expand dim index 3");
 }
 
-// The OpenCL plugin has no Squeeze kernel (TGRAPH_DEVICE_LACKS_SQUEEZE): left out there.
-#ifndef TGRAPH_DEVICE_LACKS_SQUEEZE
 TEST_F(KernelTest, SqueezeAliasesWithoutCopies) {
   for (std::vector<int64_t> axes : {std::vector<int64_t>{}, std::vector<int64_t>{0},
                                     std::vector<int64_t>{-1, 2}}) {
@@ -224,7 +222,6 @@ TEST_F(KernelTest, SqueezeAliasesWithoutCopies) {
       },
       TG_INVALID_ARGUMENT, "sq", "Can not squeeze dim[1]");
 }
-#endif
 
 TEST_F(KernelTest, TileMatchesCpu) {
   struct Case {
@@ -313,13 +310,7 @@ TEST_F(KernelTest, GatherV2MatchesCpu) {
             {}, "gather")};
       },
       TG_INVALID_ARGUMENT, "gather", "Expected axis in the range [-2, 2)");
-  ExpectDeviceError(
-      [](Builder& b) {
-        return std::vector<TG_Output>{b.Op(
-            "GatherV2", {b.Feed({2, 3}, Random(6)), b.FeedInt({2, 1}, {0, 1}), b.HostInts({}, {1})},
-            [](TG_OperationDescription* d) { TG_SetAttrInt(d, "batch_dims", 1); }, "gather")};
-      },
-      TG_UNIMPLEMENTED, "gather", "batch_dims 1");
+  // batch_dims: holes_test.cc.
 }
 
 // An int32 Const on GPU:0 lives in host memory: a host-memory consumer (Reshape's shape)
@@ -472,12 +463,6 @@ TEST_F(KernelTest, SumAndMeanMatchCpu) {
 }
 
 TEST_F(KernelTest, ReductionErrors) {
-  ExpectDeviceError(
-      [](Builder& b) {
-        return std::vector<TG_Output>{
-            b.Op("Sum", {b.Feed({2, 3, 4}, Random(24)), b.HostInts({2}, {0, 2})}, {}, "sum")};
-      },
-      TG_UNIMPLEMENTED, "sum", "non-adjacent");
   ExpectDeviceError(
       [](Builder& b) {
         return std::vector<TG_Output>{

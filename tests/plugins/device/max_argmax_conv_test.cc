@@ -1,6 +1,6 @@
 // Max, ArgMax and Conv2D on /device:GPU:0 against the CPU plugin (see kernels_test.cc for how
-// the graphs are built and compared). The CUDA plugin has no Conv2D kernel
-// (TGRAPH_DEVICE_LACKS_CONV2D): its tests are left out there.
+// the graphs are built and compared). Dilations, EXPLICIT padding, NCHW and the gradients:
+// holes_test.cc.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -88,7 +88,6 @@ TEST_F(MaxArgMaxConvTest, ArgMaxMatchesCpu) {
       TG_INVALID_ARGUMENT, "argmax", "Reduction axis 1 is empty");
 }
 
-#ifndef TGRAPH_DEVICE_LACKS_CONV2D
 struct ConvCase {
   std::vector<int64_t> input, filter;
   std::vector<int64_t> strides;
@@ -129,16 +128,13 @@ TEST_F(MaxArgMaxConvTest, Conv2DMatchesCpu) {
   }
 }
 
-TEST_F(MaxArgMaxConvTest, Conv2DRefusesWhatItDoesNotImplement) {
-  const ConvCase c = {{1, 5, 5, 2}, {3, 3, 2, 2}, {1, 1, 1, 1}, "SAME"};
-  ExpectDeviceError([&](Builder& b) { return std::vector<TG_Output>{Conv(b, c, "dilated", {1, 2, 2, 1})}; },
-                 TG_UNIMPLEMENTED, "dilated", "dilations 1 only");
+TEST_F(MaxArgMaxConvTest, Conv2DRejectsBadShapes) {
   ExpectDeviceError(
       [&](Builder& b) {
-        const ConvCase nchw = {{1, 2, 5, 5}, {3, 3, 2, 2}, {1, 1, 1, 1}, "SAME"};
-        return std::vector<TG_Output>{Conv(b, nchw, "nchw", {1, 1, 1, 1}, "NCHW")};
+        const ConvCase grouped = {{1, 4, 4, 4}, {3, 3, 2, 2}, {1, 1, 1, 1}, "SAME"};
+        return std::vector<TG_Output>{Conv(b, grouped, "grouped")};
       },
-      TG_UNIMPLEMENTED, "nchw", "data_format NHWC only");
+      TG_UNIMPLEMENTED, "grouped", "grouped convolution");
   ExpectDeviceError(
       [&](Builder& b) {
         return std::vector<TG_Output>{
@@ -158,6 +154,5 @@ TEST_F(MaxArgMaxConvTest, Conv2DRefusesWhatItDoesNotImplement) {
       },
       TG_INVALID_ARGUMENT, "no_depth", "the filter's input depth must be > 0");
 }
-#endif  // TGRAPH_DEVICE_LACKS_CONV2D
 
 }  // namespace
