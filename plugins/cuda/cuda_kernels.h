@@ -12,5 +12,6 @@ void RegisterNnKernels(tgraph::plugin::Init& init);     // nn_kernels.cc
 void RegisterArrayKernels(tgraph::plugin::Init& init);  // array_kernels.cc
 void RegisterXentKernels(tgraph::plugin::Init& init);   // xent_kernels.cc
 void RegisterStateKernels(tgraph::plugin::Init& init);  // state_kernels.cc
+void RegisterSparseKernels(tgraph::plugin::Init& init);  // sparse_kernels.cc
 
 }  // namespace tgraph_cuda
