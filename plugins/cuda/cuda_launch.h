@@ -165,4 +165,9 @@ cudaError_t LaunchGatherChecked32(const uint32_t* params, const int32_t* pos, ui
                                   int n, int num_indices, int limit, int inner,
                                   cudaStream_t stream);
 
+// Sqrt and Square (the optimizers' sparse Adam update), element-wise.
+enum class OptimizerMathOp { kSqrt, kSquare };
+cudaError_t LaunchOptimizerMath(OptimizerMathOp op, const float* x, float* y, int n,
+                                cudaStream_t stream);
+
 }  // namespace tgraph_cuda

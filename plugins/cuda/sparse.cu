@@ -1,5 +1,5 @@
-// Sparse updates (ScatterUpdate/Add/Sub, SparseApply*) and the checked gather of GatherV2
-// with int64 indices. Launch wrappers and the plan's layout: cuda_launch.h. Grid-stride
+// Sparse updates (ScatterUpdate/Add/Sub, SparseApply*), the checked gather of GatherV2 with
+// int64 indices, and the Sqrt / Square of the sparse Adam update. Launch wrappers and the plan's layout: cuda_launch.h. Grid-stride
 // loops over int64 work indices; the update steps are the CPU plugin's formulas
 // (plugins/cpu/training_rules.h) in its operation order.
 #include <cmath>
@@ -131,6 +131,13 @@ __global__ void GatherChecked32Kernel(const uint32_t* p, const int32_t* pos, uin
   }
 }
 
+__global__ void OptimizerMathKernel(OptimizerMathOp op, const float* x, float* y, int n) {
+  for (int64_t i = FirstItem(); i < n; i += Stride()) {
+    const float a = x[i];
+    y[i] = op == OptimizerMathOp::kSqrt ? sqrtf(a) : a * a;
+  }
+}
+
 }  // namespace
 
 cudaError_t LaunchScatter(ScatterOp op, void* params, const void* updates, const int* plan,
@@ -178,6 +185,12 @@ cudaError_t LaunchGatherChecked32(const uint32_t* params, const int32_t* pos, ui
                                   cudaStream_t stream) {
   GatherChecked32Kernel<<<Blocks(n), kBlock, 0, stream>>>(params, pos, y, n, num_indices, limit,
                                                           inner);
+  return cudaGetLastError();
+}
+
+cudaError_t LaunchOptimizerMath(OptimizerMathOp op, const float* x, float* y, int n,
+                                cudaStream_t stream) {
+  OptimizerMathKernel<<<Blocks(n), kBlock, 0, stream>>>(op, x, y, n);
   return cudaGetLastError();
 }
 

@@ -223,6 +223,17 @@ __kernel void tg_gather_checked32(__global const uint* p, __global const int* po
   const long o = r / num_indices;
   y[i] = p[(o * limit + pos[k]) * inner + q];
 }
+
+/* Sqrt and Square, which the optimizers' sparse Adam update computes next to its variable
+ * (colocated with it, so they run where it lives). */
+__kernel void tg_sqrt(__global const float* x, __global float* y, int n) {
+  const int i = get_global_id(0);
+  if (i < n) y[i] = sqrt(x[i]);
+}
+__kernel void tg_square(__global const float* x, __global float* y, int n) {
+  const int i = get_global_id(0);
+  if (i < n) y[i] = x[i] * x[i];
+}
 )CLC";
 
 }  // namespace tgraph_opencl
