@@ -1,7 +1,8 @@
 // Sparse updates (ScatterUpdate/Add/Sub, SparseApply*), the checked gather of GatherV2 with
-// int64 indices, and the Sqrt / Square of the sparse Adam update. Launch wrappers and the plan's layout: cuda_launch.h. Grid-stride
-// loops over int64 work indices; the update steps are the CPU plugin's formulas
-// (plugins/cpu/training_rules.h) in its operation order.
+// int64 indices, and the Sqrt / Square of the sparse Adam update. Launch wrappers and the
+// plan's layout: cuda_launch.h. Grid-stride loops over int64 work indices (every launch has
+// at least one item: the kernel classes return before launching nothing); the update steps
+// are the CPU plugin's formulas (plugins/cpu/training_rules.h) in its operation order.
 #include <cmath>
 #include <cstdint>
 

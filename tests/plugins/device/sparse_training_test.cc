@@ -378,6 +378,16 @@ TEST_F(SparseTrainingTest, GatherV2Int64IndicesMatchesCpu) {
       TG_INVALID_ARGUMENT, "bad_gather", "indices[1] = 4 is not in [0, 4)");
 }
 
+// ---- Sqrt and Square (sparse Adam's element-wise ops) ----
+
+TEST_F(SparseTrainingTest, SqrtAndSquareMatchCpu) {
+  devtest::ExpectDeviceMatchesCpu([](Builder& b) -> std::vector<TG_Output> {
+    const TG_Output x = b.Feed({3, 5}, Random(15, 0, 4, 6));
+    return {b.Op("Sqrt", {x}), b.Op("Square", {x}, {}, "square"),
+            b.Op("Sqrt", {b.Feed({2}, {-1.0f, 0.0f})}, {}, "sqrt_of_negative")};
+  });
+}
+
 // ---- word2vec ----
 
 enum class Loss { kSoftmax, kNce };
