@@ -591,6 +591,10 @@ struct Word2VecCase {
   std::vector<std::pair<const char*, int>> update_ops;
 };
 
+void PrintTo(const Word2VecCase& c, std::ostream* os) {
+  *os << (c.loss == Loss::kNce ? "NCE" : "softmax") << " loss, optimizer kind " << c.kind;
+}
+
 class Word2VecTest : public SparseTrainingTest,
                      public ::testing::WithParamInterface<Word2VecCase> {};
 
