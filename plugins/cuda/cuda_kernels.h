@@ -13,5 +13,7 @@ void RegisterArrayKernels(tgraph::plugin::Init& init);  // array_kernels.cc
 void RegisterXentKernels(tgraph::plugin::Init& init);   // xent_kernels.cc
 void RegisterStateKernels(tgraph::plugin::Init& init);  // state_kernels.cc
 void RegisterConvKernels(tgraph::plugin::Init& init);   // conv_kernels.cc
+void RegisterSparseKernels(tgraph::plugin::Init& init);  // sparse_kernels.cc
+void RegisterOptimizerMathKernels(tgraph::plugin::Init& init);  // optimizer_math_kernels.cc
 
 }  // namespace tgraph_cuda

@@ -171,3 +171,44 @@ cudaError_t LaunchPoolGrad(bool max_pool, const float* x, const float* dy, float
                            const ConvShape& s, cudaStream_t stream);
 
 }  // namespace tgraph_cuda
+
+// ---- sparse updates (sparse.cu) ----
+//
+// They run on a plan the host made from indices in host memory (device_common/sparse_args.h):
+// `plan` = rows[groups], starts[groups + 1], order[n] in device memory; thread (g, j) owns
+// element j of row rows[g] and applies that row's updates in the order of `indices`, so
+// duplicates behave as on the CPU without atomics. `row` = elements per row; every count,
+// and groups * row, fits an int (the kernel classes check).
+namespace tgraph_cuda {
+
+enum class ScatterOp { kUpdate, kAdd, kSub };
+// ScatterUpdate over 4-byte elements (the last position addressing a row wins), ScatterAdd
+// and ScatterSub over floats. `scalar`: updates is one value for every element.
+cudaError_t LaunchScatter(ScatterOp op, void* params, const void* updates, const int* plan,
+                          int groups, int row, bool scalar, cudaStream_t stream);
+
+// SparseApply* with the dense rules' formulas, the scalars in device memory.
+cudaError_t LaunchSparseApplyMomentum(float* var, float* accum, const float* lr,
+                                      const float* grad, const float* momentum, const int* plan,
+                                      int groups, int row, bool nesterov, cudaStream_t stream);
+cudaError_t LaunchSparseApplyAdagrad(float* var, float* accum, const float* lr,
+                                     const float* grad, const int* plan, int groups, int row,
+                                     bool update_slots, cudaStream_t stream);
+// Centered when `mg` is not NULL (SparseApplyCenteredRMSProp).
+cudaError_t LaunchSparseApplyRMSProp(float* var, float* mg, float* ms, float* mom,
+                                     const RMSPropScalars& scalars, const float* grad,
+                                     const int* plan, int groups, int row, cudaStream_t stream);
+
+// GatherV2 over 4-byte elements at positions the host checked (int64 indices narrowed to
+// int), any batch_dims: params viewed as [batch * outer, limit, inner], positions as
+// [batch, num_indices]; y[bo, k, q] = p[bo, pos[(bo / outer) * num_indices + k], q].
+cudaError_t LaunchGatherChecked32(const uint32_t* params, const int32_t* pos, uint32_t* y,
+                                  int n, int num_indices, int limit, int inner, int outer,
+                                  cudaStream_t stream);
+
+// Sqrt and Square (the optimizers' sparse Adam update), element-wise.
+enum class OptimizerMathOp { kSqrt, kSquare };
+cudaError_t LaunchOptimizerMath(OptimizerMathOp op, const float* x, float* y, int n,
+                                cudaStream_t stream);
+
+}  // namespace tgraph_cuda

@@ -13,4 +13,6 @@ extern "C" TG_PLUGIN_EXPORT void TG_PluginInit(const TG_PluginInitArgs* args, TG
   tgraph_cuda::RegisterXentKernels(init);
   tgraph_cuda::RegisterStateKernels(init);
   tgraph_cuda::RegisterConvKernels(init);
+  tgraph_cuda::RegisterSparseKernels(init);
+  tgraph_cuda::RegisterOptimizerMathKernels(init);
 }

@@ -13,4 +13,6 @@ extern "C" TG_PLUGIN_EXPORT void TG_PluginInit(const TG_PluginInitArgs* args, TG
   tgraph_opencl::RegisterXentKernels(init);
   tgraph_opencl::RegisterTrainingKernels(init);
   tgraph_opencl::RegisterConvKernels(init);
+  tgraph_opencl::RegisterSparseKernels(init);
+  tgraph_opencl::RegisterOptimizerMathKernels(init);
 }

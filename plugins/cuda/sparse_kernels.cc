@@ -1,0 +1,297 @@
+// Sparse updates on the device, float32: ScatterUpdate (float and int32), ScatterAdd,
+// ScatterSub, SparseApplyMomentum, SparseApplyAdagrad, SparseApplyRMSProp and
+// SparseApplyCenteredRMSProp with int32 or int64 indices, and GatherV2 with int64 indices
+// (what embedding lookups of int64 ids, e.g. NCE's sampled classes, need next to their
+// variable). The CPU plugin's semantics: plugins/cpu/variable_ops.cc, training_sparse_ops.cc.
+// The OpenCL plugin's sparse_kernels.cc does the same; its tests run on every machine.
+//
+// Indices live in host memory: the host checks them and groups their positions by row
+// (plugins/device_common/sparse_args.h) before anything is queued, so a rejected update
+// changes nothing and its error names the bad position, and the device applies a row's
+// updates in the order of `indices` (sparse.cu). The plan goes to a temporary in device
+// memory by cudaMemcpyAsync, which returns once the pageable source is staged (see
+// CopyHostToDevice in cuda_device.cc), and the temporary is freed in stream order after the
+// kernel.
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "cuda_common.h"
+#include "cuda_kernels.h"
+#include "cuda_launch.h"
+#include "device_common/array_args.h"
+#include "device_common/sparse_args.h"
+#include "var_refs.h"
+
+namespace tgraph_cuda {
+namespace {
+
+using tgraph::plugin::Construction;
+using tgraph::plugin::Context;
+using tgraph::plugin::KernelBuilder;
+using tgraph::plugin::TensorMut;
+using tgraph::plugin::TensorView;
+using tgraph_device_common::CheckScatter;
+using tgraph_device_common::CheckSparseApply;
+using tgraph_device_common::PlanRows;
+using tgraph_device_common::RowPlan;
+
+// `data` (not empty) copied into a device temporary; NULL after failing the node.
+const int32_t* Upload(Context& ctx, CudaDevice& dev, const std::vector<int32_t>& data) {
+  TensorMut temp = ctx.AllocateTemp(TG_INT32, {static_cast<int64_t>(data.size())});
+  if (!ctx.ok()) return nullptr;
+  int32_t* p = DataOf<int32_t>(temp);
+  if (!CudaOk(ctx,
+              cudaMemcpyAsync(p, data.data(), data.size() * sizeof(int32_t),
+                              cudaMemcpyHostToDevice, dev.stream()),
+              "uploading the index plan")) {
+    return nullptr;
+  }
+  return p;
+}
+
+// groups * row work items, and every element they touch, must fit the kernels' ints.
+bool CheckSizes(Context& ctx, const RowPlan& plan, int64_t row, int64_t var_elements,
+                int64_t update_elements) {
+  return CheckIntSized(ctx, var_elements, "the variable") &&
+         CheckIntSized(ctx, update_elements, "the updates") &&
+         CheckIntSized(ctx, plan.groups * row, "the update's work");
+}
+
+// ScatterUpdate / ScatterAdd / ScatterSub(ref, indices, updates).
+template <ScatterOp kOp>
+class ScatterKernel {
+ public:
+  explicit ScatterKernel(Construction& c) { c.GetAttr("use_locking", &use_locking_); }
+  void Compute(Context& ctx) {
+    TensorView indices = ctx.input(1), updates = ctx.input(2);
+    CudaDevice* dev = BindDevice(ctx);
+    if (dev == nullptr) return;
+    {
+      Context::RefLock lock(ctx, 0, use_locking_);
+      TensorMut params = ctx.MutableRefInput(0);
+      if (!ctx.ok()) return;
+      const std::vector<int64_t> p_dims = params.dims();
+      int64_t row = 0;
+      bool scalar = false;
+      RowPlan plan;
+      if (!CheckScatter(ctx, p_dims, indices, updates, &row, &scalar) ||
+          !PlanRows(ctx, indices, p_dims[0], &plan) ||
+          !CheckSizes(ctx, plan, row, params.num_elements(), updates.num_elements())) {
+        return;
+      }
+      if (plan.groups != 0 && row != 0) {
+        const int32_t* p = Upload(ctx, *dev, plan.packed);
+        if (p == nullptr ||
+            !CudaOk(ctx,
+                    LaunchScatter(kOp, DataOf<void>(params), DataOf<const void>(updates), p,
+                                  static_cast<int>(plan.groups), static_cast<int>(row), scalar,
+                                  dev->stream()),
+                    "launch")) {
+          return;
+        }
+      }
+    }
+    ctx.ForwardRefInputToRefOutput(0, 0);
+  }
+
+ private:
+  bool use_locking_ = false;
+};
+
+// A sparse optimizer update: its dense op's inputs in order (the first kSlots are the
+// variables, kGrad the gradient rows, the others scalars; the sparse op has `indices` right
+// after grad), and how to launch it on the checked pointers (`in` in dense order).
+struct MomentumRule {
+  static constexpr const char* kInputs[] = {"var", "accum", "lr", "grad", "momentum"};
+  static constexpr int kSlots = 2, kGrad = 3;
+  explicit MomentumRule(Construction& c) { c.GetAttr("use_nesterov", &nesterov); }
+  bool nesterov = false;
+  cudaError_t Launch(const VarRefs& v, const std::vector<const float*>& in, const int* plan,
+                     int groups, int row, cudaStream_t s) const {
+    return LaunchSparseApplyMomentum(v.data(0), v.data(1), in[2], in[3], in[4], plan, groups,
+                                     row, nesterov, s);
+  }
+};
+
+struct AdagradRule {
+  static constexpr const char* kInputs[] = {"var", "accum", "lr", "grad"};
+  static constexpr int kSlots = 2, kGrad = 3;
+  explicit AdagradRule(Construction& c) {
+    if (c.HasAttr("update_slots")) c.GetAttr("update_slots", &update_slots);
+  }
+  bool update_slots = true;
+  cudaError_t Launch(const VarRefs& v, const std::vector<const float*>& in, const int* plan,
+                     int groups, int row, cudaStream_t s) const {
+    return LaunchSparseApplyAdagrad(v.data(0), v.data(1), in[2], in[3], plan, groups, row,
+                                    update_slots, s);
+  }
+};
+
+struct RMSPropRule {
+  static constexpr const char* kInputs[] = {"var", "ms",       "mom",     "lr",
+                                            "rho", "momentum", "epsilon", "grad"};
+  static constexpr int kSlots = 3, kGrad = 7;
+  explicit RMSPropRule(Construction&) {}
+  cudaError_t Launch(const VarRefs& v, const std::vector<const float*>& in, const int* plan,
+                     int groups, int row, cudaStream_t s) const {
+    const RMSPropScalars k{in[3], in[4], in[5], in[6]};
+    return LaunchSparseApplyRMSProp(v.data(0), nullptr, v.data(1), v.data(2), k, in[7], plan,
+                                    groups, row, s);
+  }
+};
+
+struct CenteredRMSPropRule {
+  static constexpr const char* kInputs[] = {"var", "mg",       "ms",      "mom", "lr",
+                                            "rho", "momentum", "epsilon", "grad"};
+  static constexpr int kSlots = 4, kGrad = 8;
+  explicit CenteredRMSPropRule(Construction&) {}
+  cudaError_t Launch(const VarRefs& v, const std::vector<const float*>& in, const int* plan,
+                     int groups, int row, cudaStream_t s) const {
+    const RMSPropScalars k{in[4], in[5], in[6], in[7]};
+    return LaunchSparseApplyRMSProp(v.data(0), v.data(1), v.data(2), v.data(3), k, in[8], plan,
+                                    groups, row, s);
+  }
+};
+
+template <typename Rule>
+class SparseApplyKernel {
+ public:
+  static constexpr int kNumInputs = static_cast<int>(std::size(Rule::kInputs));
+
+  explicit SparseApplyKernel(Construction& c) : rule_(c) {
+    c.GetAttr("use_locking", &use_locking_);
+  }
+  void Compute(Context& ctx) {
+    CudaDevice* dev = BindDevice(ctx);
+    if (dev == nullptr) return;
+    {
+      VarRefs refs(ctx, Rule::kSlots, use_locking_);
+      if (!refs.ok()) return;
+      const std::vector<int64_t> var = refs.dims(0);
+      for (int i = 1; i < Rule::kSlots; ++i) {
+        if (refs.dims(i) != var) {
+          ctx.Fail(TG_INVALID_ARGUMENT, std::string("var and ") + Rule::kInputs[i] +
+                                            " do not have the same shape: " + ShapeString(var) +
+                                            " vs " + ShapeString(refs.dims(i)));
+          return;
+        }
+      }
+      int64_t row = 0;
+      RowPlan plan;
+      TensorView grad = ctx.input(Rule::kGrad);
+      if (!CheckSparseApply(ctx, var, Rule::kInputs, kNumInputs, Rule::kSlots, Rule::kGrad,
+                            &row) ||
+          !PlanRows(ctx, ctx.input(Rule::kGrad + 1), var[0], &plan) ||
+          !CheckSizes(ctx, plan, row, tgraph_device_common::Product(var),
+                      grad.num_elements())) {
+        return;
+      }
+      if (plan.groups != 0 && row != 0) {
+        // Device pointers in dense order; past the gradient, the sparse op's inputs are one
+        // further on (indices sits after grad).
+        std::vector<const float*> in(kNumInputs, nullptr);
+        for (int i = Rule::kSlots; i < kNumInputs; ++i) {
+          const int at = i <= Rule::kGrad ? i : i + 1;
+          in[static_cast<size_t>(i)] = DataOf<const float>(ctx.input(at));
+        }
+        const int32_t* p = Upload(ctx, *dev, plan.packed);
+        if (p == nullptr ||
+            !CudaOk(ctx,
+                    rule_.Launch(refs, in, p, static_cast<int>(plan.groups),
+                                 static_cast<int>(row), dev->stream()),
+                    "launch")) {
+          return;
+        }
+      }
+    }
+    ctx.ForwardRefInputToRefOutput(0, 0);
+  }
+
+ private:
+  Rule rule_;
+  bool use_locking_ = false;
+};
+
+// GatherV2(params, indices, axis) with int64 indices in host memory, 4-byte elements: the
+// host checks the indices (the first bad one fails the node as the CPU plugin words it) and
+// hands the device int positions.
+class GatherV2Int64Kernel {
+ public:
+  explicit GatherV2Int64Kernel(Construction& c) {
+    if (c.HasAttr("batch_dims")) c.GetAttr("batch_dims", &batch_dims_);
+  }
+  void Compute(Context& ctx) {
+    TensorView params = ctx.input(0), indices = ctx.input(1);
+    tgraph_device_common::GatherPlan plan;
+    if (!tgraph_device_common::PlanGatherV2(ctx, batch_dims_, params, indices, ctx.input(2),
+                                            &plan)) {
+      return;
+    }
+    if (!CheckIntSized(ctx, params.num_elements(), "params") ||
+        !CheckIntSized(ctx, plan.n, "the output") || !CheckIntSized(ctx, indices.num_elements(), "indices")) {
+      return;
+    }
+    // Every index (batch_dims > 0: nidx per batch element).
+    const int64_t count = indices.num_elements();
+    std::vector<int32_t> pos(static_cast<size_t>(count));
+    for (int64_t i = 0; i < count; ++i) {
+      const int64_t v = tgraph_device_common::IndexAt(indices, i);
+      if (v < 0 || v >= plan.limit) {
+        tgraph_device_common::FailBadIndex(ctx, indices.dims(), i, v, plan.limit);
+        return;
+      }
+      pos[static_cast<size_t>(i)] = static_cast<int32_t>(v);
+    }
+    CudaDevice* dev = BindDevice(ctx);
+    if (dev == nullptr) return;
+    TensorMut out = ctx.AllocateOutput(0, plan.out_dims);
+    if (!ctx.ok() || plan.n == 0) return;
+    const int32_t* p = Upload(ctx, *dev, pos);
+    if (p == nullptr) return;
+    CudaOk(ctx,
+           LaunchGatherChecked32(DataOf<const uint32_t>(params), p, DataOf<uint32_t>(out),
+                                 static_cast<int>(plan.n), static_cast<int>(plan.nidx),
+                                 static_cast<int>(plan.limit), static_cast<int>(plan.inner),
+                                 static_cast<int>(plan.outer), dev->stream()),
+           "launch");
+  }
+
+ private:
+  int64_t batch_dims_ = 0;
+};
+
+template <typename Rule>
+void RegisterSparseApply(tgraph::plugin::Init& init, const char* op) {
+  init.Kernel<SparseApplyKernel<Rule>>(KernelBuilder(op, DeviceType())
+                                           .TypeConstraint("T", TG_FLOAT)
+                                           .TypeConstraint("Tindices", {TG_INT32, TG_INT64})
+                                           .HostMemory("indices"));
+}
+
+}  // namespace
+
+void RegisterSparseKernels(tgraph::plugin::Init& init) {
+  const std::string& type = DeviceType();
+  auto scatter = [&](const char* op, std::initializer_list<TG_DataType> types) {
+    return KernelBuilder(op, type)
+        .TypeConstraint("T", types)
+        .TypeConstraint("Tindices", {TG_INT32, TG_INT64})
+        .HostMemory("indices");
+  };
+  init.Kernel<ScatterKernel<ScatterOp::kUpdate>>(scatter("ScatterUpdate", {TG_FLOAT, TG_INT32}));
+  init.Kernel<ScatterKernel<ScatterOp::kAdd>>(scatter("ScatterAdd", {TG_FLOAT}));
+  init.Kernel<ScatterKernel<ScatterOp::kSub>>(scatter("ScatterSub", {TG_FLOAT}));
+  RegisterSparseApply<MomentumRule>(init, "SparseApplyMomentum");
+  RegisterSparseApply<AdagradRule>(init, "SparseApplyAdagrad");
+  RegisterSparseApply<RMSPropRule>(init, "SparseApplyRMSProp");
+  RegisterSparseApply<CenteredRMSPropRule>(init, "SparseApplyCenteredRMSProp");
+  init.Kernel<GatherV2Int64Kernel>(KernelBuilder("GatherV2", type)
+                                       .TypeConstraint("Tparams", TG_FLOAT)
+                                       .TypeConstraint("Tindices", TG_INT64)
+                                       .TypeConstraint("Taxis", {TG_INT32, TG_INT64})
+                                       .HostMemory("indices")
+                                       .HostMemory("axis"));
+}
+
+}  // namespace tgraph_cuda
