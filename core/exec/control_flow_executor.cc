@@ -434,6 +434,7 @@ class FlowRun {
         outs[0].has_value = true;
         return Status::OK();
       case StepKind::kVariable:
+        TG_RETURN_IF_ERROR(MoveVariableTo(*step.variable, step.copy_to));
         outs[0].ref = step.variable;
         outs[0].has_value = true;
         return Status::OK();

@@ -74,7 +74,9 @@ struct PlanStep {
   const Tensor* constant = nullptr;
   VariableSlot* variable = nullptr;  // kVariable
   DeviceInstance* copy_from = nullptr;  // kCopy: null = host memory
-  DeviceInstance* copy_to = nullptr;    // kCopy: null = host memory
+  // kCopy: the destination; kVariable: the memory the variable's value must be in (its
+  // device's). Null = host memory.
+  DeviceInstance* copy_to = nullptr;
   // The node's name, or "tensor:i" for a copy (held by the plan): messages and step stats.
   // Pointers keep the step small: a million-node plan touches every byte of its steps.
   const std::string* label = nullptr;

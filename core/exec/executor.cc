@@ -52,6 +52,7 @@ class StepRunner {
         out->tensor = *step.constant;
         break;
       case StepKind::kVariable:
+        TG_RETURN_IF_ERROR(MoveVariableTo(*step.variable, step.copy_to));
         out->ref = step.variable;
         break;
       case StepKind::kCopy: {

@@ -81,6 +81,18 @@ Status PrepareInputs(const Operation& op, const std::vector<KernelInput>& given,
 
 }  // namespace
 
+Status MoveVariableToSlow(VariableSlot& slot, DeviceInstance* space) {
+  std::lock_guard<std::mutex> lock(slot.mu);
+  DeviceInstance* from = slot.space.load(std::memory_order_relaxed);
+  if (from == space) return Status::OK();
+  if (slot.initialized) {
+    TG_ASSIGN_OR_RETURN(Tensor moved, CopyTensor(slot.value, from, space, slot.name));
+    slot.value = std::move(moved);
+  }
+  slot.space.store(space, std::memory_order_release);
+  return Status::OK();
+}
+
 StatusOr<std::unique_ptr<KernelRunner>> KernelRunner::Create(const Operation& op,
                                                              const std::string& device_type,
                                                              ThreadPool* intra_op_pool,

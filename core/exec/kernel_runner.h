@@ -6,6 +6,7 @@
 // give and get host tensors.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -27,7 +28,19 @@ struct VariableSlot {
   Tensor value;
   bool initialized = false;
   std::string name;  // for FAILED_PRECONDITION messages
+  // The memory `value` is in: a device's, or the host's when null. Written under `mu`;
+  // read without it by the executors' fast path (MoveVariableTo).
+  std::atomic<DeviceInstance*> space{nullptr};
 };
+
+// Makes `slot`'s value live in `space` (null = the host's memory), copying it there first
+// when a plan placed the variable on another device than the run that wrote it (soft
+// placement with another fetch set). A no-op, without locking, when it is there already.
+Status MoveVariableToSlow(VariableSlot& slot, DeviceInstance* space);
+inline Status MoveVariableTo(VariableSlot& slot, DeviceInstance* space) {
+  if (slot.space.load(std::memory_order_acquire) == space) return Status::OK();
+  return MoveVariableToSlow(slot, space);
+}
 
 // One input of a run: a value, or a ref to a variable slot for ref inputs.
 struct KernelInput {

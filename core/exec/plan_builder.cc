@@ -285,6 +285,7 @@ class PlanBuilder {
       // update it in place there.
       step.kind = StepKind::kVariable;
       step.variable = r_.state->VariableFor(op);
+      step.copy_to = dev.host_accessible ? nullptr : dev.instance;
     } else if (op.type() == "Const" && dev.host_accessible && op.constant_value() != nullptr) {
       step.kind = StepKind::kConstant;
       plan_->constant_views.push_back(op.constant_value()->BorrowedView());

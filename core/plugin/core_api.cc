@@ -789,6 +789,7 @@ TG_Tensor* ApiReallocateRefInput(TG_KernelContext* ctx, int i, const int64_t* di
     return WithSlot(ctx, i, [&](VariableSlot& slot) -> Status {
       slot.value = std::move(t).value();
       slot.initialized = true;
+      slot.space.store(ctx->device_memory ? ctx->device : nullptr, std::memory_order_release);
       ctx->ref_views.push_back(std::make_unique<TG_Tensor>(TG_Tensor{slot.value}));
       *out = ctx->ref_views.back().get();
       return Status::OK();

@@ -646,3 +646,24 @@ INSTANTIATE_TEST_SUITE_P(
     Word2VecName);
 
 }  // namespace
+
+namespace {
+
+// Adagrad and the others sum duplicate rows with ops colocated with the variable that the
+// GPU backends lack, so soft placement puts the training run's variable on the CPU while
+// the initializer run put it on the device: its value moves with it (it used to stay in
+// device memory and the CPU kernels read it as host memory and crashed).
+TEST_F(SparseTrainingTest, AVariableThatSoftPlacementMovesKeepsItsValue) {
+  constexpr int kSteps = 6;
+  const TrainRun want = Train(kCpu, Loss::kNce, TG_OPTIMIZER_ADAGRAD, kSteps);
+  const TrainRun got = Train(kGpu, Loss::kNce, TG_OPTIMIZER_ADAGRAD, kSteps);
+  ASSERT_EQ(want.error, "");
+  ASSERT_EQ(got.error, "");
+  ASSERT_EQ(got.losses.size(), want.losses.size());
+  for (size_t i = 0; i < want.losses.size(); ++i) {
+    EXPECT_NEAR(got.losses[i], want.losses[i], 1e-4 + 1e-4 * std::abs(want.losses[i]))
+        << "step " << i;
+  }
+}
+
+}  // namespace
