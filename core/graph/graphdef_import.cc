@@ -14,6 +14,7 @@
 #include <boost/graph/depth_first_search.hpp>
 
 #include "core/graph/attr_value_util.h"
+#include "core/graph/function_library.h"
 #include "core/graph/graph.h"
 #include "core/graph/graphdef_io.h"
 #include "core/ops/op_registry.h"
@@ -332,6 +333,7 @@ Status ImportGraphDef(const tf::GraphDef& def, const ImportOptions& opts, Graph*
         "Graph is finalized and cannot be modified (tried to import a GraphDef)");
   }
   TG_RETURN_IF_ERROR(CheckVersions(def));
+  TG_RETURN_IF_ERROR(g->functions().Check(def.library()));
   const OpRegistry& registry = g->registry();
   const int num_nodes = def.node_size();
 
@@ -593,6 +595,9 @@ Status ImportGraphDef(const tf::GraphDef& def, const ImportOptions& opts, Graph*
   }
 
   // ---- the real thing ----
+  // The library first: checked above, so this cannot fail halfway (and a call node's
+  // kernel, made when a plan is, finds its functions).
+  if (Status lib = g->functions().Add(def.library()); !lib.ok()) return lib;
   std::vector<Operation*> created;
   Status s = AddNodes(
       g, nodes, /*consume_attrs=*/true, order, [](const Output& t) { return t; },

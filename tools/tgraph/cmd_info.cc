@@ -93,12 +93,31 @@ void PrintDevices(const TG_GraphDefSummary* s) {
   }
 }
 
+// The function library (GraphDef.library): each function with its node count.
+void PrintFunctions(const TG_GraphDefSummary* s) {
+  const int count = TG_GraphDefSummaryNumFunctions(s);
+  if (count == 0) return;
+  std::cout << "Functions (" << count << "):\n";
+  for (int f = 0; f < count; ++f) {
+    const int nodes = TG_GraphDefSummaryFunctionNumNodes(s, f);
+    std::cout << "  " << TG_GraphDefSummaryFunctionName(s, f) << " (" << nodes << " node"
+              << (nodes == 1 ? "" : "s") << ")\n";
+  }
+}
+
 // Op types not defined here, and op types without a kernel on any device loaded here, each
-// with one node that uses it (the user can then find it in the file).
+// with one node that uses it (the user can then find it in the file); the bodies of the
+// library's functions count too.
 void PrintMissing(const TG_GraphDefSummary* s) {
   std::map<std::string, std::string> first_node_of_op;
   for (int i = 0; i < TG_GraphDefSummaryNumNodes(s); ++i) {
     first_node_of_op.emplace(TG_GraphDefSummaryNodeOp(s, i), TG_GraphDefSummaryNodeName(s, i));
+  }
+  for (int f = 0; f < TG_GraphDefSummaryNumFunctions(s); ++f) {
+    for (int i = 0; i < TG_GraphDefSummaryFunctionNumNodes(s, f); ++i) {
+      first_node_of_op.emplace(TG_GraphDefSummaryFunctionNodeOp(s, f, i),
+                               std::string("in function ") + TG_GraphDefSummaryFunctionName(s, f));
+    }
   }
   std::vector<std::string> devices = LoadedDeviceTypes();
   std::vector<std::string> undefined, no_kernel;
@@ -158,6 +177,7 @@ void RunInfo(const InfoOptions& options) {
   PrintNodesOf(s, VariableOps(), "Variables");
   if (TG_GraphDefSummaryIsMetaGraphDef(s)) PrintCollections(s);
   PrintDevices(s);
+  PrintFunctions(s);
   PrintMissing(s);
 }
 
