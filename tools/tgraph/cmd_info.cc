@@ -111,7 +111,8 @@ void PrintFunctions(const TG_GraphDefSummary* s) {
 void PrintMissing(const TG_GraphDefSummary* s) {
   std::map<std::string, std::string> first_node_of_op;
   for (int i = 0; i < TG_GraphDefSummaryNumNodes(s); ++i) {
-    first_node_of_op.emplace(TG_GraphDefSummaryNodeOp(s, i), TG_GraphDefSummaryNodeName(s, i));
+    first_node_of_op.emplace(TG_GraphDefSummaryNodeOp(s, i),
+                             std::string("node ") + TG_GraphDefSummaryNodeName(s, i));
   }
   for (int f = 0; f < TG_GraphDefSummaryNumFunctions(s); ++f) {
     for (int i = 0; i < TG_GraphDefSummaryFunctionNumNodes(s, f); ++i) {
@@ -125,7 +126,7 @@ void PrintMissing(const TG_GraphDefSummary* s) {
   for (const auto& [op, node] : first_node_of_op) {
     OpInfoPtr info(TG_NewOpInfo(op.c_str(), status.get()));
     if (info == nullptr) {
-      undefined.push_back(op + " (node " + node + ")");
+      undefined.push_back(op + " (" + node + ")");
       continue;
     }
     bool runnable = false;
@@ -136,7 +137,7 @@ void PrintMissing(const TG_GraphDefSummary* s) {
       runnable |= std::find(devices.begin(), devices.end(), device) != devices.end();
     }
     if (!runnable) {
-      no_kernel.push_back(op + " (node " + node + "; kernels: " +
+      no_kernel.push_back(op + " (" + node + "; kernels: " +
                           (kernel_devices.empty() ? "none" : Join(kernel_devices)) + ")");
     }
   }

@@ -3,7 +3,9 @@
 // them ("node:output_arg:index" inputs, ret maps, attr placeholders), imported and run.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/exec/function_runtime.h"
@@ -289,6 +291,35 @@ TEST_F(FunctionTest, WhileComputesAFactorial) {
   EXPECT_EQ(T("loop:1").shape(), PartialShape::Scalar());
 }
 
+TEST_F(FunctionTest, ConcurrentRunsCallTheSameBodies) {
+  ASSERT_TRUE(Import(PlaceholderNode("n") +
+                         "node { name: 'one' op: 'Const' attr { key: 'dtype' value { type: DT_FLOAT } } "
+                         "attr { key: 'value' value { tensor { dtype: DT_FLOAT tensor_shape {} float_val: 1 } } } }\n"
+                         "node { name: 'loop' op: 'While' input: 'one' input: 'one' input: 'n' "
+                         "attr { key: 'T' value { list { type: DT_FLOAT type: DT_FLOAT type: DT_FLOAT } } } "
+                         "attr { key: 'cond' value { func { name: 'fact_cond' } } } "
+                         "attr { key: 'body' value { func { name: 'fact_body' } } } }\n",
+                     kFactorialLoop)
+                  .ok());
+  session_ = NewSession();
+  std::vector<std::thread> threads;
+  std::atomic<int> wrong{0};
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 50; ++i) {
+        const float n = static_cast<float>((t + i) % 6);
+        float want = 1;
+        for (int k = 2; k <= static_cast<int>(n); ++k) want *= static_cast<float>(k);
+        std::vector<Tensor> out;
+        Status s = session_->Run({{T("n"), Scalar(n)}}, {T("loop:1")}, {}, &out);
+        if (!s.ok() || Value(out[0]) != want) ++wrong;
+      }
+    });
+  }
+  for (std::thread& th : threads) th.join();
+  EXPECT_EQ(wrong.load(), 0);
+}
+
 TEST_F(FunctionTest, WhileBodyMayChangeShapesOnlyWithinTheInvariants) {
   const std::string loop =
       "node { name: 'loop' op: 'While' input: 'x' "
@@ -335,6 +366,7 @@ TEST_F(FunctionTest, RecursionWorksAndItsDepthIsLimited) {
   Status s = Run({{"n", Scalar(1000)}}, {"fact"}, &out);
   EXPECT_EQ(s.code(), Code::kResourceExhausted) << s.ToString();
   EXPECT_NE(s.message().find("'fact'"), std::string::npos) << s.ToString();
+  EXPECT_LT(s.message().size(), 2000u) << s.ToString();  // not one context per level
   // The session is fine afterwards.
   EXPECT_FLOAT_EQ(RunScalar({{"n", Scalar(4)}}, "fact"), 24.0f);
 }
