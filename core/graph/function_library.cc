@@ -120,6 +120,16 @@ class BodyBuilder {
         return InvalidArgument(where_, ": the name '", n.name(), "' is used twice");
       }
       NodeOutputs& out = outputs_[n.name()];
+      tf::FunctionDef callee;
+      if (library != nullptr && library->Find(n.op(), &callee)) {
+        // A Defun-style call: results are named by the callee's output args, one each.
+        TG_RETURN_IF_ERROR(RewriteDirectCall(callee, &n).Prepend(StrCat(where_, ": ")));
+        for (int i = 0; i < callee.signature().output_arg_size(); ++i) {
+          out.arg_names.push_back(callee.signature().output_arg(i).name());
+          out.ranges.push_back(ArgRange{i, 1});
+        }
+        continue;
+      }
       const OpRegistration* reg = registry_.Find(n.op());
       if (reg == nullptr) continue;  // the import reports it, naming the op
       AttrMap node_attrs(n.attr().begin(), n.attr().end());
@@ -307,6 +317,50 @@ bool FunctionLibrary::empty() const {
 int FunctionLibrary::size() const {
   std::lock_guard lock(mu_);
   return static_cast<int>(functions_.size());
+}
+
+bool FunctionLibrary::Find(const std::string& name, tf::FunctionDef* out) const {
+  std::lock_guard lock(mu_);
+  auto it = functions_.find(name);
+  if (it == functions_.end()) return false;
+  *out = it->second;
+  return true;
+}
+
+Status RewriteDirectCall(const tf::FunctionDef& fdef, tf::NodeDef* node) {
+  const std::string where = StrCat("Node '", node->name(), "' (a call of function '",
+                                   fdef.signature().name(), "')");
+  AttrMap attrs;
+  for (const auto& [k, v] : node->attr()) {
+    if (!k.starts_with("_")) attrs[k] = v;
+  }
+  for (const tf::OpDef::AttrDef& a : fdef.signature().attr()) {
+    if (!attrs.count(a.name()) && a.has_default_value()) attrs[a.name()] = a.default_value();
+  }
+  tf::AttrValue tin, tout;
+  tin.mutable_list();
+  tout.mutable_list();
+  for (const tf::OpDef::ArgDef& arg : fdef.signature().input_arg()) {
+    TG_ASSIGN_OR_RETURN(DataType t, ArgType(arg, attrs, where));
+    tin.mutable_list()->add_type(static_cast<tf::DataType>(t));
+  }
+  for (const tf::OpDef::ArgDef& arg : fdef.signature().output_arg()) {
+    TG_ASSIGN_OR_RETURN(DataType t, ArgType(arg, attrs, where));
+    tout.mutable_list()->add_type(static_cast<tf::DataType>(t));
+  }
+  tf::AttrValue f;
+  f.mutable_func()->set_name(fdef.signature().name());
+  for (const auto& [k, v] : attrs) (*f.mutable_func()->mutable_attr())[k] = v;
+  google::protobuf::Map<std::string, tf::AttrValue> kept;
+  for (const auto& [k, v] : node->attr()) {
+    if (k.starts_with("_")) kept[k] = v;  // _class, _output_shapes, ... stay
+  }
+  kept["Tin"] = tin;
+  kept["Tout"] = tout;
+  kept["f"] = f;
+  *node->mutable_attr() = kept;
+  node->set_op("StatefulPartitionedCall");
+  return Status::OK();
 }
 
 bool FunctionLibrary::Contains(const std::string& name) const {

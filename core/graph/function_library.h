@@ -58,6 +58,8 @@ class FunctionLibrary {
   bool empty() const;
   int size() const;
   bool Contains(const std::string& name) const;
+  // Copies the definition of `name` into *out; false when there is none.
+  bool Find(const std::string& name, tf::FunctionDef* out) const;
   // Everything, functions sorted by name (deterministic export).
   void ToProto(tf::FunctionDefLibrary* out) const;
 
@@ -76,6 +78,13 @@ class FunctionLibrary {
   std::mutex instantiate_mu_;  // one instantiation at a time (they may nest: a body's import)
   std::map<std::string, std::unique_ptr<FunctionBody>> instances_;  // key: name + attrs
 };
+
+// TF1's Defun calls: a node whose op type is a function's name. Rewrites `node` (a call of
+// `fdef`) into the StatefulPartitionedCall that does the same: Tin / Tout from the
+// signature (type attrs read from the node's attrs), f = the function with the node's own
+// attrs. The outputs keep their order, so "node:k" still names result k. INVALID_ARGUMENT
+// naming the node for a type attr it lacks; UNIMPLEMENTED for list args.
+Status RewriteDirectCall(const tf::FunctionDef& fdef, tf::NodeDef* node);
 
 // Builds `name`'s body (no caching): what Instantiate does. `library` is the body graph's.
 StatusOr<std::unique_ptr<FunctionBody>> InstantiateFunction(const tf::FunctionDef& fdef,

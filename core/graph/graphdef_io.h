@@ -43,7 +43,8 @@
 // The GraphDef's function library goes into the graph's (Graph::functions(); a function
 // already there must have the same definition, checked before anything is added) and
 // export writes it back (functions sorted by name). A node whose op type is a function's
-// name (TF1 Defun's direct calls) is not supported: it fails as an unknown op. A GraphDef
+// name (TF1 Defun's direct calls) is imported as the StatefulPartitionedCall doing the same
+// (function_library.h, RewriteDirectCall), and exported as one. A GraphDef
 // whose versions.min_consumer exceeds kGraphDefProducer, or whose bad_consumers lists it,
 // is rejected.
 #pragma once

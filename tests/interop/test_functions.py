@@ -4,8 +4,9 @@ tf.compat.v1 graph with control flow v2: a cond, a factorial loop, an RNN-style 
 TensorArray, a cond inside a loop, nested loops), of tf.function concrete functions calling
 tf.functions (StatefulPartitionedCall / PartitionedCall, an If and a While inside), and of a
 tf.function over variables frozen without lowering its control flow
-(convert_variables_to_constants_v2(lower_control_flow=False)). `tgraph info` lists the
-functions and finds nothing missing to run them."""
+(convert_variables_to_constants_v2(lower_control_flow=False)), and of TF1 Defun functions
+called by name. `tgraph info` lists the functions and finds nothing missing to run them; the
+call ops' OpDefs are TensorFlow's."""
 import os
 import subprocess
 import tempfile
@@ -260,3 +261,33 @@ def test_functional_op_defs_match_tensorflow(name):
             attrs[a.group(1)] = (a.group(2).strip(), a.group(3) is not None)
     assert attrs == {a.name: (a.type, a.HasField("default_value")) for a in want.attr}
     assert any("kernels: CPU" in line for line in lines), done.stdout
+
+
+# ---- TF1 Defun: nodes whose op type is a function's name ----
+
+def test_defun_calls_run_as_partitioned_calls(tmp_path_factory):
+    from tensorflow.python.framework import function
+
+    g = tf.Graph()
+    with g.as_default():
+        @function.Defun(tf.float32, tf.float32)
+        def inner(x, y):
+            return x * y + 1.0
+
+        @function.Defun(tf.float32)
+        def outer(x):  # calls inner directly too
+            return inner(x, x) * 2.0, x - 1.0
+
+        a = tf1.placeholder(tf.float32, [2], name="a")
+        p, q = outer(a)
+        tf.identity(p, name="p")
+        tf.identity(q, name="q")
+    gd = g.as_graph_def()
+    names = {f.signature.name for f in gd.library.function}
+    assert any(n.op in names for n in gd.node)
+    path = tmp_path_factory.mktemp("functions") / "defun.pb"
+    path.write_bytes(gd.SerializeToString())
+    a = np.array([1.5, -2.0], np.float32)
+    with tf1.Session(graph=g) as sess:
+        want = sess.run(["p:0", "q:0"], {"a:0": a})
+    check_close(run_here(path, {"a": a}, ["p:0", "q:0"]), want, ["p:0", "q:0"])

@@ -230,6 +230,33 @@ TEST_F(FunctionTest, PartitionedCallRunsTheBody) {
   EXPECT_EQ(session_->plans_built(), 1);  // the outer plan is cached; so is the body's
 }
 
+TEST_F(FunctionTest, NodesNamingAFunctionAsTheirOpAreCalls) {
+  // TF1 Defun: op type = function name, at the top level and inside a body (whose results
+  // are then named by the callee's output args), with the node's attrs for the callee's.
+  constexpr const char* kDirect = R"(
+    function {
+      signature { name: "direct" input_arg { name: "x" type: DT_FLOAT } output_arg { name: "r" type: DT_FLOAT } }
+      node_def { name: "c" op: "mul_add" input: "x" input: "x" }
+      node_def { name: "t" op: "twice" input: "c:out:0" attr { key: "T" value { type: DT_FLOAT } } }
+      ret { key: "r" value: "t:y:0" }
+    })";
+  ASSERT_TRUE(Import(PlaceholderNode("x") + PlaceholderNode("i", "DT_INT32") +
+                         "node { name: 'd' op: 'direct' input: 'x' }\n"
+                         "node { name: 'ti' op: 'twice' input: 'i' attr { key: 'T' value { type: DT_INT32 } } }\n",
+                     StrCat(kMulAdd, kTwice, kDirect))
+                  .ok());
+  EXPECT_EQ(g_.FindOperation("d")->type(), "StatefulPartitionedCall");
+  std::vector<Tensor> out;
+  ASSERT_TRUE(Run({{"x", Scalar(3)}, {"i", Int(4)}}, {"d", "ti"}, &out).ok());
+  EXPECT_FLOAT_EQ(Value(out[0]), 24.0f);  // 2 * (3 * 3 + 3)
+  EXPECT_EQ(*out[1].flat<int32_t>(), 8);
+  // A call whose function needs a type attr the node lacks names both.
+  Status s = Import("node { name: 'bad' op: 'twice' input: 'x' }\n", "", "p");
+  EXPECT_EQ(s.code(), Code::kInvalidArgument) << s.ToString();
+  EXPECT_NE(s.message().find("'bad'"), std::string::npos) << s.ToString();
+  EXPECT_NE(s.message().find("'twice'"), std::string::npos) << s.ToString();
+}
+
 TEST_F(FunctionTest, AttrPlaceholdersGiveOneInstantiationPerType) {
   ASSERT_TRUE(Import(PlaceholderNode("x") + PlaceholderNode("i", "DT_INT32") +
                          "node { name: 'fx' op: 'PartitionedCall' input: 'x' attr { key: 'Tin' value { list { type: "
