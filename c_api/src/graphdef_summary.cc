@@ -231,6 +231,25 @@ extern "C" void TG_GraphDefSummaryGraphDef(const TG_GraphDefSummary* s, TG_Buffe
   });
 }
 
+extern "C" int TG_GraphDefSummaryNumFunctions(const TG_GraphDefSummary* s) {
+  return s == nullptr ? 0 : s->graph_def.library().function_size();
+}
+extern "C" const char* TG_GraphDefSummaryFunctionName(const TG_GraphDefSummary* s, int f) {
+  if (s == nullptr || f < 0 || f >= s->graph_def.library().function_size()) return nullptr;
+  return s->graph_def.library().function(f).signature().name().c_str();
+}
+extern "C" int TG_GraphDefSummaryFunctionNumNodes(const TG_GraphDefSummary* s, int f) {
+  if (s == nullptr || f < 0 || f >= s->graph_def.library().function_size()) return 0;
+  return s->graph_def.library().function(f).node_def_size();
+}
+extern "C" const char* TG_GraphDefSummaryFunctionNodeOp(const TG_GraphDefSummary* s, int f,
+                                                        int node) {
+  if (s == nullptr || f < 0 || f >= s->graph_def.library().function_size()) return nullptr;
+  const tf::FunctionDef& def = s->graph_def.library().function(f);
+  if (node < 0 || node >= def.node_def_size()) return nullptr;
+  return def.node_def(node).op().c_str();
+}
+
 extern "C" int TG_GraphDefSummaryNumNodes(const TG_GraphDefSummary* s) {
   return s == nullptr ? 0 : s->graph_def.node_size();
 }

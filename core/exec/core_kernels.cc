@@ -2,6 +2,7 @@
 
 #include <mutex>
 
+#include "core/exec/function_kernels.h"
 #include "core/exec/list_kernels.h"
 #include "core/plugin/registry.h"
 
@@ -28,6 +29,9 @@ Status RegisterAll() {
     def.create = CreateCoreKernel;
     def.compute = ComputeCoreKernel;
     def.user_data = const_cast<CoreKernel*>(&k);
+    TG_RETURN_IF_ERROR(regs.AddKernel(def));
+  }
+  for (const TG_KernelDefinition& def : FunctionKernelDefinitions()) {
     TG_RETURN_IF_ERROR(regs.AddKernel(def));
   }
   return regs.Commit(nullptr);

@@ -29,6 +29,7 @@
 
 namespace tgraph {
 
+class FunctionRuntime;  // core/exec/function_runtime.h
 class SessionState;
 class ThreadPool;
 struct RunState;
@@ -122,6 +123,9 @@ class ExecutionPlan {
   // the frame executor, with frames, iterations and dead values; null otherwise, and a
   // plan without control flow pays nothing for it.
   std::unique_ptr<ControlFlowPlan> control_flow;
+  // What call kernels (PartitionedCall, If, While, ...) run function bodies with: every
+  // kernel context of the plan's run states gets it (TG_KernelContext::functions).
+  FunctionRuntime* functions = nullptr;
 
   // Run states are reused across runs (a run takes one, gives it back). A run that ran
   // every step has released each slot at its last read, so only the fetched slots still
@@ -177,6 +181,8 @@ struct PlanRequest {
   SessionState* state = nullptr;
   // The graph rewrites to apply between pruning and placement; null = none.
   const RewriteOptions* rewrites = nullptr;
+  // The session's function runtime, for the plan's call kernels; null outside a session.
+  FunctionRuntime* functions = nullptr;
 };
 
 // Prunes, validates, places, inserts copies and lays out slots. Errors: INVALID_ARGUMENT

@@ -365,6 +365,7 @@ std::unique_ptr<RunState> NewRunState(const ExecutionPlan& plan, ThreadPool* int
     if (step.kind != StepKind::kKernel) continue;
     TG_KernelContext& ctx = rs->contexts[i];
     PrepareKernelContext(&ctx, *step.op, *step.kernel, step.instance, intra_op_pool);
+    ctx.functions = plan.functions;
     // Kernels write their outputs straight into the run's slots (sized once: stable).
     for (int k = 0; k < step.num_outputs; ++k) {
       ctx.outputs[static_cast<size_t>(k)].value = &rs->values[static_cast<size_t>(step.first_output + k)];

@@ -84,6 +84,7 @@ class PlanBuilder {
 
   StatusOr<std::unique_ptr<ExecutionPlan>> Build() {
     plan_ = std::make_unique<ExecutionPlan>();
+    plan_->functions = r_.functions;
     TG_RETURN_IF_ERROR(CheckRequest());
     PruneRequest prune{r_.feeds, r_.fetches, r_.targets};
     TG_ASSIGN_OR_RETURN(PrunedGraph pruned, PruneAndOrder(graph_, prune));

@@ -10,6 +10,7 @@
 #include "core/exec/core_kernels.h"
 #include "core/exec/execution_plan.h"
 #include "core/exec/executor.h"
+#include "core/exec/function_runtime.h"
 #include "core/exec/session_state.h"
 #include "core/exec/thread_pool.h"
 #include "core/graph/device_spec.h"
@@ -159,14 +160,18 @@ StatusOr<std::unique_ptr<Session>> Session::Create(Graph* graph, SessionOptions 
   if (intra > 1) s->intra_op_pool_ = std::make_unique<ThreadPool>(intra);
   s->state_ = std::make_unique<SessionState>();
   s->kernels_ = std::make_unique<KernelCache>();
+  s->functions_ = std::make_unique<FunctionRuntime>(&s->plan_devices_, s->default_device_,
+                                                    s->options_.allow_soft_placement,
+                                                    s->state_.get(), s->intra_op_pool_.get());
   s->plans_ = std::make_unique<PlanCache>();
   return s;
 }
 
 Session::~Session() {
   (void)Close();  // always OK
-  plans_.reset();    // run states hold contexts naming kernels...
-  kernels_.reset();  // ...which are destroyed next
+  plans_.reset();      // run states hold contexts naming kernels...
+  functions_.reset();  // (the function bodies' plans and kernels)
+  kernels_.reset();    // ...which are destroyed next
   inter_op_pool_.reset();
   intra_op_pool_.reset();
 }
@@ -233,6 +238,7 @@ StatusOr<ExecutionPlan*> Session::GetPlan(
   request.kernels = kernels_.get();
   request.state = state_.get();
   request.rewrites = &options_.rewrites;
+  request.functions = functions_.get();
   std::unique_ptr<ExecutionPlan> built;
   {
     std::lock_guard<std::recursive_mutex> graph_lock(graph_->mutex());

@@ -85,6 +85,7 @@ struct SessionDevice {
 
 class SessionState;   // session_state.h
 class ExecutionPlan;  // execution_plan.h
+class FunctionRuntime;  // function_runtime.h
 class KernelCache;    // execution_plan.h
 struct PlanDevice;    // execution_plan.h
 class ThreadPool;     // thread_pool.h
@@ -146,6 +147,7 @@ class Session {
   std::unique_ptr<ThreadPool> intra_op_pool_;
   std::unique_ptr<SessionState> state_;
   std::unique_ptr<KernelCache> kernels_;
+  std::unique_ptr<FunctionRuntime> functions_;  // runs the bodies of called functions
   std::unique_ptr<PlanCache> plans_;
   std::atomic<bool> closed_{false};
   std::atomic<int64_t> plans_built_{0};

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "core/graph/attr_value_util.h"
+#include "core/graph/function_library.h"
 #include "core/graph/proto_convert.h"
 #include "core/graph/variables.h"
 #include "core/ops/op_registry.h"
@@ -44,6 +45,13 @@ bool IsValidScopeName(const std::string& name) {
 
 Graph::Graph(const OpRegistry* registry)
     : registry_(registry ? registry : OpRegistry::Global()),
+      own_functions_(std::make_unique<FunctionLibrary>(registry_)),
+      functions_(own_functions_.get()),
+      variables_(std::make_unique<VariableStore>(this)) {}
+
+Graph::Graph(const OpRegistry* registry, FunctionLibrary* functions)
+    : registry_(registry ? registry : OpRegistry::Global()),
+      functions_(functions),
       variables_(std::make_unique<VariableStore>(this)) {}
 
 Graph::~Graph() = default;

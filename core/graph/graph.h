@@ -21,6 +21,7 @@
 
 namespace tgraph {
 
+class FunctionLibrary;
 class OpRegistry;
 struct Variable;
 class VariableStore;
@@ -74,11 +75,17 @@ class Graph {
  public:
   // Uses the global op registry unless one is given (tests make private registries).
   explicit Graph(const OpRegistry* registry = nullptr);
+  // A graph that uses `functions` (another graph's library, which must outlive it) instead
+  // of a library of its own: a function's body graph (core/graph/function_library.h).
+  Graph(const OpRegistry* registry, FunctionLibrary* functions);
   ~Graph();
   Graph(const Graph&) = delete;
   Graph& operator=(const Graph&) = delete;
 
   const OpRegistry& registry() const { return *registry_; }
+  // The functions GraphDef import brought (GraphDef.library), which call ops name; export
+  // writes them back.
+  FunctionLibrary& functions() const { return *functions_; }
 
   // ---- building ----
   // Validates against the op's definition (attrs, input dtypes), infers output dtypes and
@@ -183,6 +190,8 @@ class Graph {
   void ApplyColocation(Operation* op, const std::vector<Operation*>& innermost);
 
   const OpRegistry* registry_;
+  std::unique_ptr<FunctionLibrary> own_functions_;
+  FunctionLibrary* functions_;
   std::vector<std::unique_ptr<Operation>> operations_;
   std::unordered_map<std::string, Operation*> by_name_;
   std::unordered_map<std::string, int> names_in_use_;  // lower-cased, as TF does

@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "core/graph/attr_value_util.h"
+#include "core/graph/function_library.h"
 #include "core/graph/graph.h"
 #include "core/graph/graphdef_io.h"
 #include "core/ops/op_registry.h"
@@ -43,6 +44,7 @@ Status ExportGraphDef(const Graph& g, tf::GraphDef* out) {
       (*attrs)[name] = value;
     }
   }
+  if (!g.functions().empty()) g.functions().ToProto(def.mutable_library());
   def.mutable_versions()->set_producer(kGraphDefProducer);
   def.mutable_versions()->set_min_consumer(0);
   *out = std::move(def);

@@ -2,6 +2,7 @@
 // destination (see graphdef_io.h for the contract and the all-or-nothing approach).
 #include <algorithm>
 #include <cctype>
+#include <deque>
 #include <functional>
 #include <map>
 #include <mutex>
@@ -14,6 +15,7 @@
 #include <boost/graph/depth_first_search.hpp>
 
 #include "core/graph/attr_value_util.h"
+#include "core/graph/function_library.h"
 #include "core/graph/graph.h"
 #include "core/graph/graphdef_io.h"
 #include "core/ops/op_registry.h"
@@ -332,6 +334,7 @@ Status ImportGraphDef(const tf::GraphDef& def, const ImportOptions& opts, Graph*
         "Graph is finalized and cannot be modified (tried to import a GraphDef)");
   }
   TG_RETURN_IF_ERROR(CheckVersions(def));
+  TG_RETURN_IF_ERROR(g->functions().Check(def.library()));
   const OpRegistry& registry = g->registry();
   const int num_nodes = def.node_size();
 
@@ -373,6 +376,13 @@ Status ImportGraphDef(const tf::GraphDef& def, const ImportOptions& opts, Graph*
   }
 
   // ---- nodes: names, ops, devices, attrs ----
+  // TF1 Defun's calls (op type = a function's name, from this GraphDef's library or the
+  // graph's) become StatefulPartitionedCall nodes; their rewritten NodeDefs live here.
+  std::map<std::string, const tf::FunctionDef*> functions_here;
+  for (const tf::FunctionDef& f : def.library().function()) {
+    functions_here.emplace(f.signature().name(), &f);
+  }
+  std::deque<tf::NodeDef> call_defs;
   std::vector<SourceNode> nodes(static_cast<size_t>(num_nodes));
   std::unordered_map<std::string, int> index_of;
   index_of.reserve(static_cast<size_t>(num_nodes));
@@ -395,11 +405,22 @@ Status ImportGraphDef(const tf::GraphDef& def, const ImportOptions& opts, Graph*
     }
     n.final_name = prefix.empty() ? nd.name() : prefix + "/" + nd.name();
     if (nd.op().empty()) return InvalidArgument("Node '", nd.name(), "' has no op");
-    TG_ASSIGN_OR_RETURN(n.registration, registry.Lookup(nd.op(), nd.name()));
+    {
+      tf::FunctionDef known;
+      auto here = functions_here.find(nd.op());
+      const tf::FunctionDef* callee = here != functions_here.end() ? here->second : nullptr;
+      if (callee == nullptr && g->functions().Find(nd.op(), &known)) callee = &known;
+      if (callee != nullptr) {
+        call_defs.push_back(nd);
+        TG_RETURN_IF_ERROR(RewriteDirectCall(*callee, &call_defs.back()));
+        n.def = &call_defs.back();
+      }
+    }
+    TG_ASSIGN_OR_RETURN(n.registration, registry.Lookup(n.def->op(), nd.name()));
     if (auto device = CanonicalDeviceString(nd.device()); !device.ok()) {
       return device.status().Prepend(StrCat("Node '", nd.name(), "': "));
     }
-    for (const auto& [attr_name, value] : nd.attr()) n.attrs.emplace(attr_name, value);
+    for (const auto& [attr_name, value] : n.def->attr()) n.attrs.emplace(attr_name, value);
     // Fills in defaults too (AddOperation would add the same ones).
     ResolvedSignature sig;
     TG_RETURN_IF_ERROR(ResolveSignature(n.registration->op_def, nd.name(), &n.attrs, &sig));
@@ -593,6 +614,9 @@ Status ImportGraphDef(const tf::GraphDef& def, const ImportOptions& opts, Graph*
   }
 
   // ---- the real thing ----
+  // The library first: checked above, so this cannot fail halfway (and a call node's
+  // kernel, made when a plan is, finds its functions).
+  if (Status lib = g->functions().Add(def.library()); !lib.ok()) return lib;
   std::vector<Operation*> created;
   Status s = AddNodes(
       g, nodes, /*consume_attrs=*/true, order, [](const Output& t) { return t; },

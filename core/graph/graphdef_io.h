@@ -1,9 +1,9 @@
 // GraphDef import and export, binary and text, wire-compatible with TensorFlow 1.x.
 //
-// Export writes the nodes in creation order, every attr (defaults included, as TF writes
-// them), inputs as "name" / "name:k" / "^ctrl", canonical device strings, and
-// `versions { producer: kGraphDefProducer }`. Binary output is deterministic (map entries
-// sorted by key), so export -> import -> export gives identical bytes.
+// Export writes the nodes in creation order, the function library, every attr (defaults
+// included, as TF writes them), inputs as "name" / "name:k" / "^ctrl", canonical device
+// strings, and `versions { producer: kGraphDefProducer }`. Binary output is deterministic
+// (map entries sorted by key), so export -> import -> export gives identical bytes.
 //
 // Import (ImportGraphDef) is all or nothing. It proceeds in three steps:
 //   1. Structural validation of the whole GraphDef, with nothing added anywhere: node names
@@ -40,9 +40,13 @@
 // imported node (nodes with no inputs, or whose inputs are all remapped). `_class`
 // "loc:@x" values naming a node of the GraphDef are rewritten to "loc:@<prefix>/x"; one naming
 // no node of the GraphDef is an error with validate_colocation_constraints, else kept as is.
-// The GraphDef's function library is not imported (a node calling a function fails as an
-// unknown op). A GraphDef whose versions.min_consumer exceeds kGraphDefProducer, or whose
-// bad_consumers lists it, is rejected.
+// The GraphDef's function library goes into the graph's (Graph::functions(); a function
+// already there must have the same definition, checked before anything is added) and
+// export writes it back (functions sorted by name). A node whose op type is a function's
+// name (TF1 Defun's direct calls) is imported as the StatefulPartitionedCall doing the same
+// (function_library.h, RewriteDirectCall), and exported as one. A GraphDef
+// whose versions.min_consumer exceeds kGraphDefProducer, or whose bad_consumers lists it,
+// is rejected.
 #pragma once
 
 #include <cstddef>

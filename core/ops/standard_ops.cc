@@ -17,7 +17,8 @@ Status RegisterStandardOps(OpRegistry* registry) {
                        &RegisterTrainingOps, &RegisterIoOps, &RegisterLoggingOps,
                        &RegisterStringOps, &RegisterArraySplitOps, &RegisterBatchNormOps,
                        &RegisterEinsumOps, &RegisterArrayLayoutOps, &RegisterArrayNdOps,
-                       &RegisterImageOps, &RegisterListOps, &RegisterFusedOps}) {
+                       &RegisterImageOps, &RegisterListOps, &RegisterFusedOps,
+                       &RegisterFunctionalOps}) {
     Status s = family(registry);
     if (!s.ok() && first.ok()) first = s;
   }

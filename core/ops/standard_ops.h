@@ -30,6 +30,7 @@ Status RegisterArrayNdOps(OpRegistry* registry);      // array_nd_ops.cc
 Status RegisterImageOps(OpRegistry* registry);        // image_ops.cc
 Status RegisterListOps(OpRegistry* registry);         // list_ops.cc
 Status RegisterFusedOps(OpRegistry* registry);        // fused_ops.cc
+Status RegisterFunctionalOps(OpRegistry* registry);   // functional_ops.cc
 
 // Shape functions shared across families: the fused ops (fused_ops.cc) have the shapes of
 // the ops they start with.

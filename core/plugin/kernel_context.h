@@ -26,6 +26,8 @@ struct TG_KernelConstruction {
 
 namespace tgraph {
 
+class FunctionRuntime;  // core/exec/function_runtime.h
+
 // One input of a compute call.
 struct KernelCallInput {
   // What the kernel reads: `own`, or (a serial run reading a plain value) the run's slot
@@ -73,6 +75,10 @@ struct TG_KernelContext {
   // pointers, not deques: stable addresses without a heap allocation per call when unused.)
   std::vector<std::unique_ptr<TG_Tensor>> ref_views;
   std::vector<std::unique_ptr<TG_Tensor>> temps;
+  // The session's function runtime (the call kernels run function bodies with it); null
+  // outside a session (KernelRunner). Last: the fields a cheap kernel's call touches keep
+  // their places.
+  tgraph::FunctionRuntime* functions = nullptr;
 
   TG_KernelContext() = default;
   // Each record's value may point at its own `own`: never copied.

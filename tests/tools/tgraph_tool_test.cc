@@ -150,6 +150,15 @@ class ToolTest : public ::testing::Test {
               "node { name: \"weird\" op: \"NoSuchOpHere\" }\n"
               "node { name: \"id\" op: \"Identity\" input: \"weird\" "
               "attr { key: \"T\" value { type: DT_FLOAT } } device: \"/device:GPU:3\" }\n");
+    WriteText(File("functions.pbtxt"),
+              "node { name: \"x\" op: \"Placeholder\" attr { key: \"dtype\" value { type: DT_FLOAT } } }\n"
+              "node { name: \"call\" op: \"PartitionedCall\" input: \"x\" "
+              "attr { key: \"Tin\" value { list { type: DT_FLOAT } } } "
+              "attr { key: \"Tout\" value { list { type: DT_FLOAT } } } "
+              "attr { key: \"f\" value { func { name: \"f\" } } } }\n"
+              "library { function { signature { name: \"f\" input_arg { name: \"a\" type: DT_FLOAT } "
+              "output_arg { name: \"b\" type: DT_FLOAT } } "
+              "node_def { name: \"n\" op: \"NoSuchOpInBody\" input: \"a\" } ret { key: \"b\" value: \"n:y:0\" } } }\n");
     WriteText(File("meta.pbtxt"),
               "graph_def { node { name: \"v\" op: \"VariableV2\" "
               "attr { key: \"dtype\" value { type: DT_FLOAT } } "
@@ -301,6 +310,16 @@ TEST_F(ToolTest, InfoReadsTextAndNamesWhatIsMissing) {
   EXPECT_TRUE(Contains(r.out, "text GraphDef, 2 nodes")) << r.out;
   EXPECT_TRUE(Contains(r.out, "op type not defined here: NoSuchOpHere (node weird)")) << r.out;
   EXPECT_TRUE(Contains(r.out, "Devices requested (1):\n  /device:GPU:3 (1 node)")) << r.out;
+}
+
+TEST_F(ToolTest, InfoListsFunctionsAndTheOpsTheirBodiesLack) {
+  ToolResult r = Tool({"info", File("functions.pbtxt")});
+  ExpectSuccess(r);
+  EXPECT_TRUE(Contains(r.out, "Functions (1):\n  f (1 node)")) << r.out;
+  EXPECT_TRUE(Contains(r.out, "op type not defined here: NoSuchOpInBody (in function f)")) << r.out;
+#ifdef TGRAPH_CPU_PLUGIN_PATH
+  EXPECT_FALSE(Contains(r.out, "PartitionedCall (")) << r.out;  // the call itself runs here
+#endif
 }
 
 TEST_F(ToolTest, InfoShowsAMetaGraphDefsVariablesAndCollections) {

@@ -93,12 +93,32 @@ void PrintDevices(const TG_GraphDefSummary* s) {
   }
 }
 
+// The function library (GraphDef.library): each function with its node count.
+void PrintFunctions(const TG_GraphDefSummary* s) {
+  const int count = TG_GraphDefSummaryNumFunctions(s);
+  if (count == 0) return;
+  std::cout << "Functions (" << count << "):\n";
+  for (int f = 0; f < count; ++f) {
+    const int nodes = TG_GraphDefSummaryFunctionNumNodes(s, f);
+    std::cout << "  " << TG_GraphDefSummaryFunctionName(s, f) << " (" << nodes << " node"
+              << (nodes == 1 ? "" : "s") << ")\n";
+  }
+}
+
 // Op types not defined here, and op types without a kernel on any device loaded here, each
-// with one node that uses it (the user can then find it in the file).
+// with one node that uses it (the user can then find it in the file); the bodies of the
+// library's functions count too.
 void PrintMissing(const TG_GraphDefSummary* s) {
   std::map<std::string, std::string> first_node_of_op;
   for (int i = 0; i < TG_GraphDefSummaryNumNodes(s); ++i) {
-    first_node_of_op.emplace(TG_GraphDefSummaryNodeOp(s, i), TG_GraphDefSummaryNodeName(s, i));
+    first_node_of_op.emplace(TG_GraphDefSummaryNodeOp(s, i),
+                             std::string("node ") + TG_GraphDefSummaryNodeName(s, i));
+  }
+  for (int f = 0; f < TG_GraphDefSummaryNumFunctions(s); ++f) {
+    for (int i = 0; i < TG_GraphDefSummaryFunctionNumNodes(s, f); ++i) {
+      first_node_of_op.emplace(TG_GraphDefSummaryFunctionNodeOp(s, f, i),
+                               std::string("in function ") + TG_GraphDefSummaryFunctionName(s, f));
+    }
   }
   std::vector<std::string> devices = LoadedDeviceTypes();
   std::vector<std::string> undefined, no_kernel;
@@ -106,7 +126,7 @@ void PrintMissing(const TG_GraphDefSummary* s) {
   for (const auto& [op, node] : first_node_of_op) {
     OpInfoPtr info(TG_NewOpInfo(op.c_str(), status.get()));
     if (info == nullptr) {
-      undefined.push_back(op + " (node " + node + ")");
+      undefined.push_back(op + " (" + node + ")");
       continue;
     }
     bool runnable = false;
@@ -117,7 +137,7 @@ void PrintMissing(const TG_GraphDefSummary* s) {
       runnable |= std::find(devices.begin(), devices.end(), device) != devices.end();
     }
     if (!runnable) {
-      no_kernel.push_back(op + " (node " + node + "; kernels: " +
+      no_kernel.push_back(op + " (" + node + "; kernels: " +
                           (kernel_devices.empty() ? "none" : Join(kernel_devices)) + ")");
     }
   }
@@ -158,6 +178,7 @@ void RunInfo(const InfoOptions& options) {
   PrintNodesOf(s, VariableOps(), "Variables");
   if (TG_GraphDefSummaryIsMetaGraphDef(s)) PrintCollections(s);
   PrintDevices(s);
+  PrintFunctions(s);
   PrintMissing(s);
 }
 

@@ -1159,6 +1159,23 @@ TG_CAPI_EXPORT extern void TG_GraphImportGraphDef(TG_Graph* g, const TG_Buffer* 
                                                   const TG_ImportGraphDefOptions* opts,
                                                   TG_Status* status);
 
+/* Functions (GraphDef.library, TF's FunctionDefLibrary). Import adds a GraphDef's library
+ * to the graph's, export writes it back; PartitionedCall / StatefulPartitionedCall, If /
+ * StatelessIf, While / StatelessWhile and Case / StatelessCase nodes call them by name (a
+ * `func` attr, set with TG_SetAttrValueProto), and run their bodies when a session runs
+ * the node. */
+/* How many functions the graph's library holds (0 for a NULL graph). */
+TG_CAPI_EXPORT extern int TG_GraphNumFunctions(TG_Graph* g);
+/* Adds the functions and gradient pairings of a serialized FunctionDefLibrary, all or
+ * nothing: INVALID_ARGUMENT for bytes that do not parse, a function without a name or twice
+ * in the bytes, or a name the graph holds with another definition (the same definition
+ * again is fine). Function bodies are checked when a plan first runs a node calling them. */
+TG_CAPI_EXPORT extern void TG_GraphAddFunctionLibrary(TG_Graph* g, const void* proto,
+                                                      size_t proto_len, TG_Status* status);
+/* The graph's library as a serialized FunctionDefLibrary (functions sorted by name). */
+TG_CAPI_EXPORT extern void TG_GraphGetFunctionLibrary(TG_Graph* g, TG_Buffer* output,
+                                                      TG_Status* status);
+
 /* Caller owns: TG_DeleteImportGraphDefResults. */
 typedef struct TG_ImportGraphDefResults TG_ImportGraphDefResults;
 /* As TG_GraphImportGraphDef; returns NULL on failure. */
@@ -1514,6 +1531,16 @@ TG_CAPI_EXPORT extern int TG_GraphDefSummaryCollectionSize(const TG_GraphDefSumm
                                                            int collection);
 TG_CAPI_EXPORT extern const char* TG_GraphDefSummaryCollectionItem(
     const TG_GraphDefSummary* summary, int collection, int item);
+
+/* The GraphDef's function library: its functions in file order, each with the op types of
+ * its body's nodes (what `tgraph info` checks for kernels too). NULL / 0 when out of range. */
+TG_CAPI_EXPORT extern int TG_GraphDefSummaryNumFunctions(const TG_GraphDefSummary* summary);
+TG_CAPI_EXPORT extern const char* TG_GraphDefSummaryFunctionName(
+    const TG_GraphDefSummary* summary, int function);
+TG_CAPI_EXPORT extern int TG_GraphDefSummaryFunctionNumNodes(const TG_GraphDefSummary* summary,
+                                                             int function);
+TG_CAPI_EXPORT extern const char* TG_GraphDefSummaryFunctionNodeOp(
+    const TG_GraphDefSummary* summary, int function, int node);
 
 /* ===================================================================================== */
 /* Checkpoint files: list, read and write tensors through the saver plugins              */

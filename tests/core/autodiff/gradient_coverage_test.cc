@@ -38,7 +38,10 @@ const std::set<std::string>& HelpersWithoutGradient() {
       // TensorList values are DT_VARIANT, along which AddGradients carries nothing yet
       "TensorListReserve", "EmptyTensorList", "TensorListFromTensor", "TensorListSetItem",
       "TensorListGetItem", "TensorListStack", "TensorListGather", "TensorListPushBack",
-      "TensorListPopBack"};
+      "TensorListPopBack",
+      // function calls: no gradient of a function body yet (AddGradients says so)
+      "PartitionedCall", "StatefulPartitionedCall", "If", "StatelessIf", "Case",
+      "StatelessCase", "While", "StatelessWhile"};
   return ops;
 }
 
