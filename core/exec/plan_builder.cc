@@ -12,6 +12,7 @@
 #include "core/exec/session_state.h"
 #include "core/graph/graph.h"
 #include "core/plugin/kernel_context.h"
+#include "core/plugin/plugin_loader.h"
 #include "core/rewrite/rewriter.h"
 
 namespace tgraph {
@@ -100,8 +101,24 @@ class PlanBuilder {
 
     std::vector<PlacementDevice> placement_devices;
     for (const PlanDevice& d : devices_) placement_devices.push_back({d.name, d.type, d.ordinal});
+    // Kernels are created as they are placed: one may decline its node (plugin ABI 6), and
+    // placement then looks further.
+    const ChooseKernelFn choose = [this](const Operation& op, int device,
+                                         const KernelRegistration* first) -> StatusOr<KernelDecision> {
+      KernelDecision decision;
+      const PlanDevice& dev = devices_[static_cast<size_t>(device)];
+      if (!NeedsKernel(op, dev)) {
+        decision.kernel = first;
+        return decision;
+      }
+      KernelCache* cache = CacheFor(op);
+      TG_ASSIGN_OR_RETURN(KernelCache::Choice choice, cache->Choose(op, device, dev.type, first));
+      decision.kernel = choice.kernel;
+      decision.declines = std::move(choice.declines);
+      return decision;
+    };
     PlacementRequest placement_request{&ordered, &placement_devices, r_.default_device,
-                                       r_.allow_soft_placement};
+                                       r_.allow_soft_placement, &choose};
     TG_ASSIGN_OR_RETURN(Placement placement, PlaceOperations(placement_request));
     if (r_.placement_log != nullptr && *r_.placement_log) {
       for (size_t i = 0; i < ordered.size(); ++i) {
@@ -270,6 +287,18 @@ class PlanBuilder {
     return step_of_scratch_op_[static_cast<size_t>(op->id())];
   }
 
+  // A Const whose value a host-memory step hands out as it is (no kernel).
+  static bool IsHostConstant(const Operation& op, const PlanDevice& dev) {
+    return op.type() == "Const" && dev.host_accessible && op.constant_value() != nullptr;
+  }
+  // Does the op's step run a kernel on `dev` (AddOpStep's kKernel)?
+  static bool NeedsKernel(const Operation& op, const PlanDevice& dev) {
+    return !IsVariableOp(op) && !IsHostConstant(op, dev) && !IsControlFlowOp(op);
+  }
+  KernelCache* CacheFor(const Operation& op) const {
+    return op.graph() == &graph_ ? r_.kernels : plan_->rewritten->kernels.get();
+  }
+
   // `inputs`: where the op's inputs come from in this plan (its own, or as rewritten).
   Status AddOpStep(const Operation& op, const std::vector<Output>& inputs, int device,
                    const KernelRegistration* kernel) {
@@ -285,7 +314,7 @@ class PlanBuilder {
       // update it in place there.
       step.kind = StepKind::kVariable;
       step.variable = r_.state->VariableFor(op);
-    } else if (op.type() == "Const" && dev.host_accessible && op.constant_value() != nullptr) {
+    } else if (IsHostConstant(op, dev)) {
       step.kind = StepKind::kConstant;
       plan_->constant_views.push_back(op.constant_value()->BorrowedView());
       step.constant = &plan_->constant_views.back();
@@ -297,8 +326,7 @@ class PlanBuilder {
       }
       step.kind = StepKind::kKernel;
       step.kernel = kernel;
-      KernelCache* cache = op.graph() == &graph_ ? r_.kernels : plan_->rewritten->kernels.get();
-      TG_ASSIGN_OR_RETURN(step.kernel_state, cache->Get(op, device, *kernel));
+      TG_ASSIGN_OR_RETURN(step.kernel_state, CacheFor(op)->Get(op, device, *kernel));
     }
     const int my_space = dev.host_accessible ? kHost : device;
     std::vector<char>& host_inputs = host_inputs_;
@@ -326,6 +354,7 @@ class PlanBuilder {
       step.inputs.push_back(StepInput{slot, ref, false, false});
     }
     step.expensive = step.kind == StepKind::kKernel && EstimateCostNs(op, kernel) >= kExpensiveNs;
+    step.validate_outputs = step.kind == StepKind::kKernel && r_.validate_kernel_outputs;
     const int index = static_cast<int>(plan_->steps.size());
     step.num_outputs = op.num_outputs();
     step.first_output = plan_->num_slots;
@@ -478,6 +507,29 @@ StatusOr<std::unique_ptr<ExecutionPlan>> BuildPlan(const PlanRequest& request) {
   return PlanBuilder(request).Build();
 }
 
+Status ValidateKernelOutputs(const PlanStep& step, const Tensor* const* outputs) {
+  const Operation& op = *step.op;
+  for (int k = 0; k < step.num_outputs; ++k) {
+    const Tensor* t = outputs[k];
+    if (t == nullptr || IsRefType(op.output_type(k))) continue;
+    const DataType want = BaseType(op.output_type(k));
+    const PartialShape& inferred = op.output_shape(k);
+    const bool dtype_differs = t->dtype() != want;
+    const bool shape_differs = inferred.IsFullyDefined() && inferred.dims() != t->dims();
+    if (!dtype_differs && !shape_differs) continue;
+    const KernelRegistration& kernel = *step.kernel;
+    return InvalidArgument(
+        op.type(), " node '", op.name(), "': kernel ", kernel.DebugString(),
+        kernel.plugin != nullptr ? StrCat(" of plugin '", kernel.plugin->name, "'") : std::string(" of the core"),
+        " produced output ", k, " as a ", DataTypeName(t->dtype()), " tensor of shape ",
+        PartialShape(t->dims()).ToString(), ", but the op's ",
+        dtype_differs ? StrCat("output type is ", DataTypeName(want))
+                      : StrCat("shape function inferred ", inferred.ToString()),
+        " (checked because kernel-output validation is on: TGRAPH_VALIDATE_KERNEL_OUTPUTS)");
+  }
+  return Status::OK();
+}
+
 KernelCache::~KernelCache() {
   for (auto& entries : by_device_) {
     for (Entry& entry : entries) {
@@ -486,17 +538,84 @@ KernelCache::~KernelCache() {
   }
 }
 
-StatusOr<void*> KernelCache::Get(const Operation& op, int device, const KernelRegistration& kernel) {
-  std::lock_guard<std::mutex> lock(mu_);
+KernelCache::Entry& KernelCache::EntryLocked(const Operation& op, int device) {
   if (by_device_.size() <= static_cast<size_t>(device)) by_device_.resize(static_cast<size_t>(device) + 1);
   std::vector<Entry>& entries = by_device_[static_cast<size_t>(device)];
   const size_t id = static_cast<size_t>(op.id());
   if (entries.size() <= id) entries.resize(std::max(id + 1, static_cast<size_t>(op.graph()->num_operations())));
-  Entry& entry = entries[id];
+  return entries[id];
+}
+
+StatusOr<bool> KernelCache::TryLocked(const Operation& op, int device,
+                                      const KernelRegistration& kernel, Entry* entry) {
+  TG_ASSIGN_OR_RETURN(KernelCreation created, TryCreateKernel(kernel, op));
+  if (created.declined) {
+    declined_[{device, op.id()}].push_back(
+        Declined{&kernel, DeclineMessage(kernel, op, created.reason)});
+    return false;
+  }
+  *entry = Entry{&kernel, created.state};
+  return true;
+}
+
+StatusOr<void*> KernelCache::Get(const Operation& op, int device, const KernelRegistration& kernel) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Entry& entry = EntryLocked(op, device);
   if (entry.kernel != nullptr) return entry.state;
-  TG_ASSIGN_OR_RETURN(void* state, CreateKernelState(kernel, op));
-  entry = Entry{&kernel, state};
-  return state;
+  if (!declined_.empty()) {
+    auto it = declined_.find({device, op.id()});
+    if (it != declined_.end()) {
+      for (const Declined& d : it->second) {
+        if (d.kernel == &kernel) return Unimplemented(d.message);
+      }
+    }
+  }
+  TG_ASSIGN_OR_RETURN(bool taken, TryLocked(op, device, kernel, &entry));
+  if (!taken) return Unimplemented(declined_[{device, op.id()}].back().message);
+  return entry.state;
+}
+
+StatusOr<KernelCache::Choice> KernelCache::Choose(const Operation& op, int device,
+                                                  const std::string& device_type,
+                                                  const KernelRegistration* first) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Entry& entry = EntryLocked(op, device);
+  Choice choice;
+  if (entry.kernel != nullptr) {
+    choice.kernel = entry.kernel;
+    return choice;
+  }
+  auto was_declined = [&](const KernelRegistration* k) {
+    if (declined_.empty()) return false;
+    auto it = declined_.find({device, op.id()});
+    if (it == declined_.end()) return false;
+    for (const Declined& d : it->second) {
+      if (d.kernel == k) return true;
+    }
+    return false;
+  };
+  // The common case: the registry's first choice takes the node.
+  if (first != nullptr && !was_declined(first)) {
+    TG_ASSIGN_OR_RETURN(bool taken, TryLocked(op, device, *first, &entry));
+    if (taken) {
+      choice.kernel = first;
+      return choice;
+    }
+  }
+  for (const KernelRegistration* k :
+       KernelRegistry::Global()->Candidates(op.type(), op.attrs(), device_type)) {
+    if (was_declined(k)) continue;
+    TG_ASSIGN_OR_RETURN(bool taken, TryLocked(op, device, *k, &entry));
+    if (taken) {
+      choice.kernel = k;
+      return choice;
+    }
+  }
+  auto it = declined_.find({device, op.id()});
+  if (it != declined_.end()) {
+    for (const Declined& d : it->second) choice.declines.push_back(d.message);
+  }
+  return choice;
 }
 
 }  // namespace tgraph

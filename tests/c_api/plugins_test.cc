@@ -250,6 +250,12 @@ TEST_F(PluginsTest, KernelOverridesAreOnRecord) {
   EXPECT_TRUE(Contains(record, "INFO: kernel TestV1Negate on CPU [T in {float}] priority 5 overrides "
                                "TestV1Negate on CPU [T in {float, double}] of plugin 'test_abi_v1'"))
       << record;
+  // The plugin's listing names each override on its own (tgraph plugins prints them).
+  ASSERT_EQ(TG_PluginNumKernelOverrides(p), 1);
+  EXPECT_TRUE(Contains(TG_PluginKernelOverride(p, 0),
+                       "kernel TestV1Negate on CPU [T in {float}] priority 5 overrides"))
+      << TG_PluginKernelOverride(p, 0);
+  EXPECT_EQ(TG_PluginKernelOverride(p, 1), nullptr);
 }
 
 }  // namespace
