@@ -70,8 +70,10 @@ struct PlanStep {
   bool ref_outputs = false;   // kKernel: an output is a ref (the variable stays in its slot)
   bool drops_outputs = false;  // an output nobody reads or fetches, released at once
   // kKernel: check the outputs against the op's types and inferred shapes after each call
-  // (SessionOptions::validate_kernel_outputs; ValidateKernelOutputs).
+  // (SessionOptions::validate_kernel_outputs; ValidateKernelOutputs); shapes only when
+  // validate_shapes (not in plans with while loops, whose loop variables may change shape).
   bool validate_outputs = false;
+  bool validate_shapes = false;
   // kConstant: a borrowed view of the op's value (the graph, which outlives the session,
   // keeps it): handing it to readers touches no reference count, and nothing writes into
   // it (a view is never forwarded) or returns it (fetches of views are copied).
@@ -208,8 +210,11 @@ struct PlanRequest {
 };
 
 // A kernel step's outputs (`outputs[k]`, null for one not produced as a plain value, e.g. a
-// ref) against the op's output dtypes and its fully known inferred output shapes:
-// INVALID_ARGUMENT naming the op, node, kernel and plugin on a contradiction.
+// ref) against the op's output dtypes and (step.validate_shapes) its fully known inferred
+// output shapes: INVALID_ARGUMENT naming the op, node, kernel and plugin on a contradiction.
+// Shapes TensorFlow itself does not hold to are not checked: resource and variant handles
+// (TensorArrayV3 declares its scalar handle as [2]) and the outputs of ops reading a variable
+// (its declared shape, which Assign with validate_shape=false may change).
 Status ValidateKernelOutputs(const PlanStep& step, const Tensor* const* outputs);
 
 // Prunes, validates, places, inserts copies and lays out slots. Errors: INVALID_ARGUMENT

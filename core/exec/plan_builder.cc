@@ -165,6 +165,8 @@ class PlanBuilder {
     FinishSlots();
     FinishDependencies();
     if (pruned.control_flow) {
+      // A loop variable's static shape is its shape on entry; shape invariants let it change.
+      for (PlanStep& step : plan_->steps) step.validate_shapes = false;
       // The frame executor binds every input per call and runs on the calling thread.
       for (PlanStep& step : plan_->steps) step.plain_inputs = false;
       plan_->parallel = false;
@@ -355,6 +357,7 @@ class PlanBuilder {
     }
     step.expensive = step.kind == StepKind::kKernel && EstimateCostNs(op, kernel) >= kExpensiveNs;
     step.validate_outputs = step.kind == StepKind::kKernel && r_.validate_kernel_outputs;
+    step.validate_shapes = step.validate_outputs;
     const int index = static_cast<int>(plan_->steps.size());
     step.num_outputs = op.num_outputs();
     step.first_output = plan_->num_slots;
@@ -509,13 +512,17 @@ StatusOr<std::unique_ptr<ExecutionPlan>> BuildPlan(const PlanRequest& request) {
 
 Status ValidateKernelOutputs(const PlanStep& step, const Tensor* const* outputs) {
   const Operation& op = *step.op;
+  bool reads_variable = false;
+  for (int i = 0; i < op.num_inputs(); ++i) reads_variable = reads_variable || IsRefType(op.input(i).dtype());
   for (int k = 0; k < step.num_outputs; ++k) {
     const Tensor* t = outputs[k];
     if (t == nullptr || IsRefType(op.output_type(k))) continue;
     const DataType want = BaseType(op.output_type(k));
     const PartialShape& inferred = op.output_shape(k);
     const bool dtype_differs = t->dtype() != want;
-    const bool shape_differs = inferred.IsFullyDefined() && inferred.dims() != t->dims();
+    const bool shape_differs = step.validate_shapes && !reads_variable && want != DT_RESOURCE &&
+                               want != DT_VARIANT && inferred.IsFullyDefined() &&
+                               inferred.dims() != t->dims();
     if (!dtype_differs && !shape_differs) continue;
     const KernelRegistration& kernel = *step.kernel;
     return InvalidArgument(
