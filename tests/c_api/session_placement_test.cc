@@ -778,3 +778,23 @@ TEST_F(SessionDeclineTest, ANodeEveryKernelDeclinesFailsNamingEachKernel) {
   ASSERT_RUN_OK(r);
   EXPECT_EQ(r.values[0], (std::vector<float>{2, 3}));
 }
+
+// A colocation group follows its member whose device kernel declined: the group is placed
+// again, and under soft placement both members go where both have a kernel (the CPU).
+TEST_F(SessionDeclineTest, AColocationGroupMovesWithItsDeclinedMember) {
+  TG_Operation* x = Vec("x", {1, 2});
+  TG_Operation* first = Decline("first", x, "plain", kDev0);
+  TG_OperationDescription* d = TG_NewOperation(g_, "TestDecline", "second");
+  TG_AddInput(d, Out(first));
+  TG_SetAttrString(d, "mode", "no_device", std::strlen("no_device"));
+  TG_SetDevice(d, kDev0);
+  TG_ColocateWith(d, first);
+  TG_Operation* second = TG_FinishOperation(d, s_);
+  ASSERT_TRUE(tgtest::IsOk(s_)) << msg();
+  RunResult r = Run(NewSession(/*soft=*/true), {Out(second)});
+  ASSERT_RUN_OK(r);
+  EXPECT_EQ(r.DeviceOf("first"), kCpu) << r.StepsString();
+  EXPECT_EQ(r.DeviceOf("second"), kCpu) << r.StepsString();
+  EXPECT_EQ(r.values[0], (std::vector<float>{3, 4})) << "+1 on the CPU, twice";
+  EXPECT_EQ(r.AllCopies(), 0) << r.StepsString();
+}
