@@ -154,7 +154,7 @@ class KernelCache {
   // `first` and then the registry's other candidates (in priority order) that does not
   // decline the node (ABI 6). Null when every candidate declined; `declines` then holds
   // one message per kernel (DeclineMessage). Declines are remembered: a kernel is asked
-  // once per node and device.
+  // once per node (a registration is for one device type, so once for all its ordinals).
   struct Choice {
     const KernelRegistration* kernel = nullptr;
     std::vector<std::string> declines;
@@ -173,13 +173,13 @@ class KernelCache {
   };
   Entry& EntryLocked(const Operation& op, int device);
   // Asks `kernel` (not declined before); true when it took the node (entry filled).
-  StatusOr<bool> TryLocked(const Operation& op, int device, const KernelRegistration& kernel,
-                           Entry* entry);
+  StatusOr<bool> TryLocked(const Operation& op, const KernelRegistration& kernel, Entry* entry);
   std::mutex mu_;
   // [device][op id]: op ids are dense, so a table beats hashing a million keys.
   std::vector<std::vector<Entry>> by_device_;
-  // (device, op id) -> the kernels that declined the node there (rare: kept apart).
-  std::map<std::pair<int, int>, std::vector<Declined>> declined_;
+  // op id -> the kernels that declined the node (rare: kept apart).
+  std::map<int, std::vector<Declined>> declined_;
+  bool WasDeclinedLocked(const Operation& op, const KernelRegistration* kernel) const;
 };
 
 struct PlanDevice {

@@ -553,11 +553,11 @@ KernelCache::Entry& KernelCache::EntryLocked(const Operation& op, int device) {
   return entries[id];
 }
 
-StatusOr<bool> KernelCache::TryLocked(const Operation& op, int device,
-                                      const KernelRegistration& kernel, Entry* entry) {
+StatusOr<bool> KernelCache::TryLocked(const Operation& op, const KernelRegistration& kernel,
+                                      Entry* entry) {
   TG_ASSIGN_OR_RETURN(KernelCreation created, TryCreateKernel(kernel, op));
   if (created.declined) {
-    declined_[{device, op.id()}].push_back(
+    declined_[op.id()].push_back(
         Declined{&kernel, DeclineMessage(kernel, op, created.reason)});
     return false;
   }
@@ -569,17 +569,24 @@ StatusOr<void*> KernelCache::Get(const Operation& op, int device, const KernelRe
   std::lock_guard<std::mutex> lock(mu_);
   Entry& entry = EntryLocked(op, device);
   if (entry.kernel != nullptr) return entry.state;
-  if (!declined_.empty()) {
-    auto it = declined_.find({device, op.id()});
-    if (it != declined_.end()) {
-      for (const Declined& d : it->second) {
-        if (d.kernel == &kernel) return Unimplemented(d.message);
-      }
+  if (WasDeclinedLocked(op, &kernel)) {
+    for (const Declined& d : declined_[op.id()]) {
+      if (d.kernel == &kernel) return Unimplemented(d.message);
     }
   }
-  TG_ASSIGN_OR_RETURN(bool taken, TryLocked(op, device, kernel, &entry));
-  if (!taken) return Unimplemented(declined_[{device, op.id()}].back().message);
+  TG_ASSIGN_OR_RETURN(bool taken, TryLocked(op, kernel, &entry));
+  if (!taken) return Unimplemented(declined_[op.id()].back().message);
   return entry.state;
+}
+
+bool KernelCache::WasDeclinedLocked(const Operation& op, const KernelRegistration* kernel) const {
+  if (declined_.empty()) return false;
+  auto it = declined_.find(op.id());
+  if (it == declined_.end()) return false;
+  for (const Declined& d : it->second) {
+    if (d.kernel == kernel) return true;
+  }
+  return false;
 }
 
 StatusOr<KernelCache::Choice> KernelCache::Choose(const Operation& op, int device,
@@ -592,18 +599,10 @@ StatusOr<KernelCache::Choice> KernelCache::Choose(const Operation& op, int devic
     choice.kernel = entry.kernel;
     return choice;
   }
-  auto was_declined = [&](const KernelRegistration* k) {
-    if (declined_.empty()) return false;
-    auto it = declined_.find({device, op.id()});
-    if (it == declined_.end()) return false;
-    for (const Declined& d : it->second) {
-      if (d.kernel == k) return true;
-    }
-    return false;
-  };
+  auto was_declined = [&](const KernelRegistration* k) { return WasDeclinedLocked(op, k); };
   // The common case: the registry's first choice takes the node.
   if (first != nullptr && !was_declined(first)) {
-    TG_ASSIGN_OR_RETURN(bool taken, TryLocked(op, device, *first, &entry));
+    TG_ASSIGN_OR_RETURN(bool taken, TryLocked(op, *first, &entry));
     if (taken) {
       choice.kernel = first;
       return choice;
@@ -612,15 +611,17 @@ StatusOr<KernelCache::Choice> KernelCache::Choose(const Operation& op, int devic
   for (const KernelRegistration* k :
        KernelRegistry::Global()->Candidates(op.type(), op.attrs(), device_type)) {
     if (was_declined(k)) continue;
-    TG_ASSIGN_OR_RETURN(bool taken, TryLocked(op, device, *k, &entry));
+    TG_ASSIGN_OR_RETURN(bool taken, TryLocked(op, *k, &entry));
     if (taken) {
       choice.kernel = k;
       return choice;
     }
   }
-  auto it = declined_.find({device, op.id()});
+  auto it = declined_.find(op.id());
   if (it != declined_.end()) {
-    for (const Declined& d : it->second) choice.declines.push_back(d.message);
+    for (const Declined& d : it->second) {
+      if (d.kernel->device_type == device_type) choice.declines.push_back(d.message);
+    }
   }
   return choice;
 }
