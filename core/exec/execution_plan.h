@@ -157,6 +157,7 @@ class KernelCache {
   // once per node (a registration is for one device type, so once for all its ordinals).
   struct Choice {
     const KernelRegistration* kernel = nullptr;
+    void* state = nullptr;  // the kernel's state (owned by the cache)
     std::vector<std::string> declines;
   };
   StatusOr<Choice> Choose(const Operation& op, int device, const std::string& device_type,

@@ -79,6 +79,10 @@ class Placer {
     Placement out;
     out.device.assign(n, -1);
     out.kernel.assign(n, nullptr);
+    if (r_.choose_kernel != nullptr) {
+      out.state.assign(n, nullptr);
+      out.created.assign(n, 0);
+    }
 
     // Colocation groups as disjoint sets over the fragment's operations.
     // An operation is the group named after it; `loc:@x` joins x's group. Only the names
@@ -128,6 +132,8 @@ class Placer {
           if (r_.choose_kernel == nullptr || out.kernel[m] == nullptr) continue;
           TG_ASSIGN_OR_RETURN(KernelDecision decision, (*r_.choose_kernel)(op, device, out.kernel[m]));
           out.kernel[m] = decision.kernel;
+          out.state[m] = decision.state;
+          out.created[m] = decision.created ? 1 : 0;
           if (decision.kernel != nullptr) continue;
           declined_[&op].emplace_back(type, std::move(decision.declines));
           again = true;

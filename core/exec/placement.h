@@ -37,6 +37,8 @@ struct PlacementDevice {
 // one message per kernel that declined.
 struct KernelDecision {
   const KernelRegistration* kernel = nullptr;
+  void* state = nullptr;  // the kernel's created state, when `created`
+  bool created = false;
   std::vector<std::string> declines;
 };
 using ChooseKernelFn = std::function<StatusOr<KernelDecision>(
@@ -56,6 +58,10 @@ struct PlacementRequest {
 struct Placement {
   std::vector<int> device;  // per op: index into the request's devices
   std::vector<const KernelRegistration*> kernel;  // per op
+  // Per op, when the request has choose_kernel: the kernel's state it created (created[i]),
+  // so the plan need not look it up again.
+  std::vector<void*> state;
+  std::vector<char> created;
 };
 
 StatusOr<Placement> PlaceOperations(const PlacementRequest& request);

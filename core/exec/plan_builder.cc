@@ -114,6 +114,8 @@ class PlanBuilder {
       KernelCache* cache = CacheFor(op);
       TG_ASSIGN_OR_RETURN(KernelCache::Choice choice, cache->Choose(op, device, dev.type, first));
       decision.kernel = choice.kernel;
+      decision.state = choice.state;
+      decision.created = choice.kernel != nullptr;
       decision.declines = std::move(choice.declines);
       return decision;
     };
@@ -137,7 +139,8 @@ class PlanBuilder {
       const std::vector<Output>& inputs = rewritten != nullptr ? rewritten->inputs[i] : ordered[i]->inputs();
       const std::vector<Operation*>& controls =
           rewritten != nullptr ? rewritten->control_inputs[i] : ordered[i]->control_inputs();
-      TG_RETURN_IF_ERROR(AddOpStep(*ordered[i], inputs, placement.device[i], placement.kernel[i]));
+      void* const* state = placement.created.empty() || !placement.created[i] ? nullptr : &placement.state[i];
+      TG_RETURN_IF_ERROR(AddOpStep(*ordered[i], inputs, placement.device[i], placement.kernel[i], state));
       const size_t step = static_cast<size_t>(StepOf(ordered[i]));
       if (step_controls_.size() <= step) step_controls_.resize(step + 1, nullptr);
       step_controls_[step] = &controls;
@@ -302,8 +305,9 @@ class PlanBuilder {
   }
 
   // `inputs`: where the op's inputs come from in this plan (its own, or as rewritten).
+  // `state`: the kernel's state placement created, or null to look it up in the cache.
   Status AddOpStep(const Operation& op, const std::vector<Output>& inputs, int device,
-                   const KernelRegistration* kernel) {
+                   const KernelRegistration* kernel, void* const* state) {
     const PlanDevice& dev = devices_[static_cast<size_t>(device)];
     PlanStep step;
     step.op = &op;
@@ -328,7 +332,11 @@ class PlanBuilder {
       }
       step.kind = StepKind::kKernel;
       step.kernel = kernel;
-      TG_ASSIGN_OR_RETURN(step.kernel_state, CacheFor(op)->Get(op, device, *kernel));
+      if (state != nullptr) {
+        step.kernel_state = *state;
+      } else {
+        TG_ASSIGN_OR_RETURN(step.kernel_state, CacheFor(op)->Get(op, device, *kernel));
+      }
     }
     const int my_space = dev.host_accessible ? kHost : device;
     std::vector<char>& host_inputs = host_inputs_;
@@ -597,6 +605,7 @@ StatusOr<KernelCache::Choice> KernelCache::Choose(const Operation& op, int devic
   Choice choice;
   if (entry.kernel != nullptr) {
     choice.kernel = entry.kernel;
+    choice.state = entry.state;
     return choice;
   }
   auto was_declined = [&](const KernelRegistration* k) { return WasDeclinedLocked(op, k); };
@@ -605,6 +614,7 @@ StatusOr<KernelCache::Choice> KernelCache::Choose(const Operation& op, int devic
     TG_ASSIGN_OR_RETURN(bool taken, TryLocked(op, *first, &entry));
     if (taken) {
       choice.kernel = first;
+      choice.state = entry.state;
       return choice;
     }
   }
@@ -614,6 +624,7 @@ StatusOr<KernelCache::Choice> KernelCache::Choose(const Operation& op, int devic
     TG_ASSIGN_OR_RETURN(bool taken, TryLocked(op, *k, &entry));
     if (taken) {
       choice.kernel = k;
+      choice.state = entry.state;
       return choice;
     }
   }
