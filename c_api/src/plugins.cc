@@ -127,6 +127,13 @@ extern "C" const char* TG_PluginGradientOpType(const TG_Plugin* plugin, int i) {
   return Name(plugin, &LoadedPlugin::gradients, i);
 }
 
+extern "C" int TG_PluginNumKernelOverrides(const TG_Plugin* plugin) {
+  return Count(plugin, &LoadedPlugin::overrides);
+}
+extern "C" const char* TG_PluginKernelOverride(const TG_Plugin* plugin, int i) {
+  return Name(plugin, &LoadedPlugin::overrides, i);
+}
+
 extern "C" int TG_PluginNumMessages(const TG_Plugin* plugin) {
   return Count(plugin, &LoadedPlugin::messages);
 }

@@ -514,6 +514,13 @@ class FlowRun {
       outs[k].ref = step.ref_outputs ? ctx.outputs[static_cast<size_t>(k)].ref : nullptr;
       outs[k].has_value = true;
     }
+    if (step.validate_outputs) {  // SessionOptions::validate_kernel_outputs
+      std::vector<const Tensor*> produced;
+      for (int k = 0; k < step.num_outputs; ++k) {
+        produced.push_back(outs[k].ref == nullptr ? &outs[k].tensor : nullptr);
+      }
+      TG_RETURN_IF_ERROR(ValidateKernelOutputs(step, produced.data()));
+    }
     return Status::OK();
   }
 

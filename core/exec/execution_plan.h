@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -69,6 +70,11 @@ struct PlanStep {
   bool plain_inputs = false;
   bool ref_outputs = false;   // kKernel: an output is a ref (the variable stays in its slot)
   bool drops_outputs = false;  // an output nobody reads or fetches, released at once
+  // kKernel: check the outputs against the op's types and inferred shapes after each call
+  // (SessionOptions::validate_kernel_outputs; ValidateKernelOutputs); shapes only when
+  // validate_shapes (not in plans with while loops, whose loop variables may change shape).
+  bool validate_outputs = false;
+  bool validate_shapes = false;
   // kConstant: a borrowed view of the op's value (the graph, which outlives the session,
   // keeps it): handing it to readers touches no reference count, and nothing writes into
   // it (a view is never forwarded) or returns it (fetches of views are copied).
@@ -145,16 +151,42 @@ class ExecutionPlan {
 class KernelCache {
  public:
   ~KernelCache();  // destroys every kernel
+  // The state of `kernel` for `op` on `device`, created on first use. A kernel that declines
+  // the node is an error here (UNIMPLEMENTED naming the kernel, node and reason): callers
+  // that can go elsewhere use Choose.
   StatusOr<void*> Get(const Operation& op, int device, const KernelRegistration& kernel);
+
+  // The kernel for `op` on `device`: the one already created for it, else the first of
+  // `first` and then the registry's other candidates (in priority order) that does not
+  // decline the node (ABI 6). Null when every candidate declined; `declines` then holds
+  // one message per kernel (DeclineMessage). Declines are remembered: a kernel is asked
+  // once per node (a registration is for one device type, so once for all its ordinals).
+  struct Choice {
+    const KernelRegistration* kernel = nullptr;
+    void* state = nullptr;  // the kernel's state (owned by the cache)
+    std::vector<std::string> declines;
+  };
+  StatusOr<Choice> Choose(const Operation& op, int device, const std::string& device_type,
+                          const KernelRegistration* first);
 
  private:
   struct Entry {
     const KernelRegistration* kernel = nullptr;
     void* state = nullptr;
   };
+  struct Declined {
+    const KernelRegistration* kernel = nullptr;
+    std::string message;
+  };
+  Entry& EntryLocked(const Operation& op, int device);
+  // Asks `kernel` (not declined before); true when it took the node (entry filled).
+  StatusOr<bool> TryLocked(const Operation& op, const KernelRegistration& kernel, Entry* entry);
   std::mutex mu_;
   // [device][op id]: op ids are dense, so a table beats hashing a million keys.
   std::vector<std::vector<Entry>> by_device_;
+  // op id -> the kernels that declined the node (rare: kept apart).
+  std::map<int, std::vector<Declined>> declined_;
+  bool WasDeclinedLocked(const Operation& op, const KernelRegistration* kernel) const;
 };
 
 struct PlanDevice {
@@ -183,7 +215,16 @@ struct PlanRequest {
   const RewriteOptions* rewrites = nullptr;
   // The session's function runtime, for the plan's call kernels; null outside a session.
   FunctionRuntime* functions = nullptr;
+  bool validate_kernel_outputs = false;  // PlanStep::validate_outputs on every kernel step
 };
+
+// A kernel step's outputs (`outputs[k]`, null for one not produced as a plain value, e.g. a
+// ref) against the op's output dtypes and (step.validate_shapes) its fully known inferred
+// output shapes: INVALID_ARGUMENT naming the op, node, kernel and plugin on a contradiction.
+// Shapes TensorFlow itself does not hold to are not checked: resource and variant handles
+// (TensorArrayV3 declares its scalar handle as [2]) and the outputs of ops reading a variable
+// (its declared shape, which Assign with validate_shape=false may change).
+Status ValidateKernelOutputs(const PlanStep& step, const Tensor* const* outputs);
 
 // Prunes, validates, places, inserts copies and lays out slots. Errors: INVALID_ARGUMENT
 // for an unfed placeholder that is needed (naming it, its dtype and shape), for a request

@@ -83,6 +83,7 @@ class StepRunner {
     Status status = RunKernelCompute(*step.kernel, step.kernel_state, &ctx);
     if (!parallel_) ReleaseInputsSerial(step);
     TG_RETURN_IF_ERROR(status);
+    if (step.validate_outputs) TG_RETURN_IF_ERROR(Validate(step, ctx));
     // Values are in their slots already; a ref output leaves its variable there.
     if (step.ref_outputs) {
       for (int k = 0; k < step.num_outputs; ++k) {
@@ -92,6 +93,15 @@ class StepRunner {
       }
     }
     return Status::OK();
+  }
+
+  // SessionOptions::validate_kernel_outputs, out of the common path.
+  static Status Validate(const PlanStep& step, const TG_KernelContext& ctx) {
+    std::vector<const Tensor*> outputs;
+    for (const KernelCallOutput& out : ctx.outputs) {
+      outputs.push_back(out.ref == nullptr && out.value != nullptr ? &out.value->tensor : nullptr);
+    }
+    return ValidateKernelOutputs(step, outputs.data());
   }
 
   // Points each input of the call at what it reads this run: its slot (a serial run's plain

@@ -98,14 +98,38 @@ StatusOr<std::unique_ptr<KernelRunner>> KernelRunner::Create(const Operation& op
                                                              ThreadPool* intra_op_pool,
                                                              int device_ordinal) {
   TG_RETURN_IF_ERROR(RegisterCoreKernels());
-  TG_ASSIGN_OR_RETURN(const KernelRegistration* kernel,
+  TG_ASSIGN_OR_RETURN(const KernelRegistration* first,
                       KernelRegistry::Global()->Find(op.name(), op.type(), op.attrs(), device_type));
-  return CreateWithKernel(op, *kernel, intra_op_pool, device_ordinal);
+  std::string declined;
+  TG_ASSIGN_OR_RETURN(auto runner, Make(op, *first, intra_op_pool, device_ordinal, &declined));
+  if (runner != nullptr) return runner;
+  // Declined (plugin ABI 6): the other matches, in priority order.
+  std::string declines = declined;
+  for (const KernelRegistration* k :
+       KernelRegistry::Global()->Candidates(op.type(), op.attrs(), device_type)) {
+    if (k == first) continue;
+    TG_ASSIGN_OR_RETURN(runner, Make(op, *k, intra_op_pool, device_ordinal, &declined));
+    if (runner != nullptr) return runner;
+    declines += StrCat("; ", declined);
+  }
+  return Unimplemented(NodeLabel(op), ": every kernel for ", device_type,
+                       " declined the node: ", declines);
 }
 
 StatusOr<std::unique_ptr<KernelRunner>> KernelRunner::CreateWithKernel(
     const Operation& op, const KernelRegistration& registration, ThreadPool* intra_op_pool,
     int device_ordinal) {
+  std::string declined;
+  TG_ASSIGN_OR_RETURN(auto runner, Make(op, registration, intra_op_pool, device_ordinal, &declined));
+  if (runner == nullptr) return Unimplemented(declined);
+  return runner;
+}
+
+StatusOr<std::unique_ptr<KernelRunner>> KernelRunner::Make(const Operation& op,
+                                                           const KernelRegistration& registration,
+                                                           ThreadPool* intra_op_pool,
+                                                           int device_ordinal,
+                                                           std::string* declined) {
   if (registration.op_type != op.type() || !registration.Matches(op.attrs())) {
     return InvalidArgument(NodeLabel(op), ": kernel ", registration.DebugString(),
                            " does not match the node");
@@ -116,9 +140,13 @@ StatusOr<std::unique_ptr<KernelRunner>> KernelRunner::CreateWithKernel(
     TG_ASSIGN_OR_RETURN(device,
                         DeviceRegistry::Global()->GetInstance(kernel->device_type, device_ordinal));
   }
-  TG_ASSIGN_OR_RETURN(void* state, CreateKernelState(*kernel, op));
+  TG_ASSIGN_OR_RETURN(KernelCreation created, TryCreateKernel(*kernel, op));
+  if (created.declined) {
+    *declined = DeclineMessage(*kernel, op, created.reason);
+    return std::unique_ptr<KernelRunner>();
+  }
   std::unique_ptr<KernelRunner> runner(new KernelRunner(op, kernel, intra_op_pool));
-  runner->state_ = state;
+  runner->state_ = created.state;
   runner->device_ = device;
   runner->device_memory_ = device != nullptr && !device->device->host_accessible();
   if (runner->device_memory_) {

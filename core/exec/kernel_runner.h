@@ -53,8 +53,10 @@ class KernelRunner {
   // Finds the kernel for `op` on `device_type` (matching type constraints against the op's
   // attrs; highest priority wins) and calls its create. When a device of that type is
   // registered, the kernel runs with instance `device_ordinal` of it (created on first
-  // use). NOT_FOUND naming the op, its type and the device when no kernel matches; the
-  // device registry's status for a bad ordinal; create's status otherwise.
+  // use). A kernel that declines the node (plugin ABI 6) passes it to the next match in
+  // priority order. NOT_FOUND naming the op, its type and the device when no kernel
+  // matches; UNIMPLEMENTED naming each kernel and its reason when every match declined;
+  // the device registry's status for a bad ordinal; create's status otherwise.
   static StatusOr<std::unique_ptr<KernelRunner>> Create(const Operation& op,
                                                         const std::string& device_type = "CPU",
                                                         ThreadPool* intra_op_pool = nullptr,
@@ -62,6 +64,7 @@ class KernelRunner {
   // The same with a given kernel instead of the highest-priority match: tests compare two
   // implementations of one op (a oneDNN kernel against the Eigen one it outranks).
   // INVALID_ARGUMENT when `kernel` is for another op type or its constraints don't match.
+  // UNIMPLEMENTED when it declines the node.
   static StatusOr<std::unique_ptr<KernelRunner>> CreateWithKernel(
       const Operation& op, const KernelRegistration& kernel, ThreadPool* intra_op_pool = nullptr,
       int device_ordinal = 0);
@@ -86,6 +89,11 @@ class KernelRunner {
   const KernelRegistration& kernel() const { return *kernel_; }
 
  private:
+  // CreateWithKernel; null (and `declined` set to the message) when the kernel declines.
+  static StatusOr<std::unique_ptr<KernelRunner>> Make(const Operation& op,
+                                                      const KernelRegistration& kernel,
+                                                      ThreadPool* intra_op_pool, int device_ordinal,
+                                                      std::string* declined);
   KernelRunner(const Operation& op, const KernelRegistration* kernel, ThreadPool* pool)
       : op_(op), kernel_(kernel), pool_(pool) {}
   // Run's path for a device without host access: `inputs` are prepared host values.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <map>
 #include <boost/pending/disjoint_sets.hpp>
 #include <string_view>
 #include <unordered_map>
@@ -78,6 +79,10 @@ class Placer {
     Placement out;
     out.device.assign(n, -1);
     out.kernel.assign(n, nullptr);
+    if (r_.choose_kernel != nullptr) {
+      out.state.assign(n, nullptr);
+      out.created.assign(n, 0);
+    }
 
     // Colocation groups as disjoint sets over the fragment's operations.
     // An operation is the group named after it; `loc:@x` joins x's group. Only the names
@@ -114,11 +119,27 @@ class Placer {
     for (size_t root = 0; root < n; ++root) {
       const std::vector<size_t>& members = members_of[root];
       if (members.empty()) continue;
-      TG_ASSIGN_OR_RETURN(int device, PlaceGroup(members));
-      for (size_t m : members) {
-        const Operation& op = *ops_[m];
-        out.device[m] = device;
-        out.kernel[m] = kernels_.Find(op, devices_[static_cast<size_t>(device)].type);
+      // A member whose kernels all decline it on the chosen device type rules that type out
+      // for it; the group is placed again (each round rules out one more pair, so it ends).
+      for (;;) {
+        TG_ASSIGN_OR_RETURN(int device, PlaceGroup(members));
+        const std::string& type = devices_[static_cast<size_t>(device)].type;
+        bool again = false;
+        for (size_t m : members) {
+          const Operation& op = *ops_[m];
+          out.device[m] = device;
+          out.kernel[m] = kernels_.Find(op, type);
+          if (r_.choose_kernel == nullptr || out.kernel[m] == nullptr) continue;
+          TG_ASSIGN_OR_RETURN(KernelDecision decision, (*r_.choose_kernel)(op, device, out.kernel[m]));
+          out.kernel[m] = decision.kernel;
+          out.state[m] = decision.state;
+          out.created[m] = decision.created ? 1 : 0;
+          if (decision.kernel != nullptr) continue;
+          declined_[&op].emplace_back(type, std::move(decision.declines));
+          again = true;
+          break;
+        }
+        if (!again) break;
       }
     }
     return out;
@@ -139,9 +160,40 @@ class Placer {
     return &it->second;
   }
 
-  // Control-flow operations run in the executor itself, on any device.
+  // Control-flow operations run in the executor itself, on any device. A device type whose
+  // kernels all declined the op has none for it.
   bool HasKernel(const Operation& op, const std::string& type) {
+    if (!declined_.empty() && Declines(op, type) != nullptr) return false;
     return kernels_.Find(op, type) != nullptr || IsControlFlowOp(op);
+  }
+
+  // The messages of the kernels that declined `op` on `type`, or null.
+  const std::vector<std::string>* Declines(const Operation& op, const std::string& type) const {
+    if (declined_.empty()) return nullptr;
+    auto it = declined_.find(&op);
+    if (it == declined_.end()) return nullptr;
+    for (const auto& [t, messages] : it->second) {
+      if (t == type) return &messages;
+    }
+    return nullptr;
+  }
+
+  // All declines of `op`, on every device type, for messages ("" when none).
+  std::string DeclineText(const Operation& op) const {
+    if (declined_.empty()) return std::string();
+    auto it = declined_.find(&op);
+    if (it == declined_.end()) return std::string();
+    std::string out;
+    for (const auto& entry : it->second) {
+      out += StrCat(out.empty() ? "" : "; ", JoinMessages(entry.second));
+    }
+    return out;
+  }
+
+  static std::string JoinMessages(const std::vector<std::string>& messages) {
+    std::string out;
+    for (const std::string& m : messages) out += StrCat(out.empty() ? "" : "; ", m);
+    return out;
   }
 
   // Every member has a kernel for the device type.
@@ -229,7 +281,9 @@ class Placer {
     }
     const Operation& culprit = missing != nullptr ? *missing : *requester;
     std::string why;
-    if (missing != nullptr) {
+    if (const std::vector<std::string>* declines = missing != nullptr ? Declines(*missing, type) : nullptr) {
+      why = StrCat("every kernel for ", type, " devices declined it (", JoinMessages(*declines), ")");
+    } else if (missing != nullptr) {
       why = StrCat("no supported kernel for ", type, " devices is available");
     } else {
       why = StrCat("no device ", DeviceSpec{std::nullopt, std::nullopt, std::nullopt, type,
@@ -259,8 +313,10 @@ class Placer {
         // Find's message lists the kernels registered for the op.
         auto found = KernelRegistry::Global()->Find(op.name(), op.type(), op.attrs(),
                                                     devices_[static_cast<size_t>(r_.default_device)].type);
+        const std::string declines = DeclineText(op);
         return InvalidArgument("Cannot assign a device for operation ", OpLabel(op),
                                ": no device has a kernel for it (devices: ", DeviceList(), "). ",
+                               declines.empty() ? std::string() : StrCat("Declined: ", declines, ". "),
                                found.ok() ? std::string() : found.status().message());
       }
     }
@@ -276,6 +332,8 @@ class Placer {
   const std::vector<PlacementDevice>& devices_;
   std::unordered_map<std::string, DeviceSpec> specs_;
   KernelChoices kernels_;
+  // Op -> (device type, messages) where every kernel declined the op (rare).
+  std::map<const Operation*, std::vector<std::pair<std::string, std::vector<std::string>>>> declined_;
 };
 
 }  // namespace

@@ -11,8 +11,13 @@
 //     INVALID_ARGUMENT naming the operation, the requested device and the device types
 //     that do have a kernel — unless soft placement is allowed, which then picks another
 //     ordinal of the type, the default device, or the first device with a kernel.
+//   - a kernel may decline a node when it is created (plugin ABI 6: an attr value it does
+//     not support): the node's next kernel on that device type is asked, and when every
+//     one declines, the device type counts as having no kernel for the node and the rules
+//     above place it elsewhere (or fail naming the node, each kernel and its reason).
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -28,17 +33,35 @@ struct PlacementDevice {
   int ordinal = 0;
 };
 
+// What asking a device type's kernels for a node gave: the kernel that took it, or null and
+// one message per kernel that declined.
+struct KernelDecision {
+  const KernelRegistration* kernel = nullptr;
+  void* state = nullptr;  // the kernel's created state, when `created`
+  bool created = false;
+  std::vector<std::string> declines;
+};
+using ChooseKernelFn = std::function<StatusOr<KernelDecision>(
+    const Operation& op, int device, const KernelRegistration* first)>;
+
 struct PlacementRequest {
   const std::vector<Operation*>* ops = nullptr;
   // The session's devices; the first of a type has the lowest ordinal.
   const std::vector<PlacementDevice>* devices = nullptr;
   int default_device = 0;  // index into devices
   bool allow_soft_placement = false;
+  // Asks (creates) the kernels of `op` on devices[device], `first` being the registry's
+  // choice; called once a device is picked for the op. Unset: `first` is taken unasked.
+  const ChooseKernelFn* choose_kernel = nullptr;
 };
 
 struct Placement {
   std::vector<int> device;  // per op: index into the request's devices
   std::vector<const KernelRegistration*> kernel;  // per op
+  // Per op, when the request has choose_kernel: the kernel's state it created (created[i]),
+  // so the plan need not look it up again.
+  std::vector<void*> state;
+  std::vector<char> created;
 };
 
 StatusOr<Placement> PlaceOperations(const PlacementRequest& request);

@@ -12,6 +12,7 @@
 #include "core/exec/session_state.h"
 #include "core/graph/graph.h"
 #include "core/plugin/kernel_context.h"
+#include "core/plugin/plugin_loader.h"
 #include "core/rewrite/rewriter.h"
 
 namespace tgraph {
@@ -101,8 +102,26 @@ class PlanBuilder {
 
     std::vector<PlacementDevice> placement_devices;
     for (const PlanDevice& d : devices_) placement_devices.push_back({d.name, d.type, d.ordinal});
+    // Kernels are created as they are placed: one may decline its node (plugin ABI 6), and
+    // placement then looks further.
+    const ChooseKernelFn choose = [this](const Operation& op, int device,
+                                         const KernelRegistration* first) -> StatusOr<KernelDecision> {
+      KernelDecision decision;
+      const PlanDevice& dev = devices_[static_cast<size_t>(device)];
+      if (!NeedsKernel(op, dev)) {
+        decision.kernel = first;
+        return decision;
+      }
+      KernelCache* cache = CacheFor(op);
+      TG_ASSIGN_OR_RETURN(KernelCache::Choice choice, cache->Choose(op, device, dev.type, first));
+      decision.kernel = choice.kernel;
+      decision.state = choice.state;
+      decision.created = choice.kernel != nullptr;
+      decision.declines = std::move(choice.declines);
+      return decision;
+    };
     PlacementRequest placement_request{&ordered, &placement_devices, r_.default_device,
-                                       r_.allow_soft_placement};
+                                       r_.allow_soft_placement, &choose};
     TG_ASSIGN_OR_RETURN(Placement placement, PlaceOperations(placement_request));
     if (r_.placement_log != nullptr && *r_.placement_log) {
       for (size_t i = 0; i < ordered.size(); ++i) {
@@ -121,7 +140,8 @@ class PlanBuilder {
       const std::vector<Output>& inputs = rewritten != nullptr ? rewritten->inputs[i] : ordered[i]->inputs();
       const std::vector<Operation*>& controls =
           rewritten != nullptr ? rewritten->control_inputs[i] : ordered[i]->control_inputs();
-      TG_RETURN_IF_ERROR(AddOpStep(*ordered[i], inputs, placement.device[i], placement.kernel[i]));
+      void* const* state = placement.created.empty() || !placement.created[i] ? nullptr : &placement.state[i];
+      TG_RETURN_IF_ERROR(AddOpStep(*ordered[i], inputs, placement.device[i], placement.kernel[i], state));
       const size_t step = static_cast<size_t>(StepOf(ordered[i]));
       if (step_controls_.size() <= step) step_controls_.resize(step + 1, nullptr);
       step_controls_[step] = &controls;
@@ -149,6 +169,8 @@ class PlanBuilder {
     FinishSlots();
     FinishDependencies();
     if (pruned.control_flow) {
+      // A loop variable's static shape is its shape on entry; shape invariants let it change.
+      for (PlanStep& step : plan_->steps) step.validate_shapes = false;
       // The frame executor binds every input per call and runs on the calling thread.
       for (PlanStep& step : plan_->steps) step.plain_inputs = false;
       plan_->parallel = false;
@@ -271,9 +293,22 @@ class PlanBuilder {
     return step_of_scratch_op_[static_cast<size_t>(op->id())];
   }
 
+  // A Const whose value a host-memory step hands out as it is (no kernel).
+  static bool IsHostConstant(const Operation& op, const PlanDevice& dev) {
+    return op.type() == "Const" && dev.host_accessible && op.constant_value() != nullptr;
+  }
+  // Does the op's step run a kernel on `dev` (AddOpStep's kKernel)?
+  static bool NeedsKernel(const Operation& op, const PlanDevice& dev) {
+    return !IsVariableOp(op) && !IsHostConstant(op, dev) && !IsControlFlowOp(op);
+  }
+  KernelCache* CacheFor(const Operation& op) const {
+    return op.graph() == &graph_ ? r_.kernels : plan_->rewritten->kernels.get();
+  }
+
   // `inputs`: where the op's inputs come from in this plan (its own, or as rewritten).
+  // `state`: the kernel's state placement created, or null to look it up in the cache.
   Status AddOpStep(const Operation& op, const std::vector<Output>& inputs, int device,
-                   const KernelRegistration* kernel) {
+                   const KernelRegistration* kernel, void* const* state) {
     const PlanDevice& dev = devices_[static_cast<size_t>(device)];
     PlanStep step;
     step.op = &op;
@@ -287,7 +322,7 @@ class PlanBuilder {
       step.kind = StepKind::kVariable;
       step.variable = r_.state->VariableFor(op);
       step.copy_to = dev.host_accessible ? nullptr : dev.instance;
-    } else if (op.type() == "Const" && dev.host_accessible && op.constant_value() != nullptr) {
+    } else if (IsHostConstant(op, dev)) {
       step.kind = StepKind::kConstant;
       plan_->constant_views.push_back(op.constant_value()->BorrowedView());
       step.constant = &plan_->constant_views.back();
@@ -299,8 +334,11 @@ class PlanBuilder {
       }
       step.kind = StepKind::kKernel;
       step.kernel = kernel;
-      KernelCache* cache = op.graph() == &graph_ ? r_.kernels : plan_->rewritten->kernels.get();
-      TG_ASSIGN_OR_RETURN(step.kernel_state, cache->Get(op, device, *kernel));
+      if (state != nullptr) {
+        step.kernel_state = *state;
+      } else {
+        TG_ASSIGN_OR_RETURN(step.kernel_state, CacheFor(op)->Get(op, device, *kernel));
+      }
     }
     const int my_space = dev.host_accessible ? kHost : device;
     std::vector<char>& host_inputs = host_inputs_;
@@ -328,6 +366,8 @@ class PlanBuilder {
       step.inputs.push_back(StepInput{slot, ref, false, false});
     }
     step.expensive = step.kind == StepKind::kKernel && EstimateCostNs(op, kernel) >= kExpensiveNs;
+    step.validate_outputs = step.kind == StepKind::kKernel && r_.validate_kernel_outputs;
+    step.validate_shapes = step.validate_outputs;
     const int index = static_cast<int>(plan_->steps.size());
     step.num_outputs = op.num_outputs();
     step.first_output = plan_->num_slots;
@@ -480,6 +520,33 @@ StatusOr<std::unique_ptr<ExecutionPlan>> BuildPlan(const PlanRequest& request) {
   return PlanBuilder(request).Build();
 }
 
+Status ValidateKernelOutputs(const PlanStep& step, const Tensor* const* outputs) {
+  const Operation& op = *step.op;
+  bool reads_variable = false;
+  for (int i = 0; i < op.num_inputs(); ++i) reads_variable = reads_variable || IsRefType(op.input(i).dtype());
+  for (int k = 0; k < step.num_outputs; ++k) {
+    const Tensor* t = outputs[k];
+    if (t == nullptr || IsRefType(op.output_type(k))) continue;
+    const DataType want = BaseType(op.output_type(k));
+    const PartialShape& inferred = op.output_shape(k);
+    const bool dtype_differs = t->dtype() != want;
+    const bool shape_differs = step.validate_shapes && !reads_variable && want != DT_RESOURCE &&
+                               want != DT_VARIANT && inferred.IsFullyDefined() &&
+                               inferred.dims() != t->dims();
+    if (!dtype_differs && !shape_differs) continue;
+    const KernelRegistration& kernel = *step.kernel;
+    return InvalidArgument(
+        op.type(), " node '", op.name(), "': kernel ", kernel.DebugString(),
+        kernel.plugin != nullptr ? StrCat(" of plugin '", kernel.plugin->name, "'") : std::string(" of the core"),
+        " produced output ", k, " as a ", DataTypeName(t->dtype()), " tensor of shape ",
+        PartialShape(t->dims()).ToString(), ", but the op's ",
+        dtype_differs ? StrCat("output type is ", DataTypeName(want))
+                      : StrCat("shape function inferred ", inferred.ToString()),
+        " (checked because kernel-output validation is on: TGRAPH_VALIDATE_KERNEL_OUTPUTS)");
+  }
+  return Status::OK();
+}
+
 KernelCache::~KernelCache() {
   for (auto& entries : by_device_) {
     for (Entry& entry : entries) {
@@ -488,17 +555,88 @@ KernelCache::~KernelCache() {
   }
 }
 
-StatusOr<void*> KernelCache::Get(const Operation& op, int device, const KernelRegistration& kernel) {
-  std::lock_guard<std::mutex> lock(mu_);
+KernelCache::Entry& KernelCache::EntryLocked(const Operation& op, int device) {
   if (by_device_.size() <= static_cast<size_t>(device)) by_device_.resize(static_cast<size_t>(device) + 1);
   std::vector<Entry>& entries = by_device_[static_cast<size_t>(device)];
   const size_t id = static_cast<size_t>(op.id());
   if (entries.size() <= id) entries.resize(std::max(id + 1, static_cast<size_t>(op.graph()->num_operations())));
-  Entry& entry = entries[id];
+  return entries[id];
+}
+
+StatusOr<bool> KernelCache::TryLocked(const Operation& op, const KernelRegistration& kernel,
+                                      Entry* entry) {
+  TG_ASSIGN_OR_RETURN(KernelCreation created, TryCreateKernel(kernel, op));
+  if (created.declined) {
+    declined_[op.id()].push_back(
+        Declined{&kernel, DeclineMessage(kernel, op, created.reason)});
+    return false;
+  }
+  *entry = Entry{&kernel, created.state};
+  return true;
+}
+
+StatusOr<void*> KernelCache::Get(const Operation& op, int device, const KernelRegistration& kernel) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Entry& entry = EntryLocked(op, device);
   if (entry.kernel != nullptr) return entry.state;
-  TG_ASSIGN_OR_RETURN(void* state, CreateKernelState(kernel, op));
-  entry = Entry{&kernel, state};
-  return state;
+  if (WasDeclinedLocked(op, &kernel)) {
+    for (const Declined& d : declined_[op.id()]) {
+      if (d.kernel == &kernel) return Unimplemented(d.message);
+    }
+  }
+  TG_ASSIGN_OR_RETURN(bool taken, TryLocked(op, kernel, &entry));
+  if (!taken) return Unimplemented(declined_[op.id()].back().message);
+  return entry.state;
+}
+
+bool KernelCache::WasDeclinedLocked(const Operation& op, const KernelRegistration* kernel) const {
+  if (declined_.empty()) return false;
+  auto it = declined_.find(op.id());
+  if (it == declined_.end()) return false;
+  for (const Declined& d : it->second) {
+    if (d.kernel == kernel) return true;
+  }
+  return false;
+}
+
+StatusOr<KernelCache::Choice> KernelCache::Choose(const Operation& op, int device,
+                                                  const std::string& device_type,
+                                                  const KernelRegistration* first) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Entry& entry = EntryLocked(op, device);
+  Choice choice;
+  if (entry.kernel != nullptr) {
+    choice.kernel = entry.kernel;
+    choice.state = entry.state;
+    return choice;
+  }
+  auto was_declined = [&](const KernelRegistration* k) { return WasDeclinedLocked(op, k); };
+  // The common case: the registry's first choice takes the node.
+  if (first != nullptr && !was_declined(first)) {
+    TG_ASSIGN_OR_RETURN(bool taken, TryLocked(op, *first, &entry));
+    if (taken) {
+      choice.kernel = first;
+      choice.state = entry.state;
+      return choice;
+    }
+  }
+  for (const KernelRegistration* k :
+       KernelRegistry::Global()->Candidates(op.type(), op.attrs(), device_type)) {
+    if (was_declined(k)) continue;
+    TG_ASSIGN_OR_RETURN(bool taken, TryLocked(op, *k, &entry));
+    if (taken) {
+      choice.kernel = k;
+      choice.state = entry.state;
+      return choice;
+    }
+  }
+  auto it = declined_.find(op.id());
+  if (it != declined_.end()) {
+    for (const Declined& d : it->second) {
+      if (d.kernel->device_type == device_type) choice.declines.push_back(d.message);
+    }
+  }
+  return choice;
 }
 
 }  // namespace tgraph

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <shared_mutex>
+#include <string_view>
 #include <thread>
 #include <unordered_map>
 
@@ -95,6 +97,11 @@ struct Session::PlanCache {
   std::shared_mutex mu;
   std::unordered_map<std::vector<uint64_t>, std::shared_ptr<ExecutionPlan>, KeyHash> plans;
 };
+
+bool ValidateKernelOutputsFromEnvironment() {
+  const char* v = std::getenv("TGRAPH_VALIDATE_KERNEL_OUTPUTS");
+  return v != nullptr && v[0] != '\0' && std::string_view(v) != "0";
+}
 
 Session::Session(Graph* graph, SessionOptions options)
     : graph_(graph), options_(std::move(options)) {}
@@ -239,6 +246,7 @@ StatusOr<ExecutionPlan*> Session::GetPlan(
   request.state = state_.get();
   request.rewrites = &options_.rewrites;
   request.functions = functions_.get();
+  request.validate_kernel_outputs = options_.validate_kernel_outputs;
   std::unique_ptr<ExecutionPlan> built;
   {
     std::lock_guard<std::recursive_mutex> graph_lock(graph_->mutex());

@@ -28,6 +28,9 @@
 
 namespace tgraph {
 
+// TGRAPH_VALIDATE_KERNEL_OUTPUTS set to something other than "" or "0".
+bool ValidateKernelOutputsFromEnvironment();
+
 struct SessionOptions {
   int inter_op_threads = 0;  // <= 0: the number of hardware threads
   int intra_op_threads = 0;  // <= 0: the number of hardware threads
@@ -49,6 +52,12 @@ struct SessionOptions {
   // common-subexpression elimination, Identity/NoOp removal, arithmetic simplification,
   // dependency optimization, fusion. Fetched values are the same with or without.
   RewriteOptions rewrites;
+  // Checks every kernel's outputs against its op's static output types and fully known
+  // inferred shapes after each call: a kernel (a plugin's, say) that contradicts them fails
+  // the run with INVALID_ARGUMENT naming the op, the node, the kernel and its plugin,
+  // instead of a later op failing for it. Off by default (no cost then: the plan carries
+  // no check); on when the environment has TGRAPH_VALIDATE_KERNEL_OUTPUTS=1 (the tests).
+  bool validate_kernel_outputs = ValidateKernelOutputsFromEnvironment();
 };
 
 struct RunOptions {

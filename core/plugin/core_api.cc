@@ -396,6 +396,14 @@ const TG_Tensor* ApiAttrTensor(const TG_KernelConstruction* ctx, const char* nam
     return Status::OK();
   });
 }
+void ApiConstructionDecline(TG_KernelConstruction* ctx, const char* reason) {
+  if (ctx == nullptr) return;
+  NoThrow(0, [&] {
+    ctx->declined = true;
+    ctx->decline_reason = reason == nullptr ? "" : reason;
+    return 0;
+  });
+}
 int ApiHasAttr(const TG_KernelConstruction* ctx, const char* name) {
   const Operation* op = ConsOp(ctx);
   if (op == nullptr || name == nullptr) return 0;
@@ -898,6 +906,160 @@ const char* ApiShapeNodeName(const TG_ShapeContext* ctx) {
   return ic == nullptr ? "" : ic->node_name().c_str();
 }
 
+// ---- ABI 6: shape-function getters ----
+
+// The attr `name` of the node being shaped, of `kind` (as FindAttr for construction).
+StatusOr<const tf::AttrValue*> ShapeAttr(const TG_ShapeContext* ctx, const char* name,
+                                         const char* kind) {
+  const InferenceContext* ic = Ic(ctx);
+  if (ic == nullptr) return InvalidArgument("shape attr getter: the shape context is NULL");
+  if (name == nullptr) return ic->Error("attr name is NULL");
+  auto it = ic->attrs().find(name);
+  if (it == ic->attrs().end()) return ic->Error("no attr '", name, "'");
+  const std::string actual = AttrValueKind(it->second);
+  const bool is_list = std::strncmp(kind, "list(", 5) == 0;
+  if (actual != kind && !(is_list && actual == "list(any)")) {
+    return ic->Error("attr '", name, "' is of kind '", actual.empty() ? "unset" : actual,
+                     "', not '", kind, "'");
+  }
+  return &it->second;
+}
+
+// A shape proto's rank and dims as shape_attr_shape reports them.
+Status ReportShape(const InferenceContext& ic, const char* name, const tf::TensorShapeProto& proto,
+                   int64_t* dims, int max_dims, int* num_dims) {
+  auto shape = ShapeFromProto(proto);
+  if (!shape.ok()) return ic.Error("attr '", name, "': ", shape.status().message());
+  const PartialShape& s = shape.value();
+  if (num_dims != nullptr) *num_dims = s.rank();
+  if (dims != nullptr && s.known_rank()) {
+    const int count = std::min(std::max(max_dims, 0), s.rank());
+    for (int i = 0; i < count; ++i) dims[i] = s.dim(i);
+  }
+  return Status::OK();
+}
+
+void ApiShapeAttrFloat(const TG_ShapeContext* ctx, const char* name, float* value, TG_Status* status) {
+  Guard(status, [&]() -> Status {
+    TG_ASSIGN_OR_RETURN(const tf::AttrValue* v, ShapeAttr(ctx, name, "float"));
+    if (value != nullptr) *value = v->f();
+    return Status::OK();
+  });
+}
+void ApiShapeAttrType(const TG_ShapeContext* ctx, const char* name, TG_DataType* value,
+                      TG_Status* status) {
+  Guard(status, [&]() -> Status {
+    TG_ASSIGN_OR_RETURN(const tf::AttrValue* v, ShapeAttr(ctx, name, "type"));
+    if (value != nullptr) *value = static_cast<TG_DataType>(static_cast<int>(v->type()));
+    return Status::OK();
+  });
+}
+void ApiShapeAttrString(const TG_ShapeContext* ctx, const char* name, const char** value,
+                        size_t* len, TG_Status* status) {
+  Guard(status, [&]() -> Status {
+    TG_ASSIGN_OR_RETURN(const tf::AttrValue* v, ShapeAttr(ctx, name, "string"));
+    if (value != nullptr) *value = v->s().data();
+    if (len != nullptr) *len = v->s().size();
+    return Status::OK();
+  });
+}
+void ApiShapeAttrShape(const TG_ShapeContext* ctx, const char* name, int64_t* dims, int max_dims,
+                       int* num_dims, TG_Status* status) {
+  Guard(status, [&]() -> Status {
+    TG_ASSIGN_OR_RETURN(const tf::AttrValue* v, ShapeAttr(ctx, name, "shape"));
+    return ReportShape(*ctx->ic, name, v->shape(), dims, max_dims, num_dims);
+  });
+}
+void ApiShapeAttrIntList(const TG_ShapeContext* ctx, const char* name, int64_t* values, size_t max,
+                         size_t* len, TG_Status* status) {
+  Guard(status, [&]() -> Status {
+    TG_ASSIGN_OR_RETURN(const tf::AttrValue* v, ShapeAttr(ctx, name, "list(int)"));
+    return CopyList(v->list().i_size(), values, max, len, [&](int i) { return v->list().i(i); });
+  });
+}
+void ApiShapeAttrFloatList(const TG_ShapeContext* ctx, const char* name, float* values, size_t max,
+                           size_t* len, TG_Status* status) {
+  Guard(status, [&]() -> Status {
+    TG_ASSIGN_OR_RETURN(const tf::AttrValue* v, ShapeAttr(ctx, name, "list(float)"));
+    return CopyList(v->list().f_size(), values, max, len, [&](int i) { return v->list().f(i); });
+  });
+}
+void ApiShapeAttrTypeList(const TG_ShapeContext* ctx, const char* name, TG_DataType* values,
+                          size_t max, size_t* len, TG_Status* status) {
+  Guard(status, [&]() -> Status {
+    TG_ASSIGN_OR_RETURN(const tf::AttrValue* v, ShapeAttr(ctx, name, "list(type)"));
+    return CopyList(v->list().type_size(), values, max, len, [&](int i) {
+      return static_cast<TG_DataType>(static_cast<int>(v->list().type(i)));
+    });
+  });
+}
+void ApiShapeAttrStringList(const TG_ShapeContext* ctx, const char* name, const char** values,
+                            size_t* lens, size_t max, size_t* len, TG_Status* status) {
+  Guard(status, [&]() -> Status {
+    TG_ASSIGN_OR_RETURN(const tf::AttrValue* v, ShapeAttr(ctx, name, "list(string)"));
+    const int n = v->list().s_size();
+    if (len != nullptr) *len = static_cast<size_t>(n);
+    const size_t count = std::min(max, static_cast<size_t>(n));
+    for (size_t k = 0; k < count; ++k) {
+      const std::string& item = v->list().s(static_cast<int>(k));
+      if (values != nullptr) values[k] = item.data();
+      if (lens != nullptr) lens[k] = item.size();
+    }
+    return Status::OK();
+  });
+}
+void ApiShapeAttrShapeList(const TG_ShapeContext* ctx, const char* name, size_t index,
+                           int64_t* dims, int max_dims, int* num_dims, size_t* len,
+                           TG_Status* status) {
+  Guard(status, [&]() -> Status {
+    TG_ASSIGN_OR_RETURN(const tf::AttrValue* v, ShapeAttr(ctx, name, "list(shape)"));
+    const size_t n = static_cast<size_t>(v->list().shape_size());
+    if (len != nullptr) *len = n;
+    if (index >= n) return Status::OK();
+    return ReportShape(*ctx->ic, name, v->list().shape(static_cast<int>(index)), dims, max_dims,
+                       num_dims);
+  });
+}
+int ApiShapeHasAttr(const TG_ShapeContext* ctx, const char* name) {
+  const InferenceContext* ic = Ic(ctx);
+  if (ic == nullptr || name == nullptr) return 0;
+  return NoThrow(0, [&] { return ic->attrs().count(name) != 0 ? 1 : 0; });
+}
+TG_DataType ApiShapeInputType(const TG_ShapeContext* ctx, int i) {
+  const InferenceContext* ic = Ic(ctx);
+  if (ic == nullptr || i < 0 || i >= ic->num_inputs()) return TG_INVALID_DTYPE;
+  return ToC(BaseType(ic->input_type(i)));
+}
+int ApiShapeInputShape(const TG_ShapeContext* ctx, int i, int64_t* dims, int max_dims) {
+  const InferenceContext* ic = Ic(ctx);
+  if (ic == nullptr || i < 0 || i >= ic->num_inputs()) return -1;
+  const PartialShape& s = ic->input_shape(i);
+  if (!s.known_rank()) return -1;
+  if (dims != nullptr) {
+    const int count = std::min(std::max(max_dims, 0), s.rank());
+    for (int d = 0; d < count; ++d) dims[d] = s.dim(d);
+  }
+  return s.rank();
+}
+void ApiShapeSetOutputFromInput(TG_ShapeContext* ctx, int output, int input) {
+  if (ctx == nullptr || ctx->ic == nullptr) return;
+  NoThrow(0, [&] {
+    InferenceContext& ic = *ctx->ic;
+    Status st;
+    if (output < 0 || output >= ic.num_outputs()) {
+      st = ic.Error("shape_set_output_from_input: output index ", output, " out of range (",
+                    ic.num_outputs(), " outputs)");
+    } else if (input < 0 || input >= ic.num_inputs()) {
+      st = ic.Error("shape_set_output_from_input: input index ", input, " out of range (",
+                    ic.num_inputs(), " inputs)");
+    } else {
+      ic.set_output(output, ic.input_shape(input));
+    }
+    if (!st.ok() && ctx->deferred.ok()) ctx->deferred = st;
+    return 0;
+  });
+}
+
 TG_CoreApi MakeApi() {
   TG_CoreApi api;
   std::memset(&api, 0, sizeof api);
@@ -975,6 +1137,20 @@ TG_CoreApi MakeApi() {
   api.input_info = ApiInputInfo;
   FillCheckpointServices(&api);
   api.set_output = ApiSetOutput;
+  api.construction_decline = ApiConstructionDecline;
+  api.shape_attr_float = ApiShapeAttrFloat;
+  api.shape_attr_type = ApiShapeAttrType;
+  api.shape_attr_string = ApiShapeAttrString;
+  api.shape_attr_shape = ApiShapeAttrShape;
+  api.shape_attr_int_list = ApiShapeAttrIntList;
+  api.shape_attr_float_list = ApiShapeAttrFloatList;
+  api.shape_attr_type_list = ApiShapeAttrTypeList;
+  api.shape_attr_string_list = ApiShapeAttrStringList;
+  api.shape_attr_shape_list = ApiShapeAttrShapeList;
+  api.shape_has_attr = ApiShapeHasAttr;
+  api.shape_input_type = ApiShapeInputType;
+  api.shape_input_shape = ApiShapeInputShape;
+  api.shape_set_output_from_input = ApiShapeSetOutputFromInput;
   return api;
 }
 

@@ -4,6 +4,8 @@
 #include <exception>
 #include <limits>
 
+#include "core/plugin/plugin_loader.h"
+
 namespace tgraph {
 namespace {
 
@@ -20,21 +22,42 @@ Status NameNode(const Operation& op, const Status& s) {
 
 }  // namespace
 
-StatusOr<void*> CreateKernelState(const KernelRegistration& kernel, const Operation& op) {
-  if (kernel.create == nullptr) return static_cast<void*>(nullptr);
+StatusOr<KernelCreation> TryCreateKernel(const KernelRegistration& kernel, const Operation& op) {
+  KernelCreation out;
+  if (kernel.create == nullptr) return out;
   TG_KernelConstruction construction;
   construction.op = &op;
   TG_Status status;
-  void* state = nullptr;
   try {
-    state = kernel.create(&construction, kernel.user_data, &status);
+    out.state = kernel.create(&construction, kernel.user_data, &status);
   } catch (const std::exception& e) {
     status.status = Internal("kernel create threw: ", e.what());
   } catch (...) {
     status.status = Internal("kernel create threw an unknown exception");
   }
-  if (!status.status.ok()) return NameNode(op, status.status);
-  return state;
+  if (!status.status.ok() || construction.declined) {
+    // A failure wins over a decline; either way no state is kept.
+    if (out.state != nullptr && kernel.destroy != nullptr) kernel.destroy(out.state);
+    out.state = nullptr;
+    if (!status.status.ok()) return NameNode(op, status.status);
+    out.declined = true;
+    out.reason = std::move(construction.decline_reason);
+  }
+  return out;
+}
+
+std::string DeclineMessage(const KernelRegistration& kernel, const Operation& op,
+                           const std::string& reason) {
+  return StrCat("kernel ", kernel.DebugString(),
+                kernel.plugin != nullptr ? StrCat(" of plugin '", kernel.plugin->name, "'") : "",
+                " declined node '", op.name(), "' (", op.type(), ")",
+                reason.empty() ? std::string() : StrCat(": ", reason));
+}
+
+StatusOr<void*> CreateKernelState(const KernelRegistration& kernel, const Operation& op) {
+  TG_ASSIGN_OR_RETURN(KernelCreation created, TryCreateKernel(kernel, op));
+  if (created.declined) return Unimplemented(DeclineMessage(kernel, op, created.reason));
+  return created.state;
 }
 
 StatusOr<Tensor> AllocateDeviceTensor(DeviceInstance* device, DataType dtype,

@@ -22,6 +22,9 @@ struct TG_KernelConstruction {
   const tgraph::Operation* op = nullptr;
   // Tensors handed out by attr_tensor, alive until create returns.
   std::vector<std::unique_ptr<TG_Tensor>> attr_tensors;
+  // construction_decline was called (ABI 6), with this reason.
+  bool declined = false;
+  std::string decline_reason;
 };
 
 namespace tgraph {
@@ -151,8 +154,23 @@ inline Status RunKernelCompute(const KernelRegistration& kernel, void* state,
   return FinishKernelCompute(kernel, ctx);
 }
 
+// What a kernel's create made of a node: its state, or a decline (ABI 6) with the reason.
+struct KernelCreation {
+  void* state = nullptr;
+  bool declined = false;
+  std::string reason;  // the plugin's reason for declining
+};
+
 // Calls `kernel`'s create for `op` (null state when it has no create). create's status,
-// with the node named, on failure.
+// with the node named, on failure; a decline is not a failure.
+StatusOr<KernelCreation> TryCreateKernel(const KernelRegistration& kernel, const Operation& op);
+
+// "kernel Relu on GPU [...] priority 0 of plugin 'p' declined node 'n' (Relu): reason".
+std::string DeclineMessage(const KernelRegistration& kernel, const Operation& op,
+                           const std::string& reason);
+
+// TryCreateKernel where a decline is an error (UNIMPLEMENTED, DeclineMessage): for callers
+// that asked for this one kernel.
 StatusOr<void*> CreateKernelState(const KernelRegistration& kernel, const Operation& op);
 
 // One compute call. `inputs` (one per input of `op`, already checked against its

@@ -310,6 +310,7 @@ StatusOr<const LoadedPlugin*> LoadLocked(const std::string& requested) {
   plugin->devices = regs.DeviceTypes();
   plugin->savers = regs.SaverFormats();
   plugin->gradients = regs.GradientOpTypes();
+  plugin->overrides = regs.KernelOverrides();
   plugin->library = library;
   TG_RETURN_IF_ERROR(regs.Commit(plugin.get()));
 

@@ -46,6 +46,8 @@ struct LoadedPlugin {
   std::vector<std::string> devices;                          // device types
   std::vector<std::string> savers;                           // checkpoint formats
   std::vector<std::string> gradients;                        // op types
+  // Kernels of others it outranks: "kernel X overrides Y of plugin 'p'" (also logged).
+  std::vector<std::string> overrides;
   std::string cpu_variant;  // the CPU level of a variant file ("x86-64-v3"), else ""
   std::vector<std::string> messages;  // what it logged during TG_PluginInit ("INFO: ...")
   std::shared_ptr<void> library;                             // keeps the library loaded

@@ -141,6 +141,22 @@ const KernelRegistration* KernelRegistry::FindOrNull(const std::string& op_type,
   return best;
 }
 
+std::vector<const KernelRegistration*> KernelRegistry::Candidates(
+    const std::string& op_type, const AttrMap& attrs, const std::string& device_type) const {
+  std::vector<const KernelRegistration*> out;
+  std::shared_lock<std::shared_mutex> lock(mu_);
+  auto it = kernels_.find(op_type);
+  if (it == kernels_.end()) return out;
+  for (const auto& k : it->second) {
+    if (k->device_type == device_type && k->Matches(attrs)) out.push_back(k.get());
+  }
+  // Highest priority first; among equals, registration order (FindOrNull's choice first).
+  std::stable_sort(out.begin(), out.end(), [](const KernelRegistration* a, const KernelRegistration* b) {
+    return a->priority > b->priority;
+  });
+  return out;
+}
+
 StatusOr<const KernelRegistration*> KernelRegistry::Find(const std::string& node_name,
                                                           const std::string& op_type,
                                                           const AttrMap& attrs,
@@ -519,6 +535,8 @@ Status PluginRegistrations::AddOp(const TG_OpDefinition& in) {
   for (auto& spec : outputs) builder.Output(spec);
   for (auto& spec : attrs) builder.Attr(spec);
   if (def.is_stateful) builder.SetIsStateful();
+  // ABI 6; reads 0 for older plugins (ReadPluginStruct zeroes what they did not fill).
+  if (def.allows_uninitialized_input) builder.SetAllowsUninitializedInput();
   if (def.summary != nullptr) builder.Doc(def.summary);
   if (def.shape_fn != nullptr) builder.SetShapeFn(WrapPluginShapeFn(def.shape_fn, def.shape_fn_user_data));
   OpRegistration reg;

@@ -72,6 +72,12 @@ class KernelRegistry {
   // The same without a message: null when none matches.
   const KernelRegistration* FindOrNull(const std::string& op_type, const AttrMap& attrs,
                                        const std::string& device_type) const;
+  // Every kernel matching the node on `device_type`, in the order placement tries them
+  // when kernels decline the node: highest priority first, then registration order (the
+  // first is FindOrNull's choice).
+  std::vector<const KernelRegistration*> Candidates(const std::string& op_type,
+                                                    const AttrMap& attrs,
+                                                    const std::string& device_type) const;
   std::vector<const KernelRegistration*> KernelsFor(const std::string& op_type) const;
   // Device types with at least one kernel for `op_type`.
   std::vector<std::string> DeviceTypesFor(const std::string& op_type) const;

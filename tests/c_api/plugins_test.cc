@@ -47,14 +47,14 @@ TEST_F(PluginsTest, LoadAndList) {
   EXPECT_STREQ(TG_PluginVersion(p), "1.2.3");
   EXPECT_EQ(TG_PluginAbiVersion(p), TG_CorePluginAbiVersion());
   EXPECT_TRUE(Contains(TG_PluginFile(p), "libtg_test_good.so"));
-  ASSERT_EQ(TG_PluginNumOps(p), 8);
+  ASSERT_EQ(TG_PluginNumOps(p), 11);
   EXPECT_STREQ(TG_PluginOpName(p, 0), "TestScaleAdd");
-  EXPECT_EQ(TG_PluginOpName(p, 8), nullptr);
+  EXPECT_EQ(TG_PluginOpName(p, 11), nullptr);
   EXPECT_EQ(TG_PluginOpName(p, -1), nullptr);
-  ASSERT_EQ(TG_PluginNumKernels(p), 12);
+  ASSERT_EQ(TG_PluginNumKernels(p), 14);
   EXPECT_STREQ(TG_PluginKernelOpType(p, 5), "Identity");
   EXPECT_STREQ(TG_PluginKernelDeviceType(p, 5), "TESTDEV");
-  EXPECT_EQ(TG_PluginKernelOpType(p, 12), nullptr);
+  EXPECT_EQ(TG_PluginKernelOpType(p, 14), nullptr);
   ASSERT_EQ(TG_PluginNumDevices(p), 1);
   EXPECT_STREQ(TG_PluginDeviceType(p, 0), "TESTDEV");
   ASSERT_EQ(TG_PluginNumSavers(p), 1);
@@ -250,6 +250,12 @@ TEST_F(PluginsTest, KernelOverridesAreOnRecord) {
   EXPECT_TRUE(Contains(record, "INFO: kernel TestV1Negate on CPU [T in {float}] priority 5 overrides "
                                "TestV1Negate on CPU [T in {float, double}] of plugin 'test_abi_v1'"))
       << record;
+  // The plugin's listing names each override on its own (tgraph plugins prints them).
+  ASSERT_EQ(TG_PluginNumKernelOverrides(p), 1);
+  EXPECT_TRUE(Contains(TG_PluginKernelOverride(p, 0),
+                       "kernel TestV1Negate on CPU [T in {float}] priority 5 overrides"))
+      << TG_PluginKernelOverride(p, 0);
+  EXPECT_EQ(TG_PluginKernelOverride(p, 1), nullptr);
 }
 
 }  // namespace

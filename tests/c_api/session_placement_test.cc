@@ -705,3 +705,96 @@ TEST_F(SessionPlacementTest, DeletingSessionsFreesEveryDeviceBuffer) {
 }
 
 }  // namespace
+
+// ---- kernels declining nodes (plugin ABI 6) ----
+// TestDecline (tests/plugin/test_device_plugin.cc) computes x + 1 (CPU, priority 10), x + 2
+// (CPU fallback) or x + 10 (TESTACC); each kernel declines some values of attr `mode`.
+class SessionDeclineTest : public SessionPlacementTest {
+ protected:
+  TG_Operation* Decline(const char* name, TG_Operation* x, const char* mode,
+                        const char* device = nullptr) {
+    TG_OperationDescription* d = TG_NewOperation(g_, "TestDecline", name);
+    TG_AddInput(d, Out(x));
+    TG_SetAttrString(d, "mode", mode, std::strlen(mode));
+    if (device != nullptr) TG_SetDevice(d, device);
+    TG_Operation* op = TG_FinishOperation(d, s_);
+    EXPECT_TRUE(tgtest::IsOk(s_)) << name;
+    return op;
+  }
+};
+
+TEST_F(SessionDeclineTest, ADeclinedKernelPassesTheNodeToTheNextKernelOnTheDevice) {
+  TG_Operation* x = Vec("x", {1, 2});
+  TG_Operation* fast = Decline("fast", x, "plain");
+  TG_Operation* fallback = Decline("fallback", x, "no_fast");
+  RunResult r = Run(NewSession(), {Out(fast), Out(fallback)});
+  ASSERT_RUN_OK(r);
+  EXPECT_EQ(r.values[0], (std::vector<float>{2, 3})) << "the priority-10 kernel takes it";
+  EXPECT_EQ(r.values[1], (std::vector<float>{3, 4})) << "the fallback kernel takes it";
+  EXPECT_EQ(r.DeviceOf("fallback"), kCpu) << r.StepsString();
+}
+
+TEST_F(SessionDeclineTest, ADeviceKernelThatDeclinesSendsTheNodeToTheCpuUnderSoftPlacement) {
+  TG_Operation* x = Vec("x", {1, 2});
+  TG_Operation* taken = Decline("taken", x, "plain", kDev0);
+  TG_Operation* declined = Decline("declined", x, "no_device", kDev0);
+  // A consumer on the device: the declined node's result is copied back to it.
+  TG_Operation* sum = Op2("AddV2", "sum", taken, declined, kDev0);
+  RunResult r = Run(NewSession(/*soft=*/true), {Out(taken), Out(declined), Out(sum)});
+  ASSERT_RUN_OK(r);
+  EXPECT_EQ(r.values[0], (std::vector<float>{11, 12}));
+  EXPECT_EQ(r.values[1], (std::vector<float>{2, 3}));
+  EXPECT_EQ(r.values[2], (std::vector<float>{13, 15}));
+  EXPECT_EQ(r.DeviceOf("taken"), kDev0) << r.StepsString();
+  EXPECT_EQ(r.DeviceOf("declined"), kCpu) << r.StepsString();
+  EXPECT_EQ(r.Copies("declined:0", kDev0), 1) << r.StepsString();
+}
+
+TEST_F(SessionDeclineTest, ADeclineOnAnExplicitDeviceWithoutSoftPlacementNamesKernelAndReason) {
+  TG_Operation* x = Vec("x", {1, 2});
+  TG_Operation* declined = Decline("the_declined", x, "no_device", kDev0);
+  RunResult r = Run(NewSession(), {Out(declined)});
+  EXPECT_EQ(r.code, TG_INVALID_ARGUMENT) << r.message;
+  EXPECT_TRUE(Contains(r.message, "the_declined")) << r.message;
+  EXPECT_TRUE(Contains(r.message, kDev0)) << r.message;
+  EXPECT_TRUE(Contains(r.message, "kernel TestDecline on TESTACC")) << r.message;
+  EXPECT_TRUE(Contains(r.message, "of plugin 'test_device'")) << r.message;
+  EXPECT_TRUE(Contains(r.message, "mode 'no_device' is not supported by the +10 kernel")) << r.message;
+}
+
+TEST_F(SessionDeclineTest, ANodeEveryKernelDeclinesFailsNamingEachKernel) {
+  TG_Operation* x = Vec("x", {1, 2});
+  TG_Operation* nowhere = Decline("nowhere_node", x, "nowhere");
+  RunResult r = Run(NewSession(/*soft=*/true), {Out(nowhere)});
+  EXPECT_EQ(r.code, TG_INVALID_ARGUMENT) << r.message;
+  EXPECT_TRUE(Contains(r.message, "nowhere_node")) << r.message;
+  EXPECT_TRUE(Contains(r.message, "+1 kernel")) << r.message;
+  EXPECT_TRUE(Contains(r.message, "+2 kernel")) << r.message;
+  EXPECT_TRUE(Contains(r.message, "+10 kernel")) << r.message;
+  // The session goes on: another node of the op still runs.
+  TG_Operation* fine = Decline("fine", x, "plain");
+  TG_Session* session = NewSession();
+  r = Run(session, {Out(fine)});
+  ASSERT_RUN_OK(r);
+  EXPECT_EQ(r.values[0], (std::vector<float>{2, 3}));
+}
+
+// A colocation group follows its member whose device kernel declined: the group is placed
+// again, and under soft placement both members go where both have a kernel (the CPU).
+TEST_F(SessionDeclineTest, AColocationGroupMovesWithItsDeclinedMember) {
+  TG_Operation* x = Vec("x", {1, 2});
+  TG_Operation* first = Decline("first", x, "plain", kDev0);
+  TG_OperationDescription* d = TG_NewOperation(g_, "TestDecline", "second");
+  TG_AddInput(d, Out(first));
+  TG_SetAttrString(d, "mode", "no_device", std::strlen("no_device"));
+  TG_SetDevice(d, kDev0);
+  TG_ColocateWith(d, first);
+  TG_Operation* second = TG_FinishOperation(d, s_);
+  ASSERT_TRUE(tgtest::IsOk(s_)) << msg();
+  RunResult r = Run(NewSession(/*soft=*/true), {Out(second)});
+  ASSERT_RUN_OK(r);
+  EXPECT_EQ(r.DeviceOf("first"), kCpu) << r.StepsString();
+  EXPECT_EQ(r.DeviceOf("second"), kCpu) << r.StepsString();
+  EXPECT_EQ(r.values[0], (std::vector<float>{3, 4})) << "+1 on the CPU, twice";
+  EXPECT_EQ(r.AllCopies(), 0) << r.StepsString();
+}

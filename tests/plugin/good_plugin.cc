@@ -14,6 +14,13 @@
 //                  "throw_std" (a std::runtime_error "boom"), "throw_int" (not a
 //                  std::exception), "info_size_zero" (input_info with struct_size 0).
 //   test_memory    a saver keeping tensors in memory, keyed by prefix.
+//   ABI 6:
+//   TestRefInitialized  whether its ref input's variable is initialized (the op allows
+//                  uninitialized input).
+//   TestShapeGetters    outputs shaped by every shape-function getter (no kernel).
+//   TestWrongShape  a CPU kernel whose output contradicts its shape function when asked
+//                  (attr wrong = "shape"), for the kernel-output validation mode.
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
@@ -421,6 +428,101 @@ struct MisbehaveKernel {
   std::string how;
 };
 
+// ---- ABI 6: TestRefInitialized, TestShapeGetters, TestWrongShape ----
+
+namespace {
+
+using tgraph::plugin::PartialShape;
+
+void ScalarShape(ShapeContext& c) { c.SetOutput(0, std::vector<int64_t>{}); }
+
+// Reads an uninitialized variable: the op allows uninitialized input.
+struct RefInitializedKernel {
+  explicit RefInitializedKernel(Construction&) {}
+  void Compute(Context& ctx) {
+    auto out = ctx.AllocateOutput(0, std::vector<int64_t>{});
+    if (!ctx.ok()) return;
+    *out.mutable_data<bool>() = ctx.IsRefInitialized(0);
+  }
+};
+
+// Outputs shaped by every ABI 6 shape-function getter:
+//   same:   input x's partial shape (SetOutputSameAsInput);
+//   sh:     the shape attr `sh`;
+//   dims:   the constant value of input `dims` when known, else unknown rank;
+//   facts:  [f*10, t, len(s), sum(il), sum(fl)*10, tl[0], len(sl[0]), len(shl), x's dtype,
+//            has_attr("nope")];
+//   shl1:   shl[1] (unknown dims or rank kept).
+// attr `misuse` = "kind" reads the string attr `s` as a float (an error naming the attr).
+void ShapeGettersShape(ShapeContext& c) {
+  std::string misuse;
+  if (!c.GetAttr("misuse", &misuse)) return;
+  if (misuse == "kind") {
+    float wrong = 0;
+    c.GetAttr("s", &wrong);
+    return;
+  }
+  c.SetOutputSameAsInput(0, 0);
+  PartialShape sh;
+  if (!c.GetAttr("sh", &sh)) return;
+  c.SetOutputShape(1, sh);
+  tgraph::plugin::TensorView dims = c.input_value(1);
+  if (dims.valid()) {
+    std::vector<int64_t> d;
+    for (int64_t k = 0; k < dims.num_elements(); ++k) d.push_back(dims.data<int32_t>()[k]);
+    c.SetOutput(2, d);
+  } else {
+    c.SetOutputUnknownRank(2);
+  }
+  float f = 0;
+  TG_DataType t = TG_INVALID_DTYPE;
+  std::string str;
+  std::vector<int64_t> il;
+  std::vector<float> fl;
+  std::vector<TG_DataType> tl;
+  std::vector<std::string> sl;
+  std::vector<PartialShape> shl;
+  if (!c.GetAttr("f", &f) || !c.GetAttr("t", &t) || !c.GetAttr("s", &str) ||
+      !c.GetAttr("il", &il) || !c.GetAttr("fl", &fl) || !c.GetAttr("tl", &tl) ||
+      !c.GetAttr("sl", &sl) || !c.GetAttr("shl", &shl)) {
+    return;
+  }
+  int64_t il_sum = 0;
+  for (int64_t v : il) il_sum += v;
+  float fl_sum = 0;
+  for (float v : fl) fl_sum += v;
+  c.SetOutput(3, std::vector<int64_t>{static_cast<int64_t>(f * 10 + 0.5f), static_cast<int64_t>(t),
+                                      static_cast<int64_t>(str.size()), il_sum,
+                                      static_cast<int64_t>(fl_sum * 10 + 0.5f),
+                                      tl.empty() ? 0 : static_cast<int64_t>(tl[0]),
+                                      sl.empty() ? 0 : static_cast<int64_t>(sl[0].size()),
+                                      static_cast<int64_t>(shl.size()),
+                                      static_cast<int64_t>(c.input_type(0)),
+                                      c.HasAttr("nope") ? 1 : 0});
+  if (shl.size() < 2) {
+    c.Fail("shl needs two shapes");
+    return;
+  }
+  c.SetOutputShape(4, shl[1]);
+}
+
+// y = x, or (wrong = "shape") one element more than its shape function says.
+struct WrongShapeKernel {
+  explicit WrongShapeKernel(Construction& c) { c.GetAttr("wrong", &wrong); }
+  void Compute(Context& ctx) {
+    auto x = ctx.input(0);
+    std::vector<int64_t> dims = x.dims();
+    if (wrong == "shape" && !dims.empty()) dims[0] += 1;
+    auto y = ctx.AllocateOutput(0, dims);
+    if (!ctx.ok()) return;
+    const int64_t n = std::min(x.num_elements(), y.num_elements());
+    for (int64_t k = 0; k < y.num_elements(); ++k) y.mutable_data<float>()[k] = k < n ? x.data<float>()[k] : 0;
+  }
+  std::string wrong;
+};
+
+}  // namespace
+
 extern "C" TG_PLUGIN_EXPORT void TG_PluginInit(const TG_PluginInitArgs* args, TG_Status* status) {
   tgraph::plugin::Init init(args, status, "test_good", "1.2.3");
   Api()->log(TG_LOG_INFO, "test_good: registering");
@@ -473,6 +575,39 @@ extern "C" TG_PLUGIN_EXPORT void TG_PluginInit(const TG_PluginInitArgs* args, TG
   init.Kernel<ScratchKernel>(KernelBuilder("TestScratch", "TESTDEV"));
   init.Op(OpBuilder("TestMisbehave").Input("x: float").Output("y: float").Attr("how: string"));
   init.Kernel<MisbehaveKernel>(KernelBuilder("TestMisbehave", "TESTDEV"));
+
+  init.Op(OpBuilder("TestRefInitialized")
+              .Input("ref: Ref(float)")
+              .Output("initialized: bool")
+              .AllowsUninitializedInput()
+              .SetShapeFn(ScalarShape));
+  init.Kernel<RefInitializedKernel>(KernelBuilder("TestRefInitialized", "CPU"));
+  init.Op(OpBuilder("TestShapeGetters")
+              .Input("x: T")
+              .Input("dims: int32")
+              .Output("same: T")
+              .Output("sh: float")
+              .Output("dims_out: float")
+              .Output("facts: float")
+              .Output("shl1: float")
+              .Attr("T: type")
+              .Attr("f: float")
+              .Attr("t: type")
+              .Attr("s: string")
+              .Attr("sh: shape")
+              .Attr("il: list(int)")
+              .Attr("fl: list(float)")
+              .Attr("tl: list(type)")
+              .Attr("sl: list(string)")
+              .Attr("shl: list(shape)")
+              .Attr("misuse: string = ''")
+              .SetShapeFn(ShapeGettersShape));
+  init.Op(OpBuilder("TestWrongShape")
+              .Input("x: float")
+              .Output("y: float")
+              .Attr("wrong: string = 'none'")
+              .SetShapeFn([](ShapeContext& c) { c.SetOutputSameAsInput(0, 0); }));
+  init.Kernel<WrongShapeKernel>(KernelBuilder("TestWrongShape", "CPU"));
   if (!init.ok()) return;
 
   TG_DeviceDefinition device;

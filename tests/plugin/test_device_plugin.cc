@@ -25,6 +25,9 @@
 //   [host->device copies, device->host copies, device->device copies,
 //    live allocations, bad frees, bad accesses, synchronize calls].
 //
+// TestDecline (y = x + 1, 2 or 10) has two CPU kernels and a TESTACC one that decline nodes
+// by attr `mode` (plugin ABI 6), for placement's fallbacks.
+//
 // Kernels on TESTACC: Const, Identity (numeric dtypes), AddV2 and Mul (float, same-shape
 // inputs only), NoOp, and float variables (VariableV2, Assign, AssignAdd), whose storage then
 // lives in TESTACC memory. Deliberately no MatMul and no double variables, so tests can
@@ -461,6 +464,44 @@ class StatsKernel {
   }
 };
 
+// ---- TestDecline: kernels that decline nodes (plugin ABI 6) ----
+// y = x + kAdd, where each kernel adds its own amount, so tests see which one ran:
+//   CPU priority 10: +1, declines mode "no_fast" and "nowhere";
+//   CPU priority 0:  +2, declines mode "nowhere";
+//   TESTACC:         +10, declines mode "no_device" and "nowhere".
+template <int kAdd>
+class DeclineKernel {
+ public:
+  DeclineKernel(Construction& c, std::initializer_list<const char*> declines) {
+    std::string mode;
+    if (!c.GetAttr("mode", &mode)) return;
+    for (const char* d : declines) {
+      if (mode == d) c.Decline("mode '" + mode + "' is not supported by the +" + std::to_string(kAdd) + " kernel");
+    }
+  }
+  void Compute(Context& ctx) {
+    TensorView x = ctx.input(0);
+    TensorMut y = ctx.AllocateOutput(0, x.dims());
+    if (!ctx.ok()) return;
+    const float* xp = x.data<float>();
+    float* yp = y.mutable_data<float>();
+    for (int64_t i = 0; i < x.num_elements(); ++i) yp[i] = xp[i] + static_cast<float>(kAdd);
+  }
+};
+struct DeclineFast : DeclineKernel<1> {
+  explicit DeclineFast(Construction& c) : DeclineKernel<1>(c, {"no_fast", "nowhere"}) {}
+};
+struct DeclineFallback : DeclineKernel<2> {
+  explicit DeclineFallback(Construction& c) : DeclineKernel<2>(c, {"nowhere"}) {}
+};
+struct DeclineOnDevice : DeclineKernel<10> {
+  explicit DeclineOnDevice(Construction& c) : DeclineKernel<10>(c, {"no_device", "nowhere"}) {}
+  void Compute(Context& ctx) {
+    if (!CheckOnDevice(ctx, ctx.input(0), "input 0")) return;
+    DeclineKernel<10>::Compute(ctx);
+  }
+};
+
 }  // namespace
 
 extern "C" TG_PLUGIN_EXPORT void TG_PluginInit(const TG_PluginInitArgs* args, TG_Status* status) {
@@ -486,6 +527,16 @@ extern "C" TG_PLUGIN_EXPORT void TG_PluginInit(const TG_PluginInitArgs* args, TG
   init.Kernel<VariableKernel>(KernelBuilder("VariableV2", kDeviceType).TypeConstraint("dtype", TG_FLOAT));
   init.Kernel<AssignKernel>(KernelBuilder("Assign", kDeviceType).TypeConstraint("T", TG_FLOAT));
   init.Kernel<AssignAddKernel>(KernelBuilder("AssignAdd", kDeviceType).TypeConstraint("T", TG_FLOAT));
+
+  init.Op(OpBuilder("TestDecline")
+              .Input("x: float")
+              .Output("y: float")
+              .Attr("mode: string = 'plain'")
+              .Summary("y = x + (1, 2 or 10: which kernel took the node)")
+              .SetShapeFn([](ShapeContext& c) { c.SetOutputSameAsInput(0, 0); }));
+  init.Kernel<DeclineFast>(KernelBuilder("TestDecline", "CPU").Priority(10));
+  init.Kernel<DeclineFallback>(KernelBuilder("TestDecline", "CPU"));
+  init.Kernel<DeclineOnDevice>(KernelBuilder("TestDecline", kDeviceType));
   if (!init.ok()) return;
 
   TG_DeviceDefinition device;

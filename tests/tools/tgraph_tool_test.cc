@@ -258,6 +258,19 @@ TEST_F(ToolTest, PluginsLoadsExtraFiles) {
   ExpectFailure(Tool({"plugins", "--load", File("bad.so")}), 1, File("bad.so"));
 }
 
+// A plugin's kernels that outrank another plugin's are listed as overrides, with its name
+// and version.
+TEST_F(ToolTest, PluginsListKernelOverrides) {
+  const std::string dir = std::string(TGRAPH_TEST_PLUGIN_DIR);
+  ToolResult r = Tool({"plugins", "--load", dir + "/good/libtg_test_abi_v1.so", "--load",
+                       dir + "/override/libtg_test_override.so"});
+  ExpectSuccess(r);
+  EXPECT_TRUE(Contains(r.out, "    overrides (1)\n      kernel TestV1Negate on CPU [T in {float}] "
+                              "priority 5 overrides TestV1Negate on CPU"))
+      << r.out;
+  EXPECT_TRUE(Contains(r.out, "of plugin 'test_abi_v1'")) << r.out;
+}
+
 // What a plugin logged while loading is listed, though it was not printed (INFO level).
 TEST_F(ToolTest, PluginsShowWhatAPluginSaidWhileLoading) {
   std::string quiet = std::string(TGRAPH_TEST_PLUGIN_DIR) + "/variant/libtg_test_variant.so";

@@ -68,6 +68,12 @@ void PrintRegistrations(const TG_Plugin* plugin, bool verbose) {
   PrintNames("devices", Names(plugin, TG_PluginNumDevices, TG_PluginDeviceType), true);
   PrintNames("savers", Names(plugin, TG_PluginNumSavers, TG_PluginSaverFormat), true);
   PrintNames("gradients", Names(plugin, TG_PluginNumGradients, TG_PluginGradientOpType), verbose);
+  // Which kernels of others it replaces: always in full (a faster kernel replacing another
+  // must never be silent).
+  const std::vector<std::string> overrides =
+      Names(plugin, TG_PluginNumKernelOverrides, TG_PluginKernelOverride);
+  std::cout << "    overrides (" << overrides.size() << ")\n";
+  for (const std::string& line : overrides) std::cout << "      " << line << "\n";
   // What it logged while loading, printed or not: e.g. why a GPU backend has no device.
   for (const std::string& line : Names(plugin, TG_PluginNumMessages, TG_PluginMessage)) {
     std::cout << "    said: " << line << "\n";

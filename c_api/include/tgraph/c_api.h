@@ -1381,6 +1381,11 @@ TG_CAPI_EXPORT extern int TG_PluginNumSavers(const TG_Plugin* plugin);
 TG_CAPI_EXPORT extern const char* TG_PluginSaverFormat(const TG_Plugin* plugin, int i);
 TG_CAPI_EXPORT extern int TG_PluginNumGradients(const TG_Plugin* plugin);
 TG_CAPI_EXPORT extern const char* TG_PluginGradientOpType(const TG_Plugin* plugin, int i);
+/* Kernels of other plugins (or of the core) that one of its kernels outranks for some node
+ * (a higher priority, overlapping type constraints), one line each: "kernel Relu on CPU
+ * [T in {float}] priority 10 overrides Relu on CPU [...] priority 0 of plugin 'cpu'". */
+TG_CAPI_EXPORT extern int TG_PluginNumKernelOverrides(const TG_Plugin* plugin);
+TG_CAPI_EXPORT extern const char* TG_PluginKernelOverride(const TG_Plugin* plugin, int i);
 
 /* What the plugin logged while it loaded ("INFO: ...", "WARNING: ..."), whether or not it
  * was printed: e.g. why a GPU backend found no device. NULL for an index out of range. */

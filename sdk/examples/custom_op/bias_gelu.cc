@@ -20,9 +20,11 @@ using tgraph::plugin::Context;
 using tgraph::plugin::ShapeContext;
 
 // Static shapes: bias must be a vector whose length matches x's last dimension; y has x's
-// shape (its last dimension taken from bias when x does not know it).
+// shape (its last dimension taken from bias when x does not know it). Shapes are partial:
+// rank -1 and dims -1 mean unknown (input_shape reads one in a single call, plugin ABI 6).
 void BiasGeluShape(ShapeContext& c) {
-  const int x_rank = c.input_rank(0);
+  const tgraph::plugin::PartialShape x = c.input_shape(0);
+  const int x_rank = x.rank();
   const int b_rank = c.input_rank(1);
   if (b_rank >= 0 && b_rank != 1) {
     c.Fail("bias must be a vector, got rank " + std::to_string(b_rank));
@@ -36,7 +38,7 @@ void BiasGeluShape(ShapeContext& c) {
     c.SetOutputUnknownRank(0);
     return;
   }
-  std::vector<int64_t> dims = c.input_dims(0);
+  std::vector<int64_t> dims = x.dims;
   const int64_t channels = b_rank == 1 ? c.input_dim(1, 0) : -1;
   int64_t& last = dims.back();
   if (last >= 0 && channels >= 0 && last != channels) {
@@ -219,13 +221,8 @@ extern "C" TG_PLUGIN_EXPORT void TG_PluginInit(const TG_PluginInitArgs* args, TG
               .Attr("T: {float, double}")
               .Attr("approximate: bool = false")
               .Summary("dy * gelu'(x + bias): BiasGelu's gradient with respect to x")
-              .SetShapeFn([](ShapeContext& c) {
-                if (c.input_rank(1) < 0) {
-                  c.SetOutputUnknownRank(0);
-                } else {
-                  c.SetOutput(0, c.input_dims(1));
-                }
-              }));
+              // dx has x's shape, partial or not (plugin ABI 6).
+              .SetShapeFn([](ShapeContext& c) { c.SetOutputSameAsInput(0, 1); }));
   init.Kernel<BiasGeluGradKernel>(tgraph::plugin::KernelBuilder("BiasGeluGrad", "CPU")
                                       .TypeConstraint("T", {TG_FLOAT, TG_DOUBLE})
                                       .CostPerElementNs(30.0));

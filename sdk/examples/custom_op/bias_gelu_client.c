@@ -53,6 +53,20 @@ static TG_Operation* BiasGelu(TG_Graph* g, const char* name, TG_Operation* x, TG
   return TG_FinishOperation(d, s);
 }
 
+static TG_Operation* BiasGeluGrad(TG_Graph* g, const char* name, TG_Operation* dy,
+                                  TG_Operation* x, TG_Operation* bias, TG_Status* s) {
+  TG_OperationDescription* d = TG_NewOperation(g, "BiasGeluGrad", name);
+  TG_Output o;
+  o.index = 0;
+  o.oper = dy;
+  TG_AddInput(d, o);
+  o.oper = x;
+  TG_AddInput(d, o);
+  o.oper = bias;
+  TG_AddInput(d, o);
+  return TG_FinishOperation(d, s);
+}
+
 static void NoDealloc(void* data, size_t len, void* arg) {
   (void)data;
   (void)len;
@@ -241,6 +255,21 @@ int main(int argc, char** argv) {
       CHECK(out_dims[0] == 4 && out_dims[1] == 3, "shape of y: [%lld, %lld]", (long long)out_dims[0],
             (long long)out_dims[1]);
       CHECK(TG_OperationOutputType(yo) == TG_FLOAT, "dtype of y");
+    }
+    /* BiasGeluGrad's dx keeps x's partial shape [4, ?] (the shape function's "same shape as
+     * input 1"). */
+    {
+      TG_Operation* dx = BiasGeluGrad(g, "dx", x, x, b, s);
+      TG_Output dxo;
+      CHECK(dx != NULL && TG_GetCode(s) == TG_OK, "BiasGeluGrad: %s", TG_Message(s));
+      if (dx != NULL) {
+        dxo.oper = dx;
+        dxo.index = 0;
+        CHECK(TG_GraphGetTensorNumDims(g, dxo, s) == 2, "rank of dx");
+        TG_GraphGetTensorShape(g, dxo, out_dims, 2, s);
+        CHECK(out_dims[0] == 4 && out_dims[1] == -1, "shape of dx: [%lld, %lld]",
+              (long long)out_dims[0], (long long)out_dims[1]);
+      }
     }
     /* Channels that do not match: the shape function rejects the node, naming it. */
     {

@@ -57,8 +57,11 @@ extern "C" {
 
 /* The ABI this header describes. 1 = the first release; 2 appended the gradient-building
  * services to TG_CoreApi; 3 appended device_type_registered; 4 appended tensor_info and
- * input_info (TG_TensorInfo). */
-#define TG_PLUGIN_ABI_VERSION 5u
+ * input_info (TG_TensorInfo); 5 appended the checkpoint services and the saver's list,
+ * exists, remove and merge; 6 appended construction_decline (a kernel declining a node),
+ * TG_OpDefinition.allows_uninitialized_input and the shape-function getters (attrs of every
+ * kind, input types and partial shapes in one call, "same shape as input i"). */
+#define TG_PLUGIN_ABI_VERSION 6u
 
 /* ===================================================================================== */
 /* Opaque handles, owned by the core (TG_Status and TG_Tensor come from types.h)          */
@@ -104,6 +107,14 @@ typedef struct TG_OpDefinition {
   const char* summary;        /* one line; may be NULL */
   TG_ShapeFunction shape_fn;  /* NULL: outputs get unknown shapes */
   void* shape_fn_user_data;
+
+  /* ---- ABI 6 ---- */
+  /* Non-zero: the op's ref inputs may be uninitialized variables when its kernel runs
+   * (TensorFlow's IsVariableInitialized and Assign). The core then does not fail the node
+   * with FAILED_PRECONDITION before compute; the kernel asks is_ref_initialized, and
+   * writes the variable with reallocate_ref_input. Zero (and plugins older than ABI 6):
+   * an uninitialized ref input fails the node before compute, naming the variable. */
+  int allows_uninitialized_input;
 } TG_OpDefinition;
 
 /* Restricts a type attr of the op to some dtypes for this kernel. */
@@ -116,7 +127,10 @@ typedef struct TG_TypeConstraint {
 
 /* create: reads attrs through the TG_CoreApi construction functions and returns the
  *   kernel's state (may be NULL for a stateless kernel). On error it sets `status` and
- *   returns NULL (destroy is not called then).
+ *   returns NULL (destroy is not called then). A kernel that cannot run this particular
+ *   node (an attr value it does not support) declines it instead of failing: it calls
+ *   TG_CoreApi.construction_decline (ABI 6) and returns NULL, and placement picks another
+ *   kernel or device for the node (see construction_decline).
  * compute: runs the kernel; fails by setting the context's status (TG_CoreApi.set_status
  *   on TG_CoreApi.context_status(ctx)).
  * destroy: frees the state returned by create. May be NULL when create keeps nothing. */
@@ -380,6 +394,8 @@ typedef struct TG_CoreApi {
   int64_t (*shape_input_dim)(const TG_ShapeContext* ctx, int i, int d);
   /* The input's value if known while building (a Const), else NULL. */
   const TG_Tensor* (*shape_input_value)(const TG_ShapeContext* ctx, int i);
+  /* Output i's shape: num_dims dims, each >= 0 or -1 for an unknown size; num_dims = -1
+   * (dims may be NULL) for an unknown rank. Bad arguments fail the shape function. */
   void (*shape_set_output)(TG_ShapeContext* ctx, int i, const int64_t* dims, int num_dims);
   void (*shape_attr_int)(const TG_ShapeContext* ctx, const char* name, int64_t* value, TG_Status* status);
   void (*shape_attr_bool)(const TG_ShapeContext* ctx, const char* name, int* value, TG_Status* status);
@@ -458,6 +474,62 @@ typedef struct TG_CoreApi {
   /* Makes `t` output i of the kernel, taking ownership of it (also on failure). `t` comes
    * from new_host_tensor or checkpoint_restore; its dtype must be the output's. */
   void (*set_output)(TG_KernelContext* ctx, int i, TG_Tensor* t, TG_Status* status);
+
+  /* ---- declining a node (ABI 6) ----
+   * Called by a kernel's create (only there) for a node it cannot run: an attr value it does
+   * not support (Conv2D dilations, EXPLICIT padding, GatherV2 batch_dims, ...). create then
+   * returns NULL and leaves its status OK. Placement tries the node's next kernel on the
+   * same device type (the next lower priority), then places the node as if that device type
+   * had no kernel for it: on the session's default device or the first device with a kernel,
+   * when the node asked for no device or soft placement is on; with an explicit device and
+   * soft placement off the run fails with INVALID_ARGUMENT naming the node, the kernel, its
+   * plugin and `reason`. Copies between devices are inserted as for any placement. A
+   * kernel that declined a node is not asked again for that node in the session. A
+   * failure status set by create wins over a decline; state returned non-NULL after a
+   * decline is passed to destroy. `reason` is copied (NULL reads as ""). */
+  void (*construction_decline)(TG_KernelConstruction* ctx, const char* reason);
+
+  /* ---- shape functions, more getters (ABI 6) ----
+   * Attrs of the node, of every kind; errors as the kernel-construction getters (missing
+   * attr or another kind: INVALID_ARGUMENT naming the node and attr). Strings stay valid
+   * while the shape function runs. List getters copy at most `max` values and report the
+   * length through *len (max = 0 to learn it). */
+  void (*shape_attr_float)(const TG_ShapeContext* ctx, const char* name, float* value,
+                           TG_Status* status);
+  void (*shape_attr_type)(const TG_ShapeContext* ctx, const char* name, TG_DataType* value,
+                          TG_Status* status);
+  void (*shape_attr_string)(const TG_ShapeContext* ctx, const char* name, const char** value,
+                            size_t* len, TG_Status* status);
+  /* Shape attr: *num_dims = -1 for unknown rank; at most max_dims dims copied, -1 for an
+   * unknown size. */
+  void (*shape_attr_shape)(const TG_ShapeContext* ctx, const char* name, int64_t* dims,
+                           int max_dims, int* num_dims, TG_Status* status);
+  void (*shape_attr_int_list)(const TG_ShapeContext* ctx, const char* name, int64_t* values,
+                              size_t max, size_t* len, TG_Status* status);
+  void (*shape_attr_float_list)(const TG_ShapeContext* ctx, const char* name, float* values,
+                                size_t max, size_t* len, TG_Status* status);
+  void (*shape_attr_type_list)(const TG_ShapeContext* ctx, const char* name,
+                               TG_DataType* values, size_t max, size_t* len, TG_Status* status);
+  /* list(string): element k's bytes in values[k] and its length in lens[k] (either array may
+   * be NULL). */
+  void (*shape_attr_string_list)(const TG_ShapeContext* ctx, const char* name,
+                                 const char** values, size_t* lens, size_t max, size_t* len,
+                                 TG_Status* status);
+  /* list(shape): the list's length through *len and, when index < *len, element `index` as
+   * shape_attr_shape gives it. */
+  void (*shape_attr_shape_list)(const TG_ShapeContext* ctx, const char* name, size_t index,
+                                int64_t* dims, int max_dims, int* num_dims, size_t* len,
+                                TG_Status* status);
+  int (*shape_has_attr)(const TG_ShapeContext* ctx, const char* name);
+  /* Input i's dtype (the base type of a ref input); TG_INVALID_DTYPE out of range. */
+  TG_DataType (*shape_input_type)(const TG_ShapeContext* ctx, int i);
+  /* Input i's partial shape in one call: returns its rank (-1 for an unknown rank or i out
+   * of range) and copies at most max_dims dims, -1 for an unknown size. Constant values of
+   * inputs, where known while building, come from shape_input_value. */
+  int (*shape_input_shape)(const TG_ShapeContext* ctx, int i, int64_t* dims, int max_dims);
+  /* Output `output` gets input `input`'s partial shape ("same shape as input i"). An index
+   * out of range fails the shape function. */
+  void (*shape_set_output_from_input)(TG_ShapeContext* ctx, int output, int input);
 } TG_CoreApi;
 
 /* What the plugin tells the core about itself (filled inside TG_PluginInit). The strings

@@ -146,6 +146,20 @@ class TensorMut : public TensorView {
   TG_Tensor* m_ = nullptr;
 };
 
+// A shape as shape functions see it: rank and dims may be unknown (-1).
+struct PartialShape {
+  bool known_rank = false;
+  std::vector<int64_t> dims;  // -1 for an unknown size; empty when the rank is unknown
+
+  PartialShape() = default;  // unknown rank
+  explicit PartialShape(std::vector<int64_t> d) : known_rank(true), dims(std::move(d)) {}
+  static PartialShape Unknown() { return PartialShape(); }
+  int rank() const { return known_rank ? static_cast<int>(dims.size()) : -1; }
+  bool fully_defined() const {
+    return known_rank && std::all_of(dims.begin(), dims.end(), [](int64_t d) { return d >= 0; });
+  }
+};
+
 // What a kernel's constructor sees: the node's attrs and signature. Getters record the
 // first failure in the construction status and return false.
 class Construction {
@@ -220,6 +234,21 @@ class Construction {
     return TensorView(t);
   }
 
+  // Declines the node: this kernel cannot run it (an attr value it does not support), so
+  // placement picks the next kernel or device (see TG_CoreApi.construction_decline). The
+  // constructor returns normally after calling it; the kernel object is then discarded.
+  // A core older than ABI 6 cannot be told: the creation fails with UNIMPLEMENTED instead.
+  void Decline(const std::string& reason) {
+    if (!ok() || declined_) return;
+    if (TG_PLUGIN_API_HAS(construction_decline)) {
+      Api()->construction_decline(ctx_, reason.c_str());
+      declined_ = true;
+    } else {
+      Fail(TG_UNIMPLEMENTED, "declined: " + reason);
+    }
+  }
+  bool declined() const { return declined_; }
+
  private:
   template <typename F>
   bool Run(F&& f) {
@@ -229,6 +258,7 @@ class Construction {
   }
   TG_KernelConstruction* ctx_;
   TG_Status* status_;
+  bool declined_ = false;
 };
 
 // What a kernel's Compute sees.
@@ -411,32 +441,173 @@ class KernelBuilder {
   double cost_ = 0;
 };
 
-// What a shape function sees.
+// What a shape function sees. Getters record a failure in the shape function's status and
+// return false; those added in ABI 6 fail with UNIMPLEMENTED on an older core.
 class ShapeContext {
  public:
   ShapeContext(TG_ShapeContext* ctx, TG_Status* status) : ctx_(ctx), status_(status) {}
+  TG_ShapeContext* raw() const { return ctx_; }
+  bool ok() const { return IsOk(status_); }
   int num_inputs() const { return Api()->shape_num_inputs(ctx_); }
   int input_rank(int i) const { return Api()->shape_input_rank(ctx_, i); }
   int64_t input_dim(int i, int d) const { return Api()->shape_input_dim(ctx_, i, d); }
-  std::vector<int64_t> input_dims(int i) const {
-    std::vector<int64_t> d;
-    for (int k = 0; k < input_rank(i); ++k) d.push_back(input_dim(i, k));
-    return d;
+  // Known-rank dims of input i (-1 for unknown sizes); empty for an unknown rank.
+  std::vector<int64_t> input_dims(int i) const { return input_shape(i).dims; }
+  // Input i's partial shape (one call through the table on an ABI 6 core).
+  PartialShape input_shape(int i) const {
+    PartialShape s;
+    if (TG_PLUGIN_API_HAS(shape_input_shape)) {
+      int64_t small[8];
+      const int rank = Api()->shape_input_shape(ctx_, i, small, 8);
+      if (rank < 0) return s;
+      s.known_rank = true;
+      if (rank <= 8) {
+        s.dims.assign(small, small + rank);
+      } else {
+        s.dims.resize(static_cast<size_t>(rank));
+        Api()->shape_input_shape(ctx_, i, s.dims.data(), rank);
+      }
+      return s;
+    }
+    const int rank = input_rank(i);
+    if (rank < 0) return s;
+    s.known_rank = true;
+    for (int k = 0; k < rank; ++k) s.dims.push_back(input_dim(i, k));
+    return s;
   }
+  // Input i's dtype (TG_INVALID_DTYPE on a core older than ABI 6).
+  TG_DataType input_type(int i) const {
+    return TG_PLUGIN_API_HAS(shape_input_type) ? Api()->shape_input_type(ctx_, i)
+                                               : TG_INVALID_DTYPE;
+  }
+  // Input i's value when it is known while building (a Const), else an invalid view.
   TensorView input_value(int i) const { return TensorView(Api()->shape_input_value(ctx_, i)); }
+
+  // Output shapes: dims may be -1 (unknown size); SetOutputUnknownRank for unknown rank.
   void SetOutput(int i, const std::vector<int64_t>& dims) {
     Api()->shape_set_output(ctx_, i, dims.data(), static_cast<int>(dims.size()));
   }
+  void SetOutputShape(int i, const PartialShape& shape) {
+    if (!shape.known_rank) {
+      SetOutputUnknownRank(i);
+    } else {
+      SetOutput(i, shape.dims);
+    }
+  }
   void SetOutputUnknownRank(int i) { Api()->shape_set_output(ctx_, i, nullptr, -1); }
+  // Output `output` has input `input`'s shape.
+  void SetOutputSameAsInput(int output, int input) {
+    if (TG_PLUGIN_API_HAS(shape_set_output_from_input)) {
+      Api()->shape_set_output_from_input(ctx_, output, input);
+    } else {
+      SetOutputShape(output, input_shape(input));
+    }
+  }
+
+  bool HasAttr(const char* name) const {
+    return TG_PLUGIN_API_HAS(shape_has_attr) && Api()->shape_has_attr(ctx_, name) != 0;
+  }
   bool GetAttr(const char* name, int64_t* v) {
     Api()->shape_attr_int(ctx_, name, v, status_);
-    return IsOk(status_);
+    return ok();
+  }
+  bool GetAttr(const char* name, int* v) {
+    int64_t wide = 0;
+    if (!GetAttr(name, &wide)) return false;
+    *v = static_cast<int>(wide);
+    return true;
   }
   bool GetAttr(const char* name, bool* v) {
     int b = 0;
     Api()->shape_attr_bool(ctx_, name, &b, status_);
     *v = b != 0;
-    return IsOk(status_);
+    return ok();
+  }
+  bool GetAttr(const char* name, float* v) {
+    return Has(TG_PLUGIN_API_HAS(shape_attr_float)) &&
+           Done([&] { Api()->shape_attr_float(ctx_, name, v, status_); });
+  }
+  bool GetAttr(const char* name, TG_DataType* v) {
+    return Has(TG_PLUGIN_API_HAS(shape_attr_type)) &&
+           Done([&] { Api()->shape_attr_type(ctx_, name, v, status_); });
+  }
+  bool GetAttr(const char* name, std::string* v) {
+    const char* p = nullptr;
+    size_t n = 0;
+    if (!Has(TG_PLUGIN_API_HAS(shape_attr_string)) ||
+        !Done([&] { Api()->shape_attr_string(ctx_, name, &p, &n, status_); })) {
+      return false;
+    }
+    v->assign(p == nullptr ? "" : p, n);
+    return true;
+  }
+  bool GetAttr(const char* name, PartialShape* v) {
+    if (!Has(TG_PLUGIN_API_HAS(shape_attr_shape))) return false;
+    int n = 0;
+    if (!Done([&] { Api()->shape_attr_shape(ctx_, name, nullptr, 0, &n, status_); })) return false;
+    *v = PartialShape();
+    if (n < 0) return true;
+    v->known_rank = true;
+    v->dims.assign(static_cast<size_t>(n), 0);
+    return n == 0 || Done([&] { Api()->shape_attr_shape(ctx_, name, v->dims.data(), n, &n, status_); });
+  }
+  bool GetAttr(const char* name, std::vector<int64_t>* v) {
+    return Has(TG_PLUGIN_API_HAS(shape_attr_int_list)) && List(v, [&](int64_t* d, size_t m, size_t* n) {
+             Api()->shape_attr_int_list(ctx_, name, d, m, n, status_);
+           });
+  }
+  bool GetAttr(const char* name, std::vector<float>* v) {
+    return Has(TG_PLUGIN_API_HAS(shape_attr_float_list)) && List(v, [&](float* d, size_t m, size_t* n) {
+             Api()->shape_attr_float_list(ctx_, name, d, m, n, status_);
+           });
+  }
+  bool GetAttr(const char* name, std::vector<TG_DataType>* v) {
+    return Has(TG_PLUGIN_API_HAS(shape_attr_type_list)) &&
+           List(v, [&](TG_DataType* d, size_t m, size_t* n) {
+             Api()->shape_attr_type_list(ctx_, name, d, m, n, status_);
+           });
+  }
+  bool GetAttr(const char* name, std::vector<std::string>* v) {
+    if (!Has(TG_PLUGIN_API_HAS(shape_attr_string_list))) return false;
+    size_t n = 0;
+    if (!Done([&] { Api()->shape_attr_string_list(ctx_, name, nullptr, nullptr, 0, &n, status_); })) {
+      return false;
+    }
+    std::vector<const char*> p(n);
+    std::vector<size_t> lens(n);
+    if (!Done([&] { Api()->shape_attr_string_list(ctx_, name, p.data(), lens.data(), n, &n, status_); })) {
+      return false;
+    }
+    v->clear();
+    for (size_t k = 0; k < p.size(); ++k) v->emplace_back(p[k] == nullptr ? "" : p[k], lens[k]);
+    return true;
+  }
+  bool GetAttr(const char* name, std::vector<PartialShape>* v) {
+    if (!Has(TG_PLUGIN_API_HAS(shape_attr_shape_list))) return false;
+    size_t n = 0;
+    int rank = 0;
+    if (!Done([&] {
+          Api()->shape_attr_shape_list(ctx_, name, 0, nullptr, 0, &rank, &n, status_);
+        })) {
+      return false;
+    }
+    v->assign(n, PartialShape());
+    for (size_t k = 0; k < n; ++k) {
+      size_t len = 0;
+      if (!Done([&] { Api()->shape_attr_shape_list(ctx_, name, k, nullptr, 0, &rank, &len, status_); })) {
+        return false;
+      }
+      if (rank < 0) continue;
+      PartialShape& s = (*v)[k];
+      s.known_rank = true;
+      s.dims.assign(static_cast<size_t>(rank), 0);
+      if (rank > 0 && !Done([&] {
+            Api()->shape_attr_shape_list(ctx_, name, k, s.dims.data(), rank, &rank, &len, status_);
+          })) {
+        return false;
+      }
+    }
+    return true;
   }
   std::string node_name() const { return Api()->shape_node_name(ctx_); }
   void Fail(const std::string& message) {
@@ -444,6 +615,27 @@ class ShapeContext {
   }
 
  private:
+  // False, with an UNIMPLEMENTED status, when the core lacks an ABI 6 getter.
+  bool Has(bool present) {
+    if (!present && ok()) {
+      SetStatus(status_, TG_UNIMPLEMENTED,
+                node_name() + ": this shape-function getter needs a core with plugin ABI 6");
+    }
+    return present && ok();
+  }
+  template <typename F>
+  bool Done(F&& f) {
+    f();
+    return ok();
+  }
+  template <typename T, typename F>
+  bool List(std::vector<T>* v, F&& get) {
+    size_t n = 0;
+    if (!Done([&] { get(nullptr, 0, &n); })) return false;
+    v->resize(n);
+    return n == 0 || Done([&] { get(v->data(), n, &n); });
+  }
+
   TG_ShapeContext* ctx_;
   TG_Status* status_;
 };
@@ -468,6 +660,12 @@ class OpBuilder {
     shape_fn_ = fn;
     return *this;
   }
+  // Ref inputs may be uninitialized variables when the kernel runs (IsVariableInitialized,
+  // Assign); see TG_OpDefinition.allows_uninitialized_input.
+  OpBuilder& AllowsUninitializedInput() {
+    allows_uninitialized_input_ = true;
+    return *this;
+  }
 
   void Register(TG_Status* status) const {
     auto ptrs = [](const std::vector<std::string>& v) {
@@ -488,6 +686,7 @@ class OpBuilder {
     def.num_attrs = at.size();
     def.is_stateful = stateful_ ? 1 : 0;
     def.summary = summary_.empty() ? nullptr : summary_.c_str();
+    def.allows_uninitialized_input = allows_uninitialized_input_ ? 1 : 0;
     if (shape_fn_ != nullptr) {
       def.shape_fn = [](TG_ShapeContext* ctx, void* user_data, TG_Status* st) {
         ShapeContext c(ctx, st);
@@ -510,6 +709,7 @@ class OpBuilder {
   std::string name_;
   std::vector<std::string> inputs_, outputs_, attrs_;
   bool stateful_ = false;
+  bool allows_uninitialized_input_ = false;
   std::string summary_;
   ShapeFn shape_fn_ = nullptr;
 };
@@ -522,7 +722,7 @@ struct KernelThunks {
     Construction c(raw, status);
     try {
       auto k = std::make_unique<K>(c);
-      if (!c.ok()) return nullptr;
+      if (!c.ok() || c.declined()) return nullptr;  // a decline is not a failure
       return k.release();
     } catch (const std::bad_alloc&) {
       SetStatus(status, TG_RESOURCE_EXHAUSTED, c.node_name() + ": out of memory creating kernel");

@@ -541,5 +541,95 @@ TEST(ShapeContextTest, PluginShapeFunctionsAsShapeFns) {
   EXPECT_TRUE(Contains(s.message(), "output index 3 out of range")) << s.message();
 }
 
+// ---- ABI 6 shape-function getters, called from C ----
+
+// Reads input 0's partial shape and dtype in one call each and the list attrs at the edges
+// of their contract (max = 0 to learn a length, an index past the end), then makes output 0
+// input 0's shape and output 1 `shl[1]`.
+void Abi6ShapeFn(TG_ShapeContext* ctx, void*, TG_Status* status) {
+  const TG_CoreApi* a = CoreApi();
+  int64_t dims[4] = {0, 0, 0, 0};
+  EXPECT_EQ(a->shape_input_shape(ctx, 0, dims, 4), 2);
+  EXPECT_EQ(dims[0], 2);
+  EXPECT_EQ(dims[1], -1);
+  EXPECT_EQ(a->shape_input_shape(ctx, 0, nullptr, 0), 2) << "rank without dims";
+  EXPECT_EQ(a->shape_input_shape(ctx, 5, dims, 4), -1) << "out of range";
+  EXPECT_EQ(a->shape_input_type(ctx, 0), TG_FLOAT) << "a ref input reads as its base type";
+  EXPECT_EQ(a->shape_input_type(ctx, -1), TG_INVALID_DTYPE);
+  EXPECT_EQ(a->shape_has_attr(ctx, "shl"), 1);
+  EXPECT_EQ(a->shape_has_attr(ctx, "nope"), 0);
+  size_t n = 0;
+  const char* strings[1] = {nullptr};
+  size_t lens[1] = {0};
+  a->shape_attr_string_list(ctx, "sl", strings, lens, 1, &n, status);
+  EXPECT_EQ(n, 2u);
+  EXPECT_EQ(std::string(strings[0], lens[0]), "ab") << "only `max` items copied";
+  int rank = 7;
+  a->shape_attr_shape_list(ctx, "shl", 9, dims, 4, &rank, &n, status);
+  EXPECT_EQ(n, 2u);
+  EXPECT_EQ(rank, 7) << "an index past the end reports the length only";
+  a->shape_attr_shape_list(ctx, "shl", 0, dims, 4, &rank, &n, status);
+  EXPECT_EQ(rank, -1) << "shl[0] has unknown rank";
+  a->shape_attr_shape_list(ctx, "shl", 1, dims, 4, &rank, &n, status);
+  ASSERT_EQ(rank, 1);
+  a->shape_set_output_from_input(ctx, 0, 0);
+  a->shape_set_output(ctx, 1, dims, rank);
+}
+
+void FromBadInputShapeFn(TG_ShapeContext* ctx, void*, TG_Status*) {
+  CoreApi()->shape_set_output_from_input(ctx, 0, 4);  // no such input
+}
+
+TEST(ShapeContextTest, Abi6Getters) {
+  AttrMap attrs;
+  attrs["sl"] = AttrOfStringList({"ab", "cde"});
+  tf::AttrValue shl;
+  shl.mutable_list()->add_shape()->set_unknown_rank(true);
+  shl.mutable_list()->add_shape()->add_dim()->set_size(6);
+  attrs["shl"] = shl;
+  InferenceContext c("node_a", "SomeOp", attrs, {MakeRefType(DT_FLOAT)}, {PartialShape({2, -1})},
+                     {}, 2);
+  Status s = WrapPluginShapeFn(Abi6ShapeFn, nullptr)(c);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(c.output_shapes()[0], PartialShape({2, -1}));
+  EXPECT_EQ(c.output_shapes()[1], PartialShape({6}));
+
+  InferenceContext c2("node_b", "SomeOp", attrs, {DT_FLOAT}, {PartialShape({2})}, {}, 1);
+  s = WrapPluginShapeFn(FromBadInputShapeFn, nullptr)(c2);
+  ASSERT_TRUE(StatusIs(s, Code::kInvalidArgument));
+  EXPECT_TRUE(Contains(s.message(), "node_b")) << s.message();
+  EXPECT_TRUE(Contains(s.message(), "input index 4 out of range")) << s.message();
+}
+
+// construction_decline marks the construction; TryCreateKernel turns it into a decline with
+// the reason, not an error, and CreateKernelState into UNIMPLEMENTED naming kernel and node.
+void* DecliningCreate(TG_KernelConstruction* ctx, void*, TG_Status*) {
+  CoreApi()->construction_decline(ctx, "dilations are not supported");
+  return nullptr;
+}
+
+TEST(ConstructionDeclineTest, ADeclineIsNotAFailure) {
+  CoreApi()->construction_decline(nullptr, "ignored");  // no crash
+  Graph g;
+  NodeSpec spec;
+  spec.type = "NoOp";
+  spec.name = "the_node";
+  Operation* op = g.AddOperation(std::move(spec)).value();
+  KernelRegistration k;
+  k.op_type = "NoOp";
+  k.device_type = "CPU";
+  k.create = DecliningCreate;
+  k.compute = NoopCompute;
+  auto created = TryCreateKernel(k, *op);
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  EXPECT_TRUE(created.value().declined);
+  EXPECT_EQ(created.value().reason, "dilations are not supported");
+  auto state = CreateKernelState(k, *op);
+  ASSERT_TRUE(StatusIs(state.status(), Code::kUnimplemented));
+  EXPECT_TRUE(Contains(state.status().message(), "kernel NoOp on CPU")) << state.status().message();
+  EXPECT_TRUE(Contains(state.status().message(), "declined node 'the_node' (NoOp): dilations"))
+      << state.status().message();
+}
+
 }  // namespace
 }  // namespace tgraph

@@ -586,5 +586,47 @@ TEST_F(KernelRunnerTest, GradientRegistry) {
   EXPECT_EQ(GradientRegistry::Global()->Find("TestFillShape"), nullptr);
 }
 
+// Plugin ABI 6: a kernel declining the node passes it to the next match in priority order;
+// when every match declines, UNIMPLEMENTED names each kernel and its reason
+// (TestDecline of tests/plugin/test_device_plugin.cc: +1 at priority 10, +2 at 0).
+TEST(KernelRunnerDeclineTest, ADeclinedNodeGoesToTheNextKernel) {
+  auto device_plugin = LoadPlugin(GoodPluginPath("tg_test_device"));
+  ASSERT_TRUE(device_plugin.ok()) << device_plugin.status().ToString();
+  Graph g;
+  NodeSpec px;
+  px.type = "Placeholder";
+  px.name = "x";
+  px.attrs["dtype"] = AttrOfType(DT_FLOAT);
+  px.attrs["shape"] = AttrOfShape(PartialShape({2}));
+  Operation* x = g.AddOperation(std::move(px)).value();
+  auto node = [&](const std::string& name, const std::string& mode) {
+    NodeSpec s;
+    s.type = "TestDecline";
+    s.name = name;
+    s.inputs = {{{x->output(0)}, false}};
+    s.attrs["mode"] = AttrOfString(mode);
+    return g.AddOperation(std::move(s)).value();
+  };
+  struct Case {
+    const char* mode;
+    float add;
+  };
+  for (const Case& c : {Case{"plain", 1}, Case{"no_fast", 2}}) {
+    SCOPED_TRACE(c.mode);
+    auto r = KernelRunner::Create(*node(std::string("n_") + c.mode, c.mode), "CPU");
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    std::vector<Tensor> out;
+    ASSERT_TRUE(r.value()->Run({Make<float>(DT_FLOAT, {2}, {1, 2})}, &out).ok());
+    EXPECT_EQ(Values<float>(out[0]), (std::vector<float>{1 + c.add, 2 + c.add}));
+  }
+  auto r = KernelRunner::Create(*node("n_nowhere", "nowhere"), "CPU");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), Code::kUnimplemented);
+  const std::string m = r.status().message();
+  EXPECT_NE(m.find("n_nowhere"), std::string::npos) << m;
+  EXPECT_NE(m.find("priority 10 of plugin 'test_device' declined"), std::string::npos) << m;
+  EXPECT_NE(m.find("+2 kernel"), std::string::npos) << m;
+}
+
 }  // namespace
 }  // namespace tgraph

@@ -38,13 +38,19 @@ TEST(PluginLoaderTest, GoodPluginLoadsAndListsWhatItRegistered) {
   EXPECT_EQ(p->file, std::filesystem::canonical(GoodPluginPath("tg_test_good")).string());
   EXPECT_EQ(p->ops, (std::vector<std::string>{"TestScaleAdd", "TestFillShape", "TestAttrs",
                                                "TestPoolInfo", "TestView", "TestScratch",
-                                               "TestForwardThenAlias", "TestMisbehave"}));
-  ASSERT_EQ(p->kernels.size(), 12u);
+                                               "TestForwardThenAlias", "TestMisbehave",
+                                               "TestRefInitialized", "TestShapeGetters",
+                                               "TestWrongShape"}));
+  ASSERT_EQ(p->kernels.size(), 14u);
   EXPECT_EQ(p->kernels[0], std::make_pair(std::string("TestScaleAdd"), std::string("CPU")));
   EXPECT_EQ(p->kernels[5], std::make_pair(std::string("Identity"), std::string("TESTDEV")));
   EXPECT_EQ(p->devices, std::vector<std::string>{"TESTDEV"});
   EXPECT_EQ(p->savers, std::vector<std::string>{"test_memory"});
   EXPECT_EQ(p->gradients, std::vector<std::string>{"TestScaleAdd"});
+  // ABI 6: the op definition's allows_uninitialized_input reaches the OpDef.
+  ASSERT_NE(OpRegistry::Global()->Find("TestRefInitialized"), nullptr);
+  EXPECT_TRUE(OpRegistry::Global()->Find("TestRefInitialized")->op_def.allows_uninitialized_input());
+  EXPECT_FALSE(OpRegistry::Global()->Find("TestMisbehave")->op_def.allows_uninitialized_input());
 
   EXPECT_TRUE(HasOp("TestScaleAdd"));
   const OpRegistration* reg = OpRegistry::Global()->Find("TestScaleAdd");
