@@ -16,18 +16,14 @@
 #include <cstdint>
 
 #include "cuda_launch.h"
+#include "launch_geometry.cuh"
 
 namespace tgraph_cuda {
 namespace {
 
-constexpr int kBlock = 256;
 constexpr int kReduceThreads = 256;  // a power of two
-constexpr int kMaxBlocks = 1 << 20;  // grid-stride loops cover the rest
 
-int BlocksFor(int n) {
-  return static_cast<int>(std::min<int64_t>((static_cast<int64_t>(n) + kBlock - 1) / kBlock,
-                                            kMaxBlocks));
-}
+int BlocksFor(int64_t n) { return StrideBlocks(n); }
 
 // The offset of element [b, y, x, ch] of a tensor with spatial size h x w and depth c.
 __device__ int64_t At(bool nchw, int b, int y, int x, int ch, int h, int w, int c) {
@@ -274,7 +270,7 @@ cudaError_t LaunchConv2DBackpropInput(const float* dy, const float* filter, floa
 cudaError_t LaunchConv2DBackpropFilter(const float* x, const float* dy, float* dfilter,
                                        const ConvShape& s, cudaStream_t stream) {
   if (s.n <= 0) return cudaSuccess;
-  Conv2DBackpropFilterKernel<<<std::min(s.n, kMaxBlocks), kReduceThreads, 0, stream>>>(
+  Conv2DBackpropFilterKernel<<<static_cast<int>(std::min<int64_t>(s.n, kMaxStrideBlocks)), kReduceThreads, 0, stream>>>(
       x, dy, dfilter, s);
   return cudaGetLastError();
 }

@@ -4,13 +4,12 @@
 #include <cmath>
 
 #include "cuda_launch.h"
+#include "launch_geometry.cuh"
 
 namespace tgraph_cuda {
 namespace {
 
-constexpr int kBlock = 256;
-
-int Blocks(int n) { return (n + kBlock - 1) / kBlock; }
+int Blocks(int64_t n) { return BlocksPerElement(n); }
 
 struct Add {
   __device__ float operator()(float a, float b) const { return a + b; }

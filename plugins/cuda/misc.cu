@@ -6,14 +6,12 @@
 #include <cstdint>
 
 #include "cuda_launch.h"
+#include "launch_geometry.cuh"
 
 namespace tgraph_cuda {
 namespace {
 
-constexpr int kBlock = 256;
-
-// In int64: n + kBlock - 1 overflows an int for n near 2^31.
-int Blocks(int n) { return static_cast<int>((static_cast<int64_t>(n) + kBlock - 1) / kBlock); }
+int Blocks(int64_t n) { return BlocksPerElement(n); }
 
 __global__ void Fill32Kernel(const uint32_t* v, uint32_t* y, int n) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;

@@ -7,17 +7,12 @@
 #include <cstdint>
 
 #include "cuda_launch.h"
+#include "launch_geometry.cuh"
 
 namespace tgraph_cuda {
 namespace {
 
-constexpr int kBlock = 256;
-constexpr int64_t kMaxBlocks = 65535;
-
-int Blocks(int64_t n) {
-  const int64_t b = (n + kBlock - 1) / kBlock;
-  return static_cast<int>(b < kMaxBlocks ? b : kMaxBlocks);
-}
+int Blocks(int64_t n) { return StrideBlocks(n); }
 
 // Work item `id` of a plan (id < groups * row): the element it owns, `at`, its column j,
 // and its row's positions order[begin, end) in the order of `indices`.
@@ -35,10 +30,6 @@ __device__ PlanItem ItemOf(const int* plan, int groups, int row, int64_t id) {
 }
 
 // Grid-stride loops over int64 work indices.
-__device__ int64_t FirstItem() {
-  return blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
-}
-__device__ int64_t Stride() { return static_cast<int64_t>(gridDim.x) * blockDim.x; }
 
 __global__ void ScatterUpdate32Kernel(uint32_t* params, const uint32_t* updates, const int* plan,
                                       int groups, int row, bool scalar) {
