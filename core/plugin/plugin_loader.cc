@@ -22,25 +22,6 @@
 namespace tgraph {
 namespace {
 
-// RTLD_DEEPBIND: a plugin's references resolve in its own dependency chain (libprotobuf,
-// libdnnl, ...) before the global scope. Without it, in a host process that loaded another
-// copy of such a library with global symbols first (TensorFlow's Python module exports its
-// protobuf), the plugin binds to that copy and crashes. Sanitizer runtimes refuse
-// RTLD_DEEPBIND (it would bypass their malloc interposition), so those builds load without.
-boost::dll::load_mode::type PluginLoadMode() {
-  auto mode = boost::dll::load_mode::rtld_local | boost::dll::load_mode::rtld_now;
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-  constexpr bool kSanitized = true;
-#elif defined(__has_feature)
-  constexpr bool kSanitized = __has_feature(address_sanitizer) ||
-                              __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer);
-#else
-  constexpr bool kSanitized = false;
-#endif
-  if (!kSanitized) mode = mode | boost::dll::load_mode::rtld_deepbind;
-  return mode;
-}
-
 namespace fs = boost::filesystem;
 
 // Every load runs under load_mu (one TG_PluginInit at a time: registrations go through a
@@ -249,7 +230,7 @@ StatusOr<const LoadedPlugin*> LoadLocked(const std::string& requested) {
 
   auto library = std::make_shared<boost::dll::shared_library>();
   dlerror();  // clear any stale message
-  library->load(canonical_path, PluginLoadMode(), ec);
+  library->load(canonical_path, boost::dll::load_mode::rtld_local | boost::dll::load_mode::rtld_now, ec);
   if (ec || !library->is_loaded()) {
     const char* why = dlerror();
     return PluginError(Code::kInvalidArgument, quoted,

@@ -82,11 +82,6 @@ class TG_MetaGraphImportOptions(Structure):
 DEALLOCATOR = ctypes.CFUNCTYPE(None, c_void_p, c_size_t, c_void_p)
 # Device function: const char* (*)(void* arg, const TG_Operation* op).
 DEVICE_FUNCTION = ctypes.CFUNCTYPE(c_void_p, c_void_p, c_void_p)
-# Initializer callback: void (*)(void* arg, TG_Graph* g, TG_DataType dtype,
-# const int64_t* dims, int num_dims, TG_Output* out, TG_Status* status).
-INITIALIZER_CALLBACK = ctypes.CFUNCTYPE(None, c_void_p, c_void_p, c_int,
-                                        ctypes.POINTER(c_int64), c_int,
-                                        ctypes.POINTER(TG_Output), c_void_p)
 
 _CODES = {"P": c_void_p, "S": c_char_p, "I": c_int, "L": c_int64, "Z": c_size_t, "F": c_float,
           "D": c_double, "B": c_ubyte, "O": TG_Output, "N": TG_Input, "v": None}
@@ -162,7 +157,6 @@ _DECLS = {
     "TG_GraphCurrentVariableScope": "S:P", "TG_GraphReuseVariables": "v:PP",
     "TG_GraphVariableScopeReuse": "I:P", "TG_GraphGetVariable": "P:PSIPIPPP",
     "TG_GraphGetVariableWithInitializer": "P:PSIPIPPPP",
-    "TG_GraphGetVariableWithCallback": "P:PSIPIPPPP", "TG_SetStatus": "v:PIS",
     "TG_VariableInitializedValue": "O:PPP", "TG_IsVariableInitialized": "O:PPSP",
     "TG_ReportUninitializedVariables": "O:PPISP",
     # control flow v1 builders (tf.cond, tf.while_loop)
@@ -350,8 +344,7 @@ def ensure_plugins() -> None:
     with _plugins_lock:
         if _plugins_loaded:
             return
-        # The core opens plugins with RTLD_DEEPBIND (core/plugin/plugin_loader.cc), so they
-        # bind to their own protobuf even after TensorFlow's module was imported.
+        _preload_deepbind()
         s = lib.TG_NewStatus()
         try:
             lib.TG_LoadPluginsFromSearchPath(s)
@@ -360,3 +353,41 @@ def ensure_plugins() -> None:
         finally:
             lib.TG_DeleteStatus(s)
         _plugins_loaded = True
+
+
+def _preload_deepbind() -> None:
+    """Opens the plugins discovery will load with RTLD_DEEPBIND first (the library's own
+    dlopen then gets the same handle), so that their protobuf and other calls bind to their
+    own dependencies even in a process where TensorFlow's Python module (or another copy of
+    those libraries) was loaded with global symbols. Of a plugin's CPU variants only the one
+    discovery chooses is opened (the others may not run on this CPU)."""
+    import glob
+    import re
+    deepbind = getattr(os, "RTLD_DEEPBIND", 0)
+    if not deepbind:
+        return
+    s = lib.TG_NewStatus()
+    buf = Buffer()
+    try:
+        lib.TG_GetPluginSearchPath(buf.handle, s)
+    finally:
+        lib.TG_DeleteStatus(s)
+    levels = ["x86-64", "x86-64-v2", "x86-64-v3", "x86-64-v4"]
+    cpu = pystr(lib.TG_CpuVariantLevel())
+    cap = levels.index(cpu) if cpu in levels else len(levels) - 1
+    for entry in bytes(buf).decode(errors="replace").split(":"):
+        files = [entry] if os.path.isfile(entry) else sorted(glob.glob(os.path.join(entry, "*.so")))
+        best: dict = {}
+        for f in files:
+            m = re.match(r"(.*)\.(x86-64(?:-v\d)?)\.so$", f)
+            if m is None:
+                best[f] = (-1, f)
+            elif m.group(2) in levels and levels.index(m.group(2)) <= cap:
+                rank = levels.index(m.group(2))
+                if best.get(m.group(1), (-2, ""))[0] < rank:
+                    best[m.group(1)] = (rank, f)
+        for _, f in best.values():
+            try:
+                ctypes.CDLL(f, mode=ctypes.RTLD_LOCAL | deepbind)
+            except OSError:
+                pass  # discovery reports it
