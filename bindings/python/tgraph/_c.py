@@ -82,6 +82,11 @@ class TG_MetaGraphImportOptions(Structure):
 DEALLOCATOR = ctypes.CFUNCTYPE(None, c_void_p, c_size_t, c_void_p)
 # Device function: const char* (*)(void* arg, const TG_Operation* op).
 DEVICE_FUNCTION = ctypes.CFUNCTYPE(c_void_p, c_void_p, c_void_p)
+# Initializer callback: void (*)(void* arg, TG_Graph* g, TG_DataType dtype,
+# const int64_t* dims, int num_dims, TG_Output* out, TG_Status* status).
+INITIALIZER_CALLBACK = ctypes.CFUNCTYPE(None, c_void_p, c_void_p, c_int,
+                                        ctypes.POINTER(c_int64), c_int,
+                                        ctypes.POINTER(TG_Output), c_void_p)
 
 _CODES = {"P": c_void_p, "S": c_char_p, "I": c_int, "L": c_int64, "Z": c_size_t, "F": c_float,
           "D": c_double, "B": c_ubyte, "O": TG_Output, "N": TG_Input, "v": None}
@@ -157,6 +162,7 @@ _DECLS = {
     "TG_GraphCurrentVariableScope": "S:P", "TG_GraphReuseVariables": "v:PP",
     "TG_GraphVariableScopeReuse": "I:P", "TG_GraphGetVariable": "P:PSIPIPPP",
     "TG_GraphGetVariableWithInitializer": "P:PSIPIPPPP",
+    "TG_GraphGetVariableWithCallback": "P:PSIPIPPPP", "TG_SetStatus": "v:PIS",
     "TG_VariableInitializedValue": "O:PPP", "TG_IsVariableInitialized": "O:PPSP",
     "TG_ReportUninitializedVariables": "O:PPISP",
     # control flow v1 builders (tf.cond, tf.while_loop)
