@@ -295,4 +295,22 @@ inline void FailBadIndex(tgraph::plugin::Context& ctx, const std::vector<int64_t
                                     " is not in [0, " + std::to_string(limit) + ")");
 }
 
+// Every index of host-memory `indices` checked against [0, limit) and narrowed to int: the
+// positions a device gather reads. The first bad one fails the node (FailBadIndex).
+inline bool CheckedPositions(tgraph::plugin::Context& ctx,
+                             const tgraph::plugin::TensorView& indices, int64_t limit,
+                             std::vector<int32_t>* pos) {
+  const int64_t count = indices.num_elements();
+  pos->resize(static_cast<size_t>(count));
+  for (int64_t i = 0; i < count; ++i) {
+    const int64_t v = IndexAt(indices, i);
+    if (v < 0 || v >= limit) {
+      FailBadIndex(ctx, indices.dims(), i, v, limit);
+      return false;
+    }
+    (*pos)[static_cast<size_t>(i)] = static_cast<int32_t>(v);
+  }
+  return true;
+}
+
 }  // namespace tgraph_device_common

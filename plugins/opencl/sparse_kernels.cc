@@ -220,17 +220,8 @@ class GatherV2Int64Kernel {
         !CheckIntSized(ctx, indices.num_elements(), "indices")) {
       return;
     }
-    // Every index (batch_dims > 0: nidx per batch element).
-    const int64_t count = indices.num_elements();
-    std::vector<int32_t> pos(static_cast<size_t>(count));
-    for (int64_t i = 0; i < count; ++i) {
-      const int64_t v = tgraph_device_common::IndexAt(indices, i);
-      if (v < 0 || v >= plan.limit) {
-        tgraph_device_common::FailBadIndex(ctx, indices.dims(), i, v, plan.limit);
-        return;
-      }
-      pos[static_cast<size_t>(i)] = static_cast<int32_t>(v);
-    }
+    std::vector<int32_t> pos;
+    if (!tgraph_device_common::CheckedPositions(ctx, indices, plan.limit, &pos)) return;
     TensorMut out = ctx.AllocateOutput(0, plan.out_dims);
     if (!ctx.ok() || plan.n == 0) return;
     cl::Buffer pos_mem = Upload(ctx, pos);
