@@ -44,6 +44,9 @@ struct ConformanceDevice {
   std::string description;   // of ordinal 0
 
   bool active() const { return !plugin_path.empty() && load_status.ok() && no_device.empty(); }
+  // The mode is on and its plugin loaded, but it has no device (a CUDA plugin on a machine
+  // without a GPU): the whole run is skipped, since it would only repeat cpu.kernel_coverage.
+  bool skips_suite() const { return !plugin_path.empty() && load_status.ok() && !no_device.empty(); }
 };
 
 // `cpu_plugin_path` is loaded first (the device plugin may rely on its ops).

@@ -59,6 +59,20 @@ class DeviceCoverageCheck : public ::testing::Environment {
 
 const auto* const kCheck = ::testing::AddGlobalTestEnvironment(new DeviceCoverageCheck);
 
+// Skipping in a global set-up skips every test of the run, with the reason printed once.
+class SkipWithoutDevice : public ::testing::Environment {
+ public:
+  void SetUp() override {
+    const ConformanceDevice& d = GetConformanceDevice(TGRAPH_CPU_PLUGIN_PATH);
+    if (d.skips_suite()) {
+      GTEST_SKIP() << "device conformance: " << d.no_device
+                   << "; the CPU suite alone runs as cpu.kernel_coverage";
+    }
+  }
+};
+
+const auto* const kSkip = ::testing::AddGlobalTestEnvironment(new SkipWithoutDevice);
+
 TEST(DeviceConformance, DeviceIsCompared) {
   LoadCpuPlugin();
   const ConformanceDevice& d = GetConformanceDevice(TGRAPH_CPU_PLUGIN_PATH);

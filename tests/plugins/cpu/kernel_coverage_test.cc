@@ -28,6 +28,7 @@ class CoverageCheck : public ::testing::Environment {
  public:
   void TearDown() override {
     if (std::getenv("TGRAPH_CHECK_KERNEL_COVERAGE") == nullptr) return;
+    if (GetConformanceDevice(TGRAPH_CPU_PLUGIN_PATH).skips_suite()) return;  // nothing ran
     std::string missing;
     int total = 0;
     for (const std::string& op : OpRegistry::Global()->ListOps()) {
