@@ -5,6 +5,7 @@
 
 #include "c_api/src/c_api_internal.h"
 #include "core/graph/function_library.h"
+#include "core/graph/proto_budget.h"
 #include "core/graph/proto_limits.h"
 
 using namespace tgraph;
@@ -27,6 +28,8 @@ extern "C" void TG_GraphAddFunctionLibrary(TG_Graph* g, const void* proto, size_
     if (proto_len > static_cast<size_t>(INT_MAX)) {
       return InvalidArgument(fn, ": a FunctionDefLibrary of ", proto_len, " bytes is too large");
     }
+    TG_RETURN_IF_ERROR(CheckImportFitsInMemory(*tf::FunctionDefLibrary::descriptor(), proto,
+                                               proto_len, StrCat(fn, ": the FunctionDefLibrary")));
     tf::FunctionDefLibrary lib;
     if (!lib.ParseFromArray(proto, static_cast<int>(proto_len))) {
       return InvalidArgument(fn, ": the bytes are not a serialized FunctionDefLibrary");

@@ -7,10 +7,9 @@
 #include <new>
 #include <string>
 
-#include <unistd.h>
-
 #include "core/base/allocation_faults.h"
 #include "core/base/memory_account.h"
+#include "core/base/memory_limit.h"
 #include "core/base/tensor_limits.h"
 
 namespace tgraph {
@@ -61,17 +60,7 @@ StatusOr<int64_t> NumElementsOf(const std::vector<int64_t>& dims) {
 }
 
 uint64_t MaxTensorBytes() {
-  static const uint64_t limit = [] {
-    if (const char* env = std::getenv("TGRAPH_MAX_TENSOR_BYTES"); env != nullptr && *env) {
-      char* end = nullptr;
-      const unsigned long long v = std::strtoull(env, &end, 10);
-      if (end != env && *end == '\0' && v > 0) return static_cast<uint64_t>(v);
-    }
-    const long pages = sysconf(_SC_PHYS_PAGES);
-    const long page_size = sysconf(_SC_PAGESIZE);
-    if (pages <= 0 || page_size <= 0) return std::numeric_limits<uint64_t>::max();
-    return static_cast<uint64_t>(pages) * static_cast<uint64_t>(page_size);
-  }();
+  static const uint64_t limit = MemoryLimitFromEnvironment("TGRAPH_MAX_TENSOR_BYTES");
   return limit;
 }
 

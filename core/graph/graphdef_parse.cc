@@ -6,6 +6,7 @@
 #include <climits>
 
 #include "core/graph/graphdef_io.h"
+#include "core/graph/proto_budget.h"
 #include "core/graph/proto_limits.h"
 
 namespace tgraph {
@@ -33,6 +34,7 @@ Status ParseGraphDefBytes(const void* data, size_t len, tf::GraphDef* out) {
   if (len > static_cast<size_t>(INT_MAX)) {
     return InvalidArgument("Invalid GraphDef: ", len, " bytes is over protobuf's 2 GiB limit");
   }
+  TG_RETURN_IF_ERROR(CheckImportFitsInMemory(*tf::GraphDef::descriptor(), data, len, "GraphDef"));
   tf::GraphDef def;
   if (len > 0 && !def.ParseFromArray(data, static_cast<int>(len))) {
     return InvalidArgument("Invalid GraphDef: ", len,
@@ -47,6 +49,7 @@ Status ParseGraphDefText(std::string_view text, tf::GraphDef* out) {
   if (text.size() > static_cast<size_t>(INT_MAX)) {
     return InvalidArgument("Invalid GraphDef: text of ", text.size(), " bytes is too large");
   }
+  TG_RETURN_IF_ERROR(CheckTextImportFitsInMemory(text, "GraphDef"));
   tf::GraphDef def;
   FirstErrorCollector errors;
   google::protobuf::TextFormat::Parser parser;

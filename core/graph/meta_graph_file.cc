@@ -10,6 +10,7 @@
 
 #include "core/base/file_io.h"
 #include "core/graph/meta_graph_io.h"
+#include "core/graph/proto_budget.h"
 #include "core/graph/proto_limits.h"
 
 namespace tgraph {
@@ -20,6 +21,7 @@ Status ParseMetaGraphDef(const void* data, size_t len, const std::string& source
   if (len > static_cast<size_t>(std::numeric_limits<int>::max())) {
     return InvalidArgument(source, ": ", len, " bytes is more than a protobuf message can hold");
   }
+  TG_RETURN_IF_ERROR(CheckImportFitsInMemory(*tf::MetaGraphDef::descriptor(), data, len, source));
   tf::MetaGraphDef def;
   if (len > 0 && def.ParseFromArray(data, static_cast<int>(len))) {
     *out = std::move(def);
@@ -39,6 +41,9 @@ Status ParseMetaGraphDef(const void* data, size_t len, const std::string& source
     std::string first;
   } errors;
   parser.RecordErrorsTo(&errors);
+  if (text.find('\0') == std::string::npos) {
+    TG_RETURN_IF_ERROR(CheckTextImportFitsInMemory(text, source));
+  }
   if (text.find('\0') == std::string::npos && parser.ParseFromString(text, &def)) {
     *out = std::move(def);
     return Status::OK();
