@@ -169,3 +169,52 @@ def test_variable_helpers():
     _ = np
     with pytest.raises(ValueError):
         tf.Variable(None)
+
+
+def _traced_types(fetch, feed, config=None):
+    meta = tf.RunMetadata()
+    opts = tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE)
+    with tf.Session(config=config) as sess:
+        value = sess.run(fetch, feed_dict=feed, options=opts, run_metadata=meta)
+    types = sorted(n.timeline_label.split(" = ")[1][:-2]
+                   for d in meta.step_stats.dev_stats for n in d.node_stats)
+    return value, types
+
+
+def test_rewriter_config_switches_the_plan_time_rewrites():
+    # -(relu(identity(x) @ w + b) * (0.5 + 0.5)): folding, then x * 1, Identity removal and (no
+    # faster plain MatMul kernel being loaded, such as oneDNN's) fusion to do.
+    from tgraph.protos import RewriterConfig as rc
+    x = tf.placeholder(tf.float32, [2, 2])
+    w = tf.constant([[0.5, -1.0], [2.0, 0.25]])
+    b = tf.constant([0.25, -0.5])
+    one = tf.add(tf.constant(0.5), tf.constant(0.5))
+    y = -(tf.nn.relu(tf.nn.bias_add(tf.matmul(tf.identity(x), w), b)) * one)
+    feed = {x: np.array([[1.0, -2.0], [3.0, -4.0]], np.float32)}
+
+    def config(**switches):
+        return tf.ConfigProto(graph_options=tf.GraphOptions(rewrite_options=rc(**switches)))
+
+    # The rewrites are on by default.
+    on_value, on_types = _traced_types(y, feed)
+    assert not {"AddV2", "Mul", "Identity"} & set(on_types), on_types
+    # disable_meta_optimizer: none runs; every op of the graph does.
+    off_value, off_types = _traced_types(y, feed, config(disable_meta_optimizer=True))
+    assert {"MatMul", "BiasAdd", "Relu", "AddV2", "Mul", "Identity"} <= set(off_types)
+    np.testing.assert_array_equal(on_value, off_value)
+    # One switch OFF: only its rewrite stays undone.
+    value, types = _traced_types(y, feed, config(constant_folding=rc.OFF))
+    assert "AddV2" in types and "Mul" in types and "Identity" not in types
+    np.testing.assert_array_equal(on_value, value)
+    value, types = _traced_types(y, feed, config(remapping=rc.OFF))
+    assert "MatMul" in types and "_FusedMatMul" not in types and "AddV2" not in types
+    np.testing.assert_array_equal(on_value, value)
+    # TF's dependency optimizer also removes Identity nodes.
+    assert "Identity" in _traced_types(y, feed, config(dependency_optimization=rc.OFF))[1]
+    # An explicit optimizer list runs only those.
+    value, types = _traced_types(y, feed, config(optimizers=["constfold"]))
+    assert "AddV2" not in types and "Identity" in types and "Mul" in types
+    np.testing.assert_array_equal(on_value, value)
+    # A ConfigProto serialized by TensorFlow (the field numbers match) reads the same.
+    parsed = tf.ConfigProto.FromString(config(disable_meta_optimizer=True).SerializeToString())
+    assert parsed.graph_options.rewrite_options.disable_meta_optimizer

@@ -197,7 +197,7 @@ _DECLS = {
     "TG_NewSessionOptions": "P:", "TG_DeleteSessionOptions": "v:P",
     "TG_SetSessionInterOpThreads": "v:PI", "TG_SetSessionIntraOpThreads": "v:PI",
     "TG_SetSessionAllowSoftPlacement": "v:PI", "TG_SetSessionLogDevicePlacement": "v:PI",
-    "TG_SetSessionDefaultDevice": "v:PS", "TG_NewSession": "P:PPP", "TG_CloseSession": "v:PP",
+    "TG_SetSessionDefaultDevice": "v:PS", "TG_SetSessionRewrite": "v:PSIP", "TG_NewSession": "P:PPP", "TG_CloseSession": "v:PP",
     "TG_DeleteSession": "v:PP", "TG_SessionNumDevices": "I:P", "TG_SessionDeviceName": "S:PI",
     "TG_SessionDeviceType": "S:PI", "TG_NewRunOptions": "P:", "TG_DeleteRunOptions": "v:P",
     "TG_SetRunOptionsTraceLevel": "v:PI", "TG_NewRunMetadata": "P:",

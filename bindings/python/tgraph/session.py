@@ -84,6 +84,53 @@ class _FetchPlan:
         return self._element(f)
 
 
+# RewriterConfig's switches -> the plan-time rewrites they govern here. TF's dependency
+# optimizer also removes Identity and NoOp nodes, which tgraph does as "identity_removal".
+_REWRITER_SWITCHES = {
+    "constant_folding": ("constant_folding",),
+    "arithmetic_optimization": ("arithmetic_optimization",),
+    "dependency_optimization": ("dependency_optimization", "identity_removal"),
+    "remapping": ("remapping",),
+    "common_subgraph_elimination": ("common_subgraph_elimination",),
+}
+# Names in RewriterConfig.optimizers (TF's meta-optimizer names) -> the same.
+_OPTIMIZER_NAMES = {"constfold": "constant_folding", "arithmetic": "arithmetic_optimization",
+                    "dependency": "dependency_optimization", "remap": "remapping",
+                    "common_subgraph_elimination": "common_subgraph_elimination"}
+
+
+def _set_rewrite(opts: Any, name: str, on: bool) -> None:
+    st = _c.status()
+    _lib.TG_SetSessionRewrite(opts, _c.cstr(name), 1 if on else 0, st)
+    errors.check(st)
+
+
+def _apply_rewriter_config(opts: Any, config: Any) -> None:
+    """config.graph_options.rewrite_options, as TensorFlow reads it: disable_meta_optimizer
+    turns every rewrite off; a non-empty `optimizers` list runs only those; else each
+    switch set OFF turns its rewrites off and ON/AGGRESSIVE on (DEFAULT keeps them on)."""
+    graph_options = getattr(config, "graph_options", None)
+    if graph_options is None or not graph_options.HasField("rewrite_options"):
+        return
+    rc = graph_options.rewrite_options
+    off = rc.DESCRIPTOR.enum_types_by_name["Toggle"].values_by_name["OFF"].number
+    if rc.disable_meta_optimizer:
+        _set_rewrite(opts, "all", False)
+        return
+    if len(rc.optimizers):
+        _set_rewrite(opts, "all", False)
+        for name in rc.optimizers:
+            if name in _OPTIMIZER_NAMES:
+                for rewrite in _REWRITER_SWITCHES[_OPTIMIZER_NAMES[name]]:
+                    _set_rewrite(opts, rewrite, True)
+        return
+    for field, rewrites in _REWRITER_SWITCHES.items():
+        toggle = getattr(rc, field)
+        if toggle != 0:  # DEFAULT leaves the session's default (on)
+            for rewrite in rewrites:
+                _set_rewrite(opts, rewrite, toggle != off)
+
+
 class BaseSession:
     def __init__(self, target: str = "", graph: Any = None, config: Any = None) -> None:
         from tgraph.graph import get_default_graph
@@ -101,6 +148,7 @@ class BaseSession:
                     _lib.TG_SetSessionAllowSoftPlacement(opts, 1)
                 if getattr(config, "log_device_placement", False):
                     _lib.TG_SetSessionLogDevicePlacement(opts, 1)
+                _apply_rewriter_config(opts, config)
             st = _c.status()
             self._handle = _lib.TG_NewSession(self._graph._handle, opts, st)
             errors.check(st)
