@@ -36,6 +36,14 @@ struct TG_Graph {
   int in_device_function = 0;
 };
 
+namespace tgraph::capi {
+// The handle of a graph made by TG_NewGraph (nullptr for any other graph): callbacks into a
+// binding (TG_GradientCallback) name the graph by the handle its caller holds.
+TG_Graph* GraphHandleOf(const tgraph::Graph* graph);
+void RegisterGraphHandle(TG_Graph* handle);
+void UnregisterGraphHandle(TG_Graph* handle);
+}  // namespace tgraph::capi
+
 struct TG_Session {
   std::unique_ptr<tgraph::Session> session;
   // A copy taken at creation, so the strings handed out stay put for the session's life

@@ -1,6 +1,8 @@
 // TG_AddGradients and its variants: the C face of core/autodiff.
 #include "c_api/src/c_api_internal.h"
 #include "core/autodiff/add_gradients.h"
+#include "core/autodiff/gradient_registry.h"
+#include "core/plugin/registry.h"
 
 using namespace tgraph;
 using namespace tgraph::capi;
@@ -76,3 +78,54 @@ extern "C" void TG_AddGradientsSparse(TG_Graph* g, const char* prefix, TG_Output
     });
   });
 }
+
+namespace {
+
+// Runs a binding's gradient function for ctx.op() and takes its results into ctx. The
+// callback builds through the C API on the graph's handle; the graph lock AddGradients holds
+// is recursive, so its calls take it again on this thread.
+Status CallGradientCallback(TG_GradientCallback fn, void* arg, GradientContext& ctx) {
+  Operation* op = ctx.op();
+  TG_Graph* handle = GraphHandleOf(&ctx.graph());
+  if (handle == nullptr) {
+    return FailedPrecondition("the gradient of op type '", op->type(),
+                              "' is a binding's callback, which builds only on graphs made by "
+                              "TG_NewGraph (not a function body or an internal graph)");
+  }
+  std::vector<TG_Output> output_grads(static_cast<size_t>(op->num_outputs()));
+  for (int k = 0; k < op->num_outputs(); ++k) {
+    output_grads[static_cast<size_t>(k)] = OrNull(ctx.has_grad(k) ? ctx.grad(k) : Output{});
+  }
+  TG_RETURN_IF_ERROR(ctx.status());
+  std::vector<TG_Output> input_grads(static_cast<size_t>(op->num_inputs()), TG_Output{nullptr, 0});
+  TG_Status status;
+  fn(arg, handle, ToC(op), output_grads.data(), op->num_outputs(), input_grads.data(),
+     op->num_inputs(), &status);
+  TG_RETURN_IF_ERROR(status.status);
+  for (int i = 0; i < op->num_inputs(); ++i) {
+    const TG_Output g = input_grads[static_cast<size_t>(i)];
+    if (g.oper == nullptr) continue;
+    TG_RETURN_IF_ERROR(CheckOutput("TG_GradientCallback", &ctx.graph(), g)
+                           .Prepend(StrCat("the gradient of input ", i, ": ")));
+    ctx.SetInputGrad(i, ToOutput(g));
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+extern "C" void TG_RegisterGradientCallback(const char* op_type, TG_GradientCallback fn,
+                                            void* arg, TG_Status* status) {
+  Guard(status, [&]() -> Status {
+    const char* name = "TG_RegisterGradientCallback";
+    if (op_type == nullptr || *op_type == '\0') return NullArg(name, "op_type");
+    if (fn == nullptr) return NullArg(name, "fn");
+    if (GradientRegistry::Global()->Find(op_type) != nullptr) {
+      return AlreadyExists("a gradient for op type '", op_type,
+                           "' is already registered (by a plugin)");
+    }
+    return GradientFunctionRegistry::Global().Register(
+        op_type, [fn, arg](GradientContext& ctx) { return CallGradientCallback(fn, arg, ctx); });
+  });
+}
+

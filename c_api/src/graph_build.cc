@@ -1,6 +1,9 @@
 // Graphs, lookup, static shapes, finalize, and building operations (TG_NewOperation ...
 // TG_FinishOperation with every attr setter).
 #include <cstring>
+#include <memory>
+#include <mutex>
+#include <unordered_map>
 
 #include "c_api/src/c_api_internal.h"
 #include "core/graph/attr_value_util.h"
@@ -11,11 +14,43 @@ using namespace tgraph::capi;
 
 // ---- graphs ----
 
+namespace tgraph::capi {
+namespace {
+std::mutex graph_handles_mu;
+std::unordered_map<const Graph*, TG_Graph*>& GraphHandles() {
+  static auto* handles = new std::unordered_map<const Graph*, TG_Graph*>();
+  return *handles;
+}
+}  // namespace
+
+TG_Graph* GraphHandleOf(const Graph* graph) {
+  std::lock_guard<std::mutex> lock(graph_handles_mu);
+  auto it = GraphHandles().find(graph);
+  return it == GraphHandles().end() ? nullptr : it->second;
+}
+void RegisterGraphHandle(TG_Graph* handle) {
+  std::lock_guard<std::mutex> lock(graph_handles_mu);
+  GraphHandles()[&handle->graph] = handle;
+}
+void UnregisterGraphHandle(TG_Graph* handle) {
+  std::lock_guard<std::mutex> lock(graph_handles_mu);
+  GraphHandles().erase(&handle->graph);
+}
+}  // namespace tgraph::capi
+
 extern "C" TG_Graph* TG_NewGraph(void) {
-  return NoThrow<TG_Graph*>(nullptr, [] { return new TG_Graph(); });
+  return NoThrow<TG_Graph*>(nullptr, [] {
+    auto handle = std::make_unique<TG_Graph>();
+    RegisterGraphHandle(handle.get());
+    return handle.release();
+  });
 }
 
-extern "C" void TG_DeleteGraph(TG_Graph* g) { delete g; }
+extern "C" void TG_DeleteGraph(TG_Graph* g) {
+  if (g == nullptr) return;
+  UnregisterGraphHandle(g);
+  delete g;
+}
 
 extern "C" TG_Operation* TG_GraphOperationByName(TG_Graph* g, const char* oper_name) {
   if (g == nullptr || oper_name == nullptr) return nullptr;

@@ -218,8 +218,64 @@ def test_gradient_override_to_an_unknown_gradient_fails_like_tf():
                 m.gradients(y, x)
             if m is tgraph:
                 assert "NoSuchGradient" in str(raised.value)
-    with pytest.raises(NotImplementedError, match="Python gradient functions"):
-        tgraph.RegisterGradient("MyGrad")(lambda op, grad: grad)
+
+
+def test_python_gradient_functions():
+    """tf.RegisterGradient: a gradient reversal layer (Identity overridden to a Python
+    gradient scaling by -lambda), and a gradient for a two-output op that uses the op's
+    attrs, inputs and outputs; both registries are process-wide, so each name is used once."""
+    for m in (tgraph, tf1):
+        @m.RegisterGradient("DiffTestGradReverse")
+        def _reverse(op, grad):
+            return [-0.5 * grad]
+
+        @m.RegisterGradient("DiffTestUnstackGrad")
+        def _unstack_grad(op, *grads, m=m):  # m bound now: the loop moves on
+            assert len(grads) == 2 and op.get_attr("num") == 2
+            # Only the first row's gradient, doubled.
+            return m.stack([2.0 * grads[0], m.zeros_like(op.outputs[1])], axis=0)
+
+        with pytest.raises(KeyError):
+            m.RegisterGradient("DiffTestGradReverse")(_reverse)
+
+    def build(m):
+        x = m.constant([[1.0, -2.0], [3.0, 0.5]])
+        g = m.get_default_graph()
+        with g.gradient_override_map({"Identity": "DiffTestGradReverse"}):
+            reversed_x = m.identity(x)
+        y = m.reduce_sum(m.square(reversed_x))
+        with g.gradient_override_map({"Unpack": "DiffTestUnstackGrad"}):
+            rows = m.unstack(x, axis=0)
+        z = m.reduce_sum(rows[0] * 3.0) + m.reduce_sum(rows[1])
+        return {"reversed": m.gradients(y, x)[0], "unstack": m.gradients(z, x)[0]}, {}, None
+    a, b = run_both(build)
+    assert_close(a, b)
+    np.testing.assert_allclose(a["reversed"], -1.0 * np.array([[1.0, -2.0], [3.0, 0.5]]))
+    np.testing.assert_allclose(a["unstack"], [[6.0, 6.0], [0.0, 0.0]])
+
+
+def test_python_gradient_function_errors_reach_the_caller():
+    @tgraph.RegisterGradient("DiffTestBrokenGrad")
+    def _broken(op, grad):
+        raise ZeroDivisionError("from the gradient function")
+
+    @tgraph.RegisterGradient("DiffTestTooManyGrads")
+    def _too_many(op, grad):
+        return [grad, grad]
+
+    with tgraph.Graph().as_default() as g:
+        x = tgraph.constant([1.0])
+        with g.gradient_override_map({"Neg": "DiffTestBrokenGrad", "Exp": "DiffTestTooManyGrads"}):
+            y = tgraph.negative(x)
+            e = tgraph.exp(x)
+        with pytest.raises(ZeroDivisionError, match="from the gradient function"):
+            tgraph.gradients(y, x)
+        with pytest.raises(ValueError, match="Num gradients 2 generated for op"):
+            tgraph.gradients(e, x)
+        # The graph is still usable, and a plain gradient works.
+        assert tgraph.gradients(tgraph.square(x), x)[0] is not None
+    with pytest.raises(KeyError, match="Registering two gradient"):
+        tgraph.RegisterGradient("Square")(_broken)  # the core's own
 
 
 def test_node_names_agree():

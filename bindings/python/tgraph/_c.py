@@ -172,6 +172,7 @@ _DECLS = {
     "TG_FinishCond": "v:PPIPP", "TG_AbortCond": "v:P",
     # gradients, optimizers, training builders
     "TG_AddGradientsWithPrefix": "v:PSPIPIPPP", "TG_AddGradientsSparse": "v:PSPIPIPPPPP",
+    "TG_RegisterGradientCallback": "v:SPPP",
     "TG_InitOptimizerOptions": "v:PI", "TG_NewOptimizer": "P:PP", "TG_DeleteOptimizer": "v:P",
     "TG_OptimizerMinimize": "P:PPOPIPP", "TG_OptimizerComputeGradients": "v:PPOPIPPPPIPP",
     "TG_OptimizerApplyGradients": "P:PPPPPPIPSP", "TG_OptimizerGetSlot": "P:PPS",

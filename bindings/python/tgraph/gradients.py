@@ -1,7 +1,9 @@
 """tf.gradients over TG_AddGradientsSparse, and IndexedSlices for sparse gradients."""
 from __future__ import annotations
 
-from typing import Any, List, Optional
+import ctypes
+import threading
+from typing import Any, Dict, List, Optional
 
 from tgraph import _c, errors
 from tgraph.graph import get_default_graph
@@ -79,6 +81,7 @@ def gradients(ys: Any, xs: Any, grad_ys: Any = None, name: str = "gradients",
     st = _c.status()
     _lib.TG_AddGradientsSparse(g._handle, _c.cstr(name), y_arr, ny, x_arr, nx, dx, st, values,
                                indices, shapes)
+    _raise_callback_error()
     code = _lib.TG_GetCode(st)
     if code != 0:
         msg = _c.pystr(_lib.TG_Message(st))
@@ -89,10 +92,73 @@ def gradients(ys: Any, xs: Any, grad_ys: Any = None, name: str = "gradients",
 
 
 
+# gradient function: void (*)(void* arg, TG_Graph* g, TG_Operation* op,
+# const TG_Output* output_grads, int num_outputs, TG_Output* input_grads, int num_inputs,
+# TG_Status* status).
+_GRADIENT_CALLBACK = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
+                                      ctypes.POINTER(_c.TG_Output), ctypes.c_int,
+                                      ctypes.POINTER(_c.TG_Output), ctypes.c_int, ctypes.c_void_p)
+# op type -> (function, its C callback): both live as long as the process, like the registry.
+_registered: Dict[str, Any] = {}
+# An exception a gradient function raised, re-raised when the library call that ran it returns.
+_callback_error = threading.local()
+
+
+def _raise_callback_error() -> None:
+    error = getattr(_callback_error, "error", None)
+    if error is not None:
+        _callback_error.error = None
+        raise error
+
+
+def _run_gradient_function(fn: Any, g_handle: int, op_handle: int, output_grads: Any,
+                           num_outputs: int, input_grads: Any, num_inputs: int,
+                           status: int) -> None:
+    from tgraph.graph import _graph_of_handle
+    try:
+        g = _graph_of_handle(g_handle)
+        if g is None:
+            raise RuntimeError("a Python gradient function was asked to build on a graph that "
+                               "is not a tgraph.Graph of this process")
+        op = g._op(op_handle)
+        with g.as_default():
+            grads = []
+            for k in range(num_outputs):
+                out = output_grads[k]
+                if out.oper:
+                    grads.append(g._tensor(out))
+                elif op.outputs[k].dtype.is_floating or op.outputs[k].dtype.is_complex:
+                    # As TensorFlow does: an output nothing differentiated gets zeros.
+                    from tgraph.ops.array_ops import zeros_like
+                    grads.append(zeros_like(op.outputs[k]))
+                else:
+                    grads.append(None)
+            result = fn(op, *grads)
+            results = list(result) if isinstance(result, (list, tuple)) else [result]
+            if len(results) != num_inputs:
+                raise ValueError(f"Num gradients {len(results)} generated for op {op.name} "
+                                 f"({op.type}) do not match num inputs {num_inputs}")
+            for i, r in enumerate(results):
+                if r is None:
+                    continue
+                if isinstance(r, IndexedSlices):  # made dense: the library takes dense ones
+                    from tgraph import raw_ops
+                    from tgraph.ops.array_ops import shape as _shape
+                    rows = (r.dense_shape if r.dense_shape is not None else _shape(op.inputs[i]))[0]
+                    r = raw_ops.UnsortedSegmentSum(data=r.values, segment_ids=r.indices,
+                                                   num_segments=rows)
+                input_grads[i] = convert_to_tensor(r)._tf_output
+    except BaseException as e:  # noqa: BLE001 - re-raised once the library call returns
+        _callback_error.error = e
+        _lib.TG_SetStatus(status, errors.UNKNOWN, _c.cstr(f"{type(e).__name__}: {e}"))
+
+
 class RegisterGradient:
-    """tf.RegisterGradient: tgraph's gradient functions are the core's and those plugins
-    register (tgraph/plugin.h); a Python function cannot be one. gradient_override_map can
-    still map an op type to any of those by name (e.g. {"Sign": "Identity"})."""
+    """tf.RegisterGradient("OpType"): decorates fn(op, *output_grads) -> the gradients of
+    op's inputs (one per input, None for none). Process-wide, as in TensorFlow; an op built
+    inside Graph.gradient_override_map({"Identity": "OpType"}) takes it too. The core's and
+    the plugins' gradients cannot be replaced (KeyError, as TF says for a name registered
+    twice)."""
 
     def __init__(self, op_type: str) -> None:
         if not isinstance(op_type, str):
@@ -100,7 +166,17 @@ class RegisterGradient:
         self._op_type = op_type
 
     def __call__(self, fn: Any) -> Any:
-        raise NotImplementedError(
-            f"RegisterGradient('{self._op_type}'): Python gradient functions are not supported; "
-            "register the gradient from a plugin (tgraph/plugin.h) or map the op to an existing "
-            "gradient with Graph.gradient_override_map")
+        if self._op_type in _registered:
+            raise KeyError(f"Registering two gradient with name '{self._op_type}'!")
+        callback = _GRADIENT_CALLBACK(
+            lambda arg, g, op, out, n_out, inp, n_in, st:
+                _run_gradient_function(fn, g, op, out, n_out, inp, n_in, st))
+        _c.ensure_plugins()
+        st = _c.status()
+        _lib.TG_RegisterGradientCallback(_c.cstr(self._op_type), callback, None, st)
+        if _lib.TG_GetCode(st) == errors.ALREADY_EXISTS:
+            raise KeyError(f"Registering two gradient with name '{self._op_type}'! "
+                           f"({_c.pystr(_lib.TG_Message(st))})")
+        errors.check(st)
+        _registered[self._op_type] = (fn, callback)
+        return fn

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import threading
+import weakref
 from typing import Any, Dict, Iterator, List, Optional
 
 from tgraph import _c, errors
@@ -37,12 +38,22 @@ def _check() -> int:
     return _c.status()
 
 
+# TG_Graph handle -> its Graph, for callbacks from the library that name a graph by handle
+# (gradient functions registered with tf.RegisterGradient).
+_graphs_by_handle: "weakref.WeakValueDictionary[int, Graph]" = weakref.WeakValueDictionary()
+
+
+def _graph_of_handle(handle: int) -> Optional["Graph"]:
+    return _graphs_by_handle.get(handle)
+
+
 class Graph:
     """A dataflow graph (a TG_Graph). Operations are created in the default graph unless
     another one is made the default with `as_default()`."""
 
     def __init__(self) -> None:
         self._handle = _lib.TG_NewGraph()
+        _graphs_by_handle[self._handle] = self
         self._ops: Dict[int, Any] = {}
         self._variables: Dict[int, Any] = {}
         # Collection items the C API cannot hold (arbitrary Python objects), per key.
@@ -346,8 +357,8 @@ class Graph:
     @contextlib.contextmanager
     def gradient_override_map(self, op_type_map: Dict[str, str]) -> Iterator[None]:
         """Ops of a type in `op_type_map` built inside take the gradient registered for the
-        mapped type (their "_gradient_op_type" attr, as in TF). The gradients are the core's
-        and the plugins'; Python gradient functions are not supported (see RegisterGradient)."""
+        mapped type (their "_gradient_op_type" attr, as in TF): the core's, a plugin's, or a
+        Python function registered with tf.RegisterGradient."""
         if not isinstance(op_type_map, dict):
             raise TypeError("op_type_map must be a dictionary mapping strings to strings")
         saved = dict(self._gradient_override_map)

@@ -910,6 +910,27 @@ TG_CAPI_EXPORT extern void TG_AddGradientsSparse(TG_Graph* g, const char* prefix
                                                  TG_Output* dy_indices,
                                                  TG_Output* dy_dense_shape);
 
+/* A gradient function written in a binding's language (Python's tf.RegisterGradient):
+ * called during TG_AddGradients* (and the optimizers' gradient computations) for each op
+ * whose type, or gradient_override_map's "_gradient_op_type" attr, is the registered type,
+ * with g's name scope at "<gradients scope>/<op name>_grad". It builds the gradient with
+ * the graph-building API on `g` and sets input_grads[i] for each of the op's `num_inputs`
+ * inputs (oper NULL, as they come: no gradient). output_grads holds the gradients of the
+ * op's `num_outputs` outputs (oper NULL: that output has none; sparse ones arrive dense).
+ * To fail, it sets `status`: the TG_AddGradients call fails with that code, its message
+ * naming the op. */
+typedef void (*TG_GradientCallback)(void* arg, TG_Graph* g, TG_Operation* op,
+                                    const TG_Output* output_grads, int num_outputs,
+                                    TG_Output* input_grads, int num_inputs, TG_Status* status);
+/* Registers `fn` (with `arg`, kept for the process's life) as the gradient of `op_type`,
+ * for every graph: gradients are process-wide, as in TensorFlow. ALREADY_EXISTS when
+ * `op_type` has a gradient already (the core's, a plugin's, or one registered here), or is
+ * registered as not differentiable; the type need not be an op (gradient_override_map
+ * names it). */
+TG_CAPI_EXPORT extern void TG_RegisterGradientCallback(const char* op_type,
+                                                       TG_GradientCallback fn, void* arg,
+                                                       TG_Status* status);
+
 /* ===================================================================================== */
 /* Optimizers (tf.train.*Optimizer)                                                      */
 /* ===================================================================================== */

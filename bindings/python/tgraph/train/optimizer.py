@@ -15,6 +15,8 @@ _GD, _MOMENTUM, _ADAM, _RMSPROP, _ADAGRAD = range(5)
 
 
 def _raise(st: int, g: Any) -> None:
+    from tgraph.gradients import _raise_callback_error
+    _raise_callback_error()  # a Python gradient function's exception, as it was raised
     code = _lib.TG_GetCode(st)
     if code == 0:
         return
