@@ -157,5 +157,71 @@ TEST_F(GradientsTest, BadArguments) {
   TG_DeleteGraph(other);
 }
 
+// A binding's gradient function (TG_RegisterGradientCallback): d(y)/d(x) = -2 * dy, for
+// ops whose "_gradient_op_type" names it; `arg` counts the calls.
+void NegTwiceGradient(void* arg, TG_Graph* g, TG_Operation* op, const TG_Output* output_grads,
+                      int num_outputs, TG_Output* input_grads, int num_inputs,
+                      TG_Status* status) {
+  ++*static_cast<int*>(arg);
+  if (num_outputs != 1 || num_inputs != 1 || output_grads[0].oper == nullptr) {
+    TG_SetStatus(status, TG_INTERNAL, "unexpected op shape");
+    return;
+  }
+  TG_Output minus_two = ConstDouble(g, {-2.0});
+  input_grads[0] = AddOp(g, "Mul", {output_grads[0], minus_two}, {}, 0, "neg_twice");
+  (void)op;
+}
+
+void FailingGradient(void*, TG_Graph*, TG_Operation*, const TG_Output*, int, TG_Output*, int,
+                     TG_Status* status) {
+  TG_SetStatus(status, TG_FAILED_PRECONDITION, "the binding refused");
+}
+
+TEST_F(GradientsTest, ABindingsGradientCallbackBuildsTheGradient) {
+  int calls = 0;
+  TG_RegisterGradientCallback("CApiTestNegTwice", &NegTwiceGradient, &calls, s_);
+  TG_ASSERT_OK(s_);
+  TG_Output x = Placeholder("x", {3});
+  TG_Output y = AddOp(g_, "Square", {x}, [](TG_OperationDescription* d) {
+    TG_SetAttrString(d, "_gradient_op_type", "CApiTestNegTwice", 16);
+  }, 0, "sq");
+  TG_Output dx{};
+  TG_AddGradients(g_, &y, 1, &x, 1, nullptr, s_, &dx);
+  TG_ASSERT_OK(s_);
+  EXPECT_EQ(calls, 1);
+  ASSERT_NE(dx.oper, nullptr);
+  // Built under the op's gradient scope, like the core's own.
+  EXPECT_EQ(std::string(TG_OperationName(dx.oper)), "gradients/sq_grad/neg_twice");
+  EXPECT_EQ(RunWith(dx, x, {1, 2, 3}), (std::vector<double>{-2, -2, -2}));
+
+  // A type with a gradient already, the same type twice, and bad arguments.
+  TG_RegisterGradientCallback("CApiTestNegTwice", &NegTwiceGradient, &calls, s_);
+  EXPECT_EQ(TG_GetCode(s_), TG_ALREADY_EXISTS) << TG_Message(s_);
+  TG_RegisterGradientCallback("Relu", &NegTwiceGradient, &calls, s_);
+  EXPECT_EQ(TG_GetCode(s_), TG_ALREADY_EXISTS) << TG_Message(s_);
+  TG_RegisterGradientCallback("Shape", &NegTwiceGradient, &calls, s_);  // not differentiable
+  EXPECT_EQ(TG_GetCode(s_), TG_ALREADY_EXISTS) << TG_Message(s_);
+  TG_RegisterGradientCallback(nullptr, &NegTwiceGradient, &calls, s_);
+  EXPECT_EQ(TG_GetCode(s_), TG_INVALID_ARGUMENT) << TG_Message(s_);
+  TG_RegisterGradientCallback("CApiTestNoFunction", nullptr, nullptr, s_);
+  EXPECT_EQ(TG_GetCode(s_), TG_INVALID_ARGUMENT) << TG_Message(s_);
+}
+
+TEST_F(GradientsTest, ACallbacksErrorFailsTheCallNamingTheOp) {
+  TG_RegisterGradientCallback("CApiTestFailing", &FailingGradient, nullptr, s_);
+  TG_ASSERT_OK(s_);
+  TG_Output x = Placeholder("x", {3});
+  TG_Output y = AddOp(g_, "Square", {x}, [](TG_OperationDescription* d) {
+    TG_SetAttrString(d, "_gradient_op_type", "CApiTestFailing", 15);
+  }, 0, "refused_square");
+  TG_Output dx{};
+  TG_AddGradients(g_, &y, 1, &x, 1, nullptr, s_, &dx);
+  EXPECT_EQ(TG_GetCode(s_), TG_FAILED_PRECONDITION);
+  const std::string message = TG_Message(s_);
+  EXPECT_NE(message.find("refused_square"), std::string::npos) << message;
+  EXPECT_NE(message.find("the binding refused"), std::string::npos) << message;
+}
+
 }  // namespace
 }  // namespace tgtest
+
