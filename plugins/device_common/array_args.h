@@ -282,17 +282,21 @@ inline bool SqueezeDims(tgraph::plugin::Context& ctx, const std::vector<int64_t>
 }
 
 // Fails a gather whose index at flat position `bad` of indices (dims `index_dims`) is
-// `value`, not in [0, limit): "indices[1,2] = 7 is not in [0, 5)", as the CPU plugin words it.
+// `value`, not in [0, limit): "indices[1,2] = 7 is not in [0, 5)", as the CPU plugin words it
+// (`name` for other index inputs: "segment_ids[3] = 9 is not in [0, 4)").
 inline void FailBadIndex(tgraph::plugin::Context& ctx, const std::vector<int64_t>& index_dims,
-                         int64_t bad, int64_t value, int64_t limit) {
+                         int64_t bad, int64_t value, int64_t limit,
+                         const char* name = "indices") {
   std::string where;
   int64_t flat = bad;
   for (size_t d = index_dims.size(); d-- > 0;) {
     where = std::to_string(flat % index_dims[d]) + (where.empty() ? "" : ",") + where;
     flat /= index_dims[d];
   }
-  ctx.Fail(TG_INVALID_ARGUMENT, "indices[" + where + "] = " + std::to_string(value) +
-                                    " is not in [0, " + std::to_string(limit) + ")");
+  std::string message = name;
+  message.append("[").append(where).append("] = ").append(std::to_string(value));
+  message.append(" is not in [0, ").append(std::to_string(limit)).append(")");
+  ctx.Fail(TG_INVALID_ARGUMENT, message);
 }
 
 // Every index of host-memory `indices` checked against [0, limit) and narrowed to int: the
