@@ -1,6 +1,7 @@
 // The host side of the sparse updates every device plugin has (ScatterUpdate / ScatterAdd /
-// ScatterSub, the SparseApply* optimizer updates, and GatherV2 with int64 indices): argument
-// checks worded as the CPU plugin words them, and the index plan the device kernels run on.
+// ScatterSub, the SparseApply* optimizer updates, UnsortedSegmentSum, and GatherV2 with int64
+// indices): argument checks worded as the CPU plugin words them, and the index plan the
+// device kernels run on.
 //
 // The indices of these kernels are registered in host memory. The host checks every index
 // before anything is enqueued (so a rejected update changes nothing, and the error names the
