@@ -317,4 +317,25 @@ inline bool CheckedPositions(tgraph::plugin::Context& ctx,
   return true;
 }
 
+// AddN(inputs): every input has input 0's dims (no broadcasting, as in TensorFlow), worded
+// as the CPU plugin (plugins/cpu/add_n.cc). *dims: those dims.
+inline bool CheckAddNShapes(tgraph::plugin::Context& ctx, std::vector<int64_t>* dims) {
+  if (ctx.num_inputs() < 1) {
+    ctx.Fail(TG_INVALID_ARGUMENT, "AddN needs at least one input");
+    return false;
+  }
+  *dims = ctx.input(0).dims();
+  for (int i = 1; i < ctx.num_inputs(); ++i) {
+    const std::vector<int64_t> d = ctx.input(i).dims();
+    if (d != *dims) {
+      std::string message = "inputs to AddN must all have the same shape, but input 0 has shape ";
+      message.append(ShapeString(*dims)).append(" and input ").append(std::to_string(i));
+      message.append(" has shape ").append(ShapeString(d));
+      ctx.Fail(TG_INVALID_ARGUMENT, message);
+      return false;
+    }
+  }
+  return true;
+}
+
 }  // namespace tgraph_device_common

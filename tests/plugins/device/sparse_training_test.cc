@@ -324,6 +324,41 @@ TEST_F(SparseTrainingTest, SqrtAndSquareMatchCpu) {
   });
 }
 
+// ---- AddN (the gradient of a tensor with several consumers, e.g. NCE's embeddings) ----
+
+TEST_F(SparseTrainingTest, AddNMatchesCpu) {
+  auto add_n = [](Builder& b, const std::vector<TG_Output>& xs, const char* name) {
+    TG_OperationDescription* d = TG_NewOperation(b.graph(), "AddN", name);
+    TG_AddInputList(d, xs.data(), static_cast<int>(xs.size()));
+    TG_SetDevice(d, b.device().c_str());
+    TG_Status* s = TG_NewStatus();
+    TG_Operation* op = TG_FinishOperation(d, s);
+    EXPECT_EQ(TG_GetCode(s), TG_OK) << TG_Message(s);
+    TG_DeleteStatus(s);
+    return TG_Output{op, 0};
+  };
+  // The CPU's order of sums ((x0 + x1) + x2) + x3: the same floats.
+  const RunResult r = devtest::ExpectDeviceMatchesCpu(
+      [&](Builder& b) -> std::vector<TG_Output> {
+        std::vector<TG_Output> xs;
+        for (uint32_t i = 0; i < 4; ++i) xs.push_back(b.Feed({5, 3}, Random(15, -3, 3, 20 + i)));
+        return {add_n(b, xs, "add4"), add_n(b, {xs[0], xs[1]}, "add2"),
+                add_n(b, {xs[2]}, "add1"),
+                add_n(b, {b.Feed({0, 2}, {}), b.Feed({0, 2}, {})}, "add_empty")};
+      },
+      0, 0, "add4");
+  for (const char* node : {"add2", "add1", "add_empty"}) {
+    EXPECT_EQ(r.DeviceOf(node), kGpu) << node << "\n" << r.StepsString();
+  }
+  ExpectDeviceError(
+      [&](Builder& b) -> std::vector<TG_Output> {
+        return {add_n(b, {b.Feed({2, 3}, Random(6)), b.Feed({3, 2}, Random(6))}, "bad_add")};
+      },
+      TG_INVALID_ARGUMENT, "bad_add",
+      "inputs to AddN must all have the same shape, but input 0 has shape [2,3] and input 1 "
+      "has shape [3,2]");
+}
+
 // ---- a sparse step's deduplication: Unique, Shape, StridedSlice, UnsortedSegmentSum ----
 
 TG_Output Unique(Builder& b, TG_Output x, TG_DataType out_idx, const char* name) {
