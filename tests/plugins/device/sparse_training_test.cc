@@ -1,8 +1,9 @@
 // Sparse updates on /device:GPU:0 against the CPU plugin: ScatterUpdate / ScatterAdd /
 // ScatterSub and the SparseApply* optimizer updates (int32 and int64 indices, duplicates,
-// scalar updates), GatherV2 with int64 indices, their index and shape errors, and the seeds'
-// word2vec (embedding lookup, a softmax or NCE loss, GradientDescent or Adagrad) trained
-// with its variables and their updates on the device.
+// scalar updates), GatherV2 with int64 indices, AddN, what the optimizers sum a sparse
+// gradient's duplicate rows with (Unique, Shape, StridedSlice, UnsortedSegmentSum), their
+// index and shape errors, and the seeds' word2vec (embedding lookup, a softmax or NCE loss,
+// every optimizer) trained with its variables, slots and updates on the device.
 #include <gtest/gtest.h>
 
 #include <cmath>
