@@ -1,11 +1,13 @@
 // Element-wise float kernels: Add/AddV2/Sub/Mul/RealDiv/Maximum with NumPy broadcasting,
-// Neg/Exp/Log/Tanh/Sigmoid/Relu, and ReluGrad/SigmoidGrad/TanhGrad (device code: cwise.cu).
+// Neg/Exp/Log/Tanh/Sigmoid/Relu, ReluGrad/SigmoidGrad/TanhGrad, and AddN (device code:
+// cwise.cu).
 #include <string>
 #include <vector>
 
 #include "cuda_common.h"
 #include "cuda_kernels.h"
 #include "cuda_launch.h"
+#include "device_common/array_args.h"
 #include "device_common/broadcast_plan.h"
 
 namespace tgraph_cuda {
@@ -122,6 +124,39 @@ class GradKernel {
   }
 };
 
+// AddN(inputs...), float: out = in0 + in1, then out += in_k for each further input, one
+// launch each (in place past the first), the CPU plugin's order of sums. One input: an
+// alias of it.
+class AddNKernel {
+ public:
+  explicit AddNKernel(Construction&) {}
+  void Compute(Context& ctx) {
+    std::vector<int64_t> dims;
+    if (!tgraph_device_common::CheckAddNShapes(ctx, &dims)) return;
+    TensorView first = ctx.input(0);
+    if (ctx.num_inputs() == 1) {
+      ctx.SetOutputAlias(0, first, dims);
+      return;
+    }
+    const int64_t n = Product(dims);
+    if (!CheckIntSized(ctx, n, "the output")) return;
+    CudaDevice* dev = BindDevice(ctx);
+    if (dev == nullptr) return;
+    TensorMut out = ctx.ForwardOrAllocateOutput(0, 0, dims);
+    if (!ctx.ok() || n == 0) return;
+    float* o = DataOf<float>(out);
+    for (int i = 1; i < ctx.num_inputs(); ++i) {
+      const float* x = i == 1 ? DataOf<const float>(first) : o;
+      if (!CudaOk(ctx,
+                  LaunchBinary(BinaryOp::kAdd, x, DataOf<const float>(ctx.input(i)), o,
+                               static_cast<int>(n), dev->stream()),
+                  "launch")) {
+        return;
+      }
+    }
+  }
+};
+
 }  // namespace
 
 void RegisterCwiseKernels(tgraph::plugin::Init& init) {
@@ -143,6 +178,7 @@ void RegisterCwiseKernels(tgraph::plugin::Init& init) {
   init.Kernel<GradKernel<GradOp::kRelu>>(f("ReluGrad"));
   init.Kernel<GradKernel<GradOp::kSigmoid>>(f("SigmoidGrad"));
   init.Kernel<GradKernel<GradOp::kTanh>>(f("TanhGrad"));
+  init.Kernel<AddNKernel>(f("AddN"));
 }
 
 }  // namespace tgraph_cuda

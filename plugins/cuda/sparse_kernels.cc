@@ -1,8 +1,9 @@
 // Sparse updates on the device, float32: ScatterUpdate (float and int32), ScatterAdd,
 // ScatterSub, SparseApplyMomentum, SparseApplyAdagrad, SparseApplyRMSProp and
-// SparseApplyCenteredRMSProp with int32 or int64 indices, and GatherV2 with int64 indices
-// (what embedding lookups of int64 ids, e.g. NCE's sampled classes, need next to their
-// variable). The CPU plugin's semantics: plugins/cpu/variable_ops.cc, training_sparse_ops.cc.
+// SparseApplyCenteredRMSProp with int32 or int64 indices, UnsortedSegmentSum (with the host
+// kernels of plugins/device_common/host_kernels.h: what a sparse optimizer step sums
+// duplicate rows with), and GatherV2 with int64 indices (what embedding lookups of int64
+// ids, e.g. NCE's sampled classes, need next to their variable). The CPU plugin's semantics: plugins/cpu/variable_ops.cc, training_sparse_ops.cc.
 // The OpenCL plugin's sparse_kernels.cc does the same; its tests run on every machine.
 //
 // Indices live in host memory: the host checks them and groups their positions by row
@@ -20,6 +21,7 @@
 #include "cuda_kernels.h"
 #include "cuda_launch.h"
 #include "device_common/array_args.h"
+#include "device_common/host_kernels.h"
 #include "device_common/sparse_args.h"
 #include "var_refs.h"
 
@@ -213,6 +215,44 @@ class SparseApplyKernel {
   bool use_locking_ = false;
 };
 
+// UnsortedSegmentSum(data, segment_ids, num_segments), float data: the output is zeroed,
+// then each segment's rows are added in the order of segment_ids (ScatterAdd's device kernel
+// over the host's plan: the CPU's sums in the CPU's order). Negative ids are dropped, ids
+// past num_segments fail the node before anything is queued.
+class UnsortedSegmentSumKernel {
+ public:
+  explicit UnsortedSegmentSumKernel(Construction&) {}
+  void Compute(Context& ctx) {
+    TensorView data = ctx.input(0), ids = ctx.input(1);
+    std::vector<int64_t> out_dims;
+    int64_t inner = 0;
+    RowPlan plan;
+    if (!tgraph_device_common::CheckUnsortedSegmentSum(ctx, data, ids, ctx.input(2), &out_dims,
+                                                       &inner) ||
+        !PlanRows(ctx, ids, out_dims[0], &plan, /*drop_negative=*/true, "segment_ids") ||
+        !CheckSizes(ctx, plan, inner, tgraph_device_common::Product(out_dims),
+                    data.num_elements())) {
+      return;
+    }
+    CudaDevice* dev = BindDevice(ctx);
+    if (dev == nullptr) return;
+    TensorMut out = ctx.AllocateOutput(0, out_dims);
+    if (!ctx.ok() || out.byte_size() == 0) return;
+    if (!CudaOk(ctx, cudaMemsetAsync(DataOf<void>(out), 0, out.byte_size(), dev->stream()),
+                "zeroing the output") ||
+        plan.groups == 0 || inner == 0) {
+      return;
+    }
+    const int32_t* p = Upload(ctx, *dev, plan.packed);
+    if (p == nullptr) return;
+    CudaOk(ctx,
+           LaunchScatter(ScatterOp::kAdd, DataOf<void>(out), DataOf<const void>(data), p,
+                         static_cast<int>(plan.groups), static_cast<int>(inner), false,
+                         dev->stream()),
+           "launch");
+  }
+};
+
 // GatherV2(params, indices, axis) with int64 indices in host memory, 4-byte elements: the
 // host checks the indices (the first bad one fails the node as the CPU plugin words it) and
 // hands the device int positions.
@@ -277,6 +317,14 @@ void RegisterSparseKernels(tgraph::plugin::Init& init) {
   RegisterSparseApply<AdagradRule>(init, "SparseApplyAdagrad");
   RegisterSparseApply<RMSPropRule>(init, "SparseApplyRMSProp");
   RegisterSparseApply<CenteredRMSPropRule>(init, "SparseApplyCenteredRMSProp");
+  init.Kernel<UnsortedSegmentSumKernel>(KernelBuilder("UnsortedSegmentSum", type)
+                                            .TypeConstraint("T", TG_FLOAT)
+                                            .TypeConstraint("Tindices", {TG_INT32, TG_INT64})
+                                            .TypeConstraint("Tnumsegments", {TG_INT32, TG_INT64})
+                                            .HostMemory("segment_ids")
+                                            .HostMemory("num_segments"));
+  // Unique, Shape and int32 StridedSlice, the rest of a sparse update's deduplication.
+  tgraph_device_common::RegisterHostKernels(init, type);
   init.Kernel<GatherV2Int64Kernel>(KernelBuilder("GatherV2", type)
                                        .TypeConstraint("Tparams", TG_FLOAT)
                                        .TypeConstraint("Tindices", TG_INT64)

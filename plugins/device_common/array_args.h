@@ -282,17 +282,21 @@ inline bool SqueezeDims(tgraph::plugin::Context& ctx, const std::vector<int64_t>
 }
 
 // Fails a gather whose index at flat position `bad` of indices (dims `index_dims`) is
-// `value`, not in [0, limit): "indices[1,2] = 7 is not in [0, 5)", as the CPU plugin words it.
+// `value`, not in [0, limit): "indices[1,2] = 7 is not in [0, 5)", as the CPU plugin words it
+// (`name` for other index inputs: "segment_ids[3] = 9 is not in [0, 4)").
 inline void FailBadIndex(tgraph::plugin::Context& ctx, const std::vector<int64_t>& index_dims,
-                         int64_t bad, int64_t value, int64_t limit) {
+                         int64_t bad, int64_t value, int64_t limit,
+                         const char* name = "indices") {
   std::string where;
   int64_t flat = bad;
   for (size_t d = index_dims.size(); d-- > 0;) {
     where = std::to_string(flat % index_dims[d]) + (where.empty() ? "" : ",") + where;
     flat /= index_dims[d];
   }
-  ctx.Fail(TG_INVALID_ARGUMENT, "indices[" + where + "] = " + std::to_string(value) +
-                                    " is not in [0, " + std::to_string(limit) + ")");
+  std::string message = name;
+  message.append("[").append(where).append("] = ").append(std::to_string(value));
+  message.append(" is not in [0, ").append(std::to_string(limit)).append(")");
+  ctx.Fail(TG_INVALID_ARGUMENT, message);
 }
 
 // Every index of host-memory `indices` checked against [0, limit) and narrowed to int: the
@@ -309,6 +313,27 @@ inline bool CheckedPositions(tgraph::plugin::Context& ctx,
       return false;
     }
     (*pos)[static_cast<size_t>(i)] = static_cast<int32_t>(v);
+  }
+  return true;
+}
+
+// AddN(inputs): every input has input 0's dims (no broadcasting, as in TensorFlow), worded
+// as the CPU plugin (plugins/cpu/add_n.cc). *dims: those dims.
+inline bool CheckAddNShapes(tgraph::plugin::Context& ctx, std::vector<int64_t>* dims) {
+  if (ctx.num_inputs() < 1) {
+    ctx.Fail(TG_INVALID_ARGUMENT, "AddN needs at least one input");
+    return false;
+  }
+  *dims = ctx.input(0).dims();
+  for (int i = 1; i < ctx.num_inputs(); ++i) {
+    const std::vector<int64_t> d = ctx.input(i).dims();
+    if (d != *dims) {
+      std::string message = "inputs to AddN must all have the same shape, but input 0 has shape ";
+      message.append(ShapeString(*dims)).append(" and input ").append(std::to_string(i));
+      message.append(" has shape ").append(ShapeString(d));
+      ctx.Fail(TG_INVALID_ARGUMENT, message);
+      return false;
+    }
   }
   return true;
 }

@@ -1,6 +1,7 @@
 // The host side of the sparse updates every device plugin has (ScatterUpdate / ScatterAdd /
-// ScatterSub, the SparseApply* optimizer updates, and GatherV2 with int64 indices): argument
-// checks worded as the CPU plugin words them, and the index plan the device kernels run on.
+// ScatterSub, the SparseApply* optimizer updates, UnsortedSegmentSum, and GatherV2 with int64
+// indices): argument checks worded as the CPU plugin words them, and the index plan the
+// device kernels run on.
 //
 // The indices of these kernels are registered in host memory. The host checks every index
 // before anything is enqueued (so a rejected update changes nothing, and the error names the
@@ -13,6 +14,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -29,29 +31,34 @@ namespace tgraph_device_common {
 // starts[groups + 1] (group g's positions are order[starts[g], starts[g + 1])), and
 // order[n] (positions, ascending within a group).
 struct RowPlan {
-  int64_t n = 0;       // indices
+  int64_t n = 0;       // indices planned (dropped negative ones not counted)
   int64_t groups = 0;  // distinct rows
   std::vector<int32_t> packed;
 };
 
 // Checks that every index of `indices` (host memory, int32 or int64) is in [0, limit) and
 // that the counts fit the device kernels' ints, then groups them. False after failing the
-// node ("indices[1] = 7 is not in [0, 5)").
+// node ("indices[1] = 7 is not in [0, 5)", `name` for "indices"). With `drop_negative`
+// (UnsortedSegmentSum's segment ids, as TensorFlow) a negative index is no error: its
+// position is left out of every group.
 inline bool PlanRows(tgraph::plugin::Context& ctx, const tgraph::plugin::TensorView& indices,
-                     int64_t limit, RowPlan* plan) {
+                     int64_t limit, RowPlan* plan, bool drop_negative = false,
+                     const char* name = "indices") {
   const int64_t n = indices.num_elements();
   if (n > 0x3fffffff) {  // 2n + 1 ints in one buffer
     ctx.Fail(TG_UNIMPLEMENTED, "more than 2^30 indices (" + std::to_string(n) + ")");
     return false;
   }
-  std::vector<std::pair<int64_t, int32_t>> order(static_cast<size_t>(n));
+  std::vector<std::pair<int64_t, int32_t>> order;
+  order.reserve(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i) {
     const int64_t v = IndexAt(indices, i);
+    if (v < 0 && drop_negative) continue;
     if (v < 0 || v >= limit) {
-      FailBadIndex(ctx, indices.dims(), i, v, limit);
+      FailBadIndex(ctx, indices.dims(), i, v, limit, name);
       return false;
     }
-    order[static_cast<size_t>(i)] = {v, static_cast<int32_t>(i)};
+    order.emplace_back(v, static_cast<int32_t>(i));
   }
   std::sort(order.begin(), order.end());  // by row, then position
   std::vector<int32_t> rows, starts;
@@ -61,8 +68,8 @@ inline bool PlanRows(tgraph::plugin::Context& ctx, const tgraph::plugin::TensorV
       starts.push_back(static_cast<int32_t>(k));
     }
   }
-  starts.push_back(static_cast<int32_t>(n));
-  plan->n = n;
+  starts.push_back(static_cast<int32_t>(order.size()));
+  plan->n = static_cast<int64_t>(order.size());
   plan->groups = static_cast<int64_t>(rows.size());
   plan->packed = std::move(rows);
   plan->packed.insert(plan->packed.end(), starts.begin(), starts.end());
@@ -134,6 +141,41 @@ inline bool CheckSparseApply(tgraph::plugin::Context& ctx, const std::vector<int
   }
   *row = 1;
   for (size_t d = 1; d < var.size(); ++d) *row *= var[d];
+  return true;
+}
+
+// UnsortedSegmentSum(data, segment_ids, num_segments): num_segments (host memory) a
+// non-negative scalar, data.shape starting with segment_ids.shape, worded as the CPU plugin
+// (plugins/cpu/array_helper_segment_ops.cc). *out_dims: [num_segments] + data.shape[rank of
+// segment_ids:]; *inner: elements per output row. The ids themselves are checked by
+// PlanRows(..., drop_negative = true, "segment_ids").
+inline bool CheckUnsortedSegmentSum(tgraph::plugin::Context& ctx,
+                                    const tgraph::plugin::TensorView& data,
+                                    const tgraph::plugin::TensorView& ids,
+                                    const tgraph::plugin::TensorView& num_segments,
+                                    std::vector<int64_t>* out_dims, int64_t* inner) {
+  if (num_segments.rank() != 0) {
+    ctx.Fail(TG_INVALID_ARGUMENT, "num_segments should be a scalar, not shape " +
+                                      ShapeString(num_segments.dims()));
+    return false;
+  }
+  const int64_t num = IndexAt(num_segments, 0);
+  if (num < 0) {
+    ctx.Fail(TG_INVALID_ARGUMENT, "num_segments must be non-negative, got " + std::to_string(num));
+    return false;
+  }
+  const std::vector<int64_t> dims = data.dims(), id_dims = ids.dims();
+  if (dims.size() < id_dims.size() || !std::equal(id_dims.begin(), id_dims.end(), dims.begin())) {
+    ctx.Fail(TG_INVALID_ARGUMENT, "data.shape = " + ShapeString(dims) +
+                                      " does not start with segment_ids.shape = " +
+                                      ShapeString(id_dims));
+    return false;
+  }
+  *out_dims = {num};
+  out_dims->insert(out_dims->end(), dims.begin() + static_cast<std::ptrdiff_t>(id_dims.size()),
+                   dims.end());
+  *inner = 1;
+  for (size_t d = 1; d < out_dims->size(); ++d) *inner *= (*out_dims)[d];
   return true;
 }
 

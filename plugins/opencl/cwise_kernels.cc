@@ -1,11 +1,12 @@
 // Element-wise float kernels: Add/AddV2/Sub/Mul/RealDiv/Maximum with NumPy broadcasting,
-// Neg/Exp/Log/Tanh/Sigmoid/Relu, and ReluGrad/SigmoidGrad/TanhGrad (program "cwise",
+// Neg/Exp/Log/Tanh/Sigmoid/Relu, ReluGrad/SigmoidGrad/TanhGrad, and AddN (program "cwise",
 // cl_sources.cc).
 #include <string>
 #include <vector>
 
 #include "cl_common.h"
 #include "cl_kernels.h"
+#include "device_common/array_args.h"
 #include "device_common/broadcast_plan.h"
 
 namespace tgraph_opencl {
@@ -171,6 +172,36 @@ struct TanhGradKernel : GradKernel {
       : GradKernel(c, "tg_tanh_grad", false, 1, "y", "dy") {}
 };
 
+// AddN(inputs...), float: out = in0 + in1, then out += in_k for each further input, one
+// launch each (tg_add_same, in place past the first), the CPU plugin's order of sums. One
+// input: an alias of it.
+class AddNKernel {
+ public:
+  explicit AddNKernel(Construction&) {}
+  void Compute(Context& ctx) {
+    std::vector<int64_t> dims;
+    if (!tgraph_device_common::CheckAddNShapes(ctx, &dims)) return;
+    TensorView first = ctx.input(0);
+    if (ctx.num_inputs() == 1) {
+      ctx.SetOutputAlias(0, first, dims);
+      return;
+    }
+    const int64_t n = Product(dims);
+    if (!CheckIntSized(ctx, n, "the output")) return;
+    TensorMut out = ctx.ForwardOrAllocateOutput(0, 0, dims);
+    if (!ctx.ok() || n == 0) return;
+    const cl_mem om = BufferOf(out);
+    const cl_int count = static_cast<cl_int>(n);
+    for (int i = 1; i < ctx.num_inputs(); ++i) {
+      const cl_mem xm = i == 1 ? BufferOf(first) : om, ym = BufferOf(ctx.input(i));
+      if (!Launch(ctx, "cwise", "tg_add_same", {A(xm), A(ym), A(om), A(count)},
+                  {static_cast<size_t>(n)})) {
+        return;
+      }
+    }
+  }
+};
+
 }  // namespace
 
 void RegisterCwiseKernels(tgraph::plugin::Init& init) {
@@ -190,6 +221,7 @@ void RegisterCwiseKernels(tgraph::plugin::Init& init) {
   init.Kernel<ReluGradKernel>(f("ReluGrad"));
   init.Kernel<SigmoidGradKernel>(f("SigmoidGrad"));
   init.Kernel<TanhGradKernel>(f("TanhGrad"));
+  init.Kernel<AddNKernel>(f("AddN"));
 }
 
 }  // namespace tgraph_opencl

@@ -2,8 +2,9 @@
 // sparse Adam: v_t = ScatterAdd(v * beta2, ..., Square(grad) ...); var -= lr_t * m_t /
 // (Sqrt(v_t) + epsilon)) beyond the cwise set. Those ops are colocated with their variable,
 // so the group, variable included, stays on the device only if all of them have kernels
-// here: Sqrt and Square do; the duplicate-summing ops before them (Unique, StridedSlice of
-// a shape, UnsortedSegmentSum) do not yet. Program "train" (cl_sources_train.cc).
+// here: Sqrt and Square do, and so do the duplicate-summing ops before them (Unique, Shape
+// and StridedSlice of a shape: device_common/host_kernels.h; UnsortedSegmentSum:
+// sparse_kernels.cc). Program "train" (cl_sources_train.cc).
 #include <string>
 
 #include "cl_common.h"

@@ -1,8 +1,9 @@
 // Sparse updates on the device, float32: ScatterUpdate (float and int32), ScatterAdd,
 // ScatterSub, SparseApplyMomentum, SparseApplyAdagrad, SparseApplyRMSProp and
-// SparseApplyCenteredRMSProp with int32 or int64 indices, and GatherV2 with int64 indices
-// (what embedding lookups of int64 ids, e.g. NCE's sampled classes, need next to their
-// variable). The CPU plugin's semantics: plugins/cpu/variable_ops.cc, training_sparse_ops.cc.
+// SparseApplyCenteredRMSProp with int32 or int64 indices, UnsortedSegmentSum (with the host
+// kernels of plugins/device_common/host_kernels.h: what a sparse optimizer step sums
+// duplicate rows with), and GatherV2 with int64 indices (what embedding lookups of int64
+// ids, e.g. NCE's sampled classes, need next to their variable). The CPU plugin's semantics: plugins/cpu/variable_ops.cc, training_sparse_ops.cc.
 //
 // Indices live in host memory: the host checks them and groups their positions by row
 // (plugins/device_common/sparse_args.h) before anything is enqueued, so a rejected update
@@ -17,6 +18,7 @@
 #include "cl_common.h"
 #include "cl_kernels.h"
 #include "device_common/array_args.h"
+#include "device_common/host_kernels.h"
 #include "device_common/sparse_args.h"
 #include "locked_refs.h"
 
@@ -200,6 +202,45 @@ class SparseApplyKernel {
   bool flag_ = false;
 };
 
+// UnsortedSegmentSum(data, segment_ids, num_segments), float data: the output is zeroed,
+// then each segment's rows are added in the order of segment_ids (ScatterAdd's device kernel
+// over the host's plan: the CPU's sums in the CPU's order). Negative ids are dropped, ids
+// past num_segments fail the node before anything is enqueued.
+class UnsortedSegmentSumKernel {
+ public:
+  explicit UnsortedSegmentSumKernel(Construction&) {}
+  void Compute(Context& ctx) {
+    TensorView data = ctx.input(0), ids = ctx.input(1);
+    std::vector<int64_t> out_dims;
+    int64_t inner = 0;
+    RowPlan plan;
+    if (!tgraph_device_common::CheckUnsortedSegmentSum(ctx, data, ids, ctx.input(2), &out_dims,
+                                                       &inner) ||
+        !PlanRows(ctx, ids, out_dims[0], &plan, /*drop_negative=*/true, "segment_ids") ||
+        !CheckSizes(ctx, plan, inner, tgraph_device_common::Product(out_dims),
+                    data.num_elements())) {
+      return;
+    }
+    TensorMut out = ctx.AllocateOutput(0, out_dims);
+    if (!ctx.ok() || out.byte_size() == 0) return;
+    try {
+      DeviceOf(ctx).queue().enqueueFillBuffer(MemOf(out), cl_float{0}, 0, out.byte_size());
+    } catch (const std::exception& e) {
+      FailFromClError(ctx, e, "zeroing the output");
+      return;
+    }
+    if (plan.groups == 0 || inner == 0) return;
+    cl::Buffer packed = Upload(ctx, plan.packed);
+    if (!ctx.ok()) return;
+    const cl_mem om = BufferOf(out), dm = BufferOf(data), plan_mem = packed();
+    const cl_int groups = static_cast<cl_int>(plan.groups), r = static_cast<cl_int>(inner),
+                 scalar = 0, subtract = 0;
+    Launch(ctx, "train", "tg_scatter_add_sub",
+           {A(om), A(dm), A(plan_mem), A(groups), A(r), A(scalar), A(subtract)},
+           {static_cast<size_t>(plan.groups * inner)});
+  }
+};
+
 // GatherV2(params, indices, axis) with int64 indices in host memory, 4-byte elements: the
 // host checks the indices (the first bad one fails the node as the CPU plugin words it) and
 // hands the device int positions.
@@ -263,6 +304,14 @@ void RegisterSparseKernels(tgraph::plugin::Init& init) {
   RegisterSparseApply<AdagradRule>(init, "SparseApplyAdagrad");
   RegisterSparseApply<RMSPropRule>(init, "SparseApplyRMSProp");
   RegisterSparseApply<CenteredRMSPropRule>(init, "SparseApplyCenteredRMSProp");
+  init.Kernel<UnsortedSegmentSumKernel>(KernelBuilder("UnsortedSegmentSum", type)
+                                            .TypeConstraint("T", TG_FLOAT)
+                                            .TypeConstraint("Tindices", {TG_INT32, TG_INT64})
+                                            .TypeConstraint("Tnumsegments", {TG_INT32, TG_INT64})
+                                            .HostMemory("segment_ids")
+                                            .HostMemory("num_segments"));
+  // Unique, Shape and int32 StridedSlice, the rest of a sparse update's deduplication.
+  tgraph_device_common::RegisterHostKernels(init, type);
   init.Kernel<GatherV2Int64Kernel>(KernelBuilder("GatherV2", type)
                                        .TypeConstraint("Tparams", TG_FLOAT)
                                        .TypeConstraint("Tindices", TG_INT64)

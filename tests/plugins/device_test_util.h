@@ -4,7 +4,8 @@
 // TGRAPH_DEVICE_PLUGIN_PATH; TGRAPH_DEVICE_NAME names the backend in messages, e.g. "CUDA"),
 // a graph builder that puts every op it makes (but not the fed placeholders or the
 // host-side Consts) on one device, a runner that returns the fetched values with the run's
-// step stats, and a fixture that skips, saying why, when the plugin has no device (or fails,
+// step stats, variables with a runner of their initializers, an update and their reads (the
+// training tests'), and a fixture that skips, saying why, when the plugin has no device (or fails,
 // where the target defines TGRAPH_DEVICE_REQUIRED: the OpenCL tests run on PoCL in CI and
 // must never skip). A test builds the same computation for /device:CPU:0 and the device
 // and compares.
@@ -425,6 +426,85 @@ inline void ExpectNoGpuAndCpuStillWorks() {
   const RunResult ok = cpu.Run({z});
   ASSERT_EQ(ok.code, TG_OK) << ok.message;
   EXPECT_EQ(ok.values[0].values, (std::vector<double>{0.0, 1.0}));
+}
+
+// ---- variables and their updates (training_test.cc, sparse_training_test.cc) ----
+
+// A variable on the builder's device holding `values` of `dims` (float; with `ints`, int32
+// values * 100).
+inline TG_Variable* NewVariable(Builder& b, const std::string& name,
+                                const std::vector<int64_t>& dims, const std::vector<float>& values,
+                                bool ints = false) {
+  TG_Status* s = TG_NewStatus();
+  TG_Tensor* t = TG_AllocateTensor(ints ? TG_INT32 : TG_FLOAT, dims.data(),
+                                   static_cast<int>(dims.size()), values.size() * 4);
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (ints) {
+      static_cast<int32_t*>(TG_TensorData(t))[i] = static_cast<int32_t>(values[i] * 100);
+    } else {
+      static_cast<float*>(TG_TensorData(t))[i] = values[i];
+    }
+  }
+  TG_VariableOptions opts;
+  TG_InitVariableOptions(&opts);
+  opts.name = name.c_str();
+  TG_GraphPushDevice(b.graph(), b.device().c_str(), s);
+  TG_Variable* v = TG_GraphNewVariableFromTensor(b.graph(), t, &opts, s);
+  EXPECT_EQ(TG_GetCode(s), TG_OK) << TG_Message(s);
+  TG_GraphPopDevice(b.graph(), s);
+  TG_DeleteTensor(t);
+  TG_DeleteStatus(s);
+  return v;
+}
+
+// Runs the initializers of `vars`, then `update` `steps` times, then fetches every variable
+// of `vars`. The last update run goes to *update_run (its status too: a failed update stops
+// there, and the variables are read after it all the same, so a test can check that it
+// changed nothing).
+inline RunResult InitUpdateRead(Builder& b, const std::vector<TG_Variable*>& vars,
+                                TG_Output update, int steps, RunResult* update_run) {
+  TG_Status* s = TG_NewStatus();
+  TG_Session* session = TG_NewSession(b.graph(), nullptr, s);
+  EXPECT_NE(session, nullptr) << TG_Message(s);
+  RunResult r;
+  if (session == nullptr) {
+    r.code = TG_GetCode(s);
+    r.message = TG_Message(s);
+    TG_DeleteStatus(s);
+    return r;
+  }
+  std::vector<TG_Output> inits, reads;
+  for (TG_Variable* v : vars) {
+    inits.push_back(TG_Output{TG_VariableInitializer(v), 0});
+    reads.push_back(TG_VariableReadValue(v));
+  }
+  r = b.RunIn(session, inits);
+  EXPECT_EQ(r.code, TG_OK) << r.message;
+  for (int i = 0; r.code == TG_OK && i < steps; ++i) {
+    const RunResult u = b.RunIn(session, {update});
+    if (update_run != nullptr) *update_run = u;
+    if (u.code != TG_OK) break;
+  }
+  if (r.code == TG_OK) r = b.RunIn(session, reads);
+  TG_DeleteSession(session, s);
+  TG_DeleteStatus(s);
+  return r;
+}
+
+// Both runs succeeded and fetched the same dims, with values within atol + rtol * |want|.
+inline void ExpectSameValues(const RunResult& want, const RunResult& got, double rtol,
+                             double atol) {
+  ASSERT_EQ(want.code, TG_OK) << want.message;
+  ASSERT_EQ(got.code, TG_OK) << got.message;
+  ASSERT_EQ(got.values.size(), want.values.size());
+  for (size_t f = 0; f < want.values.size(); ++f) {
+    EXPECT_EQ(got.values[f].dims, want.values[f].dims) << "fetch " << f;
+    ASSERT_EQ(got.values[f].values.size(), want.values[f].values.size());
+    for (size_t i = 0; i < want.values[f].values.size(); ++i) {
+      const double a = want.values[f].values[i], g = got.values[f].values[i];
+      EXPECT_NEAR(g, a, atol + rtol * std::abs(a)) << "fetch " << f << " element " << i;
+    }
+  }
 }
 
 }  // namespace devtest

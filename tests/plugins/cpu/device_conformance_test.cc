@@ -107,5 +107,35 @@ TEST(DeviceConformance, ConstFloatAndInt32) {
   EXPECT_EQ(r.outputs[0].dims(), (std::vector<int64_t>{0, 2}));
 }
 
+// Shape of integer tensors and StridedSlice of int32: the shape arithmetic of a sparse
+// optimizer step, which the GPU plugins run on the host over host-memory arguments
+// (plugins/device_common/host_kernels.h); the rest of the suite slices and measures floats.
+TEST(DeviceConformance, ShapeOfIntegersAndStridedSliceOfInt32) {
+  const Tensor i = MakeTensor<int32_t>(DT_INT32, {2, 3}, {1, 2, 3, 4, 5, 6});
+  const Tensor l = MakeTensor<int64_t>(DT_INT64, {4}, {-1, 2, -3, 4});
+  for (const DataType out : {DT_INT32, DT_INT64}) {
+    OpRun r = RunOp("Shape", {i}, {{"out_type", AttrOfType(out)}});
+    ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+    EXPECT_EQ(r.outputs[0].dims(), (std::vector<int64_t>{2}));
+    r = RunOp("Shape", {l}, {{"out_type", AttrOfType(out)}});
+    ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+    EXPECT_EQ(r.outputs[0].dims(), (std::vector<int64_t>{1}));
+  }
+  auto vec = [](std::vector<int32_t> v) {
+    const int64_t n = static_cast<int64_t>(v.size());
+    return MakeTensor<int32_t>(DT_INT32, {n}, v);
+  };
+  // x[1]: a row, shrunk.
+  OpRun r = RunOp("StridedSlice", {i, vec({1}), vec({2}), vec({1})},
+                  {{"shrink_axis_mask", AttrOfInt(1)}});
+  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+  EXPECT_EQ(Values<int32_t>(r.outputs[0]), (std::vector<int32_t>{4, 5, 6}));
+  // x[:, ::-2]
+  r = RunOp("StridedSlice", {i, vec({0, 0}), vec({0, 0}), vec({1, -2})},
+            {{"begin_mask", AttrOfInt(3)}, {"end_mask", AttrOfInt(3)}});
+  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+  EXPECT_EQ(Values<int32_t>(r.outputs[0]), (std::vector<int32_t>{3, 1, 6, 4}));
+}
+
 }  // namespace
 }  // namespace tgraph::testing

@@ -1,8 +1,9 @@
 // Sparse updates on /device:GPU:0 against the CPU plugin: ScatterUpdate / ScatterAdd /
 // ScatterSub and the SparseApply* optimizer updates (int32 and int64 indices, duplicates,
-// scalar updates), GatherV2 with int64 indices, their index and shape errors, and the seeds'
-// word2vec (embedding lookup, a softmax or NCE loss, GradientDescent or Adagrad) trained
-// with its variables and their updates on the device.
+// scalar updates), GatherV2 with int64 indices, AddN, what the optimizers sum a sparse
+// gradient's duplicate rows with (Unique, Shape, StridedSlice, UnsortedSegmentSum), their
+// index and shape errors, and the seeds' word2vec (embedding lookup, a softmax or NCE loss,
+// every optimizer) trained with its variables, slots and updates on the device.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -18,79 +19,15 @@
 namespace {
 
 using devtest::Builder;
+using devtest::ExpectSameValues;
+using devtest::InitUpdateRead;
 using devtest::kCpu;
 using devtest::kGpu;
+using devtest::NewVariable;
 using devtest::Random;
 using devtest::RunResult;
 
 class SparseTrainingTest : public devtest::DeviceTest {};
-
-// A variable on the builder's device holding `values` (float, or int32 when `ints`).
-TG_Variable* NewVariable(Builder& b, const std::string& name, const std::vector<int64_t>& dims,
-                         const std::vector<float>& values, bool ints = false) {
-  TG_Status* s = TG_NewStatus();
-  TG_Tensor* t = TG_AllocateTensor(ints ? TG_INT32 : TG_FLOAT, dims.data(),
-                                   static_cast<int>(dims.size()), values.size() * 4);
-  for (size_t i = 0; i < values.size(); ++i) {
-    if (ints) {
-      static_cast<int32_t*>(TG_TensorData(t))[i] = static_cast<int32_t>(values[i] * 100);
-    } else {
-      static_cast<float*>(TG_TensorData(t))[i] = values[i];
-    }
-  }
-  TG_VariableOptions opts;
-  TG_InitVariableOptions(&opts);
-  opts.name = name.c_str();
-  TG_GraphPushDevice(b.graph(), b.device().c_str(), s);
-  TG_Variable* v = TG_GraphNewVariableFromTensor(b.graph(), t, &opts, s);
-  EXPECT_EQ(TG_GetCode(s), TG_OK) << TG_Message(s);
-  TG_GraphPopDevice(b.graph(), s);
-  TG_DeleteTensor(t);
-  TG_DeleteStatus(s);
-  return v;
-}
-
-// Runs the initializers, then `update` `steps` times, then fetches every variable; the last
-// update run goes to *update_run (its status too: a failed update stops there, and the
-// variables are read after it all the same).
-RunResult InitUpdateRead(Builder& b, const std::vector<TG_Variable*>& vars, TG_Output update,
-                         int steps, RunResult* update_run) {
-  TG_Status* s = TG_NewStatus();
-  TG_Session* session = TG_NewSession(b.graph(), nullptr, s);
-  EXPECT_NE(session, nullptr) << TG_Message(s);
-  RunResult r;
-  if (session == nullptr) return r;
-  std::vector<TG_Output> inits, reads;
-  for (TG_Variable* v : vars) {
-    inits.push_back(TG_Output{TG_VariableInitializer(v), 0});
-    reads.push_back(TG_VariableReadValue(v));
-  }
-  r = b.RunIn(session, inits);
-  EXPECT_EQ(r.code, TG_OK) << r.message;
-  for (int i = 0; r.code == TG_OK && i < steps; ++i) {
-    RunResult u = b.RunIn(session, {update});
-    if (update_run != nullptr) *update_run = u;
-    if (u.code != TG_OK) break;
-  }
-  r = b.RunIn(session, reads);
-  TG_DeleteSession(session, s);
-  TG_DeleteStatus(s);
-  return r;
-}
-
-void ExpectSameValues(const RunResult& want, const RunResult& got, double rtol, double atol) {
-  ASSERT_EQ(want.code, TG_OK) << want.message;
-  ASSERT_EQ(got.code, TG_OK) << got.message;
-  ASSERT_EQ(got.values.size(), want.values.size());
-  for (size_t f = 0; f < want.values.size(); ++f) {
-    EXPECT_EQ(got.values[f].dims, want.values[f].dims) << "fetch " << f;
-    ASSERT_EQ(got.values[f].values.size(), want.values[f].values.size());
-    for (size_t i = 0; i < want.values[f].values.size(); ++i) {
-      const double a = want.values[f].values[i], g = got.values[f].values[i];
-      EXPECT_NEAR(g, a, atol + rtol * std::abs(a)) << "fetch " << f << " element " << i;
-    }
-  }
-}
 
 // Feeds indices as int32 or int64.
 TG_Output FeedIndices(Builder& b, bool int64, const std::vector<int64_t>& dims,
@@ -388,6 +325,189 @@ TEST_F(SparseTrainingTest, SqrtAndSquareMatchCpu) {
   });
 }
 
+// ---- AddN (the gradient of a tensor with several consumers, e.g. NCE's embeddings) ----
+
+TEST_F(SparseTrainingTest, AddNMatchesCpu) {
+  auto add_n = [](Builder& b, const std::vector<TG_Output>& xs, const char* name) {
+    TG_OperationDescription* d = TG_NewOperation(b.graph(), "AddN", name);
+    TG_AddInputList(d, xs.data(), static_cast<int>(xs.size()));
+    TG_SetDevice(d, b.device().c_str());
+    TG_Status* s = TG_NewStatus();
+    TG_Operation* op = TG_FinishOperation(d, s);
+    EXPECT_EQ(TG_GetCode(s), TG_OK) << TG_Message(s);
+    TG_DeleteStatus(s);
+    return TG_Output{op, 0};
+  };
+  // The CPU's order of sums ((x0 + x1) + x2) + x3: the same floats.
+  const RunResult r = devtest::ExpectDeviceMatchesCpu(
+      [&](Builder& b) -> std::vector<TG_Output> {
+        std::vector<TG_Output> xs;
+        for (uint32_t i = 0; i < 4; ++i) xs.push_back(b.Feed({5, 3}, Random(15, -3, 3, 20 + i)));
+        return {add_n(b, xs, "add4"), add_n(b, {xs[0], xs[1]}, "add2"),
+                add_n(b, {xs[2]}, "add1"),
+                add_n(b, {b.Feed({0, 2}, {}), b.Feed({0, 2}, {})}, "add_empty")};
+      },
+      0, 0, "add4");
+  for (const char* node : {"add2", "add1", "add_empty"}) {
+    EXPECT_EQ(r.DeviceOf(node), kGpu) << node << "\n" << r.StepsString();
+  }
+  ExpectDeviceError(
+      [&](Builder& b) -> std::vector<TG_Output> {
+        return {add_n(b, {b.Feed({2, 3}, Random(6)), b.Feed({3, 2}, Random(6))}, "bad_add")};
+      },
+      TG_INVALID_ARGUMENT, "bad_add",
+      "inputs to AddN must all have the same shape, but input 0 has shape [2,3] and input 1 "
+      "has shape [3,2]");
+}
+
+// ---- a sparse step's deduplication: Unique, Shape, StridedSlice, UnsortedSegmentSum ----
+
+TG_Output Unique(Builder& b, TG_Output x, TG_DataType out_idx, const char* name) {
+  return b.Op("Unique", {x}, [&](TG_OperationDescription* d) {
+    TG_SetAttrType(d, "out_idx", out_idx);
+  }, name);
+}
+
+TG_Output StridedSlice(Builder& b, TG_Output x, std::vector<int32_t> begin,
+                       std::vector<int32_t> end, std::vector<int32_t> strides,
+                       const std::vector<std::pair<const char*, int64_t>>& masks,
+                       const char* name) {
+  const int64_t n = static_cast<int64_t>(begin.size());
+  return b.Op("StridedSlice",
+              {x, b.HostInts({n}, begin), b.HostInts({n}, end), b.HostInts({n}, strides)},
+              [&](TG_OperationDescription* d) {
+                for (const auto& [mask, value] : masks) TG_SetAttrInt(d, mask, value);
+              },
+              name);
+}
+
+// What the optimizers build (core/autodiff/optimizer.cc, Deduplicate): Unique of the
+// indices, the count of unique ones by StridedSlice of their Shape. All of it runs on the
+// device's host-memory kernels: nothing is copied.
+TEST_F(SparseTrainingTest, UniqueShapeAndStridedSliceRunOnTheDeviceAsOnTheCpu) {
+  for (const bool int64 : {false, true}) {
+    for (const TG_DataType out_idx : {TG_INT32, TG_INT64}) {
+      SCOPED_TRACE(std::string(int64 ? "int64" : "int32") + " indices, out_idx " +
+                   (out_idx == TG_INT32 ? "int32" : "int64"));
+      const RunResult r = devtest::ExpectDeviceMatchesCpu(
+          [&](Builder& b) -> std::vector<TG_Output> {
+            const TG_Output x = FeedIndices(b, int64, {9}, {7, 3, 7, 0, 3, 3, 9, 0, 7});
+            const TG_Output y = Unique(b, x, out_idx, "unique");
+            const TG_Output shape = b.Op("Shape", {y}, {}, "shape");
+            const TG_Output count =
+                StridedSlice(b, shape, {0}, {1}, {1}, {{"shrink_axis_mask", 1}}, "count");
+            return {y, TG_Output{y.oper, 1}, shape, count};
+          },
+          0, 0, "unique");
+      for (const char* node : {"shape", "count"}) {
+        EXPECT_EQ(r.DeviceOf(node), kGpu) << node << "\n" << r.StepsString();
+      }
+      EXPECT_EQ(r.Copies(), 0) << r.StepsString();
+      if (r.values.size() == 4) {
+        EXPECT_EQ(r.values[0].values, (std::vector<double>{7, 3, 0, 9}));
+        EXPECT_EQ(r.values[1].values, (std::vector<double>{0, 1, 0, 2, 1, 1, 3, 2, 0}));
+        EXPECT_EQ(r.values[3].values, (std::vector<double>{4}));
+      }
+    }
+  }
+  // Shape of a float tensor in device memory (its elements stay there), as int64.
+  const RunResult r = devtest::ExpectDeviceMatchesCpu([](Builder& b) -> std::vector<TG_Output> {
+    return {b.Op("Shape", {b.DeviceConst({2, 3, 1}, Random(6))},
+                 [](TG_OperationDescription* d) { TG_SetAttrType(d, "out_type", TG_INT64); },
+                 "float_shape")};
+  });
+  EXPECT_EQ(r.Copies(), 0) << r.StepsString();
+  // StridedSlice of int32 in general: negative strides, masks, an ellipsis and a new axis.
+  devtest::ExpectDeviceMatchesCpu(
+      [](Builder& b) -> std::vector<TG_Output> {
+        std::vector<int32_t> v(12);
+        for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<int32_t>(i * 3) - 7;
+        const TG_Output x = b.FeedInt({3, 4}, v);
+        return {StridedSlice(b, x, {2, -1}, {0, 0}, {-1, -2}, {}, "reversed"),
+                StridedSlice(b, x, {0, 1}, {0, 3}, {1, 1}, {{"begin_mask", 1}, {"end_mask", 1}},
+                             "masked"),
+                StridedSlice(b, x, {0, 0}, {0, 0}, {1, 1},
+                             {{"ellipsis_mask", 1}, {"new_axis_mask", 2}}, "new_axis"),
+                StridedSlice(b, x, {1, 0}, {5, 4}, {1, 1}, {{"shrink_axis_mask", 1}}, "row")};
+      },
+      0, 0, "reversed");
+}
+
+TEST_F(SparseTrainingTest, UnsortedSegmentSumMatchesCpu) {
+  for (const bool int64 : {false, true}) {
+    SCOPED_TRACE(int64 ? "int64 ids" : "int32 ids");
+    const RunResult r = devtest::ExpectDeviceMatchesCpu(
+        [&](Builder& b) -> std::vector<TG_Output> {
+          const TG_Output six = b.HostInts({}, {6});
+          // Duplicates (4 three times, 0 twice), a negative id (dropped), rows 1, 3 and 5
+          // unaddressed (zero).
+          const TG_Output ids = FeedIndices(b, int64, {7}, {4, -1, 0, 4, 2, 4, 0});
+          return {b.Op("UnsortedSegmentSum", {b.Feed({7, 3}, Random(21, -1, 1, 8)), ids, six}, {},
+                       "segment_sum"),
+                  b.Op("UnsortedSegmentSum",
+                       {b.Feed({2, 3, 2}, Random(12, -1, 1, 9)),
+                        FeedIndices(b, int64, {2, 3}, {1, 0, 1, 1, 2, 0}), b.HostInts({}, {3})},
+                       {}, "segment_sum_2d"),
+                  b.Op("UnsortedSegmentSum",
+                       {b.Feed({0, 2}, {}), FeedIndices(b, int64, {0}, {}), b.HostInts({}, {3})},
+                       {}, "segment_sum_empty")};
+        },
+        0, 0, "segment_sum");
+    for (const char* node : {"segment_sum_2d", "segment_sum_empty"}) {
+      EXPECT_EQ(r.DeviceOf(node), kGpu) << node << "\n" << r.StepsString();
+    }
+  }
+}
+
+// Index-like arguments are fed, so that the shape functions cannot refuse them when the graph
+// is built and the kernels see them.
+TEST_F(SparseTrainingTest, DeduplicationOpsRejectBadArgumentsNamingTheNode) {
+  ExpectDeviceError(
+      [](Builder& b) -> std::vector<TG_Output> {
+        return {b.Op("UnsortedSegmentSum",
+                     {b.Feed({3, 2}, Random(6)), b.FeedInt({3}, {1, 5, -1}), b.HostInts({}, {5})},
+                     {}, "bad_segments")};
+      },
+      TG_INVALID_ARGUMENT, "bad_segments", "segment_ids[1] = 5 is not in [0, 5)");
+  ExpectDeviceError(
+      [](Builder& b) -> std::vector<TG_Output> {
+        return {b.Op("UnsortedSegmentSum",
+                     {b.Feed({3, 2}, Random(6)), b.FeedInt64({2}, {1, 0}), b.HostInts({}, {5})},
+                     {}, "bad_segments")};
+      },
+      TG_INVALID_ARGUMENT, "bad_segments",
+      "data.shape = [3,2] does not start with segment_ids.shape = [2]");
+  ExpectDeviceError(
+      [](Builder& b) -> std::vector<TG_Output> {
+        return {b.Op("UnsortedSegmentSum",
+                     {b.Feed({2}, Random(2)), b.FeedInt({2}, {1, 0}), b.FeedInt({1}, {5})}, {},
+                     "bad_segments")};
+      },
+      TG_INVALID_ARGUMENT, "bad_segments", "num_segments should be a scalar, not shape [1]");
+  ExpectDeviceError(
+      [](Builder& b) -> std::vector<TG_Output> {
+        return {Unique(b, b.FeedInt({2, 2}, {1, 2, 3, 4}), TG_INT32, "bad_unique")};
+      },
+      TG_INVALID_ARGUMENT, "bad_unique", "unique expects a 1D vector, but x has shape [2,2]");
+  ExpectDeviceError(
+      [](Builder& b) -> std::vector<TG_Output> {
+        return {b.Op("StridedSlice",
+                     {b.FeedInt({3}, {1, 2, 3}), b.FeedInt({1}, {0}), b.FeedInt({1}, {2}),
+                      b.FeedInt({1}, {0})},
+                     {}, "bad_slice")};
+      },
+      TG_INVALID_ARGUMENT, "bad_slice", "strides[0] must be non-zero");
+  ExpectDeviceError(
+      [](Builder& b) -> std::vector<TG_Output> {
+        return {b.Op("StridedSlice",
+                     {b.FeedInt({3}, {1, 2, 3}), b.FeedInt({1}, {3}), b.FeedInt({1}, {4}),
+                      b.FeedInt({1}, {1})},
+                     [](TG_OperationDescription* d) { TG_SetAttrInt(d, "shrink_axis_mask", 1); },
+                     "bad_slice")};
+      },
+      TG_INVALID_ARGUMENT, "bad_slice", "slice index 3 of dimension 0 out of bounds.");
+}
+
 // ---- word2vec ----
 
 enum class Loss { kSoftmax, kNce };
@@ -407,7 +527,8 @@ constexpr int64_t kVocab = 40, kDim = 8, kBatch = 16, kSampled = 6;
 // int64 labels, a seeded LogUniformCandidateSampler), the mean loss minimized by `kind`.
 // Everything is built under the device scope; the session's soft placement puts the ops the
 // device has no kernel for on the CPU.
-Word2Vec BuildWord2Vec(TG_Graph* g, const char* device, Loss loss, TG_OptimizerKind kind) {
+Word2Vec BuildWord2Vec(TG_Graph* g, const char* device, Loss loss, TG_OptimizerKind kind,
+                       double learning_rate) {
   TG_Status* s = TG_NewStatus();
   Word2Vec m;
   auto check = [&](const char* what) {
@@ -495,7 +616,7 @@ Word2Vec BuildWord2Vec(TG_Graph* g, const char* device, Loss loss, TG_OptimizerK
   check("loss");
   TG_OptimizerOptions opt_options;
   TG_InitOptimizerOptions(&opt_options, kind);
-  opt_options.learning_rate = 0.5;
+  opt_options.learning_rate = learning_rate;
   TG_Optimizer* opt = TG_NewOptimizer(&opt_options, s);
   check("TG_NewOptimizer");
   m.train = TG_OptimizerMinimize(opt, g, m.loss, nullptr, 0, nullptr, s);
@@ -515,10 +636,11 @@ struct TrainRun {
 };
 
 // Initializes, then trains `steps` steps on fixed batches, fetching the loss of each.
-TrainRun Train(const char* device, Loss loss, TG_OptimizerKind kind, int steps) {
+TrainRun Train(const char* device, Loss loss, TG_OptimizerKind kind, int steps,
+               double learning_rate = 0.5) {
   TrainRun out;
   TG_Graph* g = TG_NewGraph();
-  const Word2Vec m = BuildWord2Vec(g, device, loss, kind);
+  const Word2Vec m = BuildWord2Vec(g, device, loss, kind, learning_rate);
   TG_Status* s = TG_NewStatus();
   TG_SessionOptions* options = TG_NewSessionOptions();
   TG_SetSessionAllowSoftPlacement(options, 1);
@@ -579,20 +701,35 @@ TrainRun Train(const char* device, Loss loss, TG_OptimizerKind kind, int steps) 
   return out;
 }
 
-// GradientDescent only (ScatterSub; the softmax weights get ApplyGradientDescent). The
-// other optimizers sum duplicate rows first (Unique, Shape, StridedSlice,
-// UnsortedSegmentSum, colocated with the variable as in TensorFlow) and the GPU backends
-// lack Unique and a general StridedSlice, so soft placement would move those variables to
-// the CPU. SparseApplyAdagrad & co. are checked op by op above.
+// Every optimizer: GradientDescent subtracts the gradient's rows as they come (ScatterSub;
+// the softmax weights get ApplyGradientDescent); the others first sum duplicate rows
+// (Unique, Shape, StridedSlice, UnsortedSegmentSum, colocated with the variable as in
+// TensorFlow), then apply SparseApplyMomentum / Adagrad / RMSProp, or (Adam) scale the slots
+// with Assign and add the rows with ScatterAdd. All of it must stay on the device with the
+// variable; before the device had the deduplication ops, soft placement moved the variable,
+// its slots and every update to the CPU.
 struct Word2VecCase {
   Loss loss;
   TG_OptimizerKind kind;
-  // The op types that write the variables, with how many of each one training step runs.
+  double learning_rate;
+  // The op types that write the variables or sum their gradients, with how many of each
+  // one training step runs.
   std::vector<std::pair<const char*, int>> update_ops;
 };
 
+const char* KindName(TG_OptimizerKind kind) {
+  switch (kind) {
+    case TG_OPTIMIZER_GRADIENT_DESCENT: return "GradientDescent";
+    case TG_OPTIMIZER_MOMENTUM: return "Momentum";
+    case TG_OPTIMIZER_ADAM: return "Adam";
+    case TG_OPTIMIZER_RMSPROP: return "RMSProp";
+    case TG_OPTIMIZER_ADAGRAD: return "Adagrad";
+  }
+  return "Unknown";
+}
+
 void PrintTo(const Word2VecCase& c, std::ostream* os) {
-  *os << (c.loss == Loss::kNce ? "NCE" : "softmax") << " loss, optimizer kind " << c.kind;
+  *os << (c.loss == Loss::kNce ? "NCE" : "softmax") << " loss, " << KindName(c.kind);
 }
 
 class Word2VecTest : public SparseTrainingTest,
@@ -601,8 +738,8 @@ class Word2VecTest : public SparseTrainingTest,
 TEST_P(Word2VecTest, TrainsWithItsVariablesOnTheDeviceAsOnTheCpu) {
   const Word2VecCase& c = GetParam();
   constexpr int kSteps = 12;
-  const TrainRun want = Train(kCpu, c.loss, c.kind, kSteps);
-  const TrainRun got = Train(kGpu, c.loss, c.kind, kSteps);
+  const TrainRun want = Train(kCpu, c.loss, c.kind, kSteps, c.learning_rate);
+  const TrainRun got = Train(kGpu, c.loss, c.kind, kSteps, c.learning_rate);
   ASSERT_EQ(want.error, "");
   ASSERT_EQ(got.error, "");
   ASSERT_EQ(got.losses.size(), want.losses.size());
@@ -612,15 +749,24 @@ TEST_P(Word2VecTest, TrainsWithItsVariablesOnTheDeviceAsOnTheCpu) {
   }
   EXPECT_LT(want.losses.back(), want.losses.front());
   const RunResult& r = got.last_step;
-  // Every variable, its reads for the lookups and every op writing it ran on the device.
-  int lookups = 0;
+  // Every variable (slots included), its reads for the lookups, and every op of the
+  // optimizer's per-variable updates ("<Optimizer>/update_<variable>/...") ran on the
+  // device.
+  int lookups = 0, variables = 0, update_steps = 0;
+  const std::string update_scope = std::string(KindName(c.kind)) + "/update_";
   for (const devtest::Step& step : r.steps) {
-    if (step.op == "VariableV2" || step.op == "GatherV2") {
-      EXPECT_EQ(step.device, kGpu) << step.name << "\n" << r.StepsString();
+    if (step.op == "_Copy") continue;
+    const bool update = step.name.rfind(update_scope, 0) == 0;
+    if (step.op == "VariableV2" || step.op == "GatherV2" || update) {
+      EXPECT_EQ(step.device, kGpu) << step.name << " (" << step.op << ")\n" << r.StepsString();
     }
     lookups += step.op == "GatherV2";
+    variables += step.op == "VariableV2";
+    update_steps += update;
   }
   EXPECT_GE(lookups, 1) << r.StepsString();
+  EXPECT_GE(variables, 3) << r.StepsString();
+  EXPECT_GE(update_steps, 3) << r.StepsString();
   for (const auto& [op, count] : c.update_ops) {
     SCOPED_TRACE(op);
     int seen = 0;
@@ -634,36 +780,94 @@ TEST_P(Word2VecTest, TrainsWithItsVariablesOnTheDeviceAsOnTheCpu) {
 }
 
 std::string Word2VecName(const ::testing::TestParamInfo<Word2VecCase>& info) {
-  return std::string(info.param.loss == Loss::kNce ? "Nce" : "Softmax") + "GradientDescent";
+  return std::string(info.param.loss == Loss::kNce ? "Nce" : "Softmax") +
+         KindName(info.param.kind);
 }
 
+// The softmax model has one sparse variable (the embeddings) and two dense ones; in the NCE
+// model all three are sparse.
 INSTANTIATE_TEST_SUITE_P(
     Models, Word2VecTest,
     ::testing::Values(
-        Word2VecCase{Loss::kSoftmax, TG_OPTIMIZER_GRADIENT_DESCENT,
+        Word2VecCase{Loss::kSoftmax, TG_OPTIMIZER_GRADIENT_DESCENT, 0.5,
                      {{"ScatterSub", 1}, {"ApplyGradientDescent", 2}}},
-        Word2VecCase{Loss::kNce, TG_OPTIMIZER_GRADIENT_DESCENT, {{"ScatterSub", 3}}}),
+        Word2VecCase{Loss::kNce, TG_OPTIMIZER_GRADIENT_DESCENT, 0.5, {{"ScatterSub", 3}}},
+        Word2VecCase{Loss::kSoftmax, TG_OPTIMIZER_MOMENTUM, 0.5,
+                     {{"Unique", 1},
+                      {"UnsortedSegmentSum", 1},
+                      {"SparseApplyMomentum", 1},
+                      {"ApplyMomentum", 2}}},
+        Word2VecCase{Loss::kNce, TG_OPTIMIZER_MOMENTUM, 0.5,
+                     {{"Unique", 3}, {"UnsortedSegmentSum", 3}, {"SparseApplyMomentum", 3}}},
+        Word2VecCase{Loss::kSoftmax, TG_OPTIMIZER_ADAGRAD, 0.5,
+                     {{"Unique", 1}, {"SparseApplyAdagrad", 1}, {"ApplyAdagrad", 2}}},
+        Word2VecCase{Loss::kNce, TG_OPTIMIZER_ADAGRAD, 0.5,
+                     {{"Unique", 3}, {"UnsortedSegmentSum", 3}, {"SparseApplyAdagrad", 3}}},
+        Word2VecCase{Loss::kSoftmax, TG_OPTIMIZER_RMSPROP, 0.05,
+                     {{"Unique", 1}, {"SparseApplyRMSProp", 1}, {"ApplyRMSProp", 2}}},
+        Word2VecCase{Loss::kNce, TG_OPTIMIZER_RMSPROP, 0.05,
+                     {{"Unique", 3}, {"SparseApplyRMSProp", 3}}},
+        Word2VecCase{Loss::kSoftmax, TG_OPTIMIZER_ADAM, 0.05,
+                     {{"Unique", 1}, {"ScatterAdd", 2}, {"ApplyAdam", 2}}},
+        Word2VecCase{Loss::kNce, TG_OPTIMIZER_ADAM, 0.05,
+                     {{"Unique", 3}, {"UnsortedSegmentSum", 3}, {"ScatterAdd", 6}}}),
     Word2VecName);
 
 }  // namespace
 
 namespace {
 
-// Adagrad and the others sum duplicate rows with ops colocated with the variable that the
-// GPU backends lack, so soft placement puts the training run's variable on the CPU while
-// the initializer run put it on the device: its value moves with it (it used to stay in
-// device memory and the CPU kernels read it as host memory and crashed).
+// A variable that soft placement puts on another device in a later run than in the run that
+// wrote it moves its value there first (it used to stay in device memory, and the CPU
+// kernels read it as host memory and crashed). An int32 variable: the device has Assign and
+// ScatterUpdate for it but no AssignAdd, so the AssignAdd run puts the variable on the CPU
+// between two runs that put it on the device.
 TEST_F(SparseTrainingTest, AVariableThatSoftPlacementMovesKeepsItsValue) {
-  constexpr int kSteps = 6;
-  const TrainRun want = Train(kCpu, Loss::kNce, TG_OPTIMIZER_ADAGRAD, kSteps);
-  const TrainRun got = Train(kGpu, Loss::kNce, TG_OPTIMIZER_ADAGRAD, kSteps);
-  ASSERT_EQ(want.error, "");
-  ASSERT_EQ(got.error, "");
-  ASSERT_EQ(got.losses.size(), want.losses.size());
-  for (size_t i = 0; i < want.losses.size(); ++i) {
-    EXPECT_NEAR(got.losses[i], want.losses[i], 1e-4 + 1e-4 * std::abs(want.losses[i]))
-        << "step " << i;
-  }
+  auto run = [](const char* device, std::vector<std::string>* devices) {
+    Builder b(device);
+    TG_Variable* v = NewVariable(b, "w", {4, 2}, Random(8, -1, 1, 12), /*ints=*/true);
+    const TG_Output scatter =
+        b.Op("ScatterUpdate",
+             {TG_VariableOutput(v), b.FeedInt({2}, {3, 1}), b.FeedInt({2, 2}, {5, 6, 7, 8})}, {},
+             "scatter");
+    std::vector<int32_t> ones(8, 1);
+    const TG_Output add = b.Op("AssignAdd", {TG_VariableOutput(v), b.FeedInt({4, 2}, ones)}, {},
+                               "add");
+    TG_Status* s = TG_NewStatus();
+    TG_SessionOptions* options = TG_NewSessionOptions();
+    TG_SetSessionAllowSoftPlacement(options, 1);
+    TG_Session* session = TG_NewSession(b.graph(), options, s);
+    TG_DeleteSessionOptions(options);
+    EXPECT_NE(session, nullptr) << TG_Message(s);
+    RunResult r;
+    if (session == nullptr) {
+      TG_DeleteStatus(s);
+      return r;
+    }
+    const std::vector<std::pair<const char*, TG_Output>> steps = {
+        {"init", TG_Output{TG_VariableInitializer(v), 0}},
+        {"scatter", scatter},
+        {"add", add},
+        {"scatter", scatter},
+        {"add", add},
+        {"read", TG_VariableReadValue(v)}};
+    for (const auto& [what, step] : steps) {
+      r = b.RunIn(session, {step});
+      EXPECT_EQ(r.code, TG_OK) << what << ": " << r.message;
+      devices->push_back(std::string(what) + " on " + r.DeviceOf("w"));
+    }
+    TG_DeleteSession(session, s);
+    TG_DeleteStatus(s);
+    return r;
+  };
+  std::vector<std::string> cpu_devices, gpu_devices;
+  const RunResult want = run(kCpu, &cpu_devices), got = run(kGpu, &gpu_devices);
+  ExpectSameValues(want, got, 0, 0);
+  const std::string gpu = kGpu, cpu = kCpu;
+  // Where the variable was in each run: it moved three times.
+  EXPECT_EQ(gpu_devices, (std::vector<std::string>{"init on " + gpu, "scatter on " + gpu,
+                                                   "add on " + cpu, "scatter on " + gpu,
+                                                   "add on " + cpu, "read on " + gpu}));
 }
 
 }  // namespace

@@ -15,70 +15,15 @@
 namespace {
 
 using devtest::Builder;
+using devtest::ExpectSameValues;
+using devtest::InitUpdateRead;
 using devtest::kCpu;
 using devtest::kGpu;
+using devtest::NewVariable;
 using devtest::Random;
 using devtest::RunResult;
 
 class TrainingTest : public devtest::DeviceTest {};
-
-// A variable on the builder's device holding `values` of `dims`.
-TG_Variable* NewVariable(Builder& b, const std::string& name, const std::vector<int64_t>& dims,
-                         const std::vector<float>& values) {
-  TG_Status* s = TG_NewStatus();
-  TG_Tensor* t = TG_AllocateTensor(TG_FLOAT, dims.data(), static_cast<int>(dims.size()),
-                                   values.size() * sizeof(float));
-  if (!values.empty()) std::memcpy(TG_TensorData(t), values.data(), values.size() * sizeof(float));
-  TG_VariableOptions opts;
-  TG_InitVariableOptions(&opts);
-  opts.name = name.c_str();
-  TG_GraphPushDevice(b.graph(), b.device().c_str(), s);
-  TG_Variable* v = TG_GraphNewVariableFromTensor(b.graph(), t, &opts, s);
-  EXPECT_EQ(TG_GetCode(s), TG_OK) << TG_Message(s);
-  TG_GraphPopDevice(b.graph(), s);
-  TG_DeleteTensor(t);
-  TG_DeleteStatus(s);
-  return v;
-}
-
-// Runs the initializers, then `update` `steps` times, then fetches `reads`; returns the
-// last run (its values) with the update runs' step stats in `update_run`.
-RunResult InitUpdateRead(Builder& b, const std::vector<TG_Variable*>& vars, TG_Output update,
-                         int steps, RunResult* update_run) {
-  TG_Status* s = TG_NewStatus();
-  TG_Session* session = TG_NewSession(b.graph(), nullptr, s);
-  EXPECT_NE(session, nullptr) << TG_Message(s);
-  RunResult r;
-  if (session == nullptr) return r;
-  std::vector<TG_Output> inits, reads;
-  for (TG_Variable* v : vars) {
-    inits.push_back(TG_Output{TG_VariableInitializer(v), 0});
-    reads.push_back(TG_VariableReadValue(v));
-  }
-  r = b.RunIn(session, inits);
-  for (int i = 0; r.code == TG_OK && i < steps; ++i) {
-    r = b.RunIn(session, {update});
-    if (update_run != nullptr) *update_run = r;
-  }
-  if (r.code == TG_OK) r = b.RunIn(session, reads);
-  TG_DeleteSession(session, s);
-  TG_DeleteStatus(s);
-  return r;
-}
-
-void ExpectSameValues(const RunResult& want, const RunResult& got, double rtol, double atol) {
-  ASSERT_EQ(want.code, TG_OK) << want.message;
-  ASSERT_EQ(got.code, TG_OK) << got.message;
-  ASSERT_EQ(got.values.size(), want.values.size());
-  for (size_t f = 0; f < want.values.size(); ++f) {
-    EXPECT_EQ(got.values[f].dims, want.values[f].dims) << "fetch " << f;
-    ASSERT_EQ(got.values[f].values.size(), want.values[f].values.size());
-    for (size_t i = 0; i < want.values[f].values.size(); ++i) {
-      const double a = want.values[f].values[i], g = got.values[f].values[i];
-      EXPECT_NEAR(g, a, atol + rtol * std::abs(a)) << "fetch " << f << " element " << i;
-    }
-  }
-}
 
 // An update op's inputs in order: 'v' the variable (random values), 'p' a positive slot
 // ([1, 2): accumulators under a square root), 'm' a small slot ([-0.3, 0.3)), 's' the next
@@ -242,8 +187,11 @@ TEST_F(TrainingTest, AssignAndAssignAddSubMatchCpu) {
   EXPECT_EQ(got.values[0].dims, (std::vector<int64_t>{3, 1}));
   Builder bad(kGpu);
   std::vector<TG_Variable*> bv;
-  const RunResult r = InitUpdateRead(bad, bv, build(bad, &bv, true), 1, nullptr);
+  RunResult r;
+  const RunResult after = InitUpdateRead(bad, bv, build(bad, &bv, true), 1, &r);
   EXPECT_EQ(r.code, TG_INVALID_ARGUMENT) << r.message;
+  ASSERT_EQ(after.code, TG_OK) << after.message;  // the variable keeps its value
+  EXPECT_EQ(after.values[0].values, (std::vector<double>{1, 2, 3, 4}));
   EXPECT_NE(r.message.find("Assign requires shapes of both tensors to match"), std::string::npos)
       << r.message;
 }
