@@ -80,6 +80,16 @@ class MaxPoolGradOp {
     const int64_t block = (depth + blocks - 1) / blocks;
     const double cost =
         static_cast<double>(out_h * out_w * k_h * k_w * block + in_h * in_w * block);
+    // Windows that never overlap (stride >= window): each window writes its pixels' gradient
+    // outright (the routed value or 0), and only pixels no window covers need zeroing first;
+    // when the windows tile the image (2x2 stride 2 SAME, ...) there are none.
+    const bool disjoint = s_h >= k_h && s_w >= k_w;
+    // Windows [o * k - pad, o * k - pad + k) for o < out, back to back, cover [0, in).
+    auto tiles = [](int64_t out, int64_t stride, int64_t k, int64_t pad, int64_t in) {
+      return stride == k && out * k - pad >= in;
+    };
+    const bool tiled = disjoint && tiles(out_h, s_h, k_h, pad_top, in_h) &&
+                       tiles(out_w, s_w, k_w, pad_left, in_w);
     ctx.ParallelFor(batch * blocks, cost, [&](int64_t begin, int64_t end) {
       // Per channel of the block: the window's maximum and where it is (the offset of its
       // pixel in the image), found in one branch-free pass that vectorises over channels.
@@ -94,7 +104,9 @@ class MaxPoolGradOp {
         if (nc <= 0) continue;
         const T* __restrict image = in + n * in_h * in_w * depth + c0;
         T* __restrict grad_image = dx + n * in_h * in_w * depth + c0;
-        if (nc == depth) {
+        if (tiled) {
+          // Every pixel is written below.
+        } else if (nc == depth) {
           std::fill(grad_image, grad_image + in_h * in_w * depth, T(0));
         } else {
           for (int64_t i = 0; i < in_h * in_w; ++i) {
@@ -128,6 +140,16 @@ class MaxPoolGradOp {
               }
             }
             const T* __restrict grad_pixel = grad + (oh * out_w + ow) * depth;
+            if (disjoint) {
+              for (int64_t h = h0; h < h1; ++h) {
+                for (int64_t w = w0; w < w1; ++w) {
+                  const int64_t at = (h * in_w + w) * depth;
+                  T* __restrict d = grad_image + at;
+                  for (int64_t c = 0; c < nc; ++c) d[c] = arg[c] == at ? grad_pixel[c] : T(0);
+                }
+              }
+              continue;
+            }
             for (int64_t c = 0; c < nc; ++c) grad_image[arg[c] + c] += grad_pixel[c];
           }
         }
