@@ -18,6 +18,12 @@
  *   --time S                 seconds of timed runs (default 1)
  *   --serve 1                instead of --time: after the warm-up print "ready BATCH", then
  *                            time one batch per line "b" read from stdin, until EOF or "q"
+ *   --profile N              (tgraph only) instead of timing: 20 warm-up runs, N runs timed
+ *                            ("step_ns" wall, "step_cpu_ns" the process's CPU time, per run),
+ *                            then N traced runs (step stats), one "op TYPE count mean_ns
+ *                            min_ns" line per op type, sorted by min_ns: its nodes' total time
+ *                            per run, the mean over runs and the least (on a loaded machine
+ *                            the least is the kernels' own cost, the mean adds the waits)
  * Output lines (all times in ns): "version V", "plugins NAME[@CPU_VARIANT]..." (tgraph),
  * "load_ns N" (tgraph's plugin loading),
  * "import_ns", "session_ns", "init_ns", "first_run_ns", "first_ns" (their sum: GraphDef bytes
@@ -28,6 +34,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/resource.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -52,6 +59,15 @@ static int64_t NowNs(void) {
   clock_gettime(CLOCK_MONOTONIC, &t);
   return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
 }
+
+#ifndef RUNNER_TF
+static int64_t CpuNs(void) {
+  struct rusage u;
+  getrusage(RUSAGE_SELF, &u);
+  return ((int64_t)u.ru_utime.tv_sec + u.ru_stime.tv_sec) * 1000000000 +
+         ((int64_t)u.ru_utime.tv_usec + u.ru_stime.tv_usec) * 1000;
+}
+#endif
 
 static void Check(Status* s, const char* what, const char* detail) {
   if (P(GetCode)(s) != P(OK)) {
@@ -207,13 +223,68 @@ static void RunOnce(Run* r, Tensor** out, Status* s) {
     for (int i = 0; i < r->nfetches; ++i) P(DeleteTensor)(values[i]);
 }
 
+#ifndef RUNNER_TF
+/* --profile: per op type, its nodes' total duration in each traced run; the mean and the
+ * least over the runs. */
+static void Profile(Run* r, int runs, Status* s) {
+  enum { kMaxTypes = 256 };
+  static char names[kMaxTypes][64];
+  static double total[kMaxTypes], least[kMaxTypes], this_run[kMaxTypes];
+  static int count[kMaxTypes];
+  int ntypes = 0;
+  for (int i = 0; i < 20; ++i) RunOnce(r, NULL, s);
+  const int64_t w0 = NowNs(), c0 = CpuNs();
+  for (int i = 0; i < runs; ++i) RunOnce(r, NULL, s);
+  printf("step_ns %.0f\nstep_cpu_ns %.0f\n", (double)(NowNs() - w0) / runs,
+         (double)(CpuNs() - c0) / runs);
+  TG_RunOptions* options = TG_NewRunOptions();
+  TG_SetRunOptionsTraceLevel(options, 1);
+  TG_RunMetadata* metadata = TG_NewRunMetadata();
+  Tensor* values[kMaxList];
+  for (int i = 0; i < runs; ++i) {
+    TG_SessionRun(r->session, options, r->feeds, r->feed_values, r->nfeeds, r->fetches, values,
+                  r->nfetches, (const Operation* const*)r->targets, r->ntargets, metadata, s);
+    Check(s, "traced run", NULL);
+    for (int f = 0; f < r->nfetches; ++f) TG_DeleteTensor(values[f]);
+    for (int k = 0; k < ntypes; ++k) this_run[k] = 0;
+    for (int n = 0; n < TG_RunMetadataNumNodes(metadata); ++n) {
+      const char* type = TG_RunMetadataNodeOpType(metadata, n);
+      int k = 0;
+      while (k < ntypes && strcmp(names[k], type) != 0) ++k;
+      if (k == kMaxTypes) continue;
+      if (k == ntypes) {
+        snprintf(names[k], sizeof names[k], "%s", type);
+        least[k] = -1;
+        this_run[k] = 0;
+        ++ntypes;
+      }
+      const double ns = (double)TG_RunMetadataNodeDurationNs(metadata, n);
+      total[k] += ns;
+      this_run[k] += ns;
+      if (i == 0) ++count[k];
+    }
+    for (int k = 0; k < ntypes; ++k)
+      if (least[k] < 0 || this_run[k] < least[k]) least[k] = this_run[k];
+  }
+  for (int done = 0; done < ntypes; ++done) {
+    int best = -1;
+    for (int k = 0; k < ntypes; ++k)
+      if (count[k] >= 0 && (best < 0 || least[k] > least[best])) best = k;
+    printf("op %s %d %.0f %.0f\n", names[best], count[best], total[best] / runs, least[best]);
+    count[best] = -1;
+  }
+  TG_DeleteRunMetadata(metadata);
+  TG_DeleteRunOptions(options);
+}
+#endif
+
 int main(int argc, char** argv) {
   if (argc < 2) {
     fprintf(stderr, "usage: %s GRAPH.pb [options] (see runner.c)\n", argv[0]);
     return 2;
   }
   const char* graph_file = argv[1];
-  int threads = 2, check = 0, serve = 0;
+  int threads = 2, check = 0, serve = 0, profile = 0;
   double warmup_s = 0.2, time_s = 1.0;
   const char* dump = NULL;
   const char* inits[kMaxList];
@@ -231,6 +302,7 @@ int main(int argc, char** argv) {
     if (strcmp(a, "--threads") == 0) threads = atoi(v);
     else if (strcmp(a, "--serve") == 0) serve = atoi(v);
     else if (strcmp(a, "--check") == 0) check = atoi(v);
+    else if (strcmp(a, "--profile") == 0) profile = atoi(v);
     else if (strcmp(a, "--dump") == 0) dump = v;
     else if (strcmp(a, "--warmup") == 0) warmup_s = atof(v);
     else if (strcmp(a, "--time") == 0) time_s = atof(v);
@@ -305,7 +377,13 @@ int main(int argc, char** argv) {
     r.targets[r.ntargets++] = FindOperation(g, target_specs[i]);
   const int64_t t4 = NowNs(); /* feed files are read outside the timed span */
 
-  if (check > 0) {
+  if (profile > 0) {
+#ifdef RUNNER_TF
+    Die("--profile is tgraph's only (run metadata through its C API)", NULL);
+#else
+    Profile(&r, profile, s);
+#endif
+  } else if (check > 0) {
     for (int run = 0; run < check; ++run) {
       Tensor* out[kMaxList];
       RunOnce(&r, out, s);

@@ -1,7 +1,9 @@
-// Fusion (TensorFlow's remapper): MatMul + BiasAdd (+ Relu) and Conv2D + BiasAdd (+ Relu)
-// become one _FusedMatMul / _FusedConv2D with fused_ops ["BiasAdd"] or ["BiasAdd", "Relu"]
-// (core/ops/fused_ops.cc; kernels in plugins/cpu/fused_contraction_ops.cc), which writes the
-// product once and adds the bias and activates in the same buffer.
+// Fusion (TensorFlow's remapper): MatMul + BiasAdd (+ an activation) and Conv2D + BiasAdd
+// (+ an activation) become one _FusedMatMul / _FusedConv2D with fused_ops ["BiasAdd"] or
+// ["BiasAdd", A], A one of Relu, Relu6, Elu, LeakyRelu (its alpha as leakyrelu_alpha)
+// (core/ops/fused_ops.cc; kernels in plugins/cpu/fused_contraction_ops.cc and, with the
+// bias and activation inside the product's primitive, plugins/onednn), which writes the
+// product once, biased and activated.
 //
 // A chain fuses when every intermediate value has exactly one reader (the next op of the
 // chain) and nobody waits for it, no member is fetched or otherwise kept (Rewritable), all
@@ -33,8 +35,11 @@ std::string StringAttr(const Operation& op, const char* name, const char* fallba
   return v == nullptr ? std::string(fallback) : v->s();
 }
 
-// The fused op's attrs, from the contraction's.
-AttrMap FusedAttrs(const Operation& contraction, bool relu) {
+// The activations a fused op may end with (fused_epilogue.h in plugins/cpu).
+constexpr const char* kActivations[] = {"Relu", "Relu6", "Elu", "LeakyRelu"};
+
+// The fused op's attrs, from the contraction's and the activation's (null: none).
+AttrMap FusedAttrs(const Operation& contraction, const Operation* activation) {
   AttrMap attrs;
   const bool conv = contraction.type() == "Conv2D";
   const char* copied_matmul[] = {"T", "transpose_a", "transpose_b"};
@@ -53,7 +58,12 @@ AttrMap FusedAttrs(const Operation& contraction, bool relu) {
   attrs["num_args"].set_i(1);
   auto* ops = attrs["fused_ops"].mutable_list();
   ops->add_s("BiasAdd");
-  if (relu) ops->add_s("Relu");
+  if (activation != nullptr) {
+    ops->add_s(activation->type());
+    if (const tf::AttrValue* alpha = activation->FindAttr("alpha")) {
+      attrs["leakyrelu_alpha"] = *alpha;  // LeakyRelu's slope
+    }
+  }
   return attrs;
 }
 
@@ -70,14 +80,17 @@ int FuseContractions(RewriteGraph& g) {
     const int bias_add = SoleReader(g, i, "BiasAdd");
     if (bias_add < 0) continue;
     if (StringAttr(*g.node(bias_add).op, "data_format", "NHWC") != "NHWC") continue;
-    const int relu = SoleReader(g, bias_add, "Relu");
+    int relu = -1;  // the activation, if any
+    for (const char* type : kActivations) {
+      if (relu < 0) relu = SoleReader(g, bias_add, type);
+    }
     const int last = relu >= 0 ? relu : bias_add;
 
     NodeSpec spec;
     spec.type = conv ? "_FusedConv2D" : "_FusedMatMul";
     spec.name = g.node(last).op->name();
     spec.device = contraction.device();
-    spec.attrs = FusedAttrs(contraction, relu >= 0);
+    spec.attrs = FusedAttrs(contraction, relu >= 0 ? g.node(relu).op : nullptr);
     const std::vector<Output> inputs = {g.node(i).inputs[0], g.node(i).inputs[1],
                                         g.node(bias_add).inputs[1]};
     // The attrs must be valid for the op (T among its types) and have a CPU kernel, one at

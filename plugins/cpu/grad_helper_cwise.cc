@@ -1,8 +1,13 @@
 // Element-wise gradient kernels: the activation gradients (ReluGrad, Relu6Grad, EluGrad,
 // SoftplusGrad) and the gradients of unary ops from their output y (SigmoidGrad, TanhGrad,
 // SqrtGrad, RsqrtGrad, ReciprocalGrad), plus Reciprocal. No broadcasting: TensorFlow's
-// kernels take two inputs of one size. One flat Eigen expression each, on the intra-op pool.
+// kernels take two inputs of one size. One flat Eigen expression each, on the intra-op pool;
+// the activation gradients of float and double run a plain loop instead (F::Scalar), which
+// the compiler vectorises into a compare and a blend: Eigen's select of a comparison
+// converts each comparison's result to a float one lane at a time (ReluGrad was 8% of the CNN
+// training step's CPU time, at ~1.5 ns per element).
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "cwise_ops_common.h"
@@ -36,6 +41,17 @@ class GradKernel {
     if (!ctx.ok() || !out.valid()) return;
     const int64_t n = a.num_elements();
     if (n == 0) return;
+    if constexpr (std::is_floating_point_v<T> && requires { F::template Scalar<T>(T(), T()); }) {
+      // No __restrict: the output may be input kForward's buffer (element i reads only
+      // element i of each input, so writing over it is safe).
+      const T* pa = a.data<T>();
+      const T* pb = b.data<T>();
+      T* po = out.mutable_data<T>();
+      ctx.ParallelFor(n, F::kCost * 0.25, [&](int64_t begin, int64_t end) {
+        for (int64_t i = begin; i < end; ++i) po[i] = F::template Scalar<T>(pa[i], pb[i]);
+      });
+      return;
+    }
     EigenCpu eigen(ctx);
     Vec<T> o(out.mutable_data<T>(), n);
     // Element i of the output reads element i of each input only, so writing over a
@@ -61,6 +77,10 @@ struct ReluGradF : ActivationGrad {
   static auto Expr(const G& g, const X& f) {
     return (f > f.constant(T(0))).select(g, g.constant(T(0)));
   }
+  template <typename T>
+  static T Scalar(T g, T f) {
+    return f > T(0) ? g : T(0);
+  }
 };
 // g where 0 < f < 6, else 0.
 struct Relu6GradF : ActivationGrad {
@@ -70,6 +90,10 @@ struct Relu6GradF : ActivationGrad {
     const auto zero = g.constant(T(0));
     return (f > f.constant(T(0))).select((f < f.constant(T(6))).select(g, zero), zero);
   }
+  template <typename T>
+  static T Scalar(T g, T f) {
+    return f > T(0) && f < T(6) ? g : T(0);
+  }
 };
 // Elu's output o = exp(x) - 1 for x < 0, so its derivative exp(x) is o + 1 there.
 struct EluGradF : ActivationGrad {
@@ -78,6 +102,10 @@ struct EluGradF : ActivationGrad {
   template <typename T, class G, class X>
   static auto Expr(const G& g, const X& o) {
     return (o < o.constant(T(0))).select(g * (o + o.constant(T(1))), g);
+  }
+  template <typename T>
+  static T Scalar(T g, T o) {
+    return o < T(0) ? g * (o + T(1)) : g;
   }
 };
 // softplus'(f) = sigmoid(f) = 1 / (1 + exp(-f)); exp(-f) = inf for very negative f gives 0.

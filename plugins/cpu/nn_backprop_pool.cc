@@ -80,25 +80,40 @@ class MaxPoolGradOp {
     const int64_t block = (depth + blocks - 1) / blocks;
     const double cost =
         static_cast<double>(out_h * out_w * k_h * k_w * block + in_h * in_w * block);
+    // Windows that never overlap (stride >= window): each window writes its pixels' gradient
+    // outright (the routed value or 0), and only pixels no window covers need zeroing first;
+    // when the windows tile the image (2x2 stride 2 SAME, ...) there are none.
+    const bool disjoint = s_h >= k_h && s_w >= k_w;
+    // Windows [o * k - pad, o * k - pad + k) for o < out, back to back, cover [0, in).
+    auto tiles = [](int64_t out, int64_t stride, int64_t k, int64_t pad, int64_t in) {
+      return stride == k && out * k - pad >= in;
+    };
+    const bool tiled = disjoint && tiles(out_h, s_h, k_h, pad_top, in_h) &&
+                       tiles(out_w, s_w, k_w, pad_left, in_w);
     ctx.ParallelFor(batch * blocks, cost, [&](int64_t begin, int64_t end) {
-      // Per channel of the block: the window's maximum, and the gradient not yet routed.
-      std::vector<T> max_buffer(static_cast<size_t>(block)), left_buffer(max_buffer.size());
+      // Per channel of the block: the window's maximum and where it is (the offset of its
+      // pixel in the image), found in one branch-free pass that vectorises over channels.
+      std::vector<T> max_buffer(static_cast<size_t>(block));
+      std::vector<int64_t> arg_buffer(max_buffer.size());
       T* __restrict mx = max_buffer.data();
-      T* __restrict left = left_buffer.data();
+      int64_t* __restrict arg = arg_buffer.data();
       for (int64_t u = begin; u < end; ++u) {
         const int64_t n = u / blocks;
         const int64_t c0 = (u % blocks) * block, c1 = std::min(c0 + block, depth);
         const int64_t nc = c1 - c0;
         if (nc <= 0) continue;
-        const T* __restrict image = in + n * in_h * in_w * depth;
-        T* __restrict grad_image = dx + n * in_h * in_w * depth;
-        if (nc == depth) {
+        const T* __restrict image = in + n * in_h * in_w * depth + c0;
+        T* __restrict grad_image = dx + n * in_h * in_w * depth + c0;
+        if (tiled) {
+          // Every pixel is written below.
+        } else if (nc == depth) {
           std::fill(grad_image, grad_image + in_h * in_w * depth, T(0));
         } else {
           for (int64_t i = 0; i < in_h * in_w; ++i) {
-            std::fill(grad_image + i * depth + c0, grad_image + i * depth + c1, T(0));
+            std::fill(grad_image + i * depth, grad_image + i * depth + nc, T(0));
           }
         }
+        const T* __restrict grad = g + n * out_h * out_w * depth + c0;
         for (int64_t oh = 0; oh < out_h; ++oh) {
           const int64_t h0 = std::max<int64_t>(oh * s_h - pad_top, 0);
           const int64_t h1 = std::min<int64_t>(oh * s_h - pad_top + k_h, in_h);
@@ -106,36 +121,36 @@ class MaxPoolGradOp {
             const int64_t w0 = std::max<int64_t>(ow * s_w - pad_left, 0);
             const int64_t w1 = std::min<int64_t>(ow * s_w - pad_left + k_w, in_w);
             if (h0 >= h1 || w0 >= w1) continue;  // cannot happen with valid attrs; be safe
-            // Two branch-free passes: the maximum (a later element only when strictly
-            // greater, so a NaN never wins unless it comes first), then the gradient to the
-            // first element equal to it (the first one, when the maximum is that NaN).
-            const T* first = image + (h0 * in_w + w0) * depth + c0;
-            std::copy(first, first + nc, mx);
-            for (int64_t h = h0; h < h1; ++h) {
-              for (int64_t w = w0; w < w1; ++w) {
-                const T* __restrict v = image + (h * in_w + w) * depth + c0;
-                for (int64_t c = 0; c < nc; ++c) mx[c] = mx[c] < v[c] ? v[c] : mx[c];
-              }
-            }
-            const T* grad_pixel = g + ((n * out_h + oh) * out_w + ow) * depth + c0;
-            std::copy(grad_pixel, grad_pixel + nc, left);
+            // A later element wins only when strictly greater: the first maximum, and a
+            // NaN only when it comes first (as TensorFlow routes it).
+            const int64_t first = (h0 * in_w + w0) * depth;
             for (int64_t c = 0; c < nc; ++c) {
-              const bool take = mx[c] == first[c] || mx[c] != mx[c];
-              grad_image[(h0 * in_w + w0) * depth + c0 + c] += take ? left[c] : T(0);
-              left[c] = take ? T(0) : left[c];
+              mx[c] = image[first + c];
+              arg[c] = first;
             }
             for (int64_t h = h0; h < h1; ++h) {
               for (int64_t w = (h == h0 ? w0 + 1 : w0); w < w1; ++w) {
-                const int64_t at = (h * in_w + w) * depth + c0;
+                const int64_t at = (h * in_w + w) * depth;
                 const T* __restrict v = image + at;
-                T* __restrict d = grad_image + at;
                 for (int64_t c = 0; c < nc; ++c) {
-                  const bool take = v[c] == mx[c];
-                  d[c] += take ? left[c] : T(0);
-                  left[c] = take ? T(0) : left[c];
+                  const bool greater = v[c] > mx[c];
+                  mx[c] = greater ? v[c] : mx[c];
+                  arg[c] = greater ? at : arg[c];
                 }
               }
             }
+            const T* __restrict grad_pixel = grad + (oh * out_w + ow) * depth;
+            if (disjoint) {
+              for (int64_t h = h0; h < h1; ++h) {
+                for (int64_t w = w0; w < w1; ++w) {
+                  const int64_t at = (h * in_w + w) * depth;
+                  T* __restrict d = grad_image + at;
+                  for (int64_t c = 0; c < nc; ++c) d[c] = arg[c] == at ? grad_pixel[c] : T(0);
+                }
+              }
+              continue;
+            }
+            for (int64_t c = 0; c < nc; ++c) grad_image[arg[c] + c] += grad_pixel[c];
           }
         }
       }

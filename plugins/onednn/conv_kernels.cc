@@ -1,5 +1,6 @@
-// Conv2D, Conv2DBackpropInput and Conv2DBackpropFilter (fp32, NHWC) on oneDNN's direct
-// convolution primitives.
+// Conv2D, _FusedConv2D, Conv2DBackpropInput and Conv2DBackpropFilter (fp32, NHWC) on
+// oneDNN's direct convolution primitives. _FusedConv2D is Conv2D with the bias as the
+// primitive's bias input and the activation as a post-op (fused_epilogue_dnnl.h).
 //
 // Activations stay in TensorFlow's NHWC layout (oneDNN's "nhwc", read and written in place).
 // The filter is TensorFlow's [KH, KW, IC, OC] ("hwio"); the primitive chooses the weights
@@ -18,6 +19,7 @@
 
 #include "conv2d_geometry.h"
 #include "dnnl_context.h"
+#include "fused_epilogue_dnnl.h"
 #include "nn_backprop_common.h"
 
 namespace tgraph_onednn {
@@ -254,18 +256,34 @@ struct Made {
 
 // ---- Conv2D ----
 
+// `epilogue` (fused only): a bias of out_depth values and the activation as a post-op.
 dnnl::convolution_forward::primitive_desc ForwardDesc(const ConvShape& s,
                                                       const memory::desc& weights,
-                                                      dnnl::prop_kind kind) {
+                                                      dnnl::prop_kind kind,
+                                                      const FusedEpilogue* epilogue = nullptr) {
+  if (epilogue != nullptr) {
+    const dnnl::convolution_forward::desc desc(
+        kind, dnnl::algorithm::convolution_direct, s.Input(), weights,
+        memory::desc({s.out_depth}, kF32, Tag::a), s.Output(), s.Strides(), s.Dilations(),
+        s.PadBefore(), s.PadAfter());
+    return dnnl::convolution_forward::primitive_desc(desc, EpilogueAttr(epilogue), CpuEngine());
+  }
   const dnnl::convolution_forward::desc desc(
       kind, dnnl::algorithm::convolution_direct, s.Input(), weights, s.Output(), s.Strides(),
       s.Dilations(), s.PadBefore(), s.PadAfter());
   return dnnl::convolution_forward::primitive_desc(desc, UserScratchpadAttr(), CpuEngine());
 }
 
+// kFused: _FusedConv2D (input 2 the bias).
+template <bool kFused>
 class Conv2DOp {
  public:
-  explicit Conv2DOp(Construction& c) { tgraph_cpu::nn::GetConvAttrs(c, &attrs_); }
+  explicit Conv2DOp(Construction& c) {
+    if (!tgraph_cpu::nn::GetConvAttrs(c, &attrs_)) return;
+    if constexpr (kFused) {
+      if (tgraph_cpu::nn::CheckFusedConvAttrs(c)) epilogue_.Read(c);
+    }
+  }
 
   void Compute(Context& ctx) {
     const auto input = ctx.input(0);
@@ -273,15 +291,20 @@ class Conv2DOp {
     ConvGeometry g;
     if (!tgraph_cpu::nn::Conv2DForwardGeometry(ctx, attrs_, input, filter, &g)) return;
     auto out = ctx.AllocateOutput(0, {g.batch, g.out_h, g.out_w, g.out_depth});
-    if (!ctx.ok() || g.pixels() == 0 || g.out_depth == 0) return;
+    if (!ctx.ok()) return;
+    // The fused op's bias is checked after the convolution's inputs, also for an empty
+    // output (as the Eigen kernel does).
+    if (kFused && !FusedEpilogue::CheckBias(ctx, TG_FLOAT, g.out_depth)) return;
+    if (g.pixels() == 0 || g.out_depth == 0) return;
     const ConvShape s = ShapeOf(attrs_, g);
     const int parts = PartsFor(ctx, s.MultiplyAdds(), std::max(s.batch, s.out_h));
+    const FusedEpilogue* epilogue = kFused ? &epilogue_ : nullptr;
     std::shared_ptr<const SplitConvEntry<dnnl::primitive>> e;
     try {
       e = cache_.Get(s.Key(parts), [&] {
         auto entry = MakeSplit<dnnl::primitive>(
-            s, parts, /*by_rows=*/true, [](const ConvShape& p, const memory::desc& w) {
-              const auto pd = ForwardDesc(p, w, dnnl::prop_kind::forward_inference);
+            s, parts, /*by_rows=*/true, [epilogue](const ConvShape& p, const memory::desc& w) {
+              const auto pd = ForwardDesc(p, w, dnnl::prop_kind::forward_inference, epilogue);
               return Made{dnnl::convolution_forward(pd), pd.scratchpad_desc(), pd.weights_desc()};
             });
         entry.filter = MakeFilterReorder(s.FilterHwio(), entry.weights);
@@ -298,17 +321,23 @@ class Conv2DOp {
     if (!scratch.ok()) return;
     const float* x = input.data<float>();
     float* y = out.mutable_data<float>();
+    const float* bias = kFused ? ctx.input(2).data<float>() : nullptr;
     RunParts(ctx, static_cast<int64_t>(e->parts.size()), "convolution", [&](int64_t i) {
       const auto& p = e->parts[static_cast<size_t>(i)];
-      RunHere(p.primitive, p.scratchpad, scratch.at(i),
-              {{DNNL_ARG_SRC, Wrap(p.where.shape.Input(), x + p.where.input_offset)},
-               {DNNL_ARG_WEIGHTS, Wrap(e->filter.to, weights)},
-               {DNNL_ARG_DST, Wrap(p.where.shape.Output(), y + p.where.output_offset)}});
+      std::unordered_map<int, memory> args = {
+          {DNNL_ARG_SRC, Wrap(p.where.shape.Input(), x + p.where.input_offset)},
+          {DNNL_ARG_WEIGHTS, Wrap(e->filter.to, weights)},
+          {DNNL_ARG_DST, Wrap(p.where.shape.Output(), y + p.where.output_offset)}};
+      if (bias != nullptr) {
+        args.emplace(DNNL_ARG_BIAS, Wrap(memory::desc({s.out_depth}, kF32, Tag::a), bias));
+      }
+      RunHere(p.primitive, p.scratchpad, scratch.at(i), std::move(args));
     });
   }
 
  private:
   ConvAttrs attrs_;
+  FusedEpilogue epilogue_;  // kFused only
   PrimitiveCache<SplitConvEntry<dnnl::primitive>> cache_;
 };
 
@@ -489,8 +518,12 @@ class Conv2DBackpropFilterOp {
 
 void RegisterConvKernels(tgraph::plugin::Init& init) {
   using tgraph::plugin::KernelBuilder;
-  init.Kernel<Conv2DOp>(
+  init.Kernel<Conv2DOp<false>>(
       KernelBuilder("Conv2D", "CPU").TypeConstraint("T", TG_FLOAT).Priority(kOneDnnPriority));
+  // At Conv2D's priority, so that the plan-time fusion (core/rewrite/fusion.cc) fuses.
+  init.Kernel<Conv2DOp<true>>(KernelBuilder("_FusedConv2D", "CPU")
+                                  .TypeConstraint("T", TG_FLOAT)
+                                  .Priority(kOneDnnPriority));
   init.Kernel<Conv2DBackpropInputOp>(KernelBuilder("Conv2DBackpropInput", "CPU")
                                          .TypeConstraint("T", TG_FLOAT)
                                          .HostMemory("input_sizes")

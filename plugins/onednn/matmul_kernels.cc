@@ -1,4 +1,5 @@
-// MatMul and BatchMatMulV2 (fp32) on oneDNN's matmul primitive.
+// MatMul, _FusedMatMul (fp32, and bf16 where the CPU has it) and BatchMatMulV2 (fp32) on
+// oneDNN's matmul primitive.
 //
 // The transposes never copy anything: a transposed operand is described to oneDNN by its
 // strides (a [K, M] buffer read as the [M, K] matrix with strides {1, M}). Work is split over
@@ -7,12 +8,16 @@
 // oneDNN's own when one operand has a single matrix (a batch dimension of 1); other
 // broadcasts (and any case oneDNN's batched matmul declines) run as one 2-D product per
 // output matrix, so every shape the Eigen kernel accepts works here too. Checks and messages
-// are the Eigen kernels'.
+// are the Eigen kernels'. _FusedMatMul is MatMul with the bias as the primitive's bias input
+// and the activation as a post-op (fused_epilogue_dnnl.h): the product is written once.
 #include <algorithm>
+#include <cstring>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "dnnl_context.h"
+#include "fused_epilogue_dnnl.h"
 #include "batch_matmul_shape.h"
 #include "nn_common.h"
 
@@ -29,7 +34,7 @@ using tgraph_cpu::nn::ShapeString;
 // One matmul primitive and the descriptors to wrap buffers with.
 struct MatMulPrim {
   dnnl::matmul primitive;
-  memory::desc src, weights, dst, scratchpad;
+  memory::desc src, weights, bias, dst, scratchpad;  // bias: empty unless fused
 };
 
 // `batch` matrices (0: a plain 2-D matrix) of rows x cols with the given element strides,
@@ -59,20 +64,51 @@ template <typename T>
 constexpr memory::data_type kDnnlType = memory::data_type::f32;
 template <>
 constexpr memory::data_type kDnnlType<BFloat16> = memory::data_type::bf16;
+template <typename T>
+constexpr TG_DataType kTgType = TG_FLOAT;
+template <>
+constexpr TG_DataType kTgType<BFloat16> = TG_BFLOAT16;
 
-MatMulPrim MakeMatMul(const memory::desc& src, const memory::desc& weights,
-                      const memory::desc& dst) {
-  OneThreadScope one_thread;
-  const dnnl::matmul::desc desc(src, weights, dst);
-  const dnnl::matmul::primitive_desc pd(desc, UserScratchpadAttr(), CpuEngine());
-  return MatMulPrim{dnnl::matmul(pd), src, weights, dst, pd.scratchpad_desc()};
+inline float ToFloat(float x) { return x; }
+inline float ToFloat(BFloat16 x) {
+  const uint32_t bits = static_cast<uint32_t>(x.bits) << 16;
+  float f = 0;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
+template <typename T>
+T FromFloat(float x) {
+  if constexpr (std::is_same_v<T, float>) {
+    return x;
+  } else {
+    uint32_t bits = 0;
+    std::memcpy(&bits, &x, sizeof bits);
+    if ((bits & 0x7fffffffu) > 0x7f800000u) return BFloat16{static_cast<uint16_t>((bits >> 16) | 0x40)};
+    bits += 0x7fffu + ((bits >> 16) & 1u);  // round to nearest even
+    return BFloat16{static_cast<uint16_t>(bits >> 16)};
+  }
 }
 
-void RunMatMul(const MatMulPrim& p, const void* a, const void* b, void* out, void* scratch) {
-  RunHere(p.primitive, p.scratchpad, scratch,
-          {{DNNL_ARG_SRC, Wrap(p.src, a)},
-           {DNNL_ARG_WEIGHTS, Wrap(p.weights, b)},
-           {DNNL_ARG_DST, Wrap(p.dst, out)}});
+// A product, with a bias and the epilogue's activation when `epilogue` is given (`bias`:
+// a [1, N] row added to each row of the product).
+MatMulPrim MakeMatMul(const memory::desc& src, const memory::desc& weights,
+                      const memory::desc& dst, const FusedEpilogue* epilogue = nullptr,
+                      const memory::desc& bias = memory::desc()) {
+  OneThreadScope one_thread;
+  const dnnl::matmul::desc desc = epilogue == nullptr
+                                      ? dnnl::matmul::desc(src, weights, dst)
+                                      : dnnl::matmul::desc(src, weights, bias, dst);
+  const dnnl::matmul::primitive_desc pd(desc, EpilogueAttr(epilogue), CpuEngine());
+  return MatMulPrim{dnnl::matmul(pd), src, weights, bias, dst, pd.scratchpad_desc()};
+}
+
+void RunMatMul(const MatMulPrim& p, const void* a, const void* b, void* out, void* scratch,
+               const void* bias = nullptr) {
+  std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, Wrap(p.src, a)},
+                                          {DNNL_ARG_WEIGHTS, Wrap(p.weights, b)},
+                                          {DNNL_ARG_DST, Wrap(p.dst, out)}};
+  if (bias != nullptr) args.emplace(DNNL_ARG_BIAS, Wrap(p.bias, bias));
+  RunHere(p.primitive, p.scratchpad, scratch, std::move(args));
 }
 
 // A part of a product has at least this many rows (or columns, split when the product has
@@ -92,13 +128,13 @@ struct SplitMatMul {
 };
 
 // T: float, or BFloat16 (products accumulated in float by oneDNN, the result rounded to
-// bfloat16 once, as the Eigen kernel does).
-template <typename T>
+// bfloat16 once, as the Eigen kernel does). kFused: _FusedMatMul (input 2 the bias).
+template <typename T, bool kFused = false>
 class MatMulOp {
  public:
   explicit MatMulOp(Construction& c) {
-    if (!c.GetAttr("transpose_a", &trans_a_)) return;
-    c.GetAttr("transpose_b", &trans_b_);
+    if (!c.GetAttr("transpose_a", &trans_a_) || !c.GetAttr("transpose_b", &trans_b_)) return;
+    if constexpr (kFused) epilogue_.Read(c);
   }
 
   void Compute(Context& ctx) {
@@ -122,10 +158,20 @@ class MatMulOp {
       return;
     }
     auto out = ctx.AllocateOutput(0, {m, n});
-    if (!ctx.ok() || m == 0 || n == 0) return;
+    if (!ctx.ok()) return;
+    // The fused op's bias is checked after the product's inputs, also for an empty product
+    // (as the Eigen kernel does).
+    if (kFused && !FusedEpilogue::CheckBias(ctx, kTgType<T>, n)) return;
+    if (m == 0 || n == 0) return;
     T* o = out.mutable_data<T>();
+    const T* bias = kFused ? ctx.input(2).data<T>() : nullptr;
     if (k == 0) {
-      std::fill(o, o + m * n, T{});
+      if constexpr (kFused) {
+        for (int64_t j = 0; j < n; ++j) o[j] = FromFloat<T>(Activate(epilogue_, ToFloat(bias[j])));
+        for (int64_t i = 1; i < m; ++i) std::copy(o, o + n, o + i * n);
+      } else {
+        std::fill(o, o + m * n, T{});
+      }
       return;
     }
     const double work = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
@@ -139,16 +185,19 @@ class MatMulOp {
         SplitMatMul sm;
         sm.split = Split::Of(by_columns ? n : m, parts);
         auto make = [&](int64_t len) {
+          const FusedEpilogue* epilogue = kFused ? &epilogue_ : nullptr;
           if (!by_columns) {
             return MakeMatMul(Operand(0, len, a_rows, a_cols, trans_a_, kType),
                               Operand(0, k, b_rows, b_cols, trans_b_, kType),
-                              Matrices(0, len, n, n, 1, 0, kType));
+                              Matrices(0, len, n, n, 1, 0, kType), epilogue,
+                              Matrices(0, 1, n, n, 1, 0, kType));
           }
           // B's columns [c0, c0 + len): of a [K, N] buffer, or rows of a stored [N, K] one.
           return MakeMatMul(Operand(0, m, a_rows, a_cols, trans_a_, kType),
                             trans_b_ ? Matrices(0, k, len, 1, b_cols, 0, kType)
                                      : Matrices(0, k, len, b_cols, 1, 0, kType),
-                            Matrices(0, m, len, n, 1, 0, kType));
+                            Matrices(0, m, len, n, 1, 0, kType), epilogue,
+                            Matrices(0, 1, len, len, 1, 0, kType));
         };
         sm.main = make(sm.split.size);
         sm.last = sm.split.last == sm.split.size ? sm.main : make(sm.split.last);
@@ -165,12 +214,13 @@ class MatMulOp {
     RunParts(ctx, e->split.parts, "matmul", [&](int64_t i) {
       const int64_t start = e->split.begin(i);
       if (by_columns) {
-        RunMatMul(e->For(i), pa, pb + (trans_b_ ? start * b_cols : start), o + start, scratch.at(i));
+        RunMatMul(e->For(i), pa, pb + (trans_b_ ? start * b_cols : start), o + start, scratch.at(i),
+                  kFused ? bias + start : nullptr);
         return;
       }
       // Row `start` of op(A): row `start` of A, or column `start` of the stored [K, M] matrix.
       RunMatMul(e->For(i), pa + (trans_a_ ? start : start * a_cols), pb, o + start * n,
-                scratch.at(i));
+                scratch.at(i), bias);
     });
   }
 
@@ -178,6 +228,7 @@ class MatMulOp {
   static constexpr memory::data_type kType = kDnnlType<T>;
   bool trans_a_ = false;
   bool trans_b_ = false;
+  FusedEpilogue epilogue_;  // kFused only
   PrimitiveCache<SplitMatMul> cache_;
 };
 
@@ -329,10 +380,18 @@ void RegisterMatMulKernels(tgraph::plugin::Init& init) {
                                    .Priority(kOneDnnPriority));
   // bfloat16 only where the CPU computes it natively (AVX512_BF16 or AMX): elsewhere
   // oneDNN would emulate it, and the Eigen kernel (widen, multiply in float) stays.
+  // _FusedMatMul at MatMul's priority: the plan-time fusion (core/rewrite/fusion.cc) fuses
+  // only when the fused kernel ranks at least as high as the product's own.
+  init.Kernel<MatMulOp<float, true>>(tgraph::plugin::KernelBuilder("_FusedMatMul", "CPU")
+                                         .TypeConstraint("T", TG_FLOAT)
+                                         .Priority(kOneDnnPriority));
   if (BFloat16MatMulRuns()) {
     init.Kernel<MatMulOp<BFloat16>>(tgraph::plugin::KernelBuilder("MatMul", "CPU")
                                         .TypeConstraint("T", TG_BFLOAT16)
                                         .Priority(kOneDnnPriority));
+    init.Kernel<MatMulOp<BFloat16, true>>(tgraph::plugin::KernelBuilder("_FusedMatMul", "CPU")
+                                              .TypeConstraint("T", TG_BFLOAT16)
+                                              .Priority(kOneDnnPriority));
   }
   init.Kernel<BatchMatMulOp>(tgraph::plugin::KernelBuilder("BatchMatMulV2", "CPU")
                                  .TypeConstraint("T", TG_FLOAT)

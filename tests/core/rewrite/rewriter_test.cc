@@ -396,6 +396,37 @@ TEST_F(RewriteTest, MatMulBiasAddReluBecomesFusedMatMul) {
   EXPECT_EQ(g_.FindOperation("relu")->type(), "Relu");
 }
 
+// The other activations TensorFlow's remapper fuses (Relu6, LeakyRelu with its slope; Elu
+// too, whose expm1 may differ in the last bit from the Elu kernel's, so not compared here).
+TEST_F(RewriteTest, OtherActivationsFuseToo) {
+  Output x = Placeholder(PartialShape({2, 3}), "x");
+  Output w = Const(Floats({3, 2}, {1, -2, 3, -4, 5, -6}), "w");
+  Output bias = Const(Floats({2}, {0.5f, -0.5f}), "bias");
+  std::vector<Output> ys;
+  for (const char* activation : {"Relu6", "LeakyRelu"}) {
+    const std::string name = activation;
+    Output mm = Op("MatMul", {x, w}, {}, name + "_mm")->output(0);
+    Output ba = Op("BiasAdd", {mm, bias}, {}, name + "_ba")->output(0);
+    AttrMap attrs;
+    if (name == "LeakyRelu") attrs["alpha"].set_f(0.3f);
+    Output act = Op(activation, {ba}, attrs, name)->output(0);
+    ys.push_back(Op("Neg", {act}, {}, name + "_y")->output(0));
+  }
+  const auto types = RunBothWays("remapping", {{x, Floats({2, 3}, {1, 2, 3, -1, -2, -3})}}, ys);
+  EXPECT_EQ(types.count("_FusedMatMul"), 2u);
+  EXPECT_EQ(types.count("Relu6") + types.count("LeakyRelu") + types.count("BiasAdd"), 0u);
+  auto f = Rewrite("remapping", {x}, ys);
+  ASSERT_NE(f, nullptr);
+  for (const char* activation : {"Relu6", "LeakyRelu"}) {
+    const Operation& op = *f->ordered[static_cast<size_t>(Find(*f, activation))];
+    EXPECT_EQ(op.type(), "_FusedMatMul");
+    EXPECT_EQ(op.FindAttr("fused_ops")->list().s(1), activation);
+  }
+  const Operation& leaky = *f->ordered[static_cast<size_t>(Find(*f, "LeakyRelu"))];
+  ASSERT_NE(leaky.FindAttr("leakyrelu_alpha"), nullptr);
+  EXPECT_FLOAT_EQ(leaky.FindAttr("leakyrelu_alpha")->f(), 0.3f);
+}
+
 TEST_F(RewriteTest, Conv2DBiasAddBecomesFusedConv2D) {
   Output x = Placeholder(PartialShape({1, 4, 4, 2}), "x");
   std::vector<float> filter(3 * 3 * 2 * 3);

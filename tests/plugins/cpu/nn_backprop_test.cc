@@ -398,6 +398,11 @@ TEST(PoolGradTest, ValidAndSame) {
         CheckPool(op, dtype, {{2, 9, 7, 4}, {1, 2, 2, 1}, {1, 3, 3, 1}, padding}, seed++);
         CheckPool(op, dtype, {{20, 4, 4, 3}, {1, 3, 2, 1}, {1, 1, 2, 1}, padding}, seed++);
         CheckPool(op, dtype, {{1, 3, 3, 1}, {1, 5, 5, 1}, {1, 1, 1, 1}, "SAME"}, seed++);
+        // Disjoint windows over odd sizes: SAME tiles the image (the last window padded),
+        // VALID leaves the last row and column to no window; and split channel blocks.
+        CheckPool(op, dtype, {{2, 7, 9, 3}, {1, 2, 2, 1}, {1, 2, 2, 1}, padding}, seed++);
+        CheckPool(op, dtype, {{1, 7, 7, 24}, {1, 2, 2, 1}, {1, 2, 2, 1}, padding}, seed++);
+        CheckPool(op, dtype, {{2, 9, 8, 5}, {1, 3, 2, 1}, {1, 3, 2, 1}, padding}, seed++);
       }
     }
   }

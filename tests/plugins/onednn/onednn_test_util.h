@@ -82,12 +82,17 @@ inline std::string DimsString(const std::vector<int64_t>& dims) {
 }
 
 // One input of the node: a Placeholder fed `value`, or a Const of it (shape inputs).
+// `list` > 0: this input starts a list argument of `list` inputs (this and the next ones);
+// < 0: an empty list argument (no input at all).
 struct Arg {
   Tensor value;
   bool as_const = false;
+  int list = 0;
 };
 inline Arg In(Tensor t) { return Arg{std::move(t), false}; }
 inline Arg ConstIn(Tensor t) { return Arg{std::move(t), true}; }
+inline Arg ListIn(Tensor t, int size = 1) { return Arg{std::move(t), false, size}; }
+inline Arg EmptyList() { return Arg{Tensor(), false, -1}; }
 
 struct Outcome {
   Status status;
@@ -122,7 +127,12 @@ class TwoKernelNode {
     spec.name = "node";
     spec.attrs = attrs;
     int k = 0;
+    int list_left = 0;  // inputs still to join the current list argument
     for (Arg& a : args) {
+      if (a.list < 0) {
+        spec.inputs.push_back({{}, true});
+        continue;
+      }
       NodeSpec producer;
       producer.name = "input" + std::to_string(k++);
       producer.type = a.as_const ? "Const" : "Placeholder";
@@ -135,7 +145,13 @@ class TwoKernelNode {
       }
       auto op = graph_.AddOperation(std::move(producer));
       ASSERT_TRUE(op.ok()) << op.status().ToString();
-      spec.inputs.push_back({{op.value()->output(0)}, false});
+      if (list_left > 0) {
+        spec.inputs.back().tensors.push_back(op.value()->output(0));
+        --list_left;
+      } else {
+        spec.inputs.push_back({{op.value()->output(0)}, a.list > 0});
+        list_left = a.list > 0 ? a.list - 1 : 0;
+      }
       inputs_.push_back(a.value);
     }
     auto node = graph_.AddOperation(std::move(spec));

@@ -1,0 +1,113 @@
+// The epilogue of TensorFlow's fused contractions (_FusedMatMul, _FusedConv2D): which
+// fused_ops lists a kernel runs, and the checks of the bias it adds. Header-only and shared
+// by the Eigen kernels (fused_contraction_ops.cc) and the oneDNN plugin's, so both accept the
+// same nodes and fail with the same messages.
+//
+// fused_ops supported: ["BiasAdd"] and ["BiasAdd", A] with A one of Relu, Relu6, Elu,
+// LeakyRelu (slope leakyrelu_alpha); num_args must be 1 (args holds the bias). Anything else
+// (FusedBatchNorm, Add, ...) fails at kernel creation with UNIMPLEMENTED naming the list.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "array_kernel_util.h"
+#include "nn_common.h"
+
+namespace tgraph_cpu::nn {
+
+struct FusedEpilogue {
+  Activation activation = Activation::kNone;
+  float alpha = 0.2f;  // LeakyRelu's slope
+
+  // Reads fused_ops, num_args and leakyrelu_alpha; fails the construction when the list is
+  // not supported.
+  bool Read(tgraph::plugin::Construction& c) {
+    auto list = c.GetTensorAttr("fused_ops");
+    if (!c.ok()) return false;
+    std::vector<std::string> ops;
+    for (int64_t i = 0; i < list.num_elements(); ++i) ops.emplace_back(list.string_at(i));
+    std::string joined;
+    for (const std::string& op : ops) {
+      if (!joined.empty()) joined.append(", ");
+      joined.append(op);
+    }
+    const bool bias = !ops.empty() && ops[0] == "BiasAdd";
+    bool known = bias && ops.size() <= 2;
+    if (known && ops.size() == 2) {
+      if (ops[1] == "Relu") {
+        activation = Activation::kRelu;
+      } else if (ops[1] == "Relu6") {
+        activation = Activation::kRelu6;
+      } else if (ops[1] == "Elu") {
+        activation = Activation::kElu;
+      } else if (ops[1] == "LeakyRelu") {
+        activation = Activation::kLeakyRelu;
+        if (!c.GetAttr("leakyrelu_alpha", &alpha)) return false;
+      } else {
+        known = false;
+      }
+    }
+    if (!known) {
+      std::string message = c.op_type();
+      message.append(" with fused_ops [")
+          .append(joined)
+          .append("] is not supported on the CPU (supported: [BiasAdd] and "
+                  "[BiasAdd, Relu|Relu6|Elu|LeakyRelu])");
+      c.Fail(TG_UNIMPLEMENTED, message);
+      return false;
+    }
+    int64_t num_args = 0;
+    if (!c.GetAttr("num_args", &num_args)) return false;
+    if (num_args != 1) {
+      std::string message = c.op_type();
+      message.append(" with fused_ops [")
+          .append(joined)
+          .append("] takes 1 extra argument (the bias), got num_args=")
+          .append(std::to_string(num_args));
+      c.Fail(TG_INVALID_ARGUMENT, message);
+      return false;
+    }
+    return true;
+  }
+
+  // Input 2 (the bias) must be a vector of `channels` values of the output's dtype
+  // (_FusedConv2D's TArgs may name another type). Fails the node otherwise.
+  static bool CheckBias(tgraph::plugin::Context& ctx, TG_DataType dtype, int64_t channels) {
+    const auto bias = ctx.input(2);
+    if (bias.rank() != 1 || bias.dim(0) != channels) {
+      ctx.Fail(TG_INVALID_ARGUMENT, "bias must be 1-D of the output's last dimension " +
+                                        std::to_string(channels) + ", got shape " +
+                                        ShapeString(bias.dims()));
+      return false;
+    }
+    if (bias.dtype() != dtype) {
+      ctx.Fail(TG_INVALID_ARGUMENT, "bias must be " + array_util::DtypeName(dtype) +
+                                        " like the input, got " +
+                                        array_util::DtypeName(bias.dtype()));
+      return false;
+    }
+    return true;
+  }
+};
+
+// _FusedConv2D's attrs beyond Conv2D's: the filter in TensorFlow's HWIO layout only, and no
+// host_args. Fails the construction otherwise.
+inline bool CheckFusedConvAttrs(tgraph::plugin::Construction& c) {
+  std::string filter_format;
+  if (!c.GetAttr("filter_format", &filter_format)) return false;
+  if (filter_format != "HWIO") {
+    c.Fail(TG_UNIMPLEMENTED, "_FusedConv2D on the CPU supports only filter_format 'HWIO', got '" +
+                                 filter_format + "'");
+    return false;
+  }
+  int64_t host_args = 0;
+  if (!c.GetAttr("num_host_args", &host_args)) return false;
+  if (host_args != 0) {
+    c.Fail(TG_UNIMPLEMENTED, "_FusedConv2D with host_args is not supported on the CPU");
+    return false;
+  }
+  return true;
+}
+
+}  // namespace tgraph_cpu::nn

@@ -1,0 +1,58 @@
+// The epilogue of _FusedMatMul and _FusedConv2D on oneDNN: the bias is the primitive's own
+// bias input, the activation one eltwise post-op, so the product is written once, already
+// biased and activated. The fused_ops parsing and bias checks are the CPU plugin's
+// (fused_epilogue.h), so both plugins accept the same nodes with the same messages.
+#pragma once
+
+#include <cmath>
+
+#include "dnnl_context.h"
+#include "fused_epilogue.h"
+
+namespace tgraph_onednn {
+
+using tgraph_cpu::nn::Activation;
+using tgraph_cpu::nn::FusedEpilogue;
+
+// The primitive attrs for `epilogue` (null: a plain contraction): the user scratchpad, and
+// the activation as an eltwise post-op. TensorFlow's definitions map exactly: Relu is relu
+// with slope 0, LeakyRelu relu with slope alpha (x > 0 ? x : alpha * x), Relu6 relu bounded
+// at 6, Elu elu with alpha 1 (x > 0 ? x : exp(x) - 1).
+inline dnnl::primitive_attr EpilogueAttr(const FusedEpilogue* epilogue) {
+  dnnl::primitive_attr attr = UserScratchpadAttr();
+  if (epilogue == nullptr || epilogue->activation == Activation::kNone) return attr;
+  dnnl::post_ops ops;
+  switch (epilogue->activation) {
+    case Activation::kRelu:
+      ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
+      break;
+    case Activation::kLeakyRelu:
+      ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, epilogue->alpha, 0.0f);
+      break;
+    case Activation::kRelu6:
+      ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_bounded_relu, 6.0f, 0.0f);
+      break;
+    case Activation::kElu:
+      ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_elu, 1.0f, 0.0f);
+      break;
+    case Activation::kNone:
+      break;
+  }
+  attr.set_post_ops(ops);
+  return attr;
+}
+
+// The activation of one value, as the Eigen kernels compute it (for outputs no primitive
+// writes: a product over an empty dimension is the bias alone).
+inline float Activate(const FusedEpilogue& e, float x) {
+  switch (e.activation) {
+    case Activation::kRelu: return x > 0.0f ? x : 0.0f;
+    case Activation::kRelu6: return x > 0.0f ? (x < 6.0f ? x : 6.0f) : 0.0f;
+    case Activation::kElu: return x > 0.0f ? x : std::expm1(x);
+    case Activation::kLeakyRelu: return x > 0.0f ? x : x * e.alpha;
+    case Activation::kNone: break;
+  }
+  return x;
+}
+
+}  // namespace tgraph_onednn

@@ -1,0 +1,384 @@
+// The oneDNN _FusedMatMul and _FusedConv2D kernels (bias and activation inside the product's
+// primitive) against the Eigen fused kernels: every fused_ops list TensorFlow's op defs name
+// and the CPU implements, odd sizes, batch 1, empty tensors, transposes, strides, dilations
+// and paddings, bfloat16 against float, and unsupported attrs or bad biases failing alike.
+// Also: the fused kernels rank with the plain products', which the plan-time fusion needs.
+#include <cstring>
+#include <random>
+
+#include "onednn_test_util.h"
+
+namespace tgraph::onednn_test {
+namespace {
+
+// The fused_ops lists both kernels run, with LeakyRelu's slope (0 when unused).
+struct Epilogue {
+  std::vector<std::string> ops;
+  float alpha = 0.2f;
+};
+const std::vector<Epilogue>& Epilogues() {
+  static const std::vector<Epilogue> all = {{{"BiasAdd"}},
+                                            {{"BiasAdd", "Relu"}},
+                                            {{"BiasAdd", "Relu6"}},
+                                            {{"BiasAdd", "Elu"}},
+                                            {{"BiasAdd", "LeakyRelu"}, 0.3f},
+                                            {{"BiasAdd", "LeakyRelu"}, 1.7f}};
+  return all;
+}
+std::string Describe(const Epilogue& e) {
+  std::string s;
+  for (const std::string& op : e.ops) s += (s.empty() ? "" : "+") + op;
+  return Str(s, e.ops.back() == "LeakyRelu" ? Str(" alpha=", e.alpha) : "");
+}
+
+// A bias in [-8, 8): beyond Relu6's bound and deep into Elu's saturation.
+Tensor Bias(int64_t n, uint32_t seed) {
+  Tensor t = RandomFloats({n}, seed);
+  for (int64_t i = 0; i < n; ++i) t.flat<float>()[i] *= 8.0f;
+  return t;
+}
+
+AttrMap MatMulAttrs(bool ta, bool tb, const Epilogue& e, int64_t num_args = 1) {
+  return {{"transpose_a", AttrOfBool(ta)},
+          {"transpose_b", AttrOfBool(tb)},
+          {"num_args", AttrOfInt(num_args)},
+          {"fused_ops", AttrOfStringList(e.ops)},
+          {"leakyrelu_alpha", AttrOfFloat(e.alpha)}};
+}
+
+void CheckFusedMatMul(int64_t m, int64_t k, int64_t n, bool ta, bool tb, const Epilogue& e,
+                      uint32_t seed) {
+  const std::vector<int64_t> a = ta ? std::vector<int64_t>{k, m} : std::vector<int64_t>{m, k};
+  const std::vector<int64_t> b = tb ? std::vector<int64_t>{n, k} : std::vector<int64_t>{k, n};
+  TwoKernelNode node("_FusedMatMul",
+                     {In(RandomFloats(a, seed)), In(RandomFloats(b, seed + 1)), ListIn(Bias(n, seed + 2))},
+                     MatMulAttrs(ta, tb, e));
+  node.ExpectSame(k + 8, Str("_FusedMatMul ", Describe(e), " m=", m, " k=", k, " n=", n,
+                             " ta=", ta, " tb=", tb));
+}
+
+TEST(OneDnnFusedMatMulTest, EveryEpilogueEveryTranspose) {
+  uint32_t seed = 1;
+  for (const Epilogue& e : Epilogues()) {
+    for (int t = 0; t < 4; ++t) {
+      const bool ta = t & 1, tb = t & 2;
+      CheckFusedMatMul(1, 1, 1, ta, tb, e, seed += 3);
+      CheckFusedMatMul(3, 5, 7, ta, tb, e, seed += 3);
+      CheckFusedMatMul(1, 64, 31, ta, tb, e, seed += 3);   // batch 1
+      CheckFusedMatMul(67, 129, 45, ta, tb, e, seed += 3);  // split by rows
+      CheckFusedMatMul(3, 300, 701, ta, tb, e, seed += 3);  // few rows: split by columns
+    }
+  }
+}
+
+TEST(OneDnnFusedMatMulTest, RandomShapes) {
+  std::mt19937 gen(17);
+  std::uniform_int_distribution<int64_t> dim(1, 200);
+  for (int i = 0; i < 12; ++i) {
+    const Epilogue& e = Epilogues()[static_cast<size_t>(i) % Epilogues().size()];
+    CheckFusedMatMul(dim(gen), dim(gen), dim(gen), i & 1, i & 2, e, 300 + 3 * static_cast<uint32_t>(i));
+  }
+  // The MLP's layers, batch 128.
+  CheckFusedMatMul(128, 784, 512, false, false, Epilogues()[1], 400);
+  CheckFusedMatMul(128, 512, 10, false, false, Epilogues()[0], 403);
+}
+
+TEST(OneDnnFusedMatMulTest, EmptyOperands) {
+  for (const Epilogue& e : Epilogues()) {
+    for (int t = 0; t < 4; ++t) {
+      CheckFusedMatMul(0, 3, 4, t & 1, t & 2, e, 50);
+      CheckFusedMatMul(3, 4, 0, t & 1, t & 2, e, 53);
+      CheckFusedMatMul(3, 0, 4, t & 1, t & 2, e, 56);  // k = 0: the activated bias
+      CheckFusedMatMul(0, 0, 0, t & 1, t & 2, e, 59);
+    }
+  }
+}
+
+TEST(OneDnnFusedMatMulTest, BadAttrsAndBiasesFailAlike) {
+  const Epilogue relu{{"BiasAdd", "Relu"}};
+  // Unsupported lists: refused at kernel creation by both, with the same message.
+  for (const std::vector<std::string>& ops : std::vector<std::vector<std::string>>{
+           {"BiasAdd", "Tanh"}, {"Relu"}, {"BiasAdd", "Relu", "Relu"}, {"FusedBatchNorm"}}) {
+    TwoKernelNode node("_FusedMatMul",
+                       {In(RandomFloats({2, 3}, 1)), In(RandomFloats({3, 4}, 2)), ListIn(Bias(4, 3))},
+                       MatMulAttrs(false, false, Epilogue{ops}));
+    node.ExpectSame(3, Str("_FusedMatMul ", Describe(Epilogue{ops})));
+  }
+  // No bias argument.
+  TwoKernelNode no_args("_FusedMatMul",
+                        {In(RandomFloats({2, 3}, 1)), In(RandomFloats({3, 4}, 2)), EmptyList()},
+                        MatMulAttrs(false, false, relu, 0));
+  no_args.ExpectSame(3, "_FusedMatMul num_args=0");
+  // A bias of the wrong length or rank (also for an empty product), and mismatched operands,
+  // past the shape function.
+  for (const auto& [a, bias] : std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>>{
+           {{2, 3}, {3}}, {{2, 3}, {1, 4}}, {{0, 3}, {5}}, {{2, 5}, {4}}}) {
+    TwoKernelNode node("_FusedMatMul",
+                       {In(RandomFloats(a, 4)), In(RandomFloats({3, 4}, 5)), ListIn(RandomFloats(bias, 6))},
+                       MatMulAttrs(false, false, relu), /*known_shapes=*/false);
+    node.ExpectSame(3, Str("_FusedMatMul a ", DimsString(a), " bias ", DimsString(bias)));
+  }
+}
+
+// The fused kernels are registered at the plain products' priority: the plan-time fusion
+// replaces MatMul/Conv2D only by a kernel that ranks as high.
+TEST(OneDnnFusedTest, FusedKernelsRankWithThePlainOnes) {
+  LoadPlugins();
+  const AttrMap f32 = {{"T", AttrOfType(DT_FLOAT)}};
+  for (const auto& [fused, plain] : std::vector<std::pair<std::string, std::string>>{
+           {"_FusedMatMul", "MatMul"}, {"_FusedConv2D", "Conv2D"}}) {
+    const KernelRegistration* f = KernelOf("onednn", fused, f32);
+    const KernelRegistration* p = KernelOf("onednn", plain, f32);
+    ASSERT_NE(f, nullptr) << fused;
+    ASSERT_NE(p, nullptr) << plain;
+    EXPECT_EQ(f->priority, p->priority) << fused;
+    EXPECT_GT(f->priority, KernelOf("cpu", fused, f32)->priority) << fused;
+  }
+  // bfloat16: a fused kernel exactly where the plain one is.
+  const AttrMap bf16 = {{"T", AttrOfType(DT_BFLOAT16)}};
+  EXPECT_EQ(KernelOf("onednn", "_FusedMatMul", bf16) != nullptr,
+            KernelOf("onednn", "MatMul", bf16) != nullptr);
+}
+
+// ---- bfloat16 _FusedMatMul (no Eigen twin): against the Eigen float kernel on the same
+// values, within bfloat16 tolerance ----
+
+Tensor ToBFloat16(const Tensor& f) {
+  Tensor t = Tensor::Allocate(DT_BFLOAT16, f.dims()).value();
+  for (int64_t i = 0; i < f.NumElements(); ++i) {
+    uint32_t bits = 0;
+    std::memcpy(&bits, f.flat<float>() + i, 4);
+    reinterpret_cast<uint16_t*>(t.data())[i] = static_cast<uint16_t>(bits >> 16);
+  }
+  return t;
+}
+Tensor ToFloat(const Tensor& b) {
+  Tensor t = Tensor::Allocate(DT_FLOAT, b.dims()).value();
+  for (int64_t i = 0; i < b.NumElements(); ++i) t.flat<float>()[i] = static_cast<float>(ValueAt(b, i));
+  return t;
+}
+
+// Runs `op_type` with the kernel `plugin` registered for T = dtype, inline.
+Outcome RunOne(const std::string& plugin, const std::string& op_type, DataType dtype,
+               const std::vector<Tensor>& inputs, AttrMap attrs) {
+  Graph graph;
+  NodeSpec spec;
+  spec.type = op_type;
+  spec.name = "node";
+  spec.attrs = std::move(attrs);
+  spec.attrs["T"] = AttrOfType(dtype);
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    NodeSpec p;
+    p.name = Str("input", i);
+    p.type = "Placeholder";
+    p.attrs["dtype"] = AttrOfType(inputs[i].dtype());
+    p.attrs["shape"] = AttrOfShape(inputs[i].shape());
+    auto op = graph.AddOperation(std::move(p));
+    EXPECT_TRUE(op.ok()) << op.status().ToString();
+    spec.inputs.push_back({{op.value()->output(0)}, i == 2});  // args: a list
+  }
+  auto node = graph.AddOperation(std::move(spec));
+  EXPECT_TRUE(node.ok()) << node.status().ToString();
+  const KernelRegistration* kernel = KernelOf(plugin, op_type, node.value()->attrs());
+  EXPECT_NE(kernel, nullptr);
+  if (kernel == nullptr) return Outcome{Status(Code::kNotFound, "no kernel"), {}};
+  return TwoKernelNode::RunWith(*node.value(), *kernel, inputs, nullptr, 2);
+}
+
+TEST(OneDnnFusedMatMulTest, BFloat16WhereTheCpuHasIt) {
+  LoadPlugins();
+  if (KernelOf("onednn", "_FusedMatMul", {{"T", AttrOfType(DT_BFLOAT16)}}) == nullptr) {
+    GTEST_SKIP() << "this CPU has neither AVX512_BF16 nor AMX: no oneDNN bfloat16 _FusedMatMul";
+  }
+  uint32_t seed = 700;
+  for (const Epilogue& e : Epilogues()) {
+    for (const auto& [m, k, n] : std::vector<std::tuple<int64_t, int64_t, int64_t>>{
+             {3, 5, 7}, {67, 129, 45}, {1, 512, 300}, {4, 0, 3}, {0, 4, 3}}) {
+      for (int t = 0; t < 4; ++t) {
+        const bool ta = t & 1, tb = t & 2;
+        SCOPED_TRACE(Str("bfloat16 _FusedMatMul ", Describe(e), " m=", m, " k=", k, " n=", n,
+                         " ta=", ta, " tb=", tb));
+        const std::vector<int64_t> a = ta ? std::vector<int64_t>{k, m} : std::vector<int64_t>{m, k};
+        const std::vector<int64_t> b = tb ? std::vector<int64_t>{n, k} : std::vector<int64_t>{k, n};
+        const std::vector<Tensor> bf = {ToBFloat16(RandomFloats(a, seed)),
+                                        ToBFloat16(RandomFloats(b, seed + 1)),
+                                        ToBFloat16(Bias(n, seed + 2))};
+        seed += 3;
+        const std::vector<Tensor> f = {ToFloat(bf[0]), ToFloat(bf[1]), ToFloat(bf[2])};
+        const Outcome got = RunOne("onednn", "_FusedMatMul", DT_BFLOAT16, bf, MatMulAttrs(ta, tb, e));
+        const Outcome want = RunOne("cpu", "_FusedMatMul", DT_FLOAT, f, MatMulAttrs(ta, tb, e));
+        ASSERT_TRUE(got.status.ok()) << got.status.ToString();
+        ASSERT_TRUE(want.status.ok()) << want.status.ToString();
+        ASSERT_EQ(got.outputs[0].dtype(), DT_BFLOAT16);
+        ASSERT_EQ(got.outputs[0].dims(), want.outputs[0].dims());
+        // The float result rounded once to bfloat16 (2^-8 relative), plus the float sums'
+        // order: relative to the largest the sum could be.
+        const double tol = (static_cast<double>(k) + 8) / 128 + 1e-6;
+        int64_t bad = 0;
+        for (int64_t i = 0; i < want.outputs[0].NumElements(); ++i) {
+          const double g = ValueAt(got.outputs[0], i), w = ValueAt(want.outputs[0], i);
+          if (!(std::abs(g - w) <= tol) && bad++ < 5) {
+            ADD_FAILURE() << "element " << i << ": oneDNN bfloat16 " << g << ", Eigen float " << w;
+          }
+        }
+        EXPECT_EQ(bad, 0);
+      }
+    }
+  }
+}
+
+// ---- _FusedConv2D ----
+
+struct Conv {
+  int64_t batch = 1, h = 5, w = 5, c = 3, kh = 3, kw = 3, oc = 4;
+  int64_t sh = 1, sw = 1, dh = 1, dw = 1;
+  std::string padding = "SAME";
+  std::vector<int64_t> pads;  // explicit_paddings (8 values) for EXPLICIT
+
+  std::string Describe() const {
+    return Str("input ", DimsString({batch, h, w, c}), " filter ", DimsString({kh, kw, c, oc}),
+               " strides ", sh, ",", sw, " dilations ", dh, ",", dw, " ", padding, " ",
+               DimsString(pads));
+  }
+  AttrMap Attrs(const Epilogue& e) const {
+    return {{"strides", AttrOfIntList({1, sh, sw, 1})},
+            {"dilations", AttrOfIntList({1, dh, dw, 1})},
+            {"padding", AttrOfString(padding)},
+            {"explicit_paddings", AttrOfIntList(pads)},
+            {"data_format", AttrOfString("NHWC")},
+            {"TArgs", AttrOfTypeList({DT_FLOAT})},
+            {"num_args", AttrOfInt(1)},
+            {"fused_ops", AttrOfStringList(e.ops)},
+            {"leakyrelu_alpha", AttrOfFloat(e.alpha)}};
+  }
+  bool HasOutput() const {
+    auto out = [&](int64_t in, int64_t k, int64_t s, int64_t d, int64_t before, int64_t after) {
+      if (padding == "SAME") return int64_t{0};
+      return in + before + after - ((k - 1) * d + 1) + s;  // negative: no output
+    };
+    const auto pad = [&](size_t i) { return pads.empty() ? 0 : pads[i]; };
+    return out(h, kh, sh, dh, pad(2), pad(3)) >= 0 && out(w, kw, sw, dw, pad(4), pad(5)) >= 0;
+  }
+};
+
+Conv Geometry(int64_t batch, int64_t h, int64_t w, int64_t c, int64_t kh, int64_t kw, int64_t oc) {
+  Conv g;
+  g.batch = batch;
+  g.h = h;
+  g.w = w;
+  g.c = c;
+  g.kh = kh;
+  g.kw = kw;
+  g.oc = oc;
+  return g;
+}
+
+void CheckFusedConv(const Conv& c, const Epilogue& e, uint32_t seed) {
+  TwoKernelNode node("_FusedConv2D",
+                     {In(RandomFloats({c.batch, c.h, c.w, c.c}, seed)),
+                      In(RandomFloats({c.kh, c.kw, c.c, c.oc}, seed + 1)), ListIn(Bias(c.oc, seed + 2)), EmptyList()},
+                     c.Attrs(e), c.HasOutput());
+  node.ExpectSame(c.kh * c.kw * c.c + 8, Str("_FusedConv2D ", Describe(e), " ", c.Describe()));
+}
+
+TEST(OneDnnFusedConvTest, RandomGeometriesEveryEpilogue) {
+  std::mt19937 gen(23);
+  auto pick = [&](std::initializer_list<int64_t> v) {
+    return *(v.begin() + std::uniform_int_distribution<size_t>(0, v.size() - 1)(gen));
+  };
+  for (int i = 0; i < 36; ++i) {
+    Conv c;
+    c.batch = pick({1, 1, 2, 3});
+    c.h = pick({1, 4, 5, 7, 9, 12});
+    c.w = pick({1, 3, 5, 8, 11});
+    c.c = pick({1, 2, 3, 8, 17});
+    c.kh = pick({1, 2, 3, 5});
+    c.kw = pick({1, 2, 3, 4});
+    c.oc = pick({1, 3, 8, 16});
+    c.sh = pick({1, 1, 2, 3});
+    c.sw = pick({1, 2, 3});
+    c.dh = pick({1, 1, 2});
+    c.dw = pick({1, 2, 3});
+    switch (i % 3) {
+      case 0: c.padding = "SAME"; break;
+      case 1: c.padding = "VALID"; break;
+      default:
+        c.padding = "EXPLICIT";
+        c.pads = {0, 0, pick({0, 1, 2}), pick({0, 1, 3}), pick({0, 2}), pick({0, 1}), 0, 0};
+    }
+    CheckFusedConv(c, Epilogues()[static_cast<size_t>(i) % Epilogues().size()],
+                   2000 + 10 * static_cast<uint32_t>(i));
+  }
+}
+
+TEST(OneDnnFusedConvTest, SplitAndSpecialWindows) {
+  uint32_t seed = 3000;
+  for (const Epilogue& e : Epilogues()) {
+    CheckFusedConv(Geometry(64, 28, 28, 1, 5, 5, 32), e, seed += 3);  // the CNN's first layer
+    CheckFusedConv(Geometry(3, 12, 12, 16, 3, 3, 32), e, seed += 3);  // batches split 2 + 1
+    CheckFusedConv(Geometry(1, 29, 23, 16, 3, 3, 32), e, seed += 3);  // one image in row bands
+    Conv one_by_one = Geometry(2, 6, 7, 5, 1, 1, 9);
+    one_by_one.padding = "VALID";
+    CheckFusedConv(one_by_one, e, seed += 3);
+    Conv strided = Geometry(2, 17, 19, 8, 5, 5, 24);
+    strided.sh = 2;
+    strided.sw = 3;
+    strided.dh = 2;
+    strided.padding = "VALID";
+    CheckFusedConv(strided, e, seed += 3);
+    Conv padded = Geometry(1, 21, 21, 12, 3, 3, 20);
+    padded.padding = "EXPLICIT";
+    padded.pads = {0, 0, 4, 1, 2, 3, 0, 0};
+    padded.sh = 3;
+    CheckFusedConv(padded, e, seed += 3);
+  }
+}
+
+TEST(OneDnnFusedConvTest, EmptyTensors) {
+  for (const Epilogue& e : {Epilogues()[0], Epilogues()[1]}) {
+    CheckFusedConv(Geometry(0, 5, 5, 3, 3, 3, 4), e, 71);
+    CheckFusedConv(Geometry(2, 5, 5, 3, 3, 3, 0), e, 81);
+    Conv no_rows = Geometry(2, 0, 5, 3, 1, 3, 4);
+    no_rows.padding = "VALID";
+    CheckFusedConv(no_rows, e, 91);
+  }
+}
+
+TEST(OneDnnFusedConvTest, BadAttrsAndBiasesFailAlike) {
+  const Conv c;
+  const Epilogue relu{{"BiasAdd", "Relu"}};
+  const std::vector<Arg> args = {In(RandomFloats({1, 5, 5, 3}, 1)), In(RandomFloats({3, 3, 3, 4}, 2)),
+                                 ListIn(Bias(4, 3)), EmptyList()};
+  auto check = [&](const std::string& what, AttrMap attrs, std::vector<Arg> inputs) {
+    TwoKernelNode node("_FusedConv2D", std::move(inputs), std::move(attrs), /*known_shapes=*/false);
+    node.ExpectSame(27, Str("_FusedConv2D ", what));
+  };
+  for (const std::vector<std::string>& ops : std::vector<std::vector<std::string>>{
+           {"BiasAdd", "Tanh"}, {"FusedBatchNorm"}, {"BiasAdd", "Add"}, {}}) {
+    check(Describe(Epilogue{ops.empty() ? std::vector<std::string>{"(none)"} : ops}),
+          c.Attrs(Epilogue{ops}), args);
+  }
+  AttrMap nchw = c.Attrs(relu);
+  nchw["data_format"] = AttrOfString("NCHW");
+  check("NCHW", nchw, args);
+  AttrMap oihw = c.Attrs(relu);
+  oihw["filter_format"] = AttrOfString("OIHW");
+  check("filter_format OIHW", oihw, args);
+  AttrMap two_args = c.Attrs(relu);
+  two_args["num_args"] = AttrOfInt(2);
+  two_args["TArgs"] = AttrOfTypeList({DT_FLOAT, DT_FLOAT});
+  check("num_args=2", two_args, {args[0], args[1], ListIn(Bias(4, 3), 2), In(Bias(4, 4)), args[3]});
+  // A bias of the wrong length, rank or dtype.
+  check("bias [5]", c.Attrs(relu), {args[0], args[1], ListIn(Bias(5, 5)), args[3]});
+  check("bias [1,4]", c.Attrs(relu), {args[0], args[1], ListIn(RandomFloats({1, 4}, 6)), args[3]});
+  AttrMap doubles = c.Attrs(relu);
+  doubles["TArgs"] = AttrOfTypeList({DT_DOUBLE});
+  Tensor double_bias = Tensor::Allocate(DT_DOUBLE, {4}).value();
+  for (int i = 0; i < 4; ++i) double_bias.flat<double>()[i] = i;
+  check("bias of doubles", doubles, {args[0], args[1], ListIn(double_bias), args[3]});
+  // A bad filter, past the shape function.
+  check("depth mismatch", c.Attrs(relu), {args[0], In(RandomFloats({3, 3, 4, 4}, 7)), args[2], args[3]});
+}
+
+}  // namespace
+}  // namespace tgraph::onednn_test
