@@ -1,26 +1,9 @@
 // The "CPU" device: one device, host memory (64-byte aligned, for Eigen and SIMD), memcpy
 // copies, nothing to synchronize.
-//
-// Freed memory stays in the process (glibc): a training step frees and allocates the same
-// few megabyte-sized activations and gradients every step, and glibc's defaults hand them
-// back to the kernel (blocks above the mmap threshold are unmapped, and the heap's top is
-// trimmed once 2x that is free), so every step faulted them in again: page faults were
-// ~10% of the CNN step's CPU time (2 loaded cores: 40 -> 34 ms per step). With blocks up to
-// 32 MiB taken from the heap and the heap trimmed only past 256 MiB free, they are reused.
-// Heaps hoard what their threads freed, so with one arena per thread (glibc's default, up to
-// 8 per core) the CNN step's resident peak grew by a fifth; with at most max(4, cores)
-// arenas it stays where it was (measured 43-59 MB against 48-55 MB with the defaults, from
-// 72 MB with the thresholds alone). TGRAPH_CPU_MALLOC_DEFAULTS=1 keeps glibc's defaults.
-#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <new>
 #include <string>
-#include <thread>
-
-#if defined(__GLIBC__)
-#include <malloc.h>
-#endif
 
 #include "cpu_kernels.h"
 
@@ -84,23 +67,10 @@ void Synchronize(void*, TG_Status*) {}
 
 void* Stream(void*) { return nullptr; }
 
-void KeepFreedMemory() {
-#if defined(__GLIBC__)
-  const char* keep_defaults = std::getenv("TGRAPH_CPU_MALLOC_DEFAULTS");
-  if (keep_defaults != nullptr && keep_defaults[0] != '\0' && std::strcmp(keep_defaults, "0") != 0) {
-    return;
-  }
-  mallopt(M_MMAP_THRESHOLD, 32 << 20);
-  mallopt(M_TRIM_THRESHOLD, 256 << 20);
-  mallopt(M_ARENA_MAX, static_cast<int>(std::max(4u, std::thread::hardware_concurrency())));
-#endif
-}
-
 }  // namespace
 
 void RegisterCpuDevice(tgraph::plugin::Init& init) {
   if (!init.ok()) return;
-  KeepFreedMemory();
   TG_DeviceDefinition def;
   std::memset(&def, 0, sizeof(def));
   def.struct_size = sizeof(def);
