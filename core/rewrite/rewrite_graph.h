@@ -26,6 +26,14 @@
 
 namespace tgraph {
 
+// What RewriteFragment did, for tests and logs: work it paid for, whether or not anything
+// changed.
+struct RewriteStats {
+  int64_t scanned_nodes = 0;  // operations looked at by the scan (fragment_scan.h)
+  int64_t view_nodes = 0;     // nodes copied into the plan-local view (0: none was built)
+  RewriteOptions ran = RewriteOptions::None();  // the passes that ran over the view
+};
+
 struct RewriteRequest {
   const Graph* graph = nullptr;
   const std::vector<Operation*>* ordered = nullptr;  // the pruned fragment, in order
@@ -34,6 +42,7 @@ struct RewriteRequest {
   std::vector<Operation*> targets;
   std::string default_device_type = "CPU";  // where ops without a request go
   RewriteOptions options;
+  RewriteStats* stats = nullptr;  // filled in when given
 };
 
 class RewriteGraph {
