@@ -31,7 +31,14 @@ namespace tgraph {
 struct RewriteStats {
   int64_t scanned_nodes = 0;  // operations looked at by the scan (fragment_scan.h)
   int64_t view_nodes = 0;     // nodes copied into the plan-local view (0: none was built)
-  RewriteOptions ran = RewriteOptions::None();  // the passes that ran over the view
+  RewriteOptions ran = NoRewrites();  // the passes that ran over the view
+
+  static RewriteOptions NoRewrites() {
+    RewriteOptions o;
+    o.constant_folding = o.common_subgraph_elimination = o.identity_removal = false;
+    o.arithmetic_optimization = o.dependency_optimization = o.remapping = false;
+    return o;
+  }
 };
 
 struct RewriteRequest {

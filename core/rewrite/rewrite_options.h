@@ -41,13 +41,6 @@ struct RewriteOptions {
   // names for an unknown one.
   Status Set(std::string_view name, bool on);
   static const std::vector<std::string>& Names();
-  // Every rewrite off.
-  static RewriteOptions None() {
-    RewriteOptions o;
-    o.constant_folding = o.common_subgraph_elimination = o.identity_removal = false;
-    o.arithmetic_optimization = o.dependency_optimization = o.remapping = false;
-    return o;
-  }
 };
 
 }  // namespace tgraph
