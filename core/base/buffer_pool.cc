@@ -5,6 +5,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <mutex>
 #include <unordered_map>
 #include <vector>
@@ -41,6 +42,8 @@ BufferPool* BufferPool::Global() {
 size_t BufferPool::ClassOf(size_t bytes) {
   static const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
   // Steps of 1/8 of the highest power of two at or below `bytes`, and whole pages.
+  // Sizes no mapping could hold: 0, which Get refuses (rounding up would wrap around).
+  if (bytes > (std::numeric_limits<size_t>::max() >> 2)) return 0;
   size_t top = size_t{1} << (63 - __builtin_clzll(bytes | 1));
   size_t step = top >= 8 * page ? top / 8 : page;
   return (bytes + step - 1) / step * step;
@@ -48,6 +51,7 @@ size_t BufferPool::ClassOf(size_t bytes) {
 
 void* BufferPool::Get(size_t bytes, bool* fresh) {
   const size_t size = ClassOf(bytes);
+  if (size == 0) return nullptr;
   {
     std::lock_guard<std::mutex> lock(state_->mutex);
     auto it = state_->free.find(size);

@@ -32,7 +32,8 @@ class BufferPool {
   // The process-wide pool, or null when pooling is off (sanitizer builds, the environment).
   static BufferPool* Global();
 
-  // The size class holding `bytes` (a multiple of the page size, >= bytes).
+  // The size class holding `bytes` (a multiple of the page size, >= bytes); 0 for sizes
+  // beyond a quarter of the address space.
   static size_t ClassOf(size_t bytes);
 
   // A page-aligned buffer of ClassOf(bytes) bytes: a cached one (contents left over) or a

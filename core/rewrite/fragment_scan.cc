@@ -1,5 +1,6 @@
 #include "core/rewrite/fragment_scan.h"
 
+#include <algorithm>
 #include <string_view>
 #include <unordered_set>
 

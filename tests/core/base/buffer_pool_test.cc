@@ -7,6 +7,8 @@
 
 #include <unistd.h>
 
+#include <limits>
+
 #include "core/base/tensor.h"
 #include "core/exec/session.h"
 #include "core/graph/attr_value_util.h"
@@ -26,6 +28,13 @@ TEST(BufferPoolTest, ClassesAreWholePagesAtMostAnEighthLarger) {
     EXPECT_EQ(c % page, 0u) << bytes;
     EXPECT_LE(c - bytes, bytes / 8 + page) << bytes;
     EXPECT_EQ(BufferPool::ClassOf(c), c);
+  }
+  // No wrap-around for sizes no mapping could hold: the allocation fails instead.
+  EXPECT_EQ(BufferPool::ClassOf(std::numeric_limits<size_t>::max() - 64), 0u);
+  if (BufferPool* pool = BufferPool::Global()) {
+    bool fresh = false;
+    EXPECT_EQ(pool->Get(std::numeric_limits<size_t>::max() - 64, &fresh), nullptr);
+    EXPECT_EQ(TensorBuffer::Allocate(std::numeric_limits<size_t>::max() - 100, false), nullptr);
   }
 }
 
