@@ -3,6 +3,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -17,6 +18,7 @@ struct BufferPool::State {
   std::unordered_map<size_t, std::vector<void*>> free;  // class size -> cached buffers
   int64_t mapped = 0;
   int64_t cached = 0;
+  int64_t peak_in_use = 0;  // the most bytes handed out and not given back at once
 };
 
 BufferPool::BufferPool() : state_(new State) {}
@@ -59,6 +61,7 @@ void* BufferPool::Get(size_t bytes, bool* fresh) {
       void* p = it->second.back();
       it->second.pop_back();
       state_->cached -= static_cast<int64_t>(size);
+      state_->peak_in_use = std::max(state_->peak_in_use, state_->mapped - state_->cached);
       *fresh = false;
       return p;
     }
@@ -67,6 +70,7 @@ void* BufferPool::Get(size_t bytes, bool* fresh) {
   if (p == MAP_FAILED) return nullptr;
   std::lock_guard<std::mutex> lock(state_->mutex);
   state_->mapped += static_cast<int64_t>(size);
+  state_->peak_in_use = std::max(state_->peak_in_use, state_->mapped - state_->cached);
   *fresh = true;
   return p;
 }
@@ -75,7 +79,7 @@ void BufferPool::Put(void* data, size_t bytes) {
   const size_t size = ClassOf(bytes);
   {
     std::lock_guard<std::mutex> lock(state_->mutex);
-    if (state_->cached + static_cast<int64_t>(size) <= static_cast<int64_t>(kMaxCachedBytes)) {
+    if (state_->cached + static_cast<int64_t>(size) <= CacheLimit(state_->peak_in_use)) {
       state_->free[size].push_back(data);
       state_->cached += static_cast<int64_t>(size);
       return;
@@ -83,6 +87,10 @@ void BufferPool::Put(void* data, size_t bytes) {
     state_->mapped -= static_cast<int64_t>(size);
   }
   munmap(data, size);
+}
+
+int64_t BufferPool::CacheLimit(int64_t peak_in_use) {
+  return static_cast<int64_t>(kBaseCachedBytes) + 2 * peak_in_use;
 }
 
 int64_t BufferPool::mapped_bytes() const {
@@ -95,6 +103,11 @@ int64_t BufferPool::cached_bytes() const {
   return state_->cached;
 }
 
+int64_t BufferPool::peak_in_use_bytes() const {
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  return state_->peak_in_use;
+}
+
 void BufferPool::Trim() {
   std::unordered_map<size_t, std::vector<void*>> free;
   {
@@ -102,6 +115,7 @@ void BufferPool::Trim() {
     free.swap(state_->free);
     for (const auto& [size, buffers] : free) state_->mapped -= static_cast<int64_t>(size * buffers.size());
     state_->cached = 0;
+    state_->peak_in_use = state_->mapped;
   }
   for (const auto& [size, buffers] : free) {
     for (void* p : buffers) munmap(p, size);

@@ -13,7 +13,9 @@
 // them), rounded up to a size class (at most 1/8 larger than asked), and a freed buffer
 // waits in its class's free list for the next request of that class: in steady state a step
 // allocates nothing new, faults no page in, and holds per class at most what was live at
-// once. Cached bytes above kMaxCachedBytes are unmapped at once.
+// once. What is cached is bounded by CacheLimit: kBaseCachedBytes plus twice the most bytes
+// ever in use at once; a buffer freed beyond it is unmapped at once (so a workload whose
+// shapes change every step does not collect buffers of classes it never asks for again).
 //
 // Builds with AddressSanitizer skip the pool (every buffer is malloc'd and freed), so that
 // use-after-free of tensor data is still caught; TGRAPH_BUFFER_POOL=0 does the same.
@@ -27,7 +29,8 @@ namespace tgraph {
 class BufferPool {
  public:
   static constexpr size_t kMinBytes = size_t{128} << 10;
-  static constexpr size_t kMaxCachedBytes = size_t{1} << 30;
+  static constexpr size_t kBaseCachedBytes = size_t{64} << 20;
+  static int64_t CacheLimit(int64_t peak_in_use);
 
   // The process-wide pool, or null when pooling is off (sanitizer builds, the environment).
   static BufferPool* Global();
@@ -45,7 +48,9 @@ class BufferPool {
   // For tests: bytes mapped in all (in use and cached), and cached now.
   int64_t mapped_bytes() const;
   int64_t cached_bytes() const;
-  // Unmaps every cached buffer.
+  // The most bytes in use (handed out, not given back) at once since the last Trim.
+  int64_t peak_in_use_bytes() const;
+  // Unmaps every cached buffer and starts the peak in use afresh.
   void Trim();
 
  private:

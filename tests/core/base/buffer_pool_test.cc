@@ -7,7 +7,9 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <limits>
+#include <set>
 
 #include "core/base/tensor.h"
 #include "core/exec/session.h"
@@ -65,6 +67,31 @@ TEST(BufferPoolTest, FreedBufferIsReusedForTheSameClass) {
   // Small tensors are not pooled.
   Tensor small = Tensor::Allocate(DT_FLOAT, {16}).value();
   EXPECT_EQ(pool->mapped_bytes(), before);
+}
+
+// Buffers of ever new classes, each freed before the next is asked for (shapes that change
+// every step): the pool keeps no more of them than its limit for one buffer in use at a time.
+TEST(BufferPoolTest, CacheIsBoundedByThePeakInUse) {
+  BufferPool* pool = PoolOrSkip();
+  if (pool == nullptr) GTEST_SKIP() << "no pool in this build (sanitizer) or TGRAPH_BUFFER_POOL=0";
+  pool->Trim();  // also forgets the peak of earlier tests
+  const int64_t before = pool->mapped_bytes();
+  std::set<size_t> classes;
+  for (int i = 0; i < 24; ++i) {
+    const int64_t elements = (int64_t{1} << 20) + i * (int64_t{1} << 17);  // 4 MiB, 4.5 MiB, ...
+    // In release builds nothing touches a fresh mapping's pages (they are zero already).
+    Tensor t = Tensor::Allocate(DT_FLOAT, {elements}).value();
+    classes.insert(BufferPool::ClassOf(t.ByteSize()));
+  }
+  const int64_t largest = static_cast<int64_t>(*classes.rbegin());
+  EXPECT_LE(pool->peak_in_use_bytes(), before + largest);
+  const int64_t limit = BufferPool::CacheLimit(pool->peak_in_use_bytes());
+  EXPECT_LE(pool->cached_bytes(), limit);
+  EXPECT_LE(pool->mapped_bytes() - before, limit);
+  int64_t all = 0;
+  for (size_t c : classes) all += static_cast<int64_t>(c);
+  EXPECT_GT(all, limit) << "the test asks for too little to reach the bound";
+  pool->Trim();
 }
 
 class BufferPoolSessionTest : public ::testing::Test {
