@@ -8,6 +8,7 @@
 #include <string>
 
 #include "core/base/allocation_faults.h"
+#include "core/base/buffer_pool.h"
 #include "core/base/memory_account.h"
 #include "core/base/memory_limit.h"
 #include "core/base/tensor_limits.h"
@@ -20,28 +21,44 @@ std::shared_ptr<TensorBuffer> TensorBuffer::Allocate(size_t size, bool zero) {
   constexpr size_t kAlignment = 64;
   // Rounding up must not wrap around to a tiny allocation that memset then overruns.
   if (size > std::numeric_limits<size_t>::max() - kAlignment) return nullptr;
-  size_t rounded = (size + kAlignment - 1) / kAlignment * kAlignment;
-  void* data = std::aligned_alloc(kAlignment, rounded);
+  // Large buffers come from the pool (buffer_pool.h: reused across steps, page-aligned);
+  // smaller ones from malloc, whose arenas serve them well.
+  BufferPool* pool = size >= BufferPool::kMinBytes ? BufferPool::Global() : nullptr;
+  void* data = nullptr;
+  bool fresh = false;
+  if (pool != nullptr) {
+    data = pool->Get(size, &fresh);
+  } else {
+    const size_t rounded = (size + kAlignment - 1) / kAlignment * kAlignment;
+    data = std::aligned_alloc(kAlignment, rounded);
+  }
   if (data == nullptr) return nullptr;
 #ifdef NDEBUG
-  if (zero) std::memset(data, 0, size);
+  if (zero && !fresh) std::memset(data, 0, size);  // fresh mappings are zeroed already
 #else
   std::memset(data, zero ? 0 : 0xA5, size);
 #endif
+  auto release = [pool](void* p, size_t bytes) {
+    if (pool != nullptr) {
+      pool->Put(p, bytes);
+    } else {
+      std::free(p);
+    }
+  };
   // The buffer object itself may fail to allocate: then `data` is freed here, not leaked.
   try {
     if (const std::shared_ptr<MemoryAccount>* account = CurrentMemoryAccount()) {
       auto buffer = std::make_shared<TensorBuffer>(
-          data, size, [account = *account](void* p, size_t bytes) {
-            std::free(p);
+          data, size, [account = *account, release](void* p, size_t bytes) {
+            release(p, bytes);
             account->Credit(static_cast<int64_t>(bytes));
           });
       (*account)->Charge(static_cast<int64_t>(size));
       return buffer;
     }
-    return std::make_shared<TensorBuffer>(data, size, [](void* p, size_t) { std::free(p); });
+    return std::make_shared<TensorBuffer>(data, size, release);
   } catch (const std::bad_alloc&) {
-    std::free(data);
+    release(data, size);
     return nullptr;
   }
 }

@@ -30,7 +30,9 @@ bool AllEqual(const Tensor& t, T v) {
   return true;
 }
 
-bool AllEqual(const Tensor& t, int v) {
+}  // namespace
+
+bool AllElementsEqual(const Tensor& t, int v) {
   if (t.NumElements() == 0) return false;
   switch (t.dtype()) {
     case DT_FLOAT: return AllEqual<float>(t, static_cast<float>(v));
@@ -40,6 +42,8 @@ bool AllEqual(const Tensor& t, int v) {
     default: return false;
   }
 }
+
+namespace {
 
 // The permutation a constant int32/int64 tensor holds.
 bool Permutation(const Tensor& t, std::vector<int64_t>* perm) {
@@ -84,7 +88,7 @@ int NeutralOperand(const RewriteGraph& g, int i) {
   }
   for (int c = 1; c >= (commutes ? 0 : 1); --c) {
     const Tensor* constant = ConstantInput(g, i, c);
-    if (constant != nullptr && AllEqual(*constant, neutral) && SameShapeAsResult(g, i, 1 - c, *constant)) {
+    if (constant != nullptr && AllElementsEqual(*constant, neutral) && SameShapeAsResult(g, i, 1 - c, *constant)) {
       return 1 - c;
     }
   }

@@ -17,6 +17,9 @@ int FoldConstants(RewriteGraph& g);
 // arithmetic.cc: x*1, 1*x, x+0, 0+x, x-0 (when the constant does not broadcast x to a new
 // shape), Neg(Neg(x)) and Transpose(Transpose(x, p), q) with q∘p the identity become x.
 int SimplifyArithmetic(RewriteGraph& g);
+// Is every element of a float, double, int32 or int64 tensor equal to v (false when empty or
+// of another type)? The neutral constants SimplifyArithmetic looks for.
+bool AllElementsEqual(const Tensor& t, int v);
 // common_subexpression.cc: a node equal to an earlier one (type, inputs, control inputs,
 // attrs, device) is dropped and its readers read the earlier one.
 int EliminateCommonSubexpressions(RewriteGraph& g);

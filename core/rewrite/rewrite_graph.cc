@@ -21,6 +21,12 @@ bool KeepForEffect(const Operation& op) {
          t == "Placeholder" || t == "PlaceholderV2" || t == "PlaceholderWithDefault";
 }
 
+// The attr name, made once rather than as a temporary string per node.
+const std::string& ColocationAttr() {
+  static const std::string name = "_class";
+  return name;
+}
+
 }  // namespace
 
 RewriteGraph::RewriteGraph(const RewriteRequest& request)
@@ -50,7 +56,7 @@ RewriteGraph::RewriteGraph(const RewriteRequest& request)
     Node& n = nodes_[i];
     n.inputs = n.op->inputs();
     n.eligible = Eligible(n);
-    n.colocated = n.op->FindAttr("_class") != nullptr;
+    n.colocated = n.op->FindAttr(ColocationAttr()) != nullptr;
     for (int k = 0; k < static_cast<int>(n.inputs.size()); ++k) {
       const int p = Producer(n.inputs[static_cast<size_t>(k)]);
       if (p < 0) continue;
@@ -211,7 +217,7 @@ void RewriteGraph::Replace(int i, Operation* op, std::vector<Output> inputs,
   n.op = op;
   n.inputs = std::move(inputs);
   n.eligible = Eligible(n);
-  n.colocated = op->FindAttr("_class") != nullptr;
+  n.colocated = op->FindAttr(ColocationAttr()) != nullptr;
   for (int k = 0; k < static_cast<int>(n.inputs.size()); ++k) {
     const int p = Producer(n.inputs[static_cast<size_t>(k)]);
     if (p < 0) continue;

@@ -26,6 +26,21 @@
 
 namespace tgraph {
 
+// What RewriteFragment did, for tests and logs: work it paid for, whether or not anything
+// changed.
+struct RewriteStats {
+  int64_t scanned_nodes = 0;  // operations looked at by the scan (fragment_scan.h)
+  int64_t view_nodes = 0;     // nodes copied into the plan-local view (0: none was built)
+  RewriteOptions ran = NoRewrites();  // the passes that ran over the view
+
+  static RewriteOptions NoRewrites() {
+    RewriteOptions o;
+    o.constant_folding = o.common_subgraph_elimination = o.identity_removal = false;
+    o.arithmetic_optimization = o.dependency_optimization = o.remapping = false;
+    return o;
+  }
+};
+
 struct RewriteRequest {
   const Graph* graph = nullptr;
   const std::vector<Operation*>* ordered = nullptr;  // the pruned fragment, in order
@@ -34,6 +49,7 @@ struct RewriteRequest {
   std::vector<Operation*> targets;
   std::string default_device_type = "CPU";  // where ops without a request go
   RewriteOptions options;
+  RewriteStats* stats = nullptr;  // filled in when given
 };
 
 class RewriteGraph {

@@ -538,6 +538,54 @@ TEST_F(RewriteTest, ControlFlowFragmentsAreNotRewritten) {
   EXPECT_EQ(identities[1], identities[0]);
 }
 
+// ---- cost where nothing matches ----
+
+// A fragment no rewrite can change (a chain of AddV2 with a non-neutral constant, a MatMul
+// without a bias, one Neg, one Transpose, distinct constants) is only scanned: no plan-local
+// view is built and no pass runs. One Identity in it makes identity removal, and after it
+// the passes whose op types the fragment holds, run over a view; the others still do not.
+TEST_F(RewriteTest, NothingIsCopiedWhereNoRewriteCanMatch) {
+  Output x = Placeholder(PartialShape({1, 1}), "x");
+  Output one = Const(Floats({1, 1}, {1}), "one");
+  Output w = Const(Floats({1, 1}, {2}), "w");
+  Output perm = Const(Ints({2}, {1, 0}), "perm");
+  Output prev = x;
+  for (int i = 0; i < 50; ++i) prev = Op("AddV2", {prev, one})->output(0);
+  Output product = Op("MatMul", {prev, w}, {}, "product")->output(0);
+  Output relu = Op("Relu", {product}, {}, "relu")->output(0);
+  Output neg = Op("Neg", {relu}, {}, "neg")->output(0);
+  Output y = Op("Transpose", {neg, perm}, {}, "y")->output(0);
+
+  auto rewrite_all = [&](const Output& fetch, RewriteStats* stats) {
+    auto pruned = PruneAndOrder(g_, PruneRequest{{x}, {fetch}, {}});
+    EXPECT_TRUE(pruned.ok()) << pruned.status().ToString();
+    ordered_ = pruned->ordered;
+    RewriteRequest request{&g_, &ordered_, {x}, {fetch}, {}, "CPU", {}, stats};
+    auto result = RewriteFragment(request);
+    EXPECT_TRUE(result.ok()) << result.status().ToString();
+    return result.ok() ? std::move(result).value() : nullptr;
+  };
+  RewriteStats stats;
+  EXPECT_EQ(rewrite_all(y, &stats), nullptr);
+  EXPECT_EQ(stats.scanned_nodes, static_cast<int64_t>(ordered_.size()));
+  EXPECT_EQ(stats.view_nodes, 0);
+  EXPECT_FALSE(stats.ran.any()) << "a pass ran";
+
+  Output copy = Op("Identity", {y}, {}, "copy")->output(0);
+  Output z = Op("Neg", {copy}, {}, "z")->output(0);
+  RewriteStats with_identity;
+  auto f = rewrite_all(z, &with_identity);
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->counts.identity_removal, 1);
+  EXPECT_EQ(with_identity.view_nodes, static_cast<int64_t>(ordered_.size()));
+  EXPECT_TRUE(with_identity.ran.identity_removal);
+  EXPECT_TRUE(with_identity.ran.remapping);  // after a change, with a MatMul in the fragment
+  EXPECT_FALSE(with_identity.ran.constant_folding);
+  EXPECT_FALSE(with_identity.ran.arithmetic_optimization);
+  EXPECT_FALSE(with_identity.ran.common_subgraph_elimination);
+  EXPECT_FALSE(with_identity.ran.dependency_optimization);
+}
+
 TEST_F(RewriteTest, OptionsByName) {
   RewriteOptions o;
   EXPECT_TRUE(o.any());

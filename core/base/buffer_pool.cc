@@ -1,0 +1,125 @@
+#include "core/base/buffer_pool.h"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+namespace tgraph {
+
+struct BufferPool::State {
+  mutable std::mutex mutex;
+  std::unordered_map<size_t, std::vector<void*>> free;  // class size -> cached buffers
+  int64_t mapped = 0;
+  int64_t cached = 0;
+  int64_t peak_in_use = 0;  // the most bytes handed out and not given back at once
+};
+
+BufferPool::BufferPool() : state_(new State) {}
+
+BufferPool* BufferPool::Global() {
+#if defined(__SANITIZE_ADDRESS__)
+  return nullptr;
+#else
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+  return nullptr;
+#endif
+#endif
+  // Never destroyed: buffers may be freed by static destructors after main returns.
+  static BufferPool* const pool = [] {
+    const char* env = std::getenv("TGRAPH_BUFFER_POOL");
+    return env != nullptr && std::strcmp(env, "0") == 0 ? nullptr : new BufferPool;
+  }();
+  return pool;
+#endif
+}
+
+size_t BufferPool::ClassOf(size_t bytes) {
+  static const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  // Steps of 1/8 of the highest power of two at or below `bytes`, and whole pages.
+  // Sizes no mapping could hold: 0, which Get refuses (rounding up would wrap around).
+  if (bytes > (std::numeric_limits<size_t>::max() >> 2)) return 0;
+  size_t top = size_t{1} << (63 - __builtin_clzll(bytes | 1));
+  size_t step = top >= 8 * page ? top / 8 : page;
+  return (bytes + step - 1) / step * step;
+}
+
+void* BufferPool::Get(size_t bytes, bool* fresh) {
+  const size_t size = ClassOf(bytes);
+  if (size == 0) return nullptr;
+  {
+    std::lock_guard<std::mutex> lock(state_->mutex);
+    auto it = state_->free.find(size);
+    if (it != state_->free.end() && !it->second.empty()) {
+      void* p = it->second.back();
+      it->second.pop_back();
+      state_->cached -= static_cast<int64_t>(size);
+      state_->peak_in_use = std::max(state_->peak_in_use, state_->mapped - state_->cached);
+      *fresh = false;
+      return p;
+    }
+  }
+  void* p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) return nullptr;
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  state_->mapped += static_cast<int64_t>(size);
+  state_->peak_in_use = std::max(state_->peak_in_use, state_->mapped - state_->cached);
+  *fresh = true;
+  return p;
+}
+
+void BufferPool::Put(void* data, size_t bytes) {
+  const size_t size = ClassOf(bytes);
+  {
+    std::lock_guard<std::mutex> lock(state_->mutex);
+    if (state_->cached + static_cast<int64_t>(size) <= CacheLimit(state_->peak_in_use)) {
+      state_->free[size].push_back(data);
+      state_->cached += static_cast<int64_t>(size);
+      return;
+    }
+    state_->mapped -= static_cast<int64_t>(size);
+  }
+  munmap(data, size);
+}
+
+int64_t BufferPool::CacheLimit(int64_t peak_in_use) {
+  return static_cast<int64_t>(kBaseCachedBytes) + 2 * peak_in_use;
+}
+
+int64_t BufferPool::mapped_bytes() const {
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  return state_->mapped;
+}
+
+int64_t BufferPool::cached_bytes() const {
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  return state_->cached;
+}
+
+int64_t BufferPool::peak_in_use_bytes() const {
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  return state_->peak_in_use;
+}
+
+void BufferPool::Trim() {
+  std::unordered_map<size_t, std::vector<void*>> free;
+  {
+    std::lock_guard<std::mutex> lock(state_->mutex);
+    free.swap(state_->free);
+    for (const auto& [size, buffers] : free) state_->mapped -= static_cast<int64_t>(size * buffers.size());
+    state_->cached = 0;
+    state_->peak_in_use = state_->mapped;
+  }
+  for (const auto& [size, buffers] : free) {
+    for (void* p : buffers) munmap(p, size);
+  }
+}
+
+}  // namespace tgraph

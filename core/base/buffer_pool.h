@@ -1,0 +1,62 @@
+// Large tensor buffers, kept for reuse instead of going back to malloc.
+//
+// Why: a training step allocates and frees the same large buffers (activations, gradients,
+// im2col-sized temporaries) every step, from several threads. Through glibc's malloc, the
+// first free of a large mmapped chunk raises the mmap threshold to that chunk's size
+// (glibc's dynamic threshold, up to 32 MiB), after which such buffers come from the calling
+// thread's arena and stay resident there when freed; with one arena per thread, each keeps
+// its own copy of the step's working set. The CNN step of bench/compare rose 59-64 MiB in
+// resident size that way against TensorFlow's 41 MiB (a fixed mmap threshold took it to
+// 26 MiB, but every step then paid page faults for fresh pages and ran slower).
+//
+// Here buffers of at least kMinBytes are whole pages mapped directly (glibc never sees
+// them), rounded up to a size class (at most 1/8 larger than asked), and a freed buffer
+// waits in its class's free list for the next request of that class: in steady state a step
+// allocates nothing new, faults no page in, and holds per class at most what was live at
+// once. What is cached is bounded by CacheLimit: kBaseCachedBytes plus twice the most bytes
+// ever in use at once; a buffer freed beyond it is unmapped at once (so a workload whose
+// shapes change every step does not collect buffers of classes it never asks for again).
+//
+// Builds with AddressSanitizer skip the pool (every buffer is malloc'd and freed), so that
+// use-after-free of tensor data is still caught; TGRAPH_BUFFER_POOL=0 does the same.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace tgraph {
+
+class BufferPool {
+ public:
+  static constexpr size_t kMinBytes = size_t{128} << 10;
+  static constexpr size_t kBaseCachedBytes = size_t{64} << 20;
+  static int64_t CacheLimit(int64_t peak_in_use);
+
+  // The process-wide pool, or null when pooling is off (sanitizer builds, the environment).
+  static BufferPool* Global();
+
+  // The size class holding `bytes` (a multiple of the page size, >= bytes); 0 for sizes
+  // beyond a quarter of the address space.
+  static size_t ClassOf(size_t bytes);
+
+  // A page-aligned buffer of ClassOf(bytes) bytes: a cached one (contents left over) or a
+  // fresh mapping (zeroed); null when the mapping fails. *fresh says which.
+  void* Get(size_t bytes, bool* fresh);
+  // Gives back a buffer from Get(bytes) (same bytes).
+  void Put(void* data, size_t bytes);
+
+  // For tests: bytes mapped in all (in use and cached), and cached now.
+  int64_t mapped_bytes() const;
+  int64_t cached_bytes() const;
+  // The most bytes in use (handed out, not given back) at once since the last Trim.
+  int64_t peak_in_use_bytes() const;
+  // Unmaps every cached buffer and starts the peak in use afresh.
+  void Trim();
+
+ private:
+  struct State;
+  BufferPool();
+  State* state_;
+};
+
+}  // namespace tgraph
