@@ -58,16 +58,23 @@ int64_t StaticElements(const PartialShape& s) {
 }
 
 // A rough cost of one call, from static shapes: decides inline vs hand-off only.
+// A ref (the variable itself, in or out) is not work: ScatterSub on a [50000, 128] variable
+// touches only its updates' rows, and counting the variable made every sparse update
+// "expensive", handed to another thread for a few microseconds of work.
 double EstimateCostNs(const Operation& op, const KernelRegistration* kernel) {
   double out = 0;
   for (int i = 0; i < op.num_outputs(); ++i) {
+    if (IsRefType(op.output_type(i))) continue;
     out += static_cast<double>(StaticElements(op.output_shape(i)));
   }
   if (kernel != nullptr && kernel->cost_ns_per_element > 0) {
     return kernel->cost_ns_per_element * out;
   }
   double in = 0;
-  for (int i = 0; i < op.num_inputs(); ++i) in += static_cast<double>(StaticElements(op.input(i).shape()));
+  for (int i = 0; i < op.num_inputs(); ++i) {
+    if (IsRefType(op.input_type(i))) continue;
+    in += static_cast<double>(StaticElements(op.input(i).shape()));
+  }
   double cost = in + out;
   // Contractions: each output element is a dot product over the inner dimension.
   if ((op.type() == "MatMul" || op.type() == "BatchMatMulV2" || op.type() == "Conv2D") &&

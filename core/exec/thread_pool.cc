@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <condition_variable>
 #include <mutex>
@@ -18,6 +19,14 @@ constexpr double kMinBlockCostNs = 20000.0;
 // At most this many blocks per thread (a little over-splitting evens out uneven blocks).
 constexpr int64_t kBlocksPerThread = 4;
 
+inline void CpuRelax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield" ::: "memory");
+#endif
+}
+
 // What the caller and the helpers share. Helpers may start after the caller has returned
 // (they then find no block left), so this lives in a shared_ptr and `fn` is touched only
 // for a block that was claimed before the caller stopped waiting.
@@ -26,9 +35,10 @@ struct ForState {
   int64_t num_blocks = 0;
   const std::function<void(int64_t, int64_t)>* fn = nullptr;
   std::atomic<int64_t> next{0};
+  std::atomic<int64_t> done{0};  // blocks finished
   std::mutex mu;
   std::condition_variable cv;
-  int64_t done = 0;  // under mu
+  bool sleeping = false;  // under mu: the caller waits on cv
 
   // Claims and runs blocks until none is left; returns how many this thread ran.
   void Work() {
@@ -44,10 +54,28 @@ struct ForState {
       (*fn)(begin, end);
       ++ran;
     }
-    if (ran > 0) {
+    if (ran > 0 && done.fetch_add(ran, std::memory_order_acq_rel) + ran == num_blocks) {
+      // The last block: wake the caller if it went to sleep (under mu, so the wake-up
+      // cannot fall between its check of `done` and its wait).
       std::lock_guard<std::mutex> lock(mu);
-      done += ran;
-      if (done == num_blocks) cv.notify_all();
+      if (sleeping) cv.notify_all();
+    }
+  }
+
+  // The caller, after its own blocks: a helper's block is about as long as the caller's,
+  // so it is usually finished or nearly; spin a little before sleeping, which costs a futex
+  // wait here and a wake-up there. No sched_yield in the spin: on a busy machine it hands
+  // the core to another process for a whole time slice.
+  void Join() {
+    const auto spin_until = std::chrono::steady_clock::now() + std::chrono::microseconds(20);
+    for (int i = 0; done.load(std::memory_order_acquire) != num_blocks; ++i) {
+      if ((i & 63) == 63 && std::chrono::steady_clock::now() >= spin_until) {
+        std::unique_lock<std::mutex> lock(mu);
+        sleeping = true;
+        cv.wait(lock, [&] { return done.load(std::memory_order_acquire) == num_blocks; });
+        return;
+      }
+      CpuRelax();
     }
   }
 };
@@ -104,8 +132,7 @@ void ThreadPool::ParallelFor(int64_t total, double cost_per_unit_ns,
     impl_->pool.Schedule([state] { state->Work(); });
   }
   state->Work();
-  std::unique_lock<std::mutex> lock(state->mu);
-  state->cv.wait(lock, [&] { return state->done == state->num_blocks; });
+  state->Join();
 }
 
 bool ThreadPool::RunsInline(ThreadPool* pool, int64_t total, double cost_per_unit_ns) {

@@ -36,7 +36,7 @@ class AddNKernel {
     T* o = out.mutable_data<T>();
     // Per chunk: out = in0 + in1, then out += in_k. In place over input 0 is fine: each
     // element reads only its own index.
-    ctx.ParallelFor(n, static_cast<double>(n_inputs), [&](int64_t begin, int64_t end) {
+    ctx.ParallelFor(n, CostNs(static_cast<double>(n_inputs)), [&](int64_t begin, int64_t end) {
       const Eigen::Index len = end - begin;
       Vec<T> dst(o + begin, len);
       dst = ConstVec<T>(in[0] + begin, len) + ConstVec<T>(in[1] + begin, len);

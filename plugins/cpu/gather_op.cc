@@ -165,10 +165,16 @@ class GatherV2Op {
 
 void RegisterGatherKernels(tgraph::plugin::Init& init) {
   using tgraph::plugin::KernelBuilder;
+  // A gather's work is its output (rows copied), not its params: without the hint the
+  // planner counted the whole [vocab, dim] table of an embedding lookup and handed a
+  // copy of a few rows to another thread.
+  constexpr double kCostPerOutputElementNs = 0.5;
   init.Kernel<GatherOp>(KernelBuilder("Gather", "CPU")
                             .TypeConstraint("Tparams", TG_ARRAY_MOVER_TYPES)
-                            .TypeConstraint("Tindices", TG_ARRAY_INDEX_TYPES));
+                            .TypeConstraint("Tindices", TG_ARRAY_INDEX_TYPES)
+                            .CostPerElementNs(kCostPerOutputElementNs));
   init.Kernel<GatherV2Op>(KernelBuilder("GatherV2", "CPU")
+                              .CostPerElementNs(kCostPerOutputElementNs)
                               .TypeConstraint("Tparams", TG_ARRAY_MOVER_TYPES)
                               .TypeConstraint("Tindices", {TG_INT16, TG_INT32, TG_INT64})
                               .TypeConstraint("Taxis", TG_ARRAY_INDEX_TYPES)

@@ -115,6 +115,12 @@ void RunMatMul(const MatMulPrim& p, const void* a, const void* b, void* out, voi
 // few rows), so that each part keeps oneDNN's register blocking busy.
 constexpr int64_t kMinPartRows = 16;
 constexpr int64_t kMinPartColumns = 64;
+// MatMul splits only from this many multiply-adds (about two of the core's 20 us minimum
+// blocks on one core), above the plugin's shared 64^3 bound: word2vec's 128x128x64
+// products (1M multiply-adds, ~15-20 us on one core) took longer in two parts than in one
+// (a wake-up and a join per call; on a busy 2-core machine 27 us against 19 us, median),
+// and cost the step ~40% more CPU time.
+constexpr double kMinSplitProduct = 128.0 * 128.0 * 128.0;
 
 // The primitives of a call split in parts: one for the parts of the full size and one for
 // the last, shorter part (the same when the split is even).
@@ -177,7 +183,8 @@ class MatMulOp {
     const double work = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
     // Parts are row ranges of A and of the product (B read whole by each), or, for a
     // product of few rows, column ranges of B and of the product (A read whole by each).
-    const int parts = PartsFor(ctx, work, std::max(m, n / kMinPartColumns));
+    const int parts =
+        work < kMinSplitProduct ? 1 : PartsFor(ctx, work, std::max(m, n / kMinPartColumns));
     const bool by_columns = m < parts * kMinPartRows && n > m;
     std::shared_ptr<const SplitMatMul> e;
     try {

@@ -157,6 +157,43 @@ TEST_F(SessionTest, ParallelPlanMatchesSerial) {
   }
 }
 
+// A sparse update of a big variable is a few rows of work, not the variable's size: four
+// independent ScatterAdds of one row into [65536, 16] variables plan no hand-offs (each
+// counted the variable's million elements as work before, and the plan went parallel).
+TEST_F(SessionTest, SparseUpdatesOfBigVariablesStayOnTheCaller) {
+  std::vector<Operation*> updates;
+  std::vector<Variable*> vars;
+  Tensor row = Tensor::Allocate(DT_INT32, {1}).value();
+  row.flat<int32_t>()[0] = 7;
+  for (int i = 0; i < 4; ++i) {
+    VariableOptions options;
+    options.name = "big" + std::to_string(i);
+    auto v = g_.variables().CreateVariableFromTensor(Matrix(65536, 16, 0.0f), options);
+    ASSERT_TRUE(v.ok()) << v.status().ToString();
+    vars.push_back(v.value());
+    updates.push_back(Op("ScatterAdd", {v.value()->ref(), Const(row), Const(Matrix(1, 16, 1.0f))}));
+  }
+  SessionOptions options;
+  options.inter_op_threads = 4;
+  options.intra_op_threads = 1;
+  auto session = NewSession(options);
+  std::vector<Tensor> out;
+  for (Variable* v : vars) ASSERT_TRUE(session->Run({}, {}, {v->initializer}, &out).ok());
+  RunMetadata meta;
+  RunOptions trace;
+  trace.trace_level = 1;
+  ASSERT_TRUE(session->Run(trace, {}, {}, updates, &out, &meta).ok());
+  int scatters = 0;
+  for (const NodeStepStats& st : meta.step_stats) {
+    scatters += st.op_type == "ScatterAdd";
+    EXPECT_EQ(st.thread_id, 0) << st.node_name;
+  }
+  EXPECT_EQ(scatters, 4);
+  ASSERT_TRUE(session->Run({}, {vars[3]->snapshot}, {}, &out).ok());
+  EXPECT_EQ(out[0].flat<float>()[7 * 16 + 5], 1.0f);
+  EXPECT_EQ(out[0].flat<float>()[8 * 16], 0.0f);
+}
+
 TEST_F(SessionTest, KernelErrorNamesTheNodeAndStopsTheRun) {
   Output x = Placeholder(PartialShape::Unknown(), "x");
   Tensor shape = Tensor::Allocate(DT_INT32, {1}).value();

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -46,6 +47,25 @@ TEST(ThreadPoolTest, ParallelForCoversEveryUnitOnce) {
   ExpectCoversOnce(&single, 1000, 1e6);
   ThreadPool zero(0);  // treated as one thread
   EXPECT_EQ(zero.NumThreads(), 1);
+}
+
+// The caller spins briefly for blocks that helpers are running, then sleeps: a helper's
+// block that outlasts the spin (milliseconds here) must still be waited for, and one that
+// ends within it must not leave the caller asleep.
+TEST(ThreadPoolTest, ParallelForWaitsForSlowHelperBlocks) {
+  ThreadPool pool(2);
+  for (int sleep_us : {0, 5, 3000}) {
+    for (int round = 0; round < 10; ++round) {
+      std::atomic<int> finished{0};
+      ThreadPool::ParallelFor(&pool, 2, 1e9, [&](int64_t b, int64_t e) {
+        if (pool.CurrentThreadId() >= 0 && sleep_us > 0) {
+          std::this_thread::sleep_for(std::chrono::microseconds(sleep_us));
+        }
+        finished.fetch_add(static_cast<int>(e - b));
+      });
+      ASSERT_EQ(finished.load(), 2) << "sleep " << sleep_us << " us, round " << round;
+    }
+  }
 }
 
 TEST(ThreadPoolTest, NoPoolRunsInlineOnTheCaller) {

@@ -2,6 +2,7 @@
 #include <Eigen/Core>
 
 #include <cmath>
+#include <cstring>
 #include <functional>
 #include <limits>
 
@@ -261,6 +262,32 @@ TEST(SelectTest, LargeOnPool) {
   for (int64_t i = 0; i < n; ++i) {
     const size_t k = static_cast<size_t>(i);
     bad += v[i] != static_cast<int64_t>(c[k] ? t[k] : e[k]);
+  }
+  EXPECT_EQ(bad, 0u);
+}
+
+// The element-wise select is a bit mask (branch-free): values come through bit for bit
+// (NaN payloads, -0.0) for every element of a length that is no multiple of a vector, with a
+// condition that changes at random.
+TEST(SelectTest, ElementwiseKeepsBits) {
+  const int64_t n = 1001;
+  std::vector<bool> c(static_cast<size_t>(n));
+  std::vector<float> t(static_cast<size_t>(n)), e(static_cast<size_t>(n));
+  uint32_t x = 12345;
+  for (size_t i = 0; i < c.size(); ++i) {
+    x = x * 1664525u + 1013904223u;
+    c[i] = (x >> 16) & 1;
+    t[i] = i % 7 == 0 ? -0.0f : static_cast<float>(i);
+    e[i] = i % 5 == 0 ? std::numeric_limits<float>::quiet_NaN() : -static_cast<float>(i) - 0.5f;
+  }
+  auto r = RunOp("Select", {Bools({n}, c), MakeTensor(DT_FLOAT, {n}, t),
+                            MakeTensor(DT_FLOAT, {n}, e)});
+  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+  const float* v = r.outputs[0].flat<float>();
+  size_t bad = 0;
+  for (size_t i = 0; i < c.size(); ++i) {
+    const float want = c[i] ? t[i] : e[i];
+    bad += std::memcmp(&v[i], &want, sizeof want) != 0;
   }
   EXPECT_EQ(bad, 0u);
 }

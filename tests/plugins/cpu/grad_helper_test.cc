@@ -100,6 +100,24 @@ std::vector<float> RunF32(const std::string& op, const std::vector<Tensor>& in) 
   return r.status.ok() ? Values<float>(r.outputs[0]) : std::vector<float>{};
 }
 
+// Large enough to be split over the intra-op pool (the blocks' edges fall inside the
+// array): every element is still its own gradient.
+TEST(GradHelperKernelTest, ElementwiseGradsSplitOverThePool) {
+  const int64_t n = (int64_t{1} << 18) + 3;
+  std::vector<float> g(static_cast<size_t>(n)), f(static_cast<size_t>(n));
+  for (size_t i = 0; i < g.size(); ++i) {
+    g[i] = static_cast<float>(i % 1000) * 0.5f;
+    f[i] = static_cast<float>(static_cast<int64_t>(i % 7) - 3);
+  }
+  auto r = RunOpEx("ReluGrad", {MakeTensor(DT_FLOAT, {n}, g), MakeTensor(DT_FLOAT, {n}, f)}, {},
+                   TestPool());
+  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+  const float* v = r.outputs[0].flat<float>();
+  size_t bad = 0;
+  for (size_t i = 0; i < g.size(); ++i) bad += v[i] != (f[i] > 0 ? g[i] : 0.0f);
+  EXPECT_EQ(bad, 0u);
+}
+
 TEST(GradHelperKernelTest, HandComputedValues) {
   const float nan = std::numeric_limits<float>::quiet_NaN();
   // Relu's derivative is 0 at 0 and for NaN; Relu6's is 0 at 0 and at 6.

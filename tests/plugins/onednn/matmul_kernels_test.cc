@@ -26,7 +26,8 @@ TEST(OneDnnMatMulTest, OddSizesEveryTranspose) {
     CheckMatMul(17, 33, 9, ta, tb, seed += 2);
     CheckMatMul(1, 64, 31, ta, tb, seed += 2);   // vector times matrix
     CheckMatMul(31, 64, 1, ta, tb, seed += 2);   // matrix times vector
-    CheckMatMul(67, 129, 45, ta, tb, seed += 2);  // above the one-thread bound
+    CheckMatMul(67, 129, 45, ta, tb, seed += 2);
+    CheckMatMul(131, 129, 133, ta, tb, seed += 2);  // above MatMul's one-part bound (128^3)
   }
 }
 
@@ -51,8 +52,8 @@ TEST(OneDnnMatMulTest, LargeProducts) {
   CheckMatMul(256, 300, 200, false, true, 60);
   // Few rows: split by columns of the product.
   for (int t = 0; t < 4; ++t) {
-    CheckMatMul(1, 512, 1024, t & 1, t & 2, 62);
-    CheckMatMul(3, 300, 701, t & 1, t & 2, 64);
+    CheckMatMul(1, 2048, 1100, t & 1, t & 2, 62);
+    CheckMatMul(3, 1000, 701, t & 1, t & 2, 64);
     CheckMatMul(17, 100, 2000, t & 1, t & 2, 66);
   }
 }
