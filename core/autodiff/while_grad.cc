@@ -39,7 +39,12 @@ struct WhileGradients::Loop {
   Operation* b_sub = nullptr;
   Output b_cond;
   std::vector<Operation*> pushes, pops;
+  bool conditional_pushes = false;  // some push is inside a cond of the body (may be dead)
   std::map<Output, Output> popped;
+  // The conds of the body enclosing a forward value (see CondPathOf), and the backward
+  // frame's pivots of their branches.
+  std::map<Output, CondPath> cond_paths;
+  std::map<std::pair<Output, int>, Operation*> branch_pivots;
 };
 
 // The backward loop's frame as a build context: what gradient functions build there is in
@@ -168,18 +173,33 @@ Status WhileGradients::Analyze(const std::vector<char>& between) {
       if (IsType(o, "Exit")) continue;
       for (Operation* c : consumers[o]) queue.push_back(c);
     }
+    // A nested loop first: its ops are in both frames' reach, which the checks below would
+    // report less clearly.
+    for (const Operation* o : loop->ops) {
+      if (IsType(o, "Enter") && FrameOf(o) != loop->frame) {
+        return Unimplemented("the gradient of while loop '", loop->frame, "': its body holds a nested while loop ('",
+                             FrameOf(o), "', entered by '", o->name(),
+                             "'), control flow whose gradient is not built here yet");
+      }
+    }
     loop->min_id = exit->id();
     for (const Operation* o : loop->ops) {
       loop->min_id = std::min(loop->min_id, o->id());
+      // A Switch or Merge is the loop's own, or a cond's in the body (a Switch on another
+      // predicate than the LoopCond; a Merge of values made in the body).
       const bool own_plumbing = IsType(o, "Merge") || IsType(o, "Switch") ? [&] {
         for (const Loop::Var& v : loop->vars) {
           if (o == v.merge || o == v.sw) return true;
         }
-        return false;
+        if (IsType(o, "Switch")) return !IsType(o->input(1).op, "LoopCond");
+        for (const Output& in : o->inputs()) {
+          if (IsType(in.op, "Enter") || IsType(in.op, "NextIteration")) return false;
+        }
+        return true;
       }()
                                                                            : true;
-      if ((IsType(o, "Enter") && FrameOf(o) != loop->frame) || !own_plumbing) {
-        return Unimplemented("the gradient of while loop '", loop->frame, "': its body holds control flow ('",
+      if (!own_plumbing) {
+        return Unimplemented("the gradient of while loop '", loop->frame, "': its body holds control flow other than conds ('",
                              o->name(), "', ", o->type(), "), which has no gradient here yet");
       }
       if (owner_.count(o)) {
@@ -202,6 +222,77 @@ bool WhileGradients::IsPlumbing(const Operation* op) const {
     if (op == v.enter || op == v.merge || op == v.sw || op == v.identity || op == v.next || op == v.exit) return true;
   }
   return IsType(op, "Enter") || IsType(op, "Exit") || IsType(op, "NextIteration");
+}
+
+bool WhileGradients::IsLoopPlumbing(const Loop& loop, const Operation* op) {
+  if (op == loop.loop_cond || IsType(op, "Enter") || IsType(op, "Exit") || IsType(op, "NextIteration")) {
+    return true;
+  }
+  for (const Loop::Var& v : loop.vars) {
+    if (op == v.merge || op == v.sw || op == v.identity) return true;
+  }
+  return false;
+}
+
+// Graphs carry no cond contexts, so they are found in the graph, as a Merge's gradient finds
+// its predicate: a cond Switch's output k is in (its predicate, k) inside its input's conds;
+// a cond Merge leaves the innermost branch its inputs share; any other op is in the
+// innermost cond of its inputs (data and control: a constant in a branch hangs off the
+// branch's pivot). The loop's own plumbing is outside every cond.
+WhileGradients::CondPath WhileGradients::CondPathOf(Loop& loop, Output t) {
+  if (!loop.ops.count(t.op) || IsLoopPlumbing(loop, t.op)) return {};
+  const bool is_switch = IsType(t.op, "Switch");
+  if (!is_switch) t.index = 0;
+  auto found = loop.cond_paths.find(t);
+  if (found != loop.cond_paths.end()) return found->second;
+  loop.cond_paths[t] = {};  // a cycle (none in a body) ends here
+  CondPath path;
+  auto innermost = [&path](CondPath p) {
+    if (p.size() > path.size()) path = std::move(p);
+  };
+  const Operation* op = t.op;
+  if (is_switch) {
+    innermost(CondPathOf(loop, op->input(0)));
+    innermost(CondPathOf(loop, op->input(1)));
+    path.emplace_back(op->input(1), t.index);
+  } else if (IsType(op, "Merge")) {
+    bool first = true;
+    for (const Output& in : op->inputs()) {
+      CondPath p = CondPathOf(loop, in);
+      if (first) {
+        path = std::move(p);
+        first = false;
+        continue;
+      }
+      // The branches' paths part at the Merge's own cond: it is outside that cond.
+      size_t common = 0;
+      while (common < path.size() && common < p.size() && path[common] == p[common]) ++common;
+      path.resize(common);
+    }
+  } else {
+    for (const Output& in : op->inputs()) innermost(CondPathOf(loop, in));
+    for (Operation* c : op->control_inputs()) {
+      innermost(IsType(c, "Switch") ? CondPathOf(loop, c->input(0)) : CondPathOf(loop, Output{c, 0}));
+    }
+  }
+  loop.cond_paths[t] = path;
+  return path;
+}
+
+// An op of the backward frame that is live exactly in the backward iterations whose forward
+// iteration took `branch` of the cond on `pred`: Identity(Switch(p, p)[branch]) of the
+// popped predicate p.
+StatusOr<Operation*> WhileGradients::BranchPivot(Loop& loop, const std::pair<Output, int>& branch) {
+  auto found = loop.branch_pivots.find(branch);
+  if (found != loop.branch_pivots.end()) return found->second;
+  TG_ASSIGN_OR_RETURN(Output pred, BringIn(loop, branch.first));
+  auto add = [&](NodeSpec spec) -> StatusOr<Operation*> { return loop.context->AddInParent(std::move(spec)); };
+  TG_ASSIGN_OR_RETURN(Operation * sw, add(Spec("Switch", "b_branch/Switch", {pred, pred})));
+  TG_ASSIGN_OR_RETURN(Operation * pivot, add(Spec("Identity", branch.second == 1 ? "b_branch/switch_t"
+                                                                                  : "b_branch/switch_f",
+                                                  {Output{sw, branch.second}})));
+  loop.branch_pivots.emplace(branch, pivot);
+  return pivot;
 }
 
 StatusOr<Output> WhileGradients::BringIn(Loop& loop, Output t) {
@@ -235,8 +326,18 @@ StatusOr<Output> WhileGradients::BringIn(Loop& loop, Output t) {
   TG_ASSIGN_OR_RETURN(Operation * b_enter,
                       add(Spec("Enter", "StackPopV2/Enter", {Output{stack, 0}},
                                EnterAttrs(loop.grad_frame, true, loop.parallel_iterations))));
+  // A value made in a branch of a cond of the body was pushed only in the iterations that
+  // took the branch: its pop runs only in the matching backward iterations, those where
+  // the popped predicate picks the same branch (its pivot is dead otherwise).
+  std::vector<Operation*> pop_control{loop.b_sub};
+  const CondPath path = CondPathOf(loop, t);
+  if (!path.empty()) {
+    TG_ASSIGN_OR_RETURN(Operation * pivot, BranchPivot(loop, path.back()));
+    pop_control.push_back(pivot);
+    loop.conditional_pushes = true;
+  }
   TG_ASSIGN_OR_RETURN(Operation * pop, add(Spec("StackPopV2", "StackPopV2", {Output{b_enter, 0}},
-                                                {{"elem_type", AttrOfType(dtype)}}, {loop.b_sub})));
+                                                {{"elem_type", AttrOfType(dtype)}}, pop_control)));
   loop.pushes.push_back(push);
   loop.pops.push_back(pop);
   loop.popped.emplace(t, Output{pop, 0});
@@ -326,8 +427,16 @@ Status WhileGradients::Finish(Loop& loop) {
     TG_ASSIGN_OR_RETURN(Operation * n, add(Spec("NextIteration", "NextIteration", {Output{z, 0}})));
     TG_RETURN_IF_ERROR(graph_.UpdateInput(v.b_merge, 1, Output{n, 0}));
   }
+  // The counter moves on after the iteration's pushes. A push inside a cond is dead when
+  // its branch was not taken, and a dead control input would kill the NextIteration: those
+  // iterations wait on a ControlTrigger instead, which runs whatever its inputs are.
+  std::vector<Operation*> f_sync = loop.pushes;
+  if (loop.conditional_pushes) {
+    TG_ASSIGN_OR_RETURN(Operation * trigger, add(Spec("ControlTrigger", "f_sync", {}, {}, loop.pushes)));
+    f_sync = {trigger};
+  }
   TG_ASSIGN_OR_RETURN(Operation * f_next, add(Spec("NextIteration", "f_count/NextIteration", {Output{loop.f_add, 0}},
-                                                   {}, loop.pushes)));
+                                                   {}, f_sync)));
   TG_RETURN_IF_ERROR(graph_.UpdateInput(loop.f_merge, 1, Output{f_next, 0}));
   std::vector<Operation*> sync;
   if (!loop.pops.empty()) {

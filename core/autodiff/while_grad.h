@@ -10,13 +10,18 @@
 //     variable.
 // The pushes of an iteration happen before the forward counter moves on, and the pops of a
 // backward iteration before the backward counter does, so values come back in order.
-// Loops with control flow in their body (a cond or a nested loop) are UNIMPLEMENTED.
+// A cond in the body is differentiated by its Merges' and Switches' gradient functions,
+// inside the backward loop; a forward value made in one of its branches is pushed only in
+// the iterations that took the branch, so its pop is gated by the popped predicate (the
+// pivot of the same branch in the backward frame). Loops with a nested loop in their body
+// are UNIMPLEMENTED.
 #pragma once
 
 #include <functional>
 #include <map>
 #include <memory>
 #include <set>
+#include <utility>
 #include <vector>
 
 #include "core/autodiff/gradient_context.h"
@@ -53,6 +58,12 @@ class WhileGradients {
                const TakeGrads& take, const Receive& receive);
   Status Finish(Loop& loop);
   StatusOr<Output> BringIn(Loop& loop, Output t);
+  // The conds of the loop's body that enclose a forward value, outermost first:
+  // (predicate, branch) pairs.
+  using CondPath = std::vector<std::pair<Output, int>>;
+  CondPath CondPathOf(Loop& loop, Output t);
+  StatusOr<Operation*> BranchPivot(Loop& loop, const std::pair<Output, int>& branch);
+  static bool IsLoopPlumbing(const Loop& loop, const Operation* op);
   friend class GradLoopContext;
 
   Graph& graph_;
