@@ -281,6 +281,8 @@ StatusOr<std::vector<GradValue>> AddGradients(Graph& graph, const std::vector<Ou
     Operation* op = graph.operation(id);
     auto it = received.find(op);
     if (it == received.end()) continue;
+    // Loops the sweep has left end first: the sums below belong outside them.
+    TG_RETURN_IF_ERROR(loops.Leave(op));
     std::vector<GradValue> out_grads(static_cast<size_t>(op->num_outputs()));
     for (int k = 0; k < op->num_outputs(); ++k) {
       out_grads[static_cast<size_t>(k)] = Aggregate(builder, it->second[static_cast<size_t>(k)]);

@@ -48,6 +48,8 @@ class WhileGradients {
   // first Exit reached), and handles plumbing (true: the sweep skips the op).
   StatusOr<bool> Visit(Operation* op, const std::vector<GradValue>& grads, GraphBuilder& builder,
                        const TakeGrads& take, const Receive& receive);
+  // Finishes the loops the sweep has left, before an op below them gets its gradients summed.
+  Status Leave(const Operation* op);
   // Finishes every loop still open (the end of the sweep).
   Status FinishAll();
 
@@ -58,6 +60,8 @@ class WhileGradients {
                const TakeGrads& take, const Receive& receive);
   Status Finish(Loop& loop);
   StatusOr<Output> BringIn(Loop& loop, Output t);
+  StatusOr<Operation*> AddForward(Loop& loop, NodeSpec spec);
+  StatusOr<Output> EnterFrames(Loop& loop, Output h, bool backward);
   // The conds of the loop's body that enclose a forward value, outermost first:
   // (predicate, branch) pairs.
   using CondPath = std::vector<std::pair<Output, int>>;

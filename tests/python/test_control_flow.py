@@ -399,37 +399,46 @@ def test_gradients_through_a_loop_with_conds_match_finite_differences():
                 assert got[k][j] == pytest.approx(numeric, rel=1e-5, abs=1e-7)
 
 
-def test_gradient_through_nested_loops_is_a_clear_error():
-    n = tf.placeholder(tf.float32, [], name="n")
+def _nested_loops(m, x, v0):
+    """Nested loops: the inner loop uses the outer counter and loop variable (invariants of
+    its frame) and an outside value, and holds a cond."""
+    def outer(i, acc):
+        def inner(j, row):
+            row = m.cond(j < 1, lambda: m.tanh(row * x + m.cast(i, m.float32)), lambda: row * acc)
+            return j + 1, row
+        _, row = m.while_loop(lambda j, row: j < 3, inner, (0, acc))
+        return i + 1, row * 0.5 + acc
+    _, acc = m.while_loop(lambda i, acc: i < 3, outer, (0, v0))
+    return acc
 
-    def body(i, v):
-        _, w = tf.while_loop(lambda j, w: j < 2, lambda j, w: (j + 1, w * v), [0, v])
-        return i + 1, w
-    _, y = tf.while_loop(lambda i, v: i < 3, body, [0, n])
-    before = len(tf.get_default_graph().get_operations())
-    with pytest.raises(tf.errors.UnimplementedError, match="control flow"):
-        tf.gradients(y, [n])
-    assert len(tf.get_default_graph().get_operations()) == before
 
-
-def test_tensorflows_gradients_of_nested_loops_run_here():
+def test_gradients_through_nested_loops_match_tensorflow():
     def build(m):
         x = m.placeholder(m.float32, [3], name="x")
+        v0 = m.placeholder(m.float32, [3], name="v0")
+        acc = _nested_loops(m, x, v0)
+        dx, dv0 = m.gradients(m.reduce_sum(acc * acc), [x, v0])
+        return [acc, dx, dv0], {"x": x, "v0": v0}
 
-        def outer(i, acc):
-            _, row = m.while_loop(lambda j, row: j < 3,
-                                  lambda j, row: (j + 1, m.tanh(row * x + m.cast(i, m.float32))),
-                                  (0, acc))
-            return i + 1, row
-        _, acc = m.while_loop(lambda i, acc: i < 2, outer, (0, m.ones([3])))
-        return {"x:0": np.array([0.5, -1.5, 0.8], np.float32)}, m.reduce_sum(acc, name="y"), [x]
+    feeds = [{"x": [0.5, -1.5, 0.8], "v0": [0.3, 0.2, -0.4]},
+             {"x": [0.1, 0.7, -0.2], "v0": [-0.6, 0.9, 0.1]}]
+    (a, b), _ = _run_both(build, feeds)
+    _close(a, b)
+
+
+def test_tensorflows_gradients_of_nested_loops_run_here_and_match_ours():
+    def build(m):
+        x = m.placeholder(m.float32, [3], name="x")
+        v0 = m.placeholder(m.float32, [3], name="v0")
+        y = m.reduce_sum(m.square(_nested_loops(m, x, v0)), name="y")
+        return {"x:0": np.array([0.5, -1.5, 0.8], np.float32),
+                "v0:0": np.array([0.3, 0.2, -0.4], np.float32)}, y, [x, v0]
 
     graph_def, feeds, fetches, want = _tf_graph_with_gradients(build)
-    tf.import_graph_def(graph_def, name="")
-    t = tf.get_default_graph().get_tensor_by_name
-    with tf.Session() as sess:
-        got = sess.run([t(n) for n in fetches], {t(k): v for k, v in feeds.items()})
-    for a, b in zip(got, want):
+    theirs, ours = _run_imported(graph_def, feeds, fetches, "y:0", ["x:0", "v0:0"])
+    for a, b in zip(theirs, want):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+    for a, b in zip(ours, want[1:]):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
 
 
