@@ -13,8 +13,9 @@
 // A cond in the body is differentiated by its Merges' and Switches' gradient functions,
 // inside the backward loop; a forward value made in one of its branches is pushed only in
 // the iterations that took the branch, so its pop is gated by the popped predicate (the
-// pivot of the same branch in the backward frame). Loops with a nested loop in their body
-// are UNIMPLEMENTED.
+// pivot of the same branch in the backward frame). A nested loop's backward loop is built
+// inside its parent's, with stacks made outside every loop and entered through all the
+// enclosing frames (forward and backward visit the inner iterations in reverse orders).
 #pragma once
 
 #include <functional>

@@ -114,6 +114,18 @@ TEST(WhileGradTest, NestedCondsInsideALoop) {
   });
 }
 
+// A value used as a loop's initial value, as its invariant and outside it: its gradients
+// from the backward loop's Exits and from outside are summed outside the backward frame.
+TEST(WhileGradTest, InputUsedInAndAroundALoop) {
+  CheckGradients({{{3}}}, [](TG_Graph* g, const Inputs& in) {
+    TG_Output x = in[0];
+    TG_Output looped = Loop(g, x, 3, [x](TG_Graph* g, TG_Output, TG_Output v) {
+      return AddOp(g, "Tanh", {AddOp(g, "Mul", {v, x})});
+    });
+    return AddOp(g, "AddV2", {looped, AddOp(g, "Mul", {x, x})});
+  });
+}
+
 // A loop nested in a loop's body: the inner loop's backward loop runs inside the outer
 // one's, once per outer iteration, with the inner count of the matching forward iteration;
 // the inner loop uses the outer loop variable (an invariant of the inner frame) and an
