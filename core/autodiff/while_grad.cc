@@ -366,6 +366,11 @@ StatusOr<Output> WhileGradients::BringIn(Loop& loop, Output t) {
   // all the outer iterations go on one stack, and the backward loops pop them in exactly
   // the reverse order (each outer iteration's inner loop runs after the previous one's).
   const DataType dtype = BaseType(t.dtype());
+  if (dtype == DT_VARIANT) {
+    return Unimplemented("the gradient of while loop '", loop.frame, "' needs the TensorList '", t.Name(),
+                         "' of each iteration (a list loop variable read by a gradient), which is not kept "
+                         "on a stack here yet");
+  }
   TG_ASSIGN_OR_RETURN(Operation * max_size, AddForward(loop, Spec("Const", "f_acc/max_size", {},
                                                                   {{"value", AttrOfTensor(Int32Scalar(-1))},
                                                                    {"dtype", AttrOfType(DT_INT32)}})));
@@ -578,7 +583,13 @@ StatusOr<bool> WhileGradients::Visit(Operation* op, const std::vector<GradValue>
     m.inputs.push_back(NodeSpec::InputGroup{{Output{e, 0}, Output{e, 0}}, true});
     TG_ASSIGN_OR_RETURN(Operation * merge, add(std::move(m)));
     TG_ASSIGN_OR_RETURN(Operation * s, add(Spec("Switch", "b_acc/Switch", {Output{merge, 0}, loop.b_cond})));
-    TG_ASSIGN_OR_RETURN(Operation * sum, add(Spec("AddV2", "b_acc/Add", {Output{s, 1}, g})));
+    // A TensorList's gradients add up element-wise through AddN (AddV2 takes no variant).
+    NodeSpec add_spec = Spec("AddV2", "b_acc/Add", {Output{s, 1}, g});
+    if (BaseType(g.dtype()) == DT_VARIANT) {
+      add_spec = Spec("AddN", "b_acc/Add", {});
+      add_spec.inputs.push_back(NodeSpec::InputGroup{{Output{s, 1}, g}, true});
+    }
+    TG_ASSIGN_OR_RETURN(Operation * sum, add(std::move(add_spec)));
     TG_ASSIGN_OR_RETURN(Operation * n, add(Spec("NextIteration", "b_acc/NextIteration", {Output{sum, 0}})));
     TG_RETURN_IF_ERROR(graph_.UpdateInput(merge, 1, Output{n, 0}));
     TG_ASSIGN_OR_RETURN(Operation * x, add(Spec("Exit", "b_acc/Exit", {Output{s, 0}})));

@@ -1,5 +1,6 @@
 // The TensorList kernels (TF2's lowered loops): a DT_VARIANT value; SetItem and PushBack
 // make a new list of shared element tensors; see core/exec/host_object.h.
+#include <algorithm>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -225,6 +226,79 @@ Status TensorListPopBack(const CoreKernelIo& io) {
   return Status::OK();
 }
 
+// ---- gradients' arithmetic on lists (TensorFlow's variant ZerosLike and AddN) ----
+
+const TensorListValue* AnyList(const CoreKernelIo& io, int i) { return ObjectOf<TensorListValue>(io.in(i), DT_VARIANT); }
+
+// A list of the same length whose elements are all unset: they read as zeros.
+Status TensorListZerosLike(const CoreKernelIo& io) {
+  const TensorListValue* in = AnyList(io, 0);
+  if (in == nullptr) return InvalidArgument("ZerosLike of a variant that is not a TensorList");
+  auto l = std::make_unique<TensorListValue>();
+  l->dtype = in->dtype;
+  l->element_shape = in->element_shape;
+  l->max_num_elements = in->max_num_elements;
+  l->items.resize(in->items.size());
+  // The set elements tell the unset ones' shape (reading one needs it).
+  for (const Tensor& t : in->items) {
+    if (t.dtype() != DT_INVALID && !l->element_shape.IsFullyDefined()) {
+      TG_RETURN_IF_ERROR(MergeInto(&l->element_shape, t.shape(), "ZerosLike of a TensorList"));
+    }
+  }
+  return OutList(io, 0, std::move(l));
+}
+
+template <typename T>
+void AddInto(Tensor& sum, const Tensor& t) {
+  T* a = sum.flat<T>();
+  const T* b = t.flat<T>();
+  for (int64_t k = 0; k < sum.NumElements(); ++k) a[k] += b[k];
+}
+
+// Element-wise sum of lists of one length: an element set in none stays unset (zeros).
+Status TensorListAddN(const CoreKernelIo& io) {
+  std::vector<const TensorListValue*> lists;
+  for (int i = 0; i < io.num_inputs(); ++i) {
+    const TensorListValue* l = AnyList(io, i);
+    if (l == nullptr) return InvalidArgument("AddN input ", i, " is a variant that is not a TensorList");
+    if (!lists.empty() && (l->dtype != lists[0]->dtype || l->items.size() != lists[0]->items.size())) {
+      return InvalidArgument("AddN of TensorLists of different dtypes or lengths: ", DataTypeName(l->dtype), "[",
+                             l->items.size(), "] and ", DataTypeName(lists[0]->dtype), "[", lists[0]->items.size(),
+                             "]");
+    }
+    lists.push_back(l);
+  }
+  if (lists.empty()) return InvalidArgument("AddN needs at least one input");
+  const DataType dtype = lists[0]->dtype;
+  if (dtype != DT_FLOAT && dtype != DT_DOUBLE) {
+    return Unimplemented("AddN of TensorLists of ", DataTypeName(dtype), " (float and double only)");
+  }
+  auto out = std::make_unique<TensorListValue>(*lists[0]);
+  for (size_t k = 0; k < out->items.size(); ++k) {
+    Tensor sum;
+    for (const TensorListValue* l : lists) {
+      const Tensor& t = l->items[k];
+      if (t.dtype() == DT_INVALID) continue;
+      if (sum.dtype() == DT_INVALID) {
+        TG_ASSIGN_OR_RETURN(sum, Tensor::AllocateUninitialized(dtype, t.dims()));
+        std::copy_n(static_cast<const char*>(t.data()), t.NumElements() * DataTypeSize(dtype),
+                    static_cast<char*>(sum.data()));
+        continue;
+      }
+      if (t.dims() != sum.dims()) {
+        return InvalidArgument("AddN of TensorLists whose element ", k, " differs in shape");
+      }
+      if (dtype == DT_FLOAT) {
+        AddInto<float>(sum, t);
+      } else {
+        AddInto<double>(sum, t);
+      }
+    }
+    out->items[k] = std::move(sum);
+  }
+  return OutList(io, 0, std::move(out));
+}
+
 }  // namespace
 
 std::vector<CoreKernel> TensorListKernels() {
@@ -240,6 +314,8 @@ std::vector<CoreKernel> TensorListKernels() {
       {"TensorListElementShape", TensorListElementShape},
       {"TensorListPushBack", TensorListPushBack},
       {"TensorListPopBack", TensorListPopBack},
+      {"ZerosLike", TensorListZerosLike, "T"},
+      {"AddN", TensorListAddN, "T"},
   };
 }
 
