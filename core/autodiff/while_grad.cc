@@ -366,11 +366,6 @@ StatusOr<Output> WhileGradients::BringIn(Loop& loop, Output t) {
   // all the outer iterations go on one stack, and the backward loops pop them in exactly
   // the reverse order (each outer iteration's inner loop runs after the previous one's).
   const DataType dtype = BaseType(t.dtype());
-  if (dtype == DT_VARIANT) {
-    return Unimplemented("the gradient of while loop '", loop.frame, "' needs the TensorList '", t.Name(),
-                         "' of each iteration (a list loop variable read by a gradient), which is not kept "
-                         "on a stack here yet");
-  }
   TG_ASSIGN_OR_RETURN(Operation * max_size, AddForward(loop, Spec("Const", "f_acc/max_size", {},
                                                                   {{"value", AttrOfTensor(Int32Scalar(-1))},
                                                                    {"dtype", AttrOfType(DT_INT32)}})));

@@ -1,6 +1,5 @@
 // The TensorList kernels (TF2's lowered loops): a DT_VARIANT value; SetItem and PushBack
 // make a new list of shared element tensors; see core/exec/host_object.h.
-#include <algorithm>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -18,6 +17,8 @@ struct TensorListValue : HostObject {
   PartialShape element_shape;
   int64_t max_num_elements = -1;
   std::vector<Tensor> items;  // DT_INVALID: not set
+  // A value: a copy shares the (immutable) element tensors.
+  std::unique_ptr<HostObject> Clone() const override { return std::make_unique<TensorListValue>(*this); }
 };
 
 StatusOr<const TensorListValue*> ListOf(const CoreKernelIo& io, int i) {
@@ -248,13 +249,6 @@ Status TensorListZerosLike(const CoreKernelIo& io) {
   return OutList(io, 0, std::move(l));
 }
 
-template <typename T>
-void AddInto(Tensor& sum, const Tensor& t) {
-  T* a = sum.flat<T>();
-  const T* b = t.flat<T>();
-  for (int64_t k = 0; k < sum.NumElements(); ++k) a[k] += b[k];
-}
-
 // Element-wise sum of lists of one length: an element set in none stays unset (zeros).
 Status TensorListAddN(const CoreKernelIo& io) {
   std::vector<const TensorListValue*> lists;
@@ -269,29 +263,16 @@ Status TensorListAddN(const CoreKernelIo& io) {
     lists.push_back(l);
   }
   if (lists.empty()) return InvalidArgument("AddN needs at least one input");
-  const DataType dtype = lists[0]->dtype;
-  if (dtype != DT_FLOAT && dtype != DT_DOUBLE) {
-    return Unimplemented("AddN of TensorLists of ", DataTypeName(dtype), " (float and double only)");
-  }
   auto out = std::make_unique<TensorListValue>(*lists[0]);
   for (size_t k = 0; k < out->items.size(); ++k) {
-    Tensor sum;
+    Tensor sum;  // elements are immutable: the first set one is shared, not copied
     for (const TensorListValue* l : lists) {
       const Tensor& t = l->items[k];
       if (t.dtype() == DT_INVALID) continue;
       if (sum.dtype() == DT_INVALID) {
-        TG_ASSIGN_OR_RETURN(sum, Tensor::AllocateUninitialized(dtype, t.dims()));
-        std::copy_n(static_cast<const char*>(t.data()), t.NumElements() * DataTypeSize(dtype),
-                    static_cast<char*>(sum.data()));
-        continue;
-      }
-      if (t.dims() != sum.dims()) {
-        return InvalidArgument("AddN of TensorLists whose element ", k, " differs in shape");
-      }
-      if (dtype == DT_FLOAT) {
-        AddInto<float>(sum, t);
+        sum = t;
       } else {
-        AddInto<double>(sum, t);
+        TG_ASSIGN_OR_RETURN(sum, AddTensors(sum, t));
       }
     }
     out->items[k] = std::move(sum);

@@ -52,35 +52,51 @@ TEST(TensorListGradTest, StraightLine) {
   });
 }
 
-// for t in range(4): h = tanh(h * w + x[t]); out[t] = h — then stack(out): the input list is
-// a loop invariant (its gradient accumulates over the iterations with AddN of lists), the
-// output list a loop variable whose gradient goes round the backward loop.
-TEST(TensorListGradTest, RecurrentLoopOverLists) {
+// for t in range(4): h = tanh(h * w + x[t]); out[t] = h — then stack(out). The output list is
+// a loop variable whose gradient goes round the backward loop. The input list is either a
+// loop invariant (its gradient accumulates over the iterations with AddN of lists) or, as
+// TF2's lowering passes it, a loop variable the body hands on unchanged (the GetItem's
+// gradient reads each iteration's list back off a stack).
+TG_Output Recurrent(TG_Graph* g, const Inputs& in, int parallel, bool xs_as_loop_var) {
+  TG_Status* s = TG_NewStatus();
+  TG_Output xs = FromTensor(g, in[0], 3);
+  std::vector<TG_Output> init = {ScalarInt32(g, 0), in[2], Reserve(g, 3, 4)};
+  if (xs_as_loop_var) init.push_back(xs);
+  TG_While* w = TG_NewWhile(g, init.data(), static_cast<int>(init.size()), nullptr, parallel, s);
+  EXPECT_TRUE(IsOk(s)) << TG_Message(s);
+  std::vector<TG_Output> out(init.size());
+  if (w != nullptr) {
+    TG_WhileSetCond(w, AddOp(g, "Less", {TG_WhileCondInput(w, 0), ScalarInt32(g, 4)}), s);
+    EXPECT_TRUE(IsOk(s)) << TG_Message(s);
+    TG_Output i = TG_WhileBodyInput(w, 0), h = TG_WhileBodyInput(w, 1), list = TG_WhileBodyInput(w, 2);
+    TG_Output rows = xs_as_loop_var ? TG_WhileBodyInput(w, 3) : xs;
+    TG_Output xt = GetItem(g, rows, i, 3);
+    TG_Output next_h = AddOp(g, "Tanh", {AddOp(g, "AddV2", {AddOp(g, "Mul", {h, in[1]}), xt})});
+    std::vector<TG_Output> next = {AddOp(g, "AddV2", {i, ScalarInt32(g, 1)}), next_h, SetItem(g, list, i, next_h)};
+    if (xs_as_loop_var) next.push_back(AddOp(g, "Identity", {rows}));
+    TG_FinishWhile(w, next.data(), out.data(), s);
+    EXPECT_TRUE(IsOk(s)) << TG_Message(s);
+  }
+  TG_DeleteStatus(s);
+  if (out[2].oper == nullptr) return TG_Output{nullptr, 0};
+  // The stacked outputs and the last state both reach the loss.
+  TG_Output stacked = Stack(g, out[2], 3);
+  return AddOp(g, "AddV2", {stacked, AddOp(g, "Mul", {out[1], out[1]})});
+}
+
+TEST(TensorListGradTest, RecurrentLoopReadingAnInvariantList) {
   for (int parallel : {1, 10}) {
     SCOPED_TRACE(parallel);
-    CheckGradients({{{4, 3}}, {{3}}, {{3}}}, [parallel](TG_Graph* g, const Inputs& in) {
-      TG_Status* s = TG_NewStatus();
-      TG_Output xs = FromTensor(g, in[0], 3);
-      TG_Output init[3] = {ScalarInt32(g, 0), in[2], Reserve(g, 3, 4)};
-      TG_While* w = TG_NewWhile(g, init, 3, nullptr, parallel, s);
-      EXPECT_TRUE(IsOk(s)) << TG_Message(s);
-      TG_Output out[3] = {};
-      if (w != nullptr) {
-        TG_WhileSetCond(w, AddOp(g, "Less", {TG_WhileCondInput(w, 0), ScalarInt32(g, 4)}), s);
-        EXPECT_TRUE(IsOk(s)) << TG_Message(s);
-        TG_Output i = TG_WhileBodyInput(w, 0), h = TG_WhileBodyInput(w, 1), list = TG_WhileBodyInput(w, 2);
-        TG_Output xt = GetItem(g, xs, i, 3);
-        TG_Output next_h = AddOp(g, "Tanh", {AddOp(g, "AddV2", {AddOp(g, "Mul", {h, in[1]}), xt})});
-        TG_Output next[3] = {AddOp(g, "AddV2", {i, ScalarInt32(g, 1)}), next_h, SetItem(g, list, i, next_h)};
-        TG_FinishWhile(w, next, out, s);
-        EXPECT_TRUE(IsOk(s)) << TG_Message(s);
-      }
-      TG_DeleteStatus(s);
-      if (out[2].oper == nullptr) return TG_Output{nullptr, 0};
-      // The stacked outputs and the last state both reach the loss.
-      TG_Output stacked = Stack(g, out[2], 3);
-      return AddOp(g, "AddV2", {stacked, AddOp(g, "Mul", {out[1], out[1]})});
-    });
+    CheckGradients({{{4, 3}}, {{3}}, {{3}}},
+                   [parallel](TG_Graph* g, const Inputs& in) { return Recurrent(g, in, parallel, false); });
+  }
+}
+
+TEST(TensorListGradTest, RecurrentLoopReadingAListLoopVariable) {
+  for (int parallel : {1, 10}) {
+    SCOPED_TRACE(parallel);
+    CheckGradients({{{4, 3}}, {{3}}, {{3}}},
+                   [parallel](TG_Graph* g, const Inputs& in) { return Recurrent(g, in, parallel, true); });
   }
 }
 
