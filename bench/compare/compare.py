@@ -40,6 +40,8 @@ LABELS = {
     "mlp": "MLP 784-512-512-10 training step, Adam, batch 128 (TF's graph)",
     "cnn": "CNN training step (2× conv5x5+ReLU+maxpool, dense), SGD, batch 64",
     "word2vec": "word2vec step: nce_loss, vocab 50k, dim 128, batch 128, 64 sampled, SGD",
+    "lstm": "Keras LSTM layer forward, frozen (while loop over TensorLists): batch 32, "
+            "20 steps, 32→128",
 }
 
 

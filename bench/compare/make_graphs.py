@@ -11,6 +11,7 @@ Run with the python of scripts/tf_venv.sh:  make_graphs.py OUT_DIR
 import json
 import math
 import os
+import subprocess
 import sys
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
@@ -18,7 +19,6 @@ import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 
 tf1 = tf.compat.v1
-tf1.disable_v2_behavior()
 
 
 class Writer:
@@ -31,8 +31,9 @@ class Writer:
         """feeds: {tensor name: numpy array}. unit: "us" (time per run), "GFLOP/s" (work =
         FLOP per run) or "samples/s" (work = samples per run). check: how outputs compare."""
         path = os.path.join(self.out, name + ".pb")
+        graph_def = graph if isinstance(graph, tf1.GraphDef) else graph.as_graph_def()
         with open(path, "wb") as f:
-            f.write(graph.as_graph_def().SerializeToString())
+            f.write(graph_def.SerializeToString())
         feed_list = []
         for i, (tensor, value) in enumerate(feeds.items()):
             file = os.path.join(self.out, "%s.feed%d.bin" % (name, i))
@@ -42,7 +43,7 @@ class Writer:
                               "file": os.path.basename(file)})
         entry = {"name": name, "graph": os.path.basename(path), "feeds": feed_list, "fetches": list(fetches),
                  "targets": list(targets), "init": list(init), "unit": unit, "work": work,
-                 "check": check or {"runs": 1, "rtol": 1e-5}, "nodes": len(graph.as_graph_def().node)}
+                 "check": check or {"runs": 1, "rtol": 1e-5}, "nodes": len(graph_def.node)}
         entry.update(extra)
         self.manifest["workloads"].append(entry)
 
@@ -165,7 +166,50 @@ def word2vec(w, batch=128, vocab=50000, dim=128, sampled=64):
           work=batch, check={"runs": 10, "rtol": 0.1, "mean": True})
 
 
+LSTM = {"batch": 32, "steps": 20, "features": 32, "units": 128}
+
+
+def write_keras_lstm(path):
+    """A Keras LSTM layer frozen as the model zoo freezes it (issue 19): a tf.function of the
+    model, its variables turned into Consts by convert_variables_to_constants_v2, which lowers
+    the layer's loop to TF1 dataflow control flow over TensorList ops. Needs TF2 behaviour,
+    so it runs in a process of its own (main() disables it for the other graphs)."""
+    from tensorflow.python.framework.convert_to_constants import \
+        convert_variables_to_constants_v2
+    keras = tf.keras
+    keras.utils.set_random_seed(7)
+    c = LSTM
+    model = keras.Sequential([keras.Input((c["steps"], c["features"])),
+                              keras.layers.LSTM(c["units"])])
+    fn = tf.function(lambda x: model(x, training=False))
+    frozen = convert_variables_to_constants_v2(fn.get_concrete_function(
+        tf.TensorSpec((c["batch"], c["steps"], c["features"]), tf.float32, name="x")))
+    with open(path, "wb") as f:
+        f.write(frozen.graph.as_graph_def().SerializeToString())
+    print(json.dumps({"feed": frozen.inputs[0].name, "fetch": frozen.outputs[0].name}))
+
+
+def lstm(w):
+    """The LSTM model's step of issue 19: a frozen Keras LSTM layer's forward pass (a while
+    loop of `steps` iterations, each reading a TensorList element, two MatMuls and the gates),
+    batch fed, the last output fetched."""
+    path = os.path.join(w.out, "lstm.pb")
+    done = subprocess.run([sys.executable, os.path.abspath(__file__), "--keras-lstm", path],
+                          check=True, capture_output=True, text=True)
+    names = json.loads(done.stdout.strip().splitlines()[-1])
+    with open(path, "rb") as f:
+        graph_def = tf1.GraphDef.FromString(f.read())
+    c = LSTM
+    x = np.random.RandomState(4).uniform(-1, 1, (c["batch"], c["steps"], c["features"]))
+    w.add("lstm", graph_def, {names["feed"]: x.astype(np.float32)}, [names["fetch"]], unit="samples/s",
+          work=c["batch"], check={"runs": 1, "rtol": 1e-4}, iterations=c["steps"])
+
+
 def main():
+    if sys.argv[1] == "--keras-lstm":
+        write_keras_lstm(sys.argv[2])
+        return
+    tf1.disable_v2_behavior()
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
     w = Writer(out)
@@ -177,6 +221,7 @@ def main():
     mlp(w)
     cnn(w)
     word2vec(w)
+    lstm(w)
     w.save()
     print("wrote %d workloads to %s" % (len(w.manifest["workloads"]), out))
 

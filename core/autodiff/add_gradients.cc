@@ -14,6 +14,7 @@
 #include <unordered_map>
 
 #include "core/autodiff/gradient_registry.h"
+#include "core/autodiff/list_grad.h"
 #include "core/autodiff/plugin_gradient.h"
 #include "core/autodiff/while_grad.h"
 #include "core/graph/graph.h"
@@ -38,9 +39,10 @@ bool IsDifferentiable(DataType dtype) {
 }
 
 // Does a gradient flow along input i of op (a differentiable tensor into a differentiable
-// argument)?
+// argument, or a TensorList into a list op with a gradient or the control-flow plumbing)?
 bool CarriesGradient(const Operation& op, int i) {
-  return IsDifferentiable(op.input(i).dtype()) && IsDifferentiable(op.input_type(i));
+  if (IsDifferentiable(op.input(i).dtype()) && IsDifferentiable(op.input_type(i))) return true;
+  return BaseType(op.input(i).dtype()) == DT_VARIANT && CarriesListGradient(op.type());
 }
 
 // The data edges that can carry gradients, producer -> consumer, one vertex per op id.
@@ -281,6 +283,8 @@ StatusOr<std::vector<GradValue>> AddGradients(Graph& graph, const std::vector<Ou
     Operation* op = graph.operation(id);
     auto it = received.find(op);
     if (it == received.end()) continue;
+    // Loops the sweep has left end first: the sums below belong outside them.
+    TG_RETURN_IF_ERROR(loops.Leave(op));
     std::vector<GradValue> out_grads(static_cast<size_t>(op->num_outputs()));
     for (int k = 0; k < op->num_outputs(); ++k) {
       out_grads[static_cast<size_t>(k)] = Aggregate(builder, it->second[static_cast<size_t>(k)]);

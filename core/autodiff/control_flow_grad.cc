@@ -4,9 +4,9 @@
 //   Switch: the two outputs' gradients meet again: Merge(grad_false, grad_true). A branch
 //          that did not use the value contributes zeros gated by the Switch's own output on
 //          that side, so exactly one input of the Merge is live in any run.
-// Graphs carry no cond context, so a Merge finds its predicate in the graph: the Switch
-// reached from its true input through output 1 and from its false input through output 0
-// (a cond nested in a branch is reached from one side only). While loops (Enter, Exit,
+// Graphs carry no cond context, so a Merge finds its predicate in the graph: the nearest
+// predicate of a Switch reached from its true input through output 1 and from its false
+// input through output 0 (a cond nested in a branch is reached from one side only). While loops (Enter, Exit,
 // NextIteration, LoopCond, and their Merges and Switches) are differentiated as a whole by
 // while_grad.cc, not op by op.
 #include <deque>
@@ -22,8 +22,9 @@ namespace tgraph {
 namespace {
 
 // The predicates (a Switch's input 1) of Switches reached backwards from `start` through
-// their output `branch`, in breadth-first order. The walk stops at every Switch: the ops
-// of a branch all hang off Switches (values) or the branch's pivot (constants).
+// their output `branch`, in breadth-first order (nearest first). The ops of a branch all
+// hang off Switches (values) or the branch's pivot (constants), so the nearest are the
+// branch's own conds'; the walk stops at a loop's Switches.
 std::vector<Output> PredicatesReached(Output start, int branch) {
   std::vector<Output> preds;
   std::set<const Operation*> seen;
@@ -31,6 +32,10 @@ std::vector<Output> PredicatesReached(Output start, int branch) {
   auto visit = [&](Output o) {
     if (ControlFlowKindOf(*o.op) == ControlFlowKind::kSwitch) {
       if (o.index == branch) preds.push_back(o.op->input(1));
+      // A cond nested in the branch hides the Merge's own Switches behind its Switches: the
+      // walk goes on through a cond's Switch (not a loop's, whose predicate is a LoopCond),
+      // so the Merge's predicate is found after the nested conds' ones.
+      if (seen.insert(o.op).second && o.op->input(1).op->type() != "LoopCond") queue.push_back(o.op->input(0));
       return;
     }
     if (!seen.insert(o.op).second) return;

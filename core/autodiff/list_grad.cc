@@ -110,6 +110,7 @@ Status RegisterListGradients(GradientFunctionRegistry& registry) {
                          "TensorListElementShape"}) {
     keep(registry.RegisterNotDifferentiable(op));
   }
+  keep(RegisterTensorListGradients(registry));
   return first;
 }
 

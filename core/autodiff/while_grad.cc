@@ -26,12 +26,18 @@ struct WhileGradients::Loop {
   int64_t parallel_iterations = 10;
   Operation* loop_cond = nullptr;
   std::vector<Var> vars;
-  std::set<const Operation*> ops;  // everything in the frame, Exits included
+  std::set<const Operation*> ops;  // everything in the frame and nested frames, Exits included
+  std::set<const Operation*> own;  // the ops of this frame itself (its Enters and Exits too)
+  Loop* parent = nullptr;          // the loop whose body holds this one
   int min_id = 0;
   bool started = false, finished = false;
   // built
   std::unique_ptr<class GradLoopContext> context;
   BuildContext* saved_context = nullptr;
+  // Where the forward ops this adds (counter, pushes) are built: the outermost loop's
+  // context when the gradient started, outside every backward frame.
+  BuildContext* forward_context = nullptr;
+  Operation* b_count_exit = nullptr;
   std::string grad_frame;
   Operation* f_merge = nullptr;
   Operation* f_add = nullptr;
@@ -39,7 +45,12 @@ struct WhileGradients::Loop {
   Operation* b_sub = nullptr;
   Output b_cond;
   std::vector<Operation*> pushes, pops;
+  bool conditional_pushes = false;  // some push is inside a cond of the body (may be dead)
   std::map<Output, Output> popped;
+  // The conds of the body enclosing a forward value (see CondPathOf), and the backward
+  // frame's pivots of their branches.
+  std::map<Output, CondPath> cond_paths;
+  std::map<std::pair<Output, int>, Operation*> branch_pivots;
 };
 
 // The backward loop's frame as a build context: what gradient functions build there is in
@@ -50,6 +61,13 @@ class GradLoopContext : public ControlFlowContext {
       : ControlFlowContext(graph, parent), owner_(owner), loop_(loop) {}
   void SetPivot(Operation* pivot) { pivot_ = pivot; }
   using ControlFlowContext::AddInParent;
+  // A value from outside: WhileGradients brings it in, through the enclosing backward
+  // frames itself (an enclosing backward loop must not be asked first: the value may be
+  // of this loop's forward frame, which the enclosing loop would stack in the wrong frame).
+  StatusOr<Output> Inside(Output t, const std::string&) override {
+    if (t.op == nullptr || Contains(t.op)) return t;
+    return owner_->BringIn(*loop_, t);
+  }
 
  protected:
   StatusOr<Output> BringIn(Output t, const std::string&) override { return owner_->BringIn(*loop_, t); }
@@ -104,7 +122,9 @@ Tensor Int32Scalar(int32_t v) {
 
 WhileGradients::WhileGradients(Graph& graph) : graph_(graph) {}
 WhileGradients::~WhileGradients() {
-  if (active_ != nullptr && active_->context) graph_.set_build_context(active_->saved_context);
+  Loop* outermost = active_;
+  while (outermost != nullptr && outermost->parent != nullptr) outermost = outermost->parent;
+  if (outermost != nullptr && outermost->context) graph_.set_build_context(outermost->saved_context);
 }
 
 Status WhileGradients::Analyze(const std::vector<char>& between) {
@@ -156,30 +176,39 @@ Status WhileGradients::Analyze(const std::vector<char>& between) {
     if (const tf::AttrValue* p = loop->vars[0].enter->FindAttr("parallel_iterations")) {
       loop->parallel_iterations = p->i();
     }
-    // The frame's ops: forward from its Enters, up to its Exits.
-    std::deque<Operation*> queue;
+    // The frame's ops: forward from its Enters, up to its Exits, through nested loops (an
+    // Enter of another frame goes one frame deeper, an Exit one frame up).
+    std::deque<std::pair<Operation*, int>> queue;
     for (const auto& o : graph_.operations()) {
-      if (IsType(o.get(), "Enter") && FrameOf(o.get()) == loop->frame) queue.push_back(o.get());
+      if (IsType(o.get(), "Enter") && FrameOf(o.get()) == loop->frame) queue.emplace_back(o.get(), 0);
     }
     while (!queue.empty()) {
-      Operation* o = queue.front();
+      auto [o, depth] = queue.front();
       queue.pop_front();
       if (!loop->ops.insert(o).second) continue;
-      if (IsType(o, "Exit")) continue;
-      for (Operation* c : consumers[o]) queue.push_back(c);
+      if (depth == 0) loop->own.insert(o);
+      if (IsType(o, "Exit") && depth == 0) continue;
+      const int after = IsType(o, "Exit") ? depth - 1 : depth;
+      for (Operation* c : consumers[o]) queue.emplace_back(c, IsType(c, "Enter") ? after + 1 : after);
     }
     loop->min_id = exit->id();
-    for (const Operation* o : loop->ops) {
-      loop->min_id = std::min(loop->min_id, o->id());
+    for (const Operation* o : loop->ops) loop->min_id = std::min(loop->min_id, o->id());
+    for (const Operation* o : loop->own) {
+      // A Switch or Merge is the loop's own, or a cond's in the body (a Switch on another
+      // predicate than the LoopCond; a Merge of values made in the body).
       const bool own_plumbing = IsType(o, "Merge") || IsType(o, "Switch") ? [&] {
         for (const Loop::Var& v : loop->vars) {
           if (o == v.merge || o == v.sw) return true;
         }
-        return false;
+        if (IsType(o, "Switch")) return !IsType(o->input(1).op, "LoopCond");
+        for (const Output& in : o->inputs()) {
+          if (IsType(in.op, "Enter") || IsType(in.op, "NextIteration")) return false;
+        }
+        return true;
       }()
                                                                            : true;
-      if ((IsType(o, "Enter") && FrameOf(o) != loop->frame) || !own_plumbing) {
-        return Unimplemented("the gradient of while loop '", loop->frame, "': its body holds control flow ('",
+      if (!own_plumbing) {
+        return Unimplemented("the gradient of while loop '", loop->frame, "': its body holds control flow other than conds ('",
                              o->name(), "', ", o->type(), "), which has no gradient here yet");
       }
       if (owner_.count(o)) {
@@ -187,8 +216,15 @@ Status WhileGradients::Analyze(const std::vector<char>& between) {
                              "' belongs to two loops");
       }
     }
-    for (const Operation* o : loop->ops) owner_[o] = loop.get();
+    for (const Operation* o : loop->own) owner_[o] = loop.get();
     loops_.push_back(std::move(loop));
+  }
+  // A loop nested in another's body: its parent is the innermost loop holding its Enters.
+  for (auto& loop : loops_) {
+    for (auto& other : loops_) {
+      if (other.get() == loop.get() || !other->ops.count(loop->vars.at(0).enter)) continue;
+      if (loop->parent == nullptr || other->ops.size() < loop->parent->ops.size()) loop->parent = other.get();
+    }
   }
   return Status::OK();
 }
@@ -204,39 +240,153 @@ bool WhileGradients::IsPlumbing(const Operation* op) const {
   return IsType(op, "Enter") || IsType(op, "Exit") || IsType(op, "NextIteration");
 }
 
+bool WhileGradients::IsLoopPlumbing(const Loop& loop, const Operation* op) {
+  if (op == loop.loop_cond || IsType(op, "Enter") || IsType(op, "Exit") || IsType(op, "NextIteration")) {
+    return true;
+  }
+  for (const Loop::Var& v : loop.vars) {
+    if (op == v.merge || op == v.sw || op == v.identity) return true;
+  }
+  return false;
+}
+
+// Graphs carry no cond contexts, so they are found in the graph, as a Merge's gradient finds
+// its predicate: a cond Switch's output k is in (its predicate, k) inside its input's conds;
+// a cond Merge leaves the innermost branch its inputs share; any other op is in the
+// innermost cond of its inputs (data and control: a constant in a branch hangs off the
+// branch's pivot). The loop's own plumbing is outside every cond.
+WhileGradients::CondPath WhileGradients::CondPathOf(Loop& loop, Output t) {
+  if (!loop.ops.count(t.op) || IsLoopPlumbing(loop, t.op)) return {};
+  const bool is_switch = IsType(t.op, "Switch");
+  if (!is_switch) t.index = 0;
+  auto found = loop.cond_paths.find(t);
+  if (found != loop.cond_paths.end()) return found->second;
+  loop.cond_paths[t] = {};  // a cycle (none in a body) ends here
+  CondPath path;
+  auto innermost = [&path](CondPath p) {
+    if (p.size() > path.size()) path = std::move(p);
+  };
+  const Operation* op = t.op;
+  if (is_switch) {
+    innermost(CondPathOf(loop, op->input(0)));
+    innermost(CondPathOf(loop, op->input(1)));
+    path.emplace_back(op->input(1), t.index);
+  } else if (IsType(op, "Merge")) {
+    bool first = true;
+    for (const Output& in : op->inputs()) {
+      CondPath p = CondPathOf(loop, in);
+      if (first) {
+        path = std::move(p);
+        first = false;
+        continue;
+      }
+      // The branches' paths part at the Merge's own cond: it is outside that cond.
+      size_t common = 0;
+      while (common < path.size() && common < p.size() && path[common] == p[common]) ++common;
+      path.resize(common);
+    }
+  } else {
+    for (const Output& in : op->inputs()) innermost(CondPathOf(loop, in));
+    for (Operation* c : op->control_inputs()) {
+      innermost(IsType(c, "Switch") ? CondPathOf(loop, c->input(0)) : CondPathOf(loop, Output{c, 0}));
+    }
+  }
+  loop.cond_paths[t] = path;
+  return path;
+}
+
+// An op of the backward frame that is live exactly in the backward iterations whose forward
+// iteration took `branch` of the cond on `pred`: Identity(Switch(p, p)[branch]) of the
+// popped predicate p.
+StatusOr<Operation*> WhileGradients::BranchPivot(Loop& loop, const std::pair<Output, int>& branch) {
+  auto found = loop.branch_pivots.find(branch);
+  if (found != loop.branch_pivots.end()) return found->second;
+  TG_ASSIGN_OR_RETURN(Output pred, BringIn(loop, branch.first));
+  auto add = [&](NodeSpec spec) -> StatusOr<Operation*> { return loop.context->AddInParent(std::move(spec)); };
+  TG_ASSIGN_OR_RETURN(Operation * sw, add(Spec("Switch", "b_branch/Switch", {pred, pred})));
+  TG_ASSIGN_OR_RETURN(Operation * pivot, add(Spec("Identity", branch.second == 1 ? "b_branch/switch_t"
+                                                                                  : "b_branch/switch_f",
+                                                  {Output{sw, branch.second}})));
+  loop.branch_pivots.emplace(branch, pivot);
+  return pivot;
+}
+
+StatusOr<Operation*> WhileGradients::AddForward(Loop& loop, NodeSpec spec) {
+  BuildContext* current = graph_.build_context();
+  graph_.set_build_context(loop.forward_context);
+  StatusOr<Operation*> op = graph_.AddOperation(std::move(spec));
+  graph_.set_build_context(current);
+  return op;
+}
+
+// `h` (made outside every loop) as a loop invariant of the loop's forward frame, or of its
+// backward frame, through the enclosing loops' frames.
+StatusOr<Output> WhileGradients::EnterFrames(Loop& loop, Output h, bool backward) {
+  Output outer = h;
+  if (loop.parent != nullptr) {
+    TG_ASSIGN_OR_RETURN(outer, EnterFrames(*loop.parent, h, backward));
+  }
+  NodeSpec spec = Spec("Enter", backward ? "StackPopV2/Enter" : "f_acc/Enter", {outer},
+                       EnterAttrs(backward ? loop.grad_frame : loop.frame, true, loop.parallel_iterations));
+  TG_ASSIGN_OR_RETURN(Operation * e, backward ? loop.context->AddInParent(std::move(spec))
+                                              : AddForward(loop, std::move(spec)));
+  return Output{e, 0};
+}
+
 StatusOr<Output> WhileGradients::BringIn(Loop& loop, Output t) {
   auto add = [&](NodeSpec spec) -> StatusOr<Operation*> { return loop.context->AddInParent(std::move(spec)); };
   const Operation* p = t.op;
   if (loop.ops.count(p) && IsConstantEnter(p)) t = p->input(0);  // an invariant: its value outside
+  auto found = loop.popped.find(t);
+  if (found != loop.popped.end()) return found->second;
+  if (loop.parent != nullptr && loop.parent->context->Contains(t.op)) {
+    // A value of the enclosing backward frame (a gradient arriving from the outer body):
+    // an invariant of this backward loop.
+    TG_ASSIGN_OR_RETURN(Operation * e, add(Spec("Enter", "Enter", {t}, EnterAttrs(loop.grad_frame, true,
+                                                                                   loop.parallel_iterations))));
+    loop.popped.emplace(t, Output{e, 0});
+    return Output{e, 0};
+  }
   if (!loop.ops.count(t.op)) {
-    if (owner_.count(t.op)) {
+    // From outside the loop: into the enclosing loop's backward frame first, if any.
+    Output outer = t;
+    if (loop.parent != nullptr) {
+      TG_ASSIGN_OR_RETURN(outer, BringIn(*loop.parent, t));
+    } else if (owner_.count(t.op)) {
       return Unimplemented("the gradient of while loop '", loop.frame, "' uses '", t.Name(),
                            "' of another loop");
     }
-    TG_ASSIGN_OR_RETURN(Operation * e, add(Spec("Enter", "Enter", {t}, EnterAttrs(loop.grad_frame, true,
-                                                                                   loop.parallel_iterations))));
+    TG_ASSIGN_OR_RETURN(Operation * e, add(Spec("Enter", "Enter", {outer}, EnterAttrs(loop.grad_frame, true,
+                                                                                       loop.parallel_iterations))));
+    loop.popped.emplace(t, Output{e, 0});
     return Output{e, 0};
   }
   // A value of the forward frame: a stack carries it from each forward iteration to the
-  // matching backward one.
-  auto found = loop.popped.find(t);
-  if (found != loop.popped.end()) return found->second;
+  // matching backward one. The stack is made outside every loop: a nested loop's pushes of
+  // all the outer iterations go on one stack, and the backward loops pop them in exactly
+  // the reverse order (each outer iteration's inner loop runs after the previous one's).
   const DataType dtype = BaseType(t.dtype());
-  TG_ASSIGN_OR_RETURN(Operation * max_size, add(Spec("Const", "f_acc/max_size", {},
-                                                     {{"value", AttrOfTensor(Int32Scalar(-1))},
-                                                      {"dtype", AttrOfType(DT_INT32)}})));
-  TG_ASSIGN_OR_RETURN(Operation * stack, add(Spec("StackV2", "f_acc", {Output{max_size, 0}},
-                                                  {{"elem_type", AttrOfType(dtype)}})));
-  TG_ASSIGN_OR_RETURN(Operation * f_enter,
-                      add(Spec("Enter", "f_acc/Enter", {Output{stack, 0}},
-                               EnterAttrs(loop.frame, true, loop.parallel_iterations))));
-  TG_ASSIGN_OR_RETURN(Operation * push, add(Spec("StackPushV2", "StackPushV2", {Output{f_enter, 0}, t}, {},
-                                                 {loop.f_add})));
-  TG_ASSIGN_OR_RETURN(Operation * b_enter,
-                      add(Spec("Enter", "StackPopV2/Enter", {Output{stack, 0}},
-                               EnterAttrs(loop.grad_frame, true, loop.parallel_iterations))));
-  TG_ASSIGN_OR_RETURN(Operation * pop, add(Spec("StackPopV2", "StackPopV2", {Output{b_enter, 0}},
-                                                {{"elem_type", AttrOfType(dtype)}}, {loop.b_sub})));
+  TG_ASSIGN_OR_RETURN(Operation * max_size, AddForward(loop, Spec("Const", "f_acc/max_size", {},
+                                                                  {{"value", AttrOfTensor(Int32Scalar(-1))},
+                                                                   {"dtype", AttrOfType(DT_INT32)}})));
+  TG_ASSIGN_OR_RETURN(Operation * stack, AddForward(loop, Spec("StackV2", "f_acc", {Output{max_size, 0}},
+                                                               {{"elem_type", AttrOfType(dtype)}})));
+  TG_ASSIGN_OR_RETURN(Output f_handle, EnterFrames(loop, Output{stack, 0}, false));
+  TG_ASSIGN_OR_RETURN(Operation * push, AddForward(loop, Spec("StackPushV2", "StackPushV2", {f_handle, t}, {},
+                                                              {loop.f_add})));
+  TG_ASSIGN_OR_RETURN(Output b_handle, EnterFrames(loop, Output{stack, 0}, true));
+  // A value made in a branch of a cond of the body was pushed only in the iterations that
+  // took the branch: its pop runs only in the matching backward iterations, those where
+  // the popped predicate picks the same branch (its pivot is dead otherwise).
+  std::vector<Operation*> pop_control{loop.b_sub};
+  const CondPath path = CondPathOf(loop, t);
+  if (!path.empty()) {
+    TG_ASSIGN_OR_RETURN(Operation * pivot, BranchPivot(loop, path.back()));
+    pop_control.push_back(pivot);
+    loop.conditional_pushes = true;
+  }
+  TG_ASSIGN_OR_RETURN(Operation * pop, add(Spec("StackPopV2", "StackPopV2", {b_handle},
+                                                {{"elem_type", AttrOfType(dtype)}}, pop_control)));
   loop.pushes.push_back(push);
   loop.pops.push_back(pop);
   loop.popped.emplace(t, Output{pop, 0});
@@ -246,7 +396,16 @@ StatusOr<Output> WhileGradients::BringIn(Loop& loop, Output t) {
 Status WhileGradients::Start(Loop& loop, const Operation* first, const std::vector<GradValue>& first_grads,
                              const TakeGrads& take, const Receive& receive) {
   loop.started = true;
+  // Backward ops are built in the current context (an enclosing backward loop's, for a
+  // nested loop), forward ones outside every backward frame.
   auto add = [&](NodeSpec spec) { return graph_.AddOperation(std::move(spec)); };
+  loop.forward_context = loop.parent != nullptr ? loop.parent->forward_context : graph_.build_context();
+  auto forward = [&](NodeSpec spec) -> StatusOr<Operation*> {
+    TG_ASSIGN_OR_RETURN(Operation * op, AddForward(loop, std::move(spec)));
+    // In the enclosing loops' frames too: their backward loops stack what they need of it.
+    for (Loop* l = loop.parent; l != nullptr; l = l->parent) l->ops.insert(op);
+    return op;
+  };
   const int64_t p = loop.parallel_iterations;
   // Gradients of the Exits (zeros where none arrived), taken now: every consumer of an
   // Exit lies outside the loop, so all have arrived.
@@ -257,22 +416,35 @@ Status WhileGradients::Start(Loop& loop, const Operation* first, const std::vect
     exit_grads.push_back(g.defined() ? b.Densify(g) : b.ZerosLike(Output{v.exit, 0}));
   }
   TG_RETURN_IF_ERROR(b.status());
-  // The forward counter, in the forward frame.
-  TG_ASSIGN_OR_RETURN(Operation * zero, add(Spec("Const", "f_count", {}, {{"value", AttrOfTensor(Int32Scalar(0))},
-                                                                         {"dtype", AttrOfType(DT_INT32)}})));
-  TG_ASSIGN_OR_RETURN(Operation * one, add(Spec("Const", "f_count/one", {}, {{"value", AttrOfTensor(Int32Scalar(1))},
-                                                                             {"dtype", AttrOfType(DT_INT32)}})));
-  TG_ASSIGN_OR_RETURN(Operation * f_enter, add(Spec("Enter", "f_count/Enter", {Output{zero, 0}},
-                                                    EnterAttrs(loop.frame, false, p))));
-  TG_ASSIGN_OR_RETURN(Operation * f_one, add(Spec("Enter", "f_count/one/Enter", {Output{one, 0}},
-                                                  EnterAttrs(loop.frame, true, p))));
+  // The forward counter, in the forward frame. A nested loop's starts in the enclosing
+  // loop's iteration after that iteration's counter moved on, so the inner loop of one
+  // outer iteration pushes after the previous one's has finished (the outer counter's
+  // NextIteration waits on the outer pushes, the inner loop's count among them).
+  std::vector<Operation*> in_parent;
+  if (loop.parent != nullptr) in_parent.push_back(loop.parent->f_add);
+  TG_ASSIGN_OR_RETURN(Operation * zero, forward(Spec("Const", "f_count", {}, {{"value", AttrOfTensor(Int32Scalar(0))},
+                                                                             {"dtype", AttrOfType(DT_INT32)}},
+                                                     in_parent)));
+  TG_ASSIGN_OR_RETURN(Operation * one, forward(Spec("Const", "f_count/one", {},
+                                                    {{"value", AttrOfTensor(Int32Scalar(1))},
+                                                     {"dtype", AttrOfType(DT_INT32)}},
+                                                    in_parent)));
+  TG_ASSIGN_OR_RETURN(Operation * f_enter, forward(Spec("Enter", "f_count/Enter", {Output{zero, 0}},
+                                                        EnterAttrs(loop.frame, false, p))));
+  TG_ASSIGN_OR_RETURN(Operation * f_one, forward(Spec("Enter", "f_count/one/Enter", {Output{one, 0}},
+                                                      EnterAttrs(loop.frame, true, p))));
   NodeSpec merge = Spec("Merge", "f_count/Merge", {});
   merge.inputs.push_back(NodeSpec::InputGroup{{Output{f_enter, 0}, Output{f_enter, 0}}, true});
-  TG_ASSIGN_OR_RETURN(loop.f_merge, add(std::move(merge)));
-  TG_ASSIGN_OR_RETURN(Operation * f_switch, add(Spec("Switch", "f_count/Switch", {Output{loop.f_merge, 0},
-                                                                                  Output{loop.loop_cond, 0}})));
-  TG_ASSIGN_OR_RETURN(loop.f_add, add(Spec("AddV2", "f_count/Add", {Output{f_switch, 1}, Output{f_one, 0}})));
-  TG_ASSIGN_OR_RETURN(Operation * f_exit, add(Spec("Exit", "f_count/Exit", {Output{f_switch, 0}})));
+  TG_ASSIGN_OR_RETURN(loop.f_merge, forward(std::move(merge)));
+  TG_ASSIGN_OR_RETURN(Operation * f_switch, forward(Spec("Switch", "f_count/Switch", {Output{loop.f_merge, 0},
+                                                                                      Output{loop.loop_cond, 0}})));
+  TG_ASSIGN_OR_RETURN(loop.f_add, forward(Spec("AddV2", "f_count/Add", {Output{f_switch, 1}, Output{f_one, 0}})));
+  TG_ASSIGN_OR_RETURN(Operation * f_exit, forward(Spec("Exit", "f_count/Exit", {Output{f_switch, 0}})));
+  // A nested loop's backward counter adds its own one in the enclosing backward frame.
+  if (loop.parent != nullptr) {
+    TG_ASSIGN_OR_RETURN(one, add(Spec("Const", "b_count/one", {}, {{"value", AttrOfTensor(Int32Scalar(1))},
+                                                                   {"dtype", AttrOfType(DT_INT32)}})));
+  }
   // The backward counter, in a frame of its own: runs f_count times.
   loop.grad_frame = StrCat(f_exit->name(), "/b_while_context");
   TG_ASSIGN_OR_RETURN(Operation * b_enter, add(Spec("Enter", "b_count/Enter", {Output{f_exit, 0}},
@@ -288,7 +460,9 @@ Status WhileGradients::Start(Loop& loop, const Operation* first, const std::vect
   loop.b_cond = Output{b_cond, 0};
   TG_ASSIGN_OR_RETURN(Operation * b_switch, add(Spec("Switch", "b_count/Switch", {Output{loop.b_merge, 0}, loop.b_cond})));
   TG_ASSIGN_OR_RETURN(loop.b_sub, add(Spec("Sub", "b_count/Sub", {Output{b_switch, 1}, Output{b_one, 0}})));
-  TG_RETURN_IF_ERROR(add(Spec("Exit", "b_count/Exit", {Output{b_switch, 0}})).status());
+  TG_ASSIGN_OR_RETURN(loop.b_count_exit, add(Spec("Exit", "b_count/Exit", {Output{b_switch, 0}})));
+  // The enclosing backward loop's next iteration waits for this one to end (its pops).
+  if (loop.parent != nullptr) loop.parent->pops.push_back(loop.b_count_exit);
   // Each loop variable's gradient is a backward loop variable.
   for (size_t k = 0; k < loop.vars.size(); ++k) {
     Loop::Var& v = loop.vars[k];
@@ -326,34 +500,54 @@ Status WhileGradients::Finish(Loop& loop) {
     TG_ASSIGN_OR_RETURN(Operation * n, add(Spec("NextIteration", "NextIteration", {Output{z, 0}})));
     TG_RETURN_IF_ERROR(graph_.UpdateInput(v.b_merge, 1, Output{n, 0}));
   }
-  TG_ASSIGN_OR_RETURN(Operation * f_next, add(Spec("NextIteration", "f_count/NextIteration", {Output{loop.f_add, 0}},
-                                                   {}, loop.pushes)));
+  // The counter moves on after the iteration's pushes. A push inside a cond is dead when
+  // its branch was not taken, and a dead control input would kill the NextIteration: those
+  // iterations wait on a ControlTrigger instead, which runs whatever its inputs are.
+  std::vector<Operation*> f_sync = loop.pushes;
+  if (loop.conditional_pushes) {
+    TG_ASSIGN_OR_RETURN(Operation * trigger, AddForward(loop, Spec("ControlTrigger", "f_sync", {}, {}, loop.pushes)));
+    f_sync = {trigger};
+  }
+  TG_ASSIGN_OR_RETURN(Operation * f_next, AddForward(loop, Spec("NextIteration", "f_count/NextIteration",
+                                                                {Output{loop.f_add, 0}}, {}, f_sync)));
   TG_RETURN_IF_ERROR(graph_.UpdateInput(loop.f_merge, 1, Output{f_next, 0}));
   std::vector<Operation*> sync;
   if (!loop.pops.empty()) {
-    TG_ASSIGN_OR_RETURN(Operation * b_sync, add(Spec("ControlTrigger", "b_sync", {}, {}, loop.pops)));
+    // In this backward frame (with its pivot), not the enclosing one's, which the parent
+    // context would give an op without inputs.
+    TG_ASSIGN_OR_RETURN(Operation * b_sync, graph_.AddOperation(Spec("ControlTrigger", "b_sync", {}, {}, loop.pops)));
     sync.push_back(b_sync);
   }
   TG_ASSIGN_OR_RETURN(Operation * b_next, add(Spec("NextIteration", "b_count/NextIteration",
                                                    {Output{loop.b_sub, 0}}, {}, sync)));
   TG_RETURN_IF_ERROR(graph_.UpdateInput(loop.b_merge, 1, Output{b_next, 0}));
   graph_.set_build_context(loop.saved_context);
-  active_ = nullptr;
+  active_ = loop.parent;
   return Status::OK();
 }
 
 StatusOr<bool> WhileGradients::Visit(Operation* op, const std::vector<GradValue>& grads, GraphBuilder& builder,
                                      const TakeGrads& take, const Receive& receive) {
-  if (active_ != nullptr && op->id() < active_->min_id) TG_RETURN_IF_ERROR(Finish(*active_));
+  TG_RETURN_IF_ERROR(Leave(op));
   auto it = owner_.find(op);
   if (it == owner_.end()) return false;
   Loop& loop = *it->second;
-  if (loop.finished) {
+  auto interleaved = [&] {
     return Unimplemented("the gradient of while loop '", loop.frame, "': its op '", op->name(),
                          "' and another loop's ops interleave in the graph's order");
+  };
+  if (loop.finished) return interleaved();
+  if (loop.started && &loop != active_) {
+    // An enclosing loop's plumbing made while a nested loop was built (the Enter that
+    // brings an outside value into the outer frame on its way in): handled for its own loop.
+    bool enclosing = false;
+    for (Loop* l = active_; l != nullptr; l = l->parent) enclosing = enclosing || l == &loop;
+    if (!enclosing || !IsPlumbing(op)) return interleaved();
   }
   if (!loop.started) {
-    if (active_ != nullptr) TG_RETURN_IF_ERROR(Finish(*active_));
+    // Loops the sweep has left end; a nested loop starts inside its parent's backward loop.
+    while (active_ != nullptr && active_ != loop.parent) TG_RETURN_IF_ERROR(Finish(*active_));
+    if (active_ != loop.parent) return interleaved();
     TG_RETURN_IF_ERROR(Start(loop, op, grads, take, receive));
     // Start took every Exit's gradient, this op's among them.
     if (IsType(op, "Exit")) return true;
@@ -384,7 +578,13 @@ StatusOr<bool> WhileGradients::Visit(Operation* op, const std::vector<GradValue>
     m.inputs.push_back(NodeSpec::InputGroup{{Output{e, 0}, Output{e, 0}}, true});
     TG_ASSIGN_OR_RETURN(Operation * merge, add(std::move(m)));
     TG_ASSIGN_OR_RETURN(Operation * s, add(Spec("Switch", "b_acc/Switch", {Output{merge, 0}, loop.b_cond})));
-    TG_ASSIGN_OR_RETURN(Operation * sum, add(Spec("AddV2", "b_acc/Add", {Output{s, 1}, g})));
+    // A TensorList's gradients add up element-wise through AddN (AddV2 takes no variant).
+    NodeSpec add_spec = Spec("AddV2", "b_acc/Add", {Output{s, 1}, g});
+    if (BaseType(g.dtype()) == DT_VARIANT) {
+      add_spec = Spec("AddN", "b_acc/Add", {});
+      add_spec.inputs.push_back(NodeSpec::InputGroup{{Output{s, 1}, g}, true});
+    }
+    TG_ASSIGN_OR_RETURN(Operation * sum, add(std::move(add_spec)));
     TG_ASSIGN_OR_RETURN(Operation * n, add(Spec("NextIteration", "b_acc/NextIteration", {Output{sum, 0}})));
     TG_RETURN_IF_ERROR(graph_.UpdateInput(merge, 1, Output{n, 0}));
     TG_ASSIGN_OR_RETURN(Operation * x, add(Spec("Exit", "b_acc/Exit", {Output{s, 0}})));
@@ -393,8 +593,13 @@ StatusOr<bool> WhileGradients::Visit(Operation* op, const std::vector<GradValue>
   return true;  // other plumbing carries nothing further
 }
 
+Status WhileGradients::Leave(const Operation* op) {
+  while (active_ != nullptr && op->id() < active_->min_id) TG_RETURN_IF_ERROR(Finish(*active_));
+  return Status::OK();
+}
+
 Status WhileGradients::FinishAll() {
-  if (active_ != nullptr) return Finish(*active_);
+  while (active_ != nullptr) TG_RETURN_IF_ERROR(Finish(*active_));
   return Status::OK();
 }
 

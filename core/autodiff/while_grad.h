@@ -10,13 +10,19 @@
 //     variable.
 // The pushes of an iteration happen before the forward counter moves on, and the pops of a
 // backward iteration before the backward counter does, so values come back in order.
-// Loops with control flow in their body (a cond or a nested loop) are UNIMPLEMENTED.
+// A cond in the body is differentiated by its Merges' and Switches' gradient functions,
+// inside the backward loop; a forward value made in one of its branches is pushed only in
+// the iterations that took the branch, so its pop is gated by the popped predicate (the
+// pivot of the same branch in the backward frame). A nested loop's backward loop is built
+// inside its parent's, with stacks made outside every loop and entered through all the
+// enclosing frames (forward and backward visit the inner iterations in reverse orders).
 #pragma once
 
 #include <functional>
 #include <map>
 #include <memory>
 #include <set>
+#include <utility>
 #include <vector>
 
 #include "core/autodiff/gradient_context.h"
@@ -43,6 +49,8 @@ class WhileGradients {
   // first Exit reached), and handles plumbing (true: the sweep skips the op).
   StatusOr<bool> Visit(Operation* op, const std::vector<GradValue>& grads, GraphBuilder& builder,
                        const TakeGrads& take, const Receive& receive);
+  // Finishes the loops the sweep has left, before an op below them gets its gradients summed.
+  Status Leave(const Operation* op);
   // Finishes every loop still open (the end of the sweep).
   Status FinishAll();
 
@@ -53,6 +61,14 @@ class WhileGradients {
                const TakeGrads& take, const Receive& receive);
   Status Finish(Loop& loop);
   StatusOr<Output> BringIn(Loop& loop, Output t);
+  StatusOr<Operation*> AddForward(Loop& loop, NodeSpec spec);
+  StatusOr<Output> EnterFrames(Loop& loop, Output h, bool backward);
+  // The conds of the loop's body that enclose a forward value, outermost first:
+  // (predicate, branch) pairs.
+  using CondPath = std::vector<std::pair<Output, int>>;
+  CondPath CondPathOf(Loop& loop, Output t);
+  StatusOr<Operation*> BranchPivot(Loop& loop, const std::pair<Output, int>& branch);
+  static bool IsLoopPlumbing(const Loop& loop, const Operation* op);
   friend class GradLoopContext;
 
   Graph& graph_;

@@ -1,6 +1,7 @@
 #include "core/exec/core_kernels.h"
 
 #include <mutex>
+#include <vector>
 
 #include "core/exec/function_kernels.h"
 #include "core/exec/list_kernels.h"
@@ -21,10 +22,18 @@ void ComputeCoreKernel(void* kernel, TG_KernelContext* ctx) {
 Status RegisterAll() {
   PluginRegistrations regs("the core");
   PluginRegistrations::Scope scope(&regs);
+  static const TG_DataType kVariant[] = {TG_VARIANT};
+  std::vector<TG_TypeConstraint> constraints;  // one per kernel at most, kept while registering
+  constraints.reserve(ListKernels().size());
   for (const CoreKernel& k : ListKernels()) {
     TG_KernelDefinition def{};
     def.struct_size = sizeof def;
     def.op_type = k.op_type;
+    if (k.variant_attr != nullptr) {
+      constraints.push_back(TG_TypeConstraint{sizeof(TG_TypeConstraint), k.variant_attr, kVariant, 1});
+      def.type_constraints = &constraints.back();
+      def.num_type_constraints = 1;
+    }
     def.device_type = "CPU";
     def.create = CreateCoreKernel;
     def.compute = ComputeCoreKernel;

@@ -16,6 +16,15 @@ StatusOr<Tensor> MakeObjectTensor(DataType dtype, std::unique_ptr<HostObject> ob
 
 StatusOr<Tensor> OwnedCopy(const Tensor& t) {
   if (!t.IsBorrowedView()) return t;
+  if (t.dtype() == DT_VARIANT || t.dtype() == DT_RESOURCE) {
+    // A borrowed object: its bytes are not the value, a clone of the object is.
+    const auto* object = t.data() != nullptr && t.rank() == 0 ? static_cast<const HostObject*>(t.data()) : nullptr;
+    std::unique_ptr<HostObject> clone = object != nullptr ? object->Clone() : nullptr;
+    if (clone == nullptr) {
+      return Unimplemented("a borrowed ", DataTypeName(t.dtype()), " value that is not a TensorList cannot be kept");
+    }
+    return MakeObjectTensor(t.dtype(), std::move(clone));
+  }
   TG_ASSIGN_OR_RETURN(Tensor copy, Tensor::AllocateUninitialized(t.dtype(), t.dims()));
   if (t.dtype() == DT_STRING) {
     copy.strings() = t.strings();

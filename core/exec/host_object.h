@@ -17,6 +17,9 @@ namespace tgraph {
 class HostObject {
  public:
   virtual ~HostObject() = default;
+  // A copy of a value object (a TensorList: kept beyond a call that only borrowed it, as a
+  // stack push does); null for an object with reference semantics (a TensorArray).
+  virtual std::unique_ptr<HostObject> Clone() const { return nullptr; }
 };
 
 // A scalar of `dtype` (DT_VARIANT or DT_RESOURCE) owning `object`.

@@ -29,6 +29,9 @@ struct CoreKernelIo {
 struct CoreKernel {
   const char* op_type;
   Status (*compute)(const CoreKernelIo& io);
+  // Set for a kernel of an op the CPU plugin also has (AddN, ZerosLike): the type attr it
+  // takes for DT_VARIANT only, the plugin's kernels keeping the other types.
+  const char* variant_attr = nullptr;
 };
 
 const std::vector<CoreKernel>& ListKernels();

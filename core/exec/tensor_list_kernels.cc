@@ -17,6 +17,8 @@ struct TensorListValue : HostObject {
   PartialShape element_shape;
   int64_t max_num_elements = -1;
   std::vector<Tensor> items;  // DT_INVALID: not set
+  // A value: a copy shares the (immutable) element tensors.
+  std::unique_ptr<HostObject> Clone() const override { return std::make_unique<TensorListValue>(*this); }
 };
 
 StatusOr<const TensorListValue*> ListOf(const CoreKernelIo& io, int i) {
@@ -225,6 +227,59 @@ Status TensorListPopBack(const CoreKernelIo& io) {
   return Status::OK();
 }
 
+// ---- gradients' arithmetic on lists (TensorFlow's variant ZerosLike and AddN) ----
+
+const TensorListValue* AnyList(const CoreKernelIo& io, int i) { return ObjectOf<TensorListValue>(io.in(i), DT_VARIANT); }
+
+// A list of the same length whose elements are all unset: they read as zeros.
+Status TensorListZerosLike(const CoreKernelIo& io) {
+  const TensorListValue* in = AnyList(io, 0);
+  if (in == nullptr) return InvalidArgument("ZerosLike of a variant that is not a TensorList");
+  auto l = std::make_unique<TensorListValue>();
+  l->dtype = in->dtype;
+  l->element_shape = in->element_shape;
+  l->max_num_elements = in->max_num_elements;
+  l->items.resize(in->items.size());
+  // The set elements tell the unset ones' shape (reading one needs it).
+  for (const Tensor& t : in->items) {
+    if (t.dtype() != DT_INVALID && !l->element_shape.IsFullyDefined()) {
+      TG_RETURN_IF_ERROR(MergeInto(&l->element_shape, t.shape(), "ZerosLike of a TensorList"));
+    }
+  }
+  return OutList(io, 0, std::move(l));
+}
+
+// Element-wise sum of lists of one length: an element set in none stays unset (zeros).
+Status TensorListAddN(const CoreKernelIo& io) {
+  std::vector<const TensorListValue*> lists;
+  for (int i = 0; i < io.num_inputs(); ++i) {
+    const TensorListValue* l = AnyList(io, i);
+    if (l == nullptr) return InvalidArgument("AddN input ", i, " is a variant that is not a TensorList");
+    if (!lists.empty() && (l->dtype != lists[0]->dtype || l->items.size() != lists[0]->items.size())) {
+      return InvalidArgument("AddN of TensorLists of different dtypes or lengths: ", DataTypeName(l->dtype), "[",
+                             l->items.size(), "] and ", DataTypeName(lists[0]->dtype), "[", lists[0]->items.size(),
+                             "]");
+    }
+    lists.push_back(l);
+  }
+  if (lists.empty()) return InvalidArgument("AddN needs at least one input");
+  auto out = std::make_unique<TensorListValue>(*lists[0]);
+  for (size_t k = 0; k < out->items.size(); ++k) {
+    Tensor sum;  // elements are immutable: the first set one is shared, not copied
+    for (const TensorListValue* l : lists) {
+      const Tensor& t = l->items[k];
+      if (t.dtype() == DT_INVALID) continue;
+      if (sum.dtype() == DT_INVALID) {
+        sum = t;
+      } else {
+        TG_ASSIGN_OR_RETURN(sum, AddTensors(sum, t));
+      }
+    }
+    out->items[k] = std::move(sum);
+  }
+  return OutList(io, 0, std::move(out));
+}
+
 }  // namespace
 
 std::vector<CoreKernel> TensorListKernels() {
@@ -240,6 +295,8 @@ std::vector<CoreKernel> TensorListKernels() {
       {"TensorListElementShape", TensorListElementShape},
       {"TensorListPushBack", TensorListPushBack},
       {"TensorListPopBack", TensorListPopBack},
+      {"ZerosLike", TensorListZerosLike, "T"},
+      {"AddN", TensorListAddN, "T"},
   };
 }
 

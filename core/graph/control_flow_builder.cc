@@ -92,9 +92,11 @@ Status ControlFlowContext::AdjustSpec(NodeSpec* spec) {
 }
 
 StatusOr<Operation*> ControlFlowContext::AddInParent(NodeSpec spec) {
+  // Restores whatever context was current (a nested backward loop's, in while_grad.cc).
+  BuildContext* current = graph_.build_context();
   graph_.set_build_context(parent_);
   auto op = graph_.AddOperation(std::move(spec));
-  graph_.set_build_context(this);
+  graph_.set_build_context(current);
   if (op.ok()) Mark(op.value());
   return op;
 }

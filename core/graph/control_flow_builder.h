@@ -41,7 +41,8 @@ class ControlFlowContext : public BuildContext {
   // `t` as a value inside this context (itself when made inside, else brought in once).
   // `consumer`: the name of the op that wants it ("" for a result): TensorFlow names the
   // Enter or Switch that brings a value in "<consumer>/Enter", "<consumer>/Switch".
-  StatusOr<Output> Inside(Output t, const std::string& consumer = "");
+  // Virtual: a backward loop of a gradient brings values in its own way (while_grad.cc).
+  virtual StatusOr<Output> Inside(Output t, const std::string& consumer = "");
   Operation* pivot() const { return pivot_; }
 
  protected:

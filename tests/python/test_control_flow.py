@@ -1,5 +1,7 @@
 """tf.cond, tf.case and tf.while_loop (control flow v1 over TG_NewCond / TG_NewWhile): node
-names, untaken branches, loops, nesting, gradients, errors, and the same graphs run by real
+names, untaken branches, loops, nesting, gradients (through conds, loops and conds in loops,
+against TensorFlow's and finite differences; TensorFlow's own gradient graphs of such loops
+and of nested loops imported and run), errors, and the same graphs run by real
 TensorFlow (tf.compat.v1 with control flow v2 off)."""
 import collections
 
@@ -306,14 +308,138 @@ def test_gradients_of_tensorflows_dynamic_rnn_graph_match_tensorflows():
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5 * np.abs(b).max())
 
 
-def test_gradient_through_a_loop_with_a_cond_is_a_clear_error():
-    n = tf.placeholder(tf.float32, [], name="n")
-    _, y = tf.while_loop(lambda i, v: i < 3,
-                         lambda i, v: (i + 1, tf.cond(v < 10.0, lambda: v * 2.0, lambda: v)), [0, n])
-    before = len(tf.get_default_graph().get_operations())
-    with pytest.raises(tf.errors.UnimplementedError, match="control flow"):
-        tf.gradients(y, [n])
-    assert len(tf.get_default_graph().get_operations()) == before
+def _cond_loop(m, x, v0):
+    """A loop whose body holds a cond on the loop variable, and a cond nested in a branch:
+    which iterations take which branch depends on the values."""
+    def body(i, v):
+        def big():
+            return m.cond(i < 2, lambda: m.sigmoid(v) * x, lambda: v - x * v)
+        v = m.cond(m.reduce_sum(v) < 1.0, lambda: v * x + 0.5, big)
+        return i + 1, v
+    _, v = m.while_loop(lambda i, v: i < 5, body, [0, v0])
+    return v
+
+
+def test_gradients_through_a_loop_with_conds_match_tensorflow():
+    def build(m):
+        x = m.placeholder(m.float32, [2], name="x")
+        v0 = m.placeholder(m.float32, [2], name="v0")
+        v = _cond_loop(m, x, v0)
+        dx, dv0 = m.gradients(m.reduce_sum(v * v), [x, v0])
+        return [v, dx, dv0], {"x": x, "v0": v0}
+
+    feeds = [{"x": [0.9, 1.1], "v0": [0.3, -0.2]}, {"x": [1.5, -0.7], "v0": [0.8, 0.6]},
+             {"x": [0.2, 0.4], "v0": [2.0, 1.0]}]
+    (a, b), _ = _run_both(build, feeds)
+    _close(a, b)
+
+
+def _tf_graph_with_gradients(build):
+    """TensorFlow (control flow v1) builds the forward graph and its tf.gradients: the
+    GraphDef with both, and TF's values of the fetches."""
+    tf1 = pytest.importorskip("tensorflow.compat.v1")
+    tf1.disable_v2_behavior()
+    tf1.disable_control_flow_v2()
+    g = tf1.Graph()
+    with g.as_default():
+        feeds, y, xs = build(tf1)
+        grads = tf1.gradients(y, xs)
+        with tf1.Session() as sess:
+            want = sess.run([y] + grads, {g.get_tensor_by_name(k): v for k, v in feeds.items()})
+    return g.as_graph_def(), feeds, [y.name] + [t.name for t in grads], want
+
+
+def _run_imported(graph_def, feeds, fetch_names, y_name, x_names):
+    """Imports TF's graph here and runs TF's gradient nodes, then differentiates TF's forward
+    graph with tgraph's own gradient builder: both against TF's values."""
+    tf.import_graph_def(graph_def, name="")
+    t = tf.get_default_graph().get_tensor_by_name
+    ours = tf.gradients(t(y_name), [t(n) for n in x_names], name="tgraph_gradients")
+    with tf.Session() as sess:
+        feed = {t(k): v for k, v in feeds.items()}
+        return sess.run([t(n) for n in fetch_names], feed), sess.run(ours, feed)
+
+
+def test_tensorflows_gradients_of_loops_with_conds_run_here_and_match_ours():
+    def build(m):
+        x = m.placeholder(m.float32, [2], name="x")
+        v0 = m.placeholder(m.float32, [2], name="v0")
+        v = _cond_loop(m, x, v0)
+        y = m.reduce_sum(v * v, name="y")
+        return {"x:0": np.array([0.9, 1.1], np.float32),
+                "v0:0": np.array([0.3, -0.2], np.float32)}, y, [x, v0]
+
+    graph_def, feeds, fetches, want = _tf_graph_with_gradients(build)
+    ops = {n.op for n in graph_def.node}
+    assert {"StackPushV2", "StackPopV2", "Switch", "Merge", "Exit"} <= ops
+    theirs, ours = _run_imported(graph_def, feeds, fetches, "y:0", ["x:0", "v0:0"])
+    for a, b in zip(theirs, want):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+    for a, b in zip(ours, want[1:]):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+def test_gradients_through_a_loop_with_conds_match_finite_differences():
+    x = tf.placeholder(tf.float64, [2], name="x")
+    v0 = tf.placeholder(tf.float64, [2], name="v0")
+    y = tf.reduce_sum(tf.square(_cond_loop(tf, x, v0)))
+    dx, dv0 = tf.gradients(y, [x, v0])
+    values = {x: np.array([0.9, 1.1]), v0: np.array([0.3, -0.2])}
+    eps = 1e-6
+    with tf.Session() as sess:
+        got = sess.run([dx, dv0], values)
+        for k, var in enumerate((x, v0)):
+            for j in range(2):
+                up, down = dict(values), dict(values)
+                up[var] = values[var].copy()
+                up[var][j] += eps
+                down[var] = values[var].copy()
+                down[var][j] -= eps
+                numeric = (sess.run(y, up) - sess.run(y, down)) / (2 * eps)
+                assert got[k][j] == pytest.approx(numeric, rel=1e-5, abs=1e-7)
+
+
+def _nested_loops(m, x, v0):
+    """Nested loops: the inner loop uses the outer counter and loop variable (invariants of
+    its frame) and an outside value, and holds a cond."""
+    def outer(i, acc):
+        def inner(j, row):
+            row = m.cond(j < 1, lambda: m.tanh(row * x + m.cast(i, m.float32)), lambda: row * acc)
+            return j + 1, row
+        _, row = m.while_loop(lambda j, row: j < 3, inner, (0, acc))
+        return i + 1, row * 0.5 + acc
+    _, acc = m.while_loop(lambda i, acc: i < 3, outer, (0, v0))
+    return acc
+
+
+def test_gradients_through_nested_loops_match_tensorflow():
+    def build(m):
+        x = m.placeholder(m.float32, [3], name="x")
+        v0 = m.placeholder(m.float32, [3], name="v0")
+        acc = _nested_loops(m, x, v0)
+        dx, dv0 = m.gradients(m.reduce_sum(acc * acc), [x, v0])
+        return [acc, dx, dv0], {"x": x, "v0": v0}
+
+    feeds = [{"x": [0.5, -1.5, 0.8], "v0": [0.3, 0.2, -0.4]},
+             {"x": [0.1, 0.7, -0.2], "v0": [-0.6, 0.9, 0.1]}]
+    (a, b), _ = _run_both(build, feeds)
+    _close(a, b)
+
+
+def test_tensorflows_gradients_of_nested_loops_run_here_and_match_ours():
+    def build(m):
+        x = m.placeholder(m.float32, [3], name="x")
+        v0 = m.placeholder(m.float32, [3], name="v0")
+        y = m.reduce_sum(m.square(_nested_loops(m, x, v0)), name="y")
+        return {"x:0": np.array([0.5, -1.5, 0.8], np.float32),
+                "v0:0": np.array([0.3, 0.2, -0.4], np.float32)}, y, [x, v0]
+
+    graph_def, feeds, fetches, want = _tf_graph_with_gradients(build)
+    theirs, ours = _run_imported(graph_def, feeds, fetches, "y:0", ["x:0", "v0:0"])
+    for a, b in zip(theirs, want):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+    for a, b in zip(ours, want[1:]):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
 
 
 def test_case():

@@ -35,10 +35,8 @@ const std::set<std::string>& HelpersWithoutGradient() {
       "_FusedMatMul", "_FusedConv2D",
       // while loops: differentiated as a whole (core/autodiff/while_grad.cc), not op by op
       "Enter", "RefEnter", "Exit", "RefExit", "NextIteration", "RefNextIteration", "LoopCond",
-      // TensorList values are DT_VARIANT, along which AddGradients carries nothing yet
-      "TensorListReserve", "EmptyTensorList", "TensorListFromTensor", "TensorListSetItem",
-      "TensorListGetItem", "TensorListStack", "TensorListGather", "TensorListPushBack",
-      "TensorListPopBack",
+      // TensorList ops without a gradient yet (SetItem, GetItem, Stack and FromTensor have one)
+      "TensorListGather", "TensorListPushBack", "TensorListPopBack",
       // function calls: no gradient of a function body yet (AddGradients says so)
       "PartitionedCall", "StatefulPartitionedCall", "If", "StatelessIf", "Case",
       "StatelessCase", "While", "StatelessWhile"};

@@ -1,0 +1,81 @@
+// Gradients of the TensorList ops that lowered loops use (TensorFlow's list_ops.py). A list's
+// gradient is a list (DT_VARIANT) of its elements' gradients; an element that got none is
+// unset and reads as zeros. AddGradients carries gradients along the variant edges of these
+// ops and of the control-flow plumbing (CarriesListGradient), sums lists with AddN and makes
+// zero lists with ZerosLike (core kernels, core/exec/tensor_list_kernels.cc).
+#include "core/autodiff/list_grad.h"
+
+namespace tgraph {
+namespace {
+
+// d(list with item set at index): the list's gradient with that element zeroed goes to the
+// input list, the element's gradient to the item.
+Status SetItemGrad(GradientContext& ctx) {
+  if (!ctx.has_grad(0)) return ctx.status();
+  const Output dlist = ctx.grad(0);
+  const Output index = ctx.input(1), item = ctx.input(2);
+  const DataType dtype = ctx.AttrType("element_dtype");
+  ctx.SetInputGrad(0, ctx.Op("TensorListSetItem", {dlist, index, ctx.ZerosLike(item)}));
+  ctx.SetInputGrad(2, ctx.Op("TensorListGetItem", {dlist, index, ctx.Shape(item)},
+                             {{"element_dtype", AttrOfType(dtype)}}));
+  return ctx.status();
+}
+
+// d(element index of a list): a list as long as the input, only that element set.
+Status GetItemGrad(GradientContext& ctx) {
+  if (!ctx.has_grad(0)) return ctx.status();
+  const Output list = ctx.input(0);
+  const DataType dtype = ctx.AttrType("element_dtype");
+  Output shape = ctx.Op("TensorListElementShape", {list}, {{"shape_type", AttrOfType(DT_INT32)}});
+  Output length = ctx.Op("TensorListLength", {list});
+  Output zeros = ctx.Op("TensorListReserve", {shape, length}, {{"element_dtype", AttrOfType(dtype)}});
+  ctx.SetInputGrad(0, ctx.Op("TensorListSetItem", {zeros, ctx.input(1), ctx.grad(0)}));
+  return ctx.status();
+}
+
+// d(stacked tensor): its rows as a list.
+Status StackGrad(GradientContext& ctx) {
+  if (!ctx.has_grad(0)) return ctx.status();
+  ctx.SetInputGrad(0, ctx.Op("TensorListFromTensor", {ctx.grad(0), ctx.input(1)}));
+  return ctx.status();
+}
+
+// d(list of a tensor's rows): the list's gradient stacked (unset elements as zeros).
+Status FromTensorGrad(GradientContext& ctx) {
+  if (!ctx.has_grad(0)) return ctx.status();
+  const DataType dtype = ctx.AttrType("element_dtype");
+  ctx.SetInputGrad(0, ctx.Op("TensorListStack", {ctx.grad(0), ctx.ScalarInt32(-1)},
+                             {{"element_dtype", AttrOfType(dtype)}}));
+  return ctx.status();
+}
+
+}  // namespace
+
+bool CarriesListGradient(const std::string& op_type) {
+  static const char* const kOps[] = {
+      "TensorListSetItem", "TensorListGetItem", "TensorListStack", "TensorListFromTensor",
+      // the plumbing a list travels through in conds and loops
+      "Identity", "Enter", "RefEnter", "Exit", "RefExit", "Merge", "RefMerge", "Switch", "RefSwitch",
+      "NextIteration", "RefNextIteration"};
+  for (const char* op : kOps) {
+    if (op_type == op) return true;
+  }
+  return false;
+}
+
+Status RegisterTensorListGradients(GradientFunctionRegistry& registry) {
+  Status first;
+  auto keep = [&first](Status s) {
+    if (!s.ok() && first.ok()) first = s;
+  };
+  keep(registry.Register("TensorListSetItem", SetItemGrad));
+  keep(registry.Register("TensorListGetItem", GetItemGrad));
+  keep(registry.Register("TensorListStack", StackGrad));
+  keep(registry.Register("TensorListFromTensor", FromTensorGrad));
+  // Their inputs are sizes and shapes: nothing to differentiate.
+  keep(registry.RegisterNotDifferentiable("TensorListReserve"));
+  keep(registry.RegisterNotDifferentiable("EmptyTensorList"));
+  return first;
+}
+
+}  // namespace tgraph
