@@ -50,17 +50,18 @@ from tgraph.ops.array_ops import (boolean_mask, broadcast_to, concat, expand_dim
                                   stop_gradient, strided_slice, tensor_scatter_nd_update,
                                   tensor_scatter_update, tile, transpose, unique, unstack,
                                   where, where_v2, zeros, zeros_like)
-from tgraph.ops.math_ops import (abs, add, add_n, argmax, argmin, argsort, cast, clip_by_global_norm,
-                                 clip_by_norm, clip_by_value, cumprod, cumsum, div, divide,
-                                 einsum, equal, erf, exp, expm1, floor, floordiv, floormod,
-                                 global_norm, greater, greater_equal, less, less_equal,
-                                 lin_space, linspace, log, log1p, logical_and, logical_not,
-                                 logical_or, logical_xor, matmul, maximum, minimum, mod,
-                                 multiply, negative, norm, not_equal, pow, realdiv, reciprocal,
-                                 reduce_all, reduce_any, reduce_max, reduce_mean, reduce_min,
-                                 reduce_prod, reduce_sum, round, rsqrt, scalar_mul, sigmoid,
-                                 sign, sort, sqrt, square, squared_difference, subtract, tanh,
-                                 tensordot, to_float, to_int32, to_int64, truediv)
+from tgraph.ops.math_ops import (abs, add, add_n, argmax, argmin, argsort, cast,
+                                 clip_by_global_norm, clip_by_norm, clip_by_value, cumprod,
+                                 cumsum, div, divide, einsum, equal, erf, exp, expm1, floor,
+                                 floordiv, floormod, global_norm, greater, greater_equal, less,
+                                 less_equal, lin_space, linspace, log, log1p, logical_and,
+                                 logical_not, logical_or, logical_xor, matmul, maximum, minimum,
+                                 mod, multiply, negative, norm, not_equal, pow, realdiv,
+                                 reciprocal, reduce_all, reduce_any, reduce_max, reduce_mean,
+                                 reduce_min, reduce_prod, reduce_sum, round, rsqrt, scalar_mul,
+                                 sigmoid, sign, sort, sqrt, square, squared_difference,
+                                 subtract, tanh, tensordot, to_float, to_int32, to_int64,
+                                 truediv)
 from tgraph.ops.math_ops import range_ as range  # noqa: A004
 from tgraph.ops.random_ops import (random_normal, random_shuffle, random_uniform,
                                    set_random_seed, truncated_normal)

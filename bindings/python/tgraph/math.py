@@ -1,5 +1,6 @@
 """tf.math: the math functions under TF's tf.math names (the same functions as tf.*)."""
-from tgraph.ops.math_ops import (abs, add, add_n, argmax, argmin, cumprod, cumsum, divide,  # noqa: F401, A004
+# noqa: F401, A004 - re-exports, some under builtins' names (abs, pow, round)
+from tgraph.ops.math_ops import (abs, add, add_n, argmax, argmin, cumprod, cumsum, divide,
                                  equal, erf, exp, expm1, floor, floordiv, floormod, greater,
                                  greater_equal, less, less_equal, log, log1p, logical_and,
                                  logical_not, logical_or, logical_xor, maximum, minimum,

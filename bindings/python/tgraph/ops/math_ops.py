@@ -502,7 +502,8 @@ def argsort(values: Any, axis: int = -1, direction: str = "ASCENDING", stable: b
     return _sort_or_argsort(values, axis, direction, True, name, "argsort")
 
 
-def top_k(input: Any, k: Any = 1, sorted: bool = True, name: Optional[str] = None) -> Any:  # noqa: A002
+def top_k(input: Any, k: Any = 1, sorted: bool = True,  # noqa: A002 - TF's names
+          name: Optional[str] = None) -> Any:
     """(values, indices) of the k largest entries along the last axis (TopKV2)."""
     return apply_op("TopKV2", name=name or "TopKV2", input=input,
                     k=np.int32(k) if isinstance(k, (int, np.integer)) else k, sorted=sorted)
