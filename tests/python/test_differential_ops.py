@@ -289,6 +289,32 @@ def test_image_resize():
     check(build)
 
 
+def test_shapes_known_only_when_run():
+    """Placeholders of unknown batch size: the composed functions take their sizes from the
+    graph (Shape ops) and keep the static shape TF gives them."""
+    mask = np.array([False, True])
+    results, shapes = [], []
+    for m in (tgraph, tf1):
+        with m.Graph().as_default():
+            x = m.placeholder(m.float32, [None, 3, 4])
+            mk = m.placeholder(m.bool, [None])
+            outs = {"td": m.tensordot(x, B, 1), "td_batch": m.tensordot(x, x, [[0, 1], [0, 1]]),
+                    "td_vec": m.tensordot(m.constant(A[:, 0]), x, [[0], [1]]),
+                    "bm": m.boolean_mask(x, mk), "sort": m.sort(x, axis=1),
+                    "norm": m.norm(x, axis=2), "split": m.split(x, [1, 2], axis=1)[1],
+                    "seq": m.sequence_mask(m.placeholder_with_default(
+                        np.array([1, 3], np.int32), [None]))}
+            shapes.append({k: v.shape.as_list() for k, v in outs.items()})
+            fetches = dict(outs)
+            fetches["grad"] = m.gradients(
+                m.reduce_sum(outs["td"] * outs["td"]) + m.reduce_sum(outs["td_batch"]) +
+                m.reduce_sum(outs["bm"] * outs["bm"]) + m.reduce_sum(outs["td_vec"]), x)[0]
+            with m.Session() as sess:
+                results.append(sess.run(fetches, {x: T3, mk: mask}))
+    assert shapes[0] == shapes[1]
+    assert_close(results[0], results[1])
+
+
 @pytest.mark.parametrize("case", [
     lambda m: m.split(m.constant(A), 3, axis=1),               # 4 is not divisible by 3
     lambda m: m.split(m.constant(A), 2, axis=5),               # axis out of range

@@ -430,8 +430,14 @@ def boolean_mask(tensor: Any, mask: Any, name: str = "boolean_mask", axis: Any =
             tensor.shape[axis:axis + ndims_mask].assert_is_compatible_with(mask.shape)
         t_shape = shape(tensor)
         leading_size = math_ops.reduce_prod(t_shape[axis:axis + ndims_mask], [0])
+        static = tensor.shape
         tensor = reshape(tensor, concat([t_shape[:axis], stack([leading_size]),
                                          t_shape[axis + ndims_mask:]], 0))
+        if static.ndims is not None:  # TF's static shape: what the reshape keeps
+            dims = static.as_list()
+            masked = dims[axis:axis + ndims_mask]
+            first = None if None in masked else int(np.prod(masked))
+            tensor.set_shape(dims[:axis] + [first] + dims[axis + ndims_mask:])
         mask = reshape(mask, [-1])
         indices = squeeze(where(mask), axis=[1])
         return gather(tensor, indices, axis=axis)

@@ -358,7 +358,8 @@ def _tensordot_axes(a: Tensor, axes: Any) -> Any:
 
 def _tensordot_reshape(t: Tensor, axes: Any, flipped: bool) -> Any:
     """t transposed so that `axes` come last (first when flipped) and reshaped to a matrix,
-    and the dimensions left free (as TF's tensordot: static where the shape is known)."""
+    the dimensions left free (a list where the shape is known, else a tensor) and their
+    static values (None where unknown), as TF's tensordot."""
     from tgraph.ops import array_ops
     rank = t.shape.ndims
     if rank is None:
@@ -377,13 +378,14 @@ def _tensordot_reshape(t: Tensor, axes: Any, flipped: bool) -> Any:
         new_shape = [prod_axes, prod_free] if flipped else [prod_free, prod_axes]
         if perm != list(range(rank)):
             t = array_ops.transpose(t, perm)
-        return array_ops.reshape(t, new_shape), free_dims
+        return array_ops.reshape(t, new_shape), free_dims, free_dims
     shape_t = array_ops.shape(t)
     free_dims = array_ops.gather(shape_t, np.asarray(free, np.int32))
     prod_free = reduce_prod(free_dims)
     prod_axes = reduce_prod(array_ops.gather(shape_t, np.asarray(axes, np.int32)))
     new_shape = array_ops.stack([prod_axes, prod_free] if flipped else [prod_free, prod_axes])
-    return array_ops.reshape(array_ops.transpose(t, perm), new_shape), free_dims
+    return (array_ops.reshape(array_ops.transpose(t, perm), new_shape), free_dims,
+            [dims[i] for i in free])
 
 
 def tensordot(a: Any, b: Any, axes: Any, name: Optional[str] = None) -> Tensor:
@@ -394,14 +396,17 @@ def tensordot(a: Any, b: Any, axes: Any, name: Optional[str] = None) -> Tensor:
         a = convert_to_tensor(a, name="a")
         b = convert_to_tensor(b, dtype=a.dtype.base_dtype, name="b")
         a_axes, b_axes = _tensordot_axes(a, axes)
-        a_mat, a_free = _tensordot_reshape(a, a_axes, False)
-        b_mat, b_free = _tensordot_reshape(b, b_axes, True)
+        a_mat, a_free, a_static = _tensordot_reshape(a, a_axes, False)
+        b_mat, b_free, b_static = _tensordot_reshape(b, b_axes, True)
         ab = matmul(a_mat, b_mat)
         if isinstance(a_free, list) and isinstance(b_free, list):
             return array_ops.reshape(ab, a_free + b_free, name=scope)
-        out_shape = array_ops.concat([convert_to_tensor(a_free), convert_to_tensor(b_free)],
-                                     0)
-        return array_ops.reshape(ab, out_shape, name=scope)
+        out_shape = array_ops.concat(
+            [f if isinstance(f, Tensor) else np.asarray(f, np.int32) for f in (a_free, b_free)],
+            0)
+        result = array_ops.reshape(ab, out_shape, name=scope)
+        result.set_shape(a_static + b_static)  # TF's static shape: the known free dims
+        return result
 
 
 def norm(tensor: Any, ord: Any = "euclidean", axis: Any = None, keepdims: Optional[bool] = None,
