@@ -135,7 +135,10 @@ def test_clipping():
         fetches = with_grads(m, outs, [a])
         (ca, cb), gn = m.clip_by_global_norm([a, b], 2.0)
         (ua, _), un = m.clip_by_global_norm([a, None], 50.0)
-        fetches.update({"ca": ca, "cb": cb, "gn": gn, "ua": ua, "un": un,
+        # An infinite global norm makes every clipped tensor NaN, as in TF.
+        (ia,), inorm = m.clip_by_global_norm([m.constant([1., np.inf])], 1.0)
+        fetches.update({"ca": ca, "cb": cb, "gn": gn, "ua": ua, "un": un, "ia": ia,
+                        "inorm": inorm,
                         "global": m.global_norm([a, b]),
                         "dca": m.gradients(m.reduce_sum(ca * A) + m.reduce_sum(cb), [a, b])})
         return fetches
