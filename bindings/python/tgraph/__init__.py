@@ -42,19 +42,26 @@ from tgraph.initializers import (constant_initializer, glorot_uniform_initialize
                                  random_uniform_initializer, truncated_normal_initializer,
                                  zeros_initializer)
 from tgraph.session import InteractiveSession, Session, get_default_session
-from tgraph.ops.array_ops import (concat, expand_dims, fill, gather, identity, invert_permutation,
-                                  one_hot, ones, ones_like, pad, placeholder,
-                                  placeholder_with_default, rank, reshape, shape, size, slice,
-                                  squeeze, stack, strided_slice, tile, transpose, unique,
-                                  unstack, where, zeros, zeros_like)
-from tgraph.ops.math_ops import (abs, add, add_n, argmax, argmin, cast, cumprod, cumsum, div,
-                                 divide, equal, exp, floor, floordiv, floormod, greater,
-                                 greater_equal, less, less_equal, log, logical_and, logical_not,
-                                 logical_or, logical_xor, matmul, maximum, minimum, mod,
-                                 multiply, negative, not_equal, pow, realdiv, reciprocal,
-                                 reduce_max, reduce_mean, reduce_min, reduce_prod, reduce_sum,
-                                 rsqrt, scalar_mul, sigmoid, sign, sqrt, square, subtract, tanh,
-                                 to_float, to_int32, to_int64, truediv)
+from tgraph.ops.array_ops import (boolean_mask, broadcast_to, concat, expand_dims, fill, gather,
+                                  gather_nd, identity, invert_permutation, meshgrid, one_hot,
+                                  ones, ones_like, pad, placeholder, placeholder_with_default,
+                                  rank, reshape, reverse, reverse_v2, scatter_nd,
+                                  sequence_mask, shape, size, slice, split, squeeze, stack,
+                                  stop_gradient, strided_slice, tensor_scatter_nd_update,
+                                  tensor_scatter_update, tile, transpose, unique, unstack,
+                                  where, where_v2, zeros, zeros_like)
+from tgraph.ops.math_ops import (abs, add, add_n, argmax, argmin, argsort, cast,
+                                 clip_by_global_norm, clip_by_norm, clip_by_value, cumprod,
+                                 cumsum, div, divide, einsum, equal, erf, exp, expm1, floor,
+                                 floordiv, floormod, global_norm, greater, greater_equal, less,
+                                 less_equal, lin_space, linspace, log, log1p, logical_and,
+                                 logical_not, logical_or, logical_xor, matmul, maximum, minimum,
+                                 mod, multiply, negative, norm, not_equal, pow, realdiv,
+                                 reciprocal, reduce_all, reduce_any, reduce_max, reduce_mean,
+                                 reduce_min, reduce_prod, reduce_sum, round, rsqrt, scalar_mul,
+                                 sigmoid, sign, sort, sqrt, square, squared_difference,
+                                 subtract, tanh, tensordot, to_float, to_int32, to_int64,
+                                 truediv)
 from tgraph.ops.math_ops import range_ as range  # noqa: A004
 from tgraph.ops.random_ops import (random_normal, random_shuffle, random_uniform,
                                    set_random_seed, truncated_normal)
@@ -63,6 +70,8 @@ from tgraph.ops.state_ops import (assign, assign_add, assign_sub, scatter_add, s
 from tgraph.ops.control_flow_ops import group, no_op, tuple  # noqa: A004
 from tgraph.ops.cond_while import case, cond, while_loop
 from tgraph.ops import nn
+from tgraph.ops import image_ops as image
+from tgraph import math
 from tgraph.ops import overloads as _overloads
 
 _overloads.install(Tensor)

@@ -321,3 +321,175 @@ def unique(x: Any, out_idx: Any = dtypes.int32, name: Optional[str] = None) -> A
 def invert_permutation(x: Any, name: Optional[str] = None) -> Tensor:
     """The inverse of the permutation `x`."""
     return apply_op("InvertPermutation", name=name or "InvertPermutation", x=x)
+
+
+def where_v2(condition: Any, x: Any = None, y: Any = None, name: Optional[str] = None) -> Tensor:
+    """TF 2's where: with x and y, elements of x where condition holds, else of y, all three
+    broadcast together (SelectV2); alone: the coordinates where it holds (Where)."""
+    if x is None and y is None:
+        return apply_op("Where", name=name or "Where", input=condition)
+    return apply_op("SelectV2", name=name or "SelectV2", condition=condition, t=x, e=y)
+
+
+def stop_gradient(input: Any, name: Optional[str] = None) -> Tensor:
+    """The input, through which tf.gradients passes no gradient (StopGradient)."""
+    return apply_op("StopGradient", name=name or "StopGradient", input=input)
+
+
+def _axis_value(axis: Any) -> Any:
+    return np.int32(axis) if isinstance(axis, (int, np.integer)) else axis
+
+
+def split(value: Any, num_or_size_splits: Any, axis: Any = 0, num: Optional[int] = None,
+          name: str = "split") -> List[Tensor]:
+    """`value` cut along `axis` into `num_or_size_splits` equal parts (Split), or into parts of
+    the given sizes (SplitV; one size may be -1)."""
+    if isinstance(num_or_size_splits, (int, np.integer)):
+        return list(apply_op("Split", name=name, split_dim=_axis_value(axis), value=value,
+                             num_split=int(num_or_size_splits)))
+    sizes = _int_tensor(num_or_size_splits, "size_splits")
+    if num is None:
+        if isinstance(sizes, Tensor):
+            dims = sizes.shape.as_list() if sizes.shape.ndims == 1 else [None]
+            num = dims[0]
+        else:
+            num = int(np.asarray(sizes).size)
+        if num is None:
+            raise ValueError(f"Cannot infer argument `num` from shape {sizes.shape}")
+    return list(apply_op("SplitV", name=name, value=value, size_splits=sizes,
+                         split_dim=_axis_value(axis), num_split=int(num)))
+
+
+def reverse(tensor: Any, axis: Any, name: Optional[str] = None) -> Tensor:
+    """`tensor` with the dimensions in `axis` reversed (ReverseV2)."""
+    return apply_op("ReverseV2", name=name or "ReverseV2", tensor=tensor,
+                    axis=_int_tensor(axis if not isinstance(axis, (int, np.integer))
+                                     else [axis], "axis"))
+
+
+reverse_v2 = reverse
+
+
+def gather_nd(params: Any, indices: Any, name: Optional[str] = None,
+              batch_dims: int = 0) -> Tensor:
+    """Slices of `params` at the index tuples in the last dimension of `indices` (GatherNd)."""
+    if batch_dims != 0:
+        raise NotImplementedError("gather_nd with batch_dims")
+    return apply_op("GatherNd", name=name or "GatherNd", params=params, indices=indices)
+
+
+def scatter_nd(indices: Any, updates: Any, shape: Any, name: Optional[str] = None) -> Tensor:
+    """A zero tensor of `shape` with `updates` summed in at `indices` (ScatterNd)."""
+    indices = convert_to_tensor(indices, name="indices")
+    if not isinstance(shape, Tensor):
+        shape = np.asarray(shape, dtype=indices.dtype.as_numpy_dtype)
+    return apply_op("ScatterNd", name=name or "ScatterNd", indices=indices, updates=updates,
+                    shape=shape)
+
+
+def tensor_scatter_nd_update(tensor: Any, indices: Any, updates: Any,
+                             name: Optional[str] = None) -> Tensor:
+    """A copy of `tensor` with `updates` written at `indices` (TensorScatterUpdate)."""
+    return apply_op("TensorScatterUpdate", name=name or "TensorScatterUpdate", tensor=tensor,
+                    indices=indices, updates=updates)
+
+
+tensor_scatter_update = tensor_scatter_nd_update
+
+
+def broadcast_to(input: Any, shape: Any, name: Optional[str] = None) -> Tensor:
+    """`input` broadcast to `shape` (BroadcastTo)."""
+    return apply_op("BroadcastTo", name=name or "BroadcastTo", input=input,
+                    shape=_int_tensor(shape, "shape"))
+
+
+def boolean_mask(tensor: Any, mask: Any, name: str = "boolean_mask", axis: Any = None
+                 ) -> Tensor:
+    """The entries of `tensor` where `mask` holds, the mask's dimensions (from `axis`)
+    flattened to one, as TF builds it: Reshape, Where, Squeeze and GatherV2."""
+    from tgraph.graph import get_default_graph
+    from tgraph.ops import math_ops
+    with get_default_graph().name_scope(name):
+        tensor = convert_to_tensor(tensor, name="tensor")
+        mask = convert_to_tensor(mask, name="mask")
+        ndims_mask = mask.shape.ndims
+        if ndims_mask is None:
+            raise ValueError("Number of mask dimensions must be specified, even if some "
+                             "dimensions are None.  E.g. shape=[None] is ok, but shape=None "
+                             "is not.")
+        if ndims_mask == 0:
+            raise ValueError("mask cannot be scalar.")
+        axis = 0 if axis is None else int(axis)
+        rank = tensor.shape.ndims
+        if rank is not None:
+            if axis < 0:
+                axis += rank
+            if not 0 <= axis or axis + ndims_mask > rank:
+                raise ValueError(f"boolean_mask: axis {axis} and a mask of rank {ndims_mask} "
+                                 f"do not fit a tensor of rank {rank}")
+            tensor.shape[axis:axis + ndims_mask].assert_is_compatible_with(mask.shape)
+        t_shape = shape(tensor)
+        leading_size = math_ops.reduce_prod(t_shape[axis:axis + ndims_mask], [0])
+        static = tensor.shape
+        tensor = reshape(tensor, concat([t_shape[:axis], stack([leading_size]),
+                                         t_shape[axis + ndims_mask:]], 0))
+        if static.ndims is not None:  # TF's static shape: what the reshape keeps
+            dims = static.as_list()
+            masked = dims[axis:axis + ndims_mask]
+            first = None if None in masked else int(np.prod(masked))
+            tensor.set_shape(dims[:axis] + [first] + dims[axis + ndims_mask:])
+        mask = reshape(mask, [-1])
+        indices = squeeze(where(mask), axis=[1])
+        return gather(tensor, indices, axis=axis)
+
+
+def sequence_mask(lengths: Any, maxlen: Any = None, dtype: Any = dtypes.bool,
+                  name: Optional[str] = None) -> Tensor:
+    """mask[i..., j] = j < lengths[i...], of `maxlen` columns (the largest length when None)."""
+    from tgraph.graph import get_default_graph
+    from tgraph.ops import math_ops
+    with get_default_graph().name_scope(name or "SequenceMask"):
+        lengths = convert_to_tensor(lengths, name="lengths")
+        if maxlen is None:
+            maxlen = math_ops.reduce_max(lengths)
+            maxlen = math_ops.maximum(constant(0, dtype=maxlen.dtype), maxlen)
+        else:
+            maxlen = convert_to_tensor(maxlen)
+        if maxlen.shape.ndims is not None and maxlen.shape.ndims != 0:
+            raise ValueError("maxlen must be scalar for sequence_mask")
+        row_vector = math_ops.range_(constant(0, dtype=maxlen.dtype), maxlen,
+                                     constant(1, dtype=maxlen.dtype))
+        matrix = math_ops.cast(expand_dims(lengths, -1), maxlen.dtype)
+        result = math_ops.less(row_vector, matrix)
+        dtype = dtypes.as_dtype(dtype)
+        if dtype == dtypes.bool:
+            return result
+        return math_ops.cast(result, dtype)
+
+
+def meshgrid(*args: Any, **kwargs: Any) -> List[Tensor]:
+    """N-D coordinate grids of the 1-D `args` ('xy' indexing swaps the first two output
+    dimensions, as numpy's)."""
+    from tgraph.graph import get_default_graph
+    from tgraph.ops import math_ops
+    indexing = kwargs.pop("indexing", "xy")
+    name = kwargs.pop("name", "meshgrid")
+    if kwargs:
+        raise TypeError(f"invalid keyword arguments to meshgrid: {sorted(kwargs)}")
+    if indexing not in ("xy", "ij"):
+        raise ValueError("indexing parameter must be either 'xy' or 'ij'")
+    with get_default_graph().name_scope(name):
+        ndim = len(args)
+        s0 = (1,) * ndim
+        if not ndim:
+            return []
+        output = [reshape(stack(x) if isinstance(x, (list, tuple)) else x,
+                          s0[:i] + (-1,) + s0[i + 1:]) for i, x in enumerate(args)]
+        shapes = [size(x) for x in args]
+        output_dtype = convert_to_tensor(args[0]).dtype.base_dtype
+        if indexing == "xy" and ndim > 1:
+            output[0] = reshape(output[0], (1, -1) + (1,) * (ndim - 2))
+            output[1] = reshape(output[1], (-1, 1) + (1,) * (ndim - 2))
+            shapes[0], shapes[1] = shapes[1], shapes[0]
+        mult_fact = ones(stack(shapes), output_dtype)
+        return [math_ops.multiply(x, mult_fact) for x in output]

@@ -7,7 +7,7 @@ from typing import Any, Optional
 from tgraph import _c, errors
 from tgraph.graph import get_default_graph
 from tgraph.op_def_lib import apply_op
-from tgraph.ops.math_ops import sigmoid, softplus, tanh  # noqa: F401 - tf.nn names
+from tgraph.ops.math_ops import sigmoid, softplus, tanh, top_k  # noqa: F401 - tf.nn names
 from tgraph.tensor import Tensor, convert_to_tensor
 
 _lib = _c.lib
@@ -228,4 +228,130 @@ def nce_loss(weights: Any, biases: Any, labels: Any, inputs: Any, num_sampled: i
                           int(num_sampled), int(num_classes), ctypes.byref(opts), st)
     del keep
     return _out(g, out, st)
+
+
+
+def leaky_relu(features: Any, alpha: float = 0.2, name: Optional[str] = None) -> Tensor:
+    """max(features, alpha * features) (LeakyRelu)."""
+    return apply_op("LeakyRelu", name=name or "LeakyRelu", features=features,
+                    alpha=float(alpha))
+
+
+def selu(features: Any, name: Optional[str] = None) -> Tensor:
+    """Scaled exponential linear unit (Selu)."""
+    return apply_op("Selu", name=name or "Selu", features=features)
+
+
+def l2_normalize(x: Any, axis: Any = None, epsilon: float = 1e-12, name: Optional[str] = None,
+                 dim: Any = None) -> Tensor:
+    """x / sqrt(max(sum(x ** 2, axis), epsilon)), as TF composes it."""
+    from tgraph.ops import math_ops
+    if axis is None:
+        axis = dim
+    with get_default_graph().name_scope(name or "l2_normalize") as scope:
+        x = convert_to_tensor(x, name="x")
+        square_sum = math_ops.reduce_sum(math_ops.square(x), axis, keepdims=True)
+        x_inv_norm = math_ops.rsqrt(math_ops.maximum(
+            square_sum, convert_to_tensor(epsilon, dtype=x.dtype.base_dtype)))
+        return math_ops.multiply(x, x_inv_norm, name=scope)
+
+
+def moments(x: Any, axes: Any, shift: Any = None, name: Optional[str] = None,
+            keep_dims: Optional[bool] = None, keepdims: Optional[bool] = None) -> Any:
+    """(mean, variance) of `x` over `axes`, as TF composes them (the variance's mean is
+    behind StopGradient, as in TF)."""
+    from tgraph.ops import array_ops, math_ops
+    keep = bool(keepdims if keepdims is not None else keep_dims)
+    with get_default_graph().name_scope(name or "moments"):
+        x = convert_to_tensor(x, name="x")
+        mean = math_ops.reduce_mean(x, axes, keepdims=True, name="mean")
+        variance = math_ops.reduce_mean(
+            math_ops.squared_difference(x, array_ops.stop_gradient(mean)), axes,
+            keepdims=True, name="variance")
+        if not keep:
+            mean = array_ops.squeeze(mean, axes)
+            variance = array_ops.squeeze(variance, axes)
+        return mean, variance
+
+
+def batch_normalization(x: Any, mean: Any, variance: Any, offset: Any, scale: Any,
+                        variance_epsilon: float, name: Optional[str] = None) -> Tensor:
+    """(x - mean) * scale / sqrt(variance + epsilon) + offset, composed as TF does:
+    x * inv + (offset - mean * inv) with inv = rsqrt(variance + epsilon) * scale."""
+    from tgraph.ops import math_ops
+    with get_default_graph().name_scope(name or "batchnorm"):
+        x = convert_to_tensor(x, name="x")
+        dt = x.dtype.base_dtype
+        variance = convert_to_tensor(variance, dtype=dt)
+        mean = convert_to_tensor(mean, dtype=dt)
+        inv = math_ops.rsqrt(math_ops.add(variance, convert_to_tensor(variance_epsilon,
+                                                                      dtype=dt)))
+        if scale is not None:
+            inv = math_ops.multiply(inv, convert_to_tensor(scale, dtype=dt))
+        shift = math_ops.negative(math_ops.multiply(mean, inv)) if offset is None else \
+            math_ops.subtract(convert_to_tensor(offset, dtype=dt), math_ops.multiply(mean, inv))
+        return math_ops.add(math_ops.multiply(x, inv), shift)
+
+
+def depthwise_conv2d(input: Any, filter: Any, strides: Any, padding: str, rate: Any = None,
+                     name: Optional[str] = None, data_format: Optional[str] = None,
+                     dilations: Any = None) -> Tensor:
+    """Depthwise 2-D convolution (DepthwiseConv2dNative; a rate or dilations become the op's
+    dilations, which computes what TF's space-to-batch rewrite computes)."""
+    if rate is None:
+        rate = dilations
+    data_format = data_format or "NHWC"
+    kw = {}
+    if rate is not None and any(int(r) != 1 for r in rate):
+        if any(int(s) != 1 for s in strides):
+            raise ValueError("strides > 1 not supported in conjunction with rate > 1")
+        r = [int(v) for v in rate]
+        kw["dilations"] = [1, r[0], r[1], 1] if data_format == "NHWC" else [1, 1, r[0], r[1]]
+    return apply_op("DepthwiseConv2dNative", name=name or "depthwise", input=input,
+                    filter=filter, strides=list(strides), padding=padding,
+                    data_format=data_format, **kw)
+
+
+def _conv2d_backprop_input_grad(op: Any, grad: Tensor) -> Any:
+    """The gradient of Conv2DBackpropInput (TF's formula: the filter's is Conv2DBackpropFilter
+    of the incoming gradient against out_backprop, out_backprop's is Conv2D of the incoming
+    gradient with the filter)."""
+    from tgraph.ops.array_ops import shape
+    attrs = {k: op.get_attr(k) for k in ("strides", "padding", "data_format", "dilations",
+                                         "use_cudnn_on_gpu", "explicit_paddings")}
+    d_filter = apply_op("Conv2DBackpropFilter", name="Conv2DBackpropFilter", input=grad,
+                        filter_sizes=shape(op.inputs[1]), out_backprop=op.inputs[2], **attrs)
+    d_value = apply_op("Conv2D", name="Conv2D", input=grad, filter=op.inputs[1], **attrs)
+    return None, d_filter, d_value
+
+
+def _ensure_conv2d_backprop_input_grad() -> None:
+    """The core has no gradient for Conv2DBackpropInput: the binding registers TF's, once per
+    process, the first time conv2d_transpose is used (skipped if one exists by then)."""
+    from tgraph.gradients import RegisterGradient, _registered
+    if "Conv2DBackpropInput" in _registered:
+        return
+    try:
+        RegisterGradient("Conv2DBackpropInput")(_conv2d_backprop_input_grad)
+    except KeyError:  # the core or a plugin has one now
+        _registered["Conv2DBackpropInput"] = (None, None)
+
+
+def conv2d_transpose(value: Any = None, filter: Any = None, output_shape: Any = None,
+                     strides: Any = None, padding: str = "SAME", data_format: str = "NHWC",
+                     name: Optional[str] = None, input: Any = None, filters: Any = None,
+                     dilations: Any = None) -> Tensor:
+    """The gradient of conv2d with respect to its input, of shape `output_shape`
+    (Conv2DBackpropInput)."""
+    from tgraph.ops.array_ops import _int_tensor
+    value = input if value is None else value
+    filter = filters if filter is None else filter
+    if isinstance(strides, int):
+        strides = [1, strides, strides, 1] if data_format == "NHWC" else [1, 1, strides, strides]
+    kw = {} if dilations is None else {"dilations": list(dilations)}
+    _ensure_conv2d_backprop_input_grad()
+    return apply_op("Conv2DBackpropInput", name=name or "conv2d_transpose",
+                    input_sizes=_int_tensor(output_shape, "output_shape"), filter=filter,
+                    out_backprop=value, strides=list(strides), padding=padding,
+                    data_format=data_format, **kw)
 

@@ -1,0 +1,13 @@
+"""tf.math: the math functions under TF's tf.math names (the same functions as tf.*)."""
+# noqa: F401, A004 - re-exports, some under builtins' names (abs, pow, round)
+from tgraph.ops.math_ops import (abs, add, add_n, argmax, argmin, cumprod, cumsum, divide,
+                                 equal, erf, exp, expm1, floor, floordiv, floormod, greater,
+                                 greater_equal, less, less_equal, log, log1p, logical_and,
+                                 logical_not, logical_or, logical_xor, maximum, minimum,
+                                 multiply, negative, not_equal, pow, realdiv, reciprocal,
+                                 reduce_all, reduce_any, reduce_max, reduce_mean, reduce_min,
+                                 reduce_prod, reduce_sum, round, rsqrt, sigmoid, sign,
+                                 softplus, sqrt, square, squared_difference, subtract, tanh,
+                                 top_k, truediv)
+from tgraph.ops.math_ops import floormod as mod  # noqa: F401
+from tgraph.ops.nn import l2_normalize, log_softmax, softmax  # noqa: F401

@@ -1,0 +1,375 @@
+"""TF 1.x functions of the binding's op families (array_ops, math_ops, nn, image) built with
+tgraph and with real TensorFlow (tf.compat.v1) on the same inputs: values and, where TF has
+a gradient, gradients must agree; bad arguments fail as in TF."""
+import numpy as np
+import pytest
+
+import tgraph
+
+tf1 = pytest.importorskip("tensorflow.compat.v1")
+tf1.disable_v2_behavior()
+
+RNG = np.random.RandomState(7)
+A = RNG.randn(3, 4).astype(np.float32)
+B = RNG.randn(4, 5).astype(np.float32)
+T3 = RNG.randn(2, 3, 4).astype(np.float32)
+IMG = RNG.randn(2, 5, 5, 3).astype(np.float32)
+# Distinct values (ties would make sort's and top_k's gradients ambiguous).
+DISTINCT = RNG.permutation(24).reshape(2, 3, 4).astype(np.float32) - 11.5
+
+
+def run_both(build):
+    """build(m) -> dict of fetches, run in tgraph and in TF; returns both results."""
+    results = []
+    for m in (tgraph, tf1):
+        g = m.Graph()
+        with g.as_default():
+            fetches = build(m)
+            with m.Session() as sess:
+                sess.run(m.global_variables_initializer())
+                results.append(sess.run(fetches))
+    return results
+
+
+def assert_close(a, b, tol=1e-4):
+    if isinstance(a, dict):
+        assert a.keys() == b.keys()
+        for k in a:
+            assert_close(a[k], b[k], tol)
+    elif isinstance(a, (list, tuple)):
+        assert len(a) == len(b)
+        for x, y in zip(a, b):
+            assert_close(x, y, tol)
+    else:
+        a, b = np.asarray(a), np.asarray(b)
+        assert a.shape == b.shape and a.dtype == b.dtype, (a.shape, b.shape, a.dtype, b.dtype)
+        np.testing.assert_allclose(a, b, rtol=tol, atol=tol)
+
+
+def check(build, tol=1e-4):
+    a, b = run_both(build)
+    assert_close(a, b, tol)
+
+
+def with_grads(m, outputs, wrt):
+    """outputs plus the gradient of sum(output * weights) for each output w.r.t. wrt, with
+    fixed weights so that every output element's gradient matters."""
+    fetches = dict(outputs)
+    for k, y in outputs.items():
+        if not y.dtype.is_floating:
+            continue
+        if y.shape.is_fully_defined():
+            w = np.linspace(0.5, 1.5, int(np.prod(y.shape.as_list()))).reshape(
+                y.shape.as_list()).astype(np.float32)
+            grads = m.gradients(m.reduce_sum(y * w), wrt)
+        else:  # a shape known only when run (boolean_mask): sum(y ** 2)
+            grads = m.gradients(m.reduce_sum(y * y), wrt)
+        for i, gr in enumerate(grads):
+            assert gr is not None, f"no gradient for {k} w.r.t. input {i}"
+            fetches[f"d{k}/d{i}"] = m.convert_to_tensor(gr)
+    return fetches
+
+
+def test_split_reverse_broadcast_stop_gradient():
+    def build(m):
+        x = m.constant(T3)
+        p0, p1, p2 = m.split(x, [1, -1, 2], axis=2)
+        q = m.split(x, 3, axis=1)
+        outs = {"p0": p0, "p1": p1, "p2": p2, "q0": q[0], "q2": q[2],
+                "rev": m.reverse(x, [0, 2]), "rev1": m.reverse_v2(x, [-2]),
+                "stop": m.stop_gradient(x) * x}
+        fetches = with_grads(m, outs, [x])
+        fetches["bcast"] = m.broadcast_to(m.constant(A[0]), [2, 3, 4])
+        fetches["bcast_grad"] = m.gradients(
+            m.reduce_sum(m.broadcast_to(x[:, :1, :], [2, 3, 4]) * T3), x)[0]
+        return fetches
+    check(build)
+
+
+def test_gather_nd_scatter_nd_tensor_scatter():
+    idx = np.array([[0, 1], [2, 3], [1, 0]], np.int32)
+    def build(m):
+        x = m.constant(A)
+        upd = m.constant(np.array([10., 20., 30.], np.float32))
+        rows = m.constant(np.array([[2], [0]], np.int64))
+        fetches = with_grads(m, {"gnd": m.gather_nd(x, idx),
+                                 "gnd_rows": m.gather_nd(x, rows)}, [x])
+        fetches.update(with_grads(m, {"snd": m.scatter_nd(idx, upd, [3, 4])}, [upd]))
+        fetches.update(with_grads(m, {"tsu": m.tensor_scatter_nd_update(x, idx, upd),
+                                      "tsu_v1": m.tensor_scatter_update(x, idx, upd)},
+                                  [x, upd]))
+        return fetches
+    check(build)
+
+
+def test_boolean_mask_where_v2_sequence_mask_meshgrid():
+    mask = np.array([[True, False, True, False], [False, False, True, True],
+                     [True, True, False, False]])
+    def build(m):
+        x = m.constant(T3)
+        a = m.constant(A)
+        outs = {"bm": m.boolean_mask(a, mask),
+                "bm_rows": m.boolean_mask(a, [True, False, True]),
+                "where2": m.where_v2(a > 0, a, m.constant(A[0] * 0 - 1.0)),
+                "where_v1": m.where(a > 0, a, -a)}
+        fetches = with_grads(m, outs, [a])
+        fetches.update(with_grads(m, {"bm_axis": m.boolean_mask(x, mask, axis=1)}, [x]))
+        fetches.update({"seq": m.sequence_mask([1, 3, 0], 4),
+                        "seq_f": m.sequence_mask(m.constant([[2, 1]], m.int64),
+                                                 dtype=m.float32),
+                        "mesh_xy": m.meshgrid([1., 2., 3.], [4., 5.]),
+                        "mesh_ij": m.meshgrid(m.constant([1, 2]), m.constant([3, 4, 5]),
+                                              m.constant([6]), indexing="ij"),
+                        "where_coords": m.where(mask)})
+        return fetches
+    check(build)
+
+
+def test_clipping():
+    def build(m):
+        a = m.constant(A)
+        b = m.constant(B)
+        outs = {"cv": m.clip_by_value(a, -0.5, 0.7),
+                "cn": m.clip_by_norm(a, 1.5), "cn_axes": m.clip_by_norm(a, 0.8, axes=[1]),
+                "cn_big": m.clip_by_norm(a, 100.0)}
+        fetches = with_grads(m, outs, [a])
+        (ca, cb), gn = m.clip_by_global_norm([a, b], 2.0)
+        (ua, _), un = m.clip_by_global_norm([a, None], 50.0)
+        # An infinite global norm makes every clipped tensor NaN, as in TF.
+        (ia,), inorm = m.clip_by_global_norm([m.constant([1., np.inf])], 1.0)
+        fetches.update({"ca": ca, "cb": cb, "gn": gn, "ua": ua, "un": un, "ia": ia,
+                        "inorm": inorm,
+                        "global": m.global_norm([a, b]),
+                        "dca": m.gradients(m.reduce_sum(ca * A) + m.reduce_sum(cb), [a, b])})
+        return fetches
+    check(build)
+
+
+def test_einsum_tensordot_norm():
+    """Each output's gradients are taken with respect to the inputs it uses."""
+    def build_grads(m):
+        a = m.constant(A)
+        b = m.constant(B)
+        x = m.constant(T3)
+        f = {"ein_mm": (m.einsum("ij,jk->ik", a, b), [a, b]),
+             "ein_t": (m.einsum("bij->bji", x), [x]),
+             "td1": (m.tensordot(a, b, 1), [a, b]),
+             "td_axes": (m.tensordot(x, a, [[1], [0]]), [x, a]),
+             "td_0": (m.tensordot(a[0], b[:, 0], 0), [a, b]),
+             "n_all": (m.norm(x), [x]), "n_ax": (m.norm(x, axis=1), [x]),
+             "n1": (m.norm(a, ord=1, axis=0), [a]), "n_inf": (m.norm(a, ord=np.inf, axis=1), [a]),
+             "n3": (m.norm(a, ord=3, axis=1), [a]),
+             "n_fro": (m.norm(x, ord="fro", axis=[1, 2]), [x]),
+             "n_m1": (m.norm(x, ord=1, axis=(1, 2)), [x]),
+             "n_minf": (m.norm(x, ord=np.inf, axis=(-2, -1)), [x]),
+             "n_keep": (m.norm(x, axis=-1, keepdims=True), [x]),
+             "ein_red": (m.einsum("bij,ij->b", x, a), [x, a]),
+             "td_2": (m.tensordot(x, x, [[1, 2], [1, 2]]), [x])}
+        fetches = {}
+        for k, (y, wrt) in f.items():
+            fetches.update(with_grads(m, {k: y}, wrt))
+        return fetches
+    check(build_grads)
+
+
+def test_sort_argsort_top_k():
+    def build(m):
+        x = m.constant(DISTINCT)
+        ints = m.constant(np.array([[3, 1, 2], [0, 5, 4]], np.int32))
+        vals, idx = m.nn.top_k(x, 2)
+        mvals, midx = m.math.top_k(x, k=4, sorted=True)
+        outs = {"sort": m.sort(x), "sort_desc0": m.sort(x, axis=0, direction="DESCENDING"),
+                "sort_1": m.sort(x, axis=1), "topk": vals, "mtopk": mvals}
+        fetches = with_grads(m, outs, [x])
+        fetches.update({"argsort": m.argsort(x), "argsort_desc1": m.argsort(
+            x, axis=1, direction="DESCENDING"), "topk_i": idx, "mtopk_i": midx,
+            "sort_int": m.sort(ints, direction="DESCENDING"),
+            "argsort_int": m.argsort(ints, axis=0),
+            "stable": m.argsort(m.constant([2., 1., 2., 1.]), stable=True)})
+        return fetches
+    check(build)
+
+
+def test_linspace():
+    def build(m):
+        return {"lin": m.linspace(0., 1., 5), "lin1": m.linspace(2., 3., 1),
+                "lin_neg": m.lin_space(-3., 7., 11),
+                "lin_t": m.linspace(m.constant(1., m.float64), m.constant(2., m.float64),
+                                    m.constant(4))}
+    check(build)
+    if hasattr(tf1, "linspace"):
+        def build_nd(m):
+            return {"lin_nd": m.linspace(m.constant([0., 1.]), m.constant([1., 3.]), 3),
+                    "lin_nd_ax": m.linspace(m.constant([0., 1.]), m.constant([1., 3.]), 4,
+                                            axis=-1)}
+        check(build_nd)
+
+
+def test_elementwise_and_reductions():
+    v = np.array([-2.5, -1.5, -0.4, 0.5, 1.5, 2.5, 0.3], np.float32)
+    def build(m):
+        x = m.constant(v)
+        a = m.constant(A)
+        bools = m.constant(np.array([[True, False], [True, True]]))
+        outs = {"erf": m.erf(x), "round": m.round(x), "sqd": m.squared_difference(a, A[0]),
+                "log1p": m.log1p(m.abs(x)), "expm1": m.expm1(x),
+                "m_sum": m.math.reduce_sum(a, 1), "m_mean": m.math.reduce_mean(a, keepdims=True),
+                "m_max": m.math.reduce_max(a, axis=0), "m_sq": m.math.square(a),
+                "m_erf": m.math.erf(x)}
+        fetches = {}
+        for k, o in outs.items():
+            if k == "round":
+                fetches[k] = o
+                continue
+            wrt = [x] if k in ("erf", "log1p", "expm1", "m_erf") else [a]
+            fetches.update(with_grads(m, {k: o}, wrt))
+        fetches.update({"all": m.reduce_all(bools, 1), "any": m.reduce_any(bools),
+                        "m_all": m.math.reduce_all(bools, axis=0, keepdims=True),
+                        "m_any": m.math.reduce_any(bools, 0)})
+        return fetches
+    check(build)
+
+
+def test_nn_activations_and_normalization():
+    def build(m):
+        a = m.constant(A)
+        x = m.constant(T3)
+        labels = m.constant((A > 0).astype(np.float32))
+        mean, var = m.nn.moments(x, [0, 1])
+        kmean, kvar = m.nn.moments(x, axes=[2], keep_dims=True)
+        outs = {"leaky": m.nn.leaky_relu(a), "leaky1": m.nn.leaky_relu(a, alpha=0.1),
+                "elu": m.nn.elu(a), "selu": m.nn.selu(a),
+                "l2n": m.nn.l2_normalize(a, axis=1), "l2n_all": m.nn.l2_normalize(x),
+                "m_l2n": m.math.l2_normalize(a, 0),
+                "sce": m.nn.sigmoid_cross_entropy_with_logits(labels=labels, logits=a),
+                "mean": mean, "var": var, "kmean": kmean, "kvar": kvar,
+                "bn": m.nn.batch_normalization(x, mean, var, m.constant(A[0]),
+                                               m.constant(B[0, :4]), 1e-3),
+                "bn_none": m.nn.batch_normalization(x, kmean, kvar, None, None, 1e-5)}
+        wrt = {"sce": [a], "mean": [x], "var": [x], "kmean": [x], "kvar": [x], "bn": [x],
+               "bn_none": [x], "l2n_all": [x]}
+        fetches = {}
+        for k, o in outs.items():
+            fetches.update(with_grads(m, {k: o}, wrt.get(k, [a])))
+        return fetches
+    check(build)
+
+
+def test_depthwise_conv_and_conv_transpose():
+    dw = RNG.randn(3, 3, 3, 2).astype(np.float32) * 0.3
+    tk = RNG.randn(3, 3, 4, 3).astype(np.float32) * 0.3
+    def build(m):
+        img = m.constant(IMG)
+        f = m.constant(dw)
+        k = m.constant(tk)
+        fetches = {}
+        fetches.update(with_grads(m, {"dw": m.nn.depthwise_conv2d(img, f, [1, 1, 1, 1],
+                                                                  "SAME")}, [img, f]))
+        fetches.update(with_grads(m, {"dw_s2": m.nn.depthwise_conv2d(
+            img, f, [1, 2, 2, 1], "VALID")}, [img, f]))
+        fetches["dw_rate"] = m.nn.depthwise_conv2d(img, f, [1, 1, 1, 1], "SAME", rate=[2, 2])
+        fetches.update(with_grads(m, {"tconv": m.nn.conv2d_transpose(
+            img, k, [2, 10, 10, 4], [1, 2, 2, 1], padding="SAME")}, [img, k]))
+        fetches["tconv_valid"] = m.nn.conv2d_transpose(img, k, [2, 11, 11, 4], [1, 2, 2, 1],
+                                                       padding="VALID")
+        return fetches
+    check(build, tol=1e-3)
+
+
+def test_image_resize():
+    def build(m):
+        img = m.constant(IMG)
+        fetches = {}
+        fetches.update(with_grads(m, {"bil": m.image.resize_bilinear(img, [7, 9])}, [img]))
+        fetches.update(with_grads(m, {"bil_ac": m.image.resize_bilinear(
+            img, [8, 3], align_corners=True)}, [img]))
+        fetches.update(with_grads(m, {"nn": m.image.resize_nearest_neighbor(img, [10, 7])},
+                                  [img]))
+        fetches["ri"] = m.image.resize_images(img[0], [4, 6])
+        fetches["ri_nn"] = m.image.resize_images(img, [3, 8],
+                                                 method=m.image.ResizeMethod.NEAREST_NEIGHBOR)
+        return fetches
+    check(build)
+
+
+def test_shapes_known_only_when_run():
+    """Placeholders of unknown batch size: the composed functions take their sizes from the
+    graph (Shape ops) and keep the static shape TF gives them."""
+    mask = np.array([False, True])
+    results, shapes = [], []
+    for m in (tgraph, tf1):
+        with m.Graph().as_default():
+            x = m.placeholder(m.float32, [None, 3, 4])
+            mk = m.placeholder(m.bool, [None])
+            outs = {"td": m.tensordot(x, B, 1), "td_batch": m.tensordot(x, x, [[0, 1], [0, 1]]),
+                    "td_vec": m.tensordot(m.constant(A[:, 0]), x, [[0], [1]]),
+                    "bm": m.boolean_mask(x, mk), "sort": m.sort(x, axis=1),
+                    "norm": m.norm(x, axis=2), "split": m.split(x, [1, 2], axis=1)[1],
+                    "seq": m.sequence_mask(m.placeholder_with_default(
+                        np.array([1, 3], np.int32), [None]))}
+            shapes.append({k: v.shape.as_list() for k, v in outs.items()})
+            fetches = dict(outs)
+            fetches["grad"] = m.gradients(
+                m.reduce_sum(outs["td"] * outs["td"]) + m.reduce_sum(outs["td_batch"]) +
+                m.reduce_sum(outs["bm"] * outs["bm"]) + m.reduce_sum(outs["td_vec"]), x)[0]
+            with m.Session() as sess:
+                results.append(sess.run(fetches, {x: T3, mk: mask}))
+    assert shapes[0] == shapes[1]
+    assert_close(results[0], results[1])
+
+
+@pytest.mark.parametrize("case", [
+    lambda m: m.split(m.constant(A), 3, axis=1),               # 4 is not divisible by 3
+    lambda m: m.split(m.constant(A), 2, axis=5),               # axis out of range
+    lambda m: m.reverse(m.constant(A), [3]),                   # axis out of range
+    lambda m: m.split(m.constant(A), [1, 1], axis=1),          # sizes do not add up to 4
+    lambda m: m.gather_nd(m.constant(A), [[0, 1, 2]]),         # index depth 3 > rank 2
+    lambda m: m.broadcast_to(m.constant(A), [2, 3]),           # not broadcastable
+    lambda m: m.sort(m.constant(A), axis=2),                   # axis out of range
+    lambda m: m.boolean_mask(m.constant(A), [True, False]),    # mask shape mismatch
+    lambda m: m.einsum("ij,jk->ik", m.constant(A), m.constant(A)),  # 4 != 3
+    lambda m: m.tensordot(m.constant(A), m.constant(A), 1),    # 4 != 3
+    lambda m: m.nn.depthwise_conv2d(m.constant(IMG), m.constant(np.ones((3, 3, 2, 1),
+                                    np.float32)), [1, 1, 1, 1], "SAME"),  # 3 != 2 channels
+])
+def test_bad_arguments_fail_like_tf(case):
+    """Both libraries reject the same graphs, when built (ValueError) or at the latest when
+    run (InvalidArgumentError)."""
+    for m in (tgraph, tf1):
+        with m.Graph().as_default():
+            with pytest.raises((ValueError, m.errors.InvalidArgumentError)):
+                out = case(m)
+                with m.Session() as sess:
+                    sess.run(out)
+
+
+def test_bad_axis_is_a_value_error_at_build_time():
+    for m in (tgraph, tf1):
+        with m.Graph().as_default():
+            with pytest.raises(ValueError):
+                m.split(m.constant(A), 2, axis=2)
+            with pytest.raises(ValueError):
+                m.norm(m.constant(A), axis=(1, 1))
+            with pytest.raises(ValueError):
+                m.norm(m.constant(A), ord="nuc")
+            with pytest.raises(ValueError):
+                m.sort(m.constant(A), direction="UP")
+
+
+def test_exported_where_tf_has_them():
+    names = ["split", "reverse", "boolean_mask", "gather_nd", "scatter_nd", "broadcast_to",
+             "clip_by_value", "clip_by_norm", "clip_by_global_norm", "global_norm", "einsum",
+             "sequence_mask", "meshgrid", "linspace", "lin_space", "tensordot", "norm", "sort",
+             "argsort", "tensor_scatter_nd_update", "erf", "round", "reduce_all", "reduce_any",
+             "squared_difference", "stop_gradient", "where_v2", "log1p", "expm1"]
+    for n in names:
+        assert hasattr(tf1, n) and hasattr(tgraph, n), n
+    for n in ["top_k", "reduce_sum", "reduce_mean", "reduce_all", "erf", "l2_normalize",
+              "squared_difference", "log1p", "softplus"]:
+        assert hasattr(tf1.math, n) and hasattr(tgraph.math, n), n
+    for n in ["top_k", "l2_normalize", "moments", "batch_normalization", "leaky_relu", "elu",
+              "selu", "sigmoid_cross_entropy_with_logits", "depthwise_conv2d",
+              "conv2d_transpose"]:
+        assert hasattr(tf1.nn, n) and hasattr(tgraph.nn, n), n
+    for n in ["resize_bilinear", "resize_nearest_neighbor", "resize_images"]:
+        assert hasattr(tf1.image, n) and hasattr(tgraph.image, n), n
