@@ -164,6 +164,31 @@ Status Conv2DGrad(GradientContext& ctx) {
   return ctx.status();
 }
 
+// Conv2DBackpropInput(input_sizes, filter, out_backprop) is linear in filter and
+// out_backprop (conv2d_transpose's op): the filter's gradient correlates the incoming
+// gradient with out_backprop, out_backprop's convolves it with the filter (TensorFlow's
+// formulas); the sizes get none.
+Status Conv2DBackpropInputGrad(GradientContext& ctx) {
+  const GradAttrs attrs = CopyAttrs(ctx, {"strides", "padding", "explicit_paddings",
+                                          "use_cudnn_on_gpu", "data_format", "dilations"});
+  Output g = ctx.grad(0);
+  ctx.SetInputGrad(1, ctx.Op("Conv2DBackpropFilter",
+                             {g, ShapeOf(ctx, ctx.input(1)), ctx.input(2)}, attrs));
+  ctx.SetInputGrad(2, ctx.Op("Conv2D", {g, ctx.input(1)}, attrs));
+  return ctx.status();
+}
+
+// Conv2DBackpropFilter(input, filter_sizes, out_backprop), linear in input and out_backprop.
+Status Conv2DBackpropFilterGrad(GradientContext& ctx) {
+  const GradAttrs attrs = CopyAttrs(ctx, {"strides", "padding", "explicit_paddings",
+                                          "use_cudnn_on_gpu", "data_format", "dilations"});
+  Output g = ctx.grad(0);
+  ctx.SetInputGrad(0, ctx.Op("Conv2DBackpropInput",
+                             {ShapeOf(ctx, ctx.input(0)), g, ctx.input(2)}, attrs));
+  ctx.SetInputGrad(2, ctx.Op("Conv2D", {ctx.input(0), g}, attrs));
+  return ctx.status();
+}
+
 Status MaxPoolGrad(GradientContext& ctx) {
   const GradAttrs attrs =
       CopyAttrs(ctx, {"ksize", "strides", "padding", "explicit_paddings", "data_format"});
@@ -281,6 +306,8 @@ Status RegisterNnGradients(GradientFunctionRegistry& registry) {
   keep(registry.Register("DepthwiseConv2dNative", DepthwiseConv2dNativeGrad));
   keep(registry.Register("BiasAdd", BiasAddGrad));
   keep(registry.Register("Conv2D", Conv2DGrad));
+  keep(registry.Register("Conv2DBackpropInput", Conv2DBackpropInputGrad));
+  keep(registry.Register("Conv2DBackpropFilter", Conv2DBackpropFilterGrad));
   keep(registry.Register("MaxPool", MaxPoolGrad));
   keep(registry.Register("AvgPool", AvgPoolGrad));
   return first;

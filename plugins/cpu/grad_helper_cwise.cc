@@ -51,7 +51,7 @@ class GradKernel {
         for (int64_t i = begin; i < end; ++i) po[i] = F::template Scalar<T>(pa[i], pb[i]);
       };
       if (TooSmallForPool(n, CostNs(F::kCost))) return scalar(0, n);
-      ctx.ParallelFor(n, CostNs(F::kCost), scalar);
+      ctx.ParallelFor(n, CostNs(F::kCost), [&](int64_t begin, int64_t end) { scalar(begin, end); });
       return;
     }
     // Element i of the output reads element i of each input only, so writing over a

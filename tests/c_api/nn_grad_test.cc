@@ -213,6 +213,30 @@ TEST(NnGradTest, Conv2DExplicitPadding) {
              {0, 0, 1, 2, 2, 0, 0, 0}});
 }
 
+// The backprop ops are differentiable too (conv2d_transpose, second derivatives): each is
+// linear in its two tensor inputs; the sizes input is a constant.
+void CheckConvBackprops(const ConvCase& c, const std::vector<int64_t>& out_dims) {
+  SCOPED_TRACE("backprops, padding " + c.padding + ", stride " + std::to_string(c.strides[1]));
+  auto attrs = [&c](TG_OperationDescription* d) {
+    SetInts(d, "strides", c.strides);
+    SetInts(d, "dilations", c.dilations);
+    SetString(d, "padding", c.padding);
+  };
+  auto int32s = [](const std::vector<int64_t>& v) { return std::vector<int32_t>(v.begin(), v.end()); };
+  CheckGradients({{c.filter}, {out_dims}}, [&](TG_Graph* g, const std::vector<TG_Output>& in) {
+    return AddOp(g, "Conv2DBackpropInput", {ConstInt32(g, int32s(c.input)), in[0], in[1]}, attrs);
+  });
+  CheckGradients({{c.input}, {out_dims}}, [&](TG_Graph* g, const std::vector<TG_Output>& in) {
+    return AddOp(g, "Conv2DBackpropFilter", {in[0], ConstInt32(g, int32s(c.filter)), in[1]}, attrs);
+  });
+}
+
+TEST(NnGradTest, Conv2DBackpropInputAndFilter) {
+  CheckConvBackprops({{2, 5, 5, 3}, {3, 3, 3, 2}, {1, 1, 1, 1}, {1, 1, 1, 1}, "SAME"}, {2, 5, 5, 2});
+  CheckConvBackprops({{1, 7, 6, 2}, {3, 2, 2, 3}, {1, 2, 2, 1}, {1, 1, 1, 1}, "VALID"}, {1, 3, 3, 3});
+  CheckConvBackprops({{1, 7, 7, 2}, {3, 3, 2, 2}, {1, 1, 1, 1}, {1, 2, 2, 1}, "VALID"}, {1, 3, 3, 2});
+}
+
 struct PoolCase {
   std::vector<int64_t> input, ksize, strides;
   std::string padding;

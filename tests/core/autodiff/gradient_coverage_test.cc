@@ -21,7 +21,7 @@ const std::set<std::string>& HelpersWithoutGradient() {
       "ReluGrad", "Relu6Grad", "EluGrad", "SoftplusGrad", "SigmoidGrad", "TanhGrad", "SqrtGrad",
       "RsqrtGrad", "ReciprocalGrad", "BiasAddGrad",
       // convolution and pooling backprops
-      "Conv2DBackpropInput", "Conv2DBackpropFilter", "MaxPoolGrad", "AvgPoolGrad",
+      "MaxPoolGrad", "AvgPoolGrad",
       "DepthwiseConv2dNativeBackpropInput", "DepthwiseConv2dNativeBackpropFilter",
       "MirrorPadGrad", "ResizeBilinearGrad", "ResizeNearestNeighborGrad",
       // index and shape helpers

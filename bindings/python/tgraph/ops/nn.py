@@ -312,31 +312,6 @@ def depthwise_conv2d(input: Any, filter: Any, strides: Any, padding: str, rate: 
                     data_format=data_format, **kw)
 
 
-def _conv2d_backprop_input_grad(op: Any, grad: Tensor) -> Any:
-    """The gradient of Conv2DBackpropInput (TF's formula: the filter's is Conv2DBackpropFilter
-    of the incoming gradient against out_backprop, out_backprop's is Conv2D of the incoming
-    gradient with the filter)."""
-    from tgraph.ops.array_ops import shape
-    attrs = {k: op.get_attr(k) for k in ("strides", "padding", "data_format", "dilations",
-                                         "use_cudnn_on_gpu", "explicit_paddings")}
-    d_filter = apply_op("Conv2DBackpropFilter", name="Conv2DBackpropFilter", input=grad,
-                        filter_sizes=shape(op.inputs[1]), out_backprop=op.inputs[2], **attrs)
-    d_value = apply_op("Conv2D", name="Conv2D", input=grad, filter=op.inputs[1], **attrs)
-    return None, d_filter, d_value
-
-
-def _ensure_conv2d_backprop_input_grad() -> None:
-    """The core has no gradient for Conv2DBackpropInput: the binding registers TF's, once per
-    process, the first time conv2d_transpose is used (skipped if one exists by then)."""
-    from tgraph.gradients import RegisterGradient, _registered
-    if "Conv2DBackpropInput" in _registered:
-        return
-    try:
-        RegisterGradient("Conv2DBackpropInput")(_conv2d_backprop_input_grad)
-    except KeyError:  # the core or a plugin has one now
-        _registered["Conv2DBackpropInput"] = (None, None)
-
-
 def conv2d_transpose(value: Any = None, filter: Any = None, output_shape: Any = None,
                      strides: Any = None, padding: str = "SAME", data_format: str = "NHWC",
                      name: Optional[str] = None, input: Any = None, filters: Any = None,
@@ -349,7 +324,6 @@ def conv2d_transpose(value: Any = None, filter: Any = None, output_shape: Any = 
     if isinstance(strides, int):
         strides = [1, strides, strides, 1] if data_format == "NHWC" else [1, 1, strides, strides]
     kw = {} if dilations is None else {"dilations": list(dilations)}
-    _ensure_conv2d_backprop_input_grad()
     return apply_op("Conv2DBackpropInput", name=name or "conv2d_transpose",
                     input_sizes=_int_tensor(output_shape, "output_shape"), filter=filter,
                     out_backprop=value, strides=list(strides), padding=padding,
