@@ -137,11 +137,14 @@ extern "C" void TG_OptimizerComputeGradients(TG_Optimizer* opt, TG_Graph* g, TG_
     TG_RETURN_IF_ERROR(CheckOutput(fn, &g->graph, loss));
     std::vector<Variable*> vars;
     TG_RETURN_IF_ERROR(ReadVars(fn, g, var_list, n, &vars));
-    if (max == 0 && num_vars != nullptr && vars.empty()) {
-      // Only the count: the trainable variables, without building anything.
-      int count = 0;
-      if (const auto* items = g->graph.collections().Find(collection_keys::kTrainableVariables)) {
-        for (const CollectionItem& item : *items) count += item.kind == CollectionItem::Kind::kVariable;
+    if (max == 0 && num_vars != nullptr) {
+      // Only the count (one entry per variable), without building anything: the gradients
+      // would be built again by the call that takes them.
+      int count = static_cast<int>(vars.size());
+      if (vars.empty()) {
+        if (const auto* items = g->graph.collections().Find(collection_keys::kTrainableVariables)) {
+          for (const CollectionItem& item : *items) count += item.kind == CollectionItem::Kind::kVariable;
+        }
       }
       *num_vars = count;
       return Status::OK();

@@ -171,3 +171,23 @@ def test_mlp_with_losses_and_dropout():
         last = sess.run(loss, {x: xs, labels: ys})
         acc = (sess.run(tf.argmax(logits, 1), {x: xs}) == ys).mean()
     assert last < first * 0.5 and acc > 0.8
+
+
+def test_compute_gradients_with_a_var_list_builds_the_gradients_once():
+    w = tf.Variable([1.0, 2.0], name="w")
+    b = tf.Variable(0.5, name="b")
+    loss = tf.reduce_sum(w * w) + b
+    before = len(tf.get_default_graph().get_operations())
+    pairs = tf.train.GradientDescentOptimizer(0.1).compute_gradients(loss, var_list=[w])
+    assert [v.name for _, v in pairs] == ["w:0"]
+    scopes = {op.name.split("/")[0] for op in tf.get_default_graph().get_operations()[before:]}
+    assert scopes == {"gradients"}, scopes  # no second "gradients_1" copy
+    # Without a var_list: every trainable variable, also built once.
+    before = len(tf.get_default_graph().get_operations())
+    pairs = tf.train.GradientDescentOptimizer(0.1).compute_gradients(loss)
+    assert sorted(v.name for _, v in pairs) == ["b:0", "w:0"]
+    scopes = {op.name.split("/")[0] for op in tf.get_default_graph().get_operations()[before:]}
+    assert scopes == {"gradients_1"}, scopes
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        assert sess.run(pairs[0][0] if pairs[0][1].name == "w:0" else pairs[1][0]).tolist() == [2.0, 4.0]

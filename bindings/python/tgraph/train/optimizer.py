@@ -109,10 +109,13 @@ class Optimizer:
         arr, n = self._var_array(var_list)
         count = ctypes.c_int(0)
         st = _c.status()
-        _lib.TG_OptimizerComputeGradients(h, g._handle, loss._tf_output, arr, n, None, None,
-                                          None, None, 0, ctypes.byref(count), st)
-        _raise(st, g)
-        m = count.value
+        if n > 0:
+            m = n  # one entry per variable given
+        else:  # ask how many trainable variables there are (nothing is built)
+            _lib.TG_OptimizerComputeGradients(h, g._handle, loss._tf_output, arr, n, None, None,
+                                              None, None, 0, ctypes.byref(count), st)
+            _raise(st, g)
+            m = count.value
         values, indices, shapes = (_c.TG_Output * m)(), (_c.TG_Output * m)(), (_c.TG_Output * m)()
         vars_out = (ctypes.c_void_p * max(m, 1))()
         _lib.TG_OptimizerComputeGradients(h, g._handle, loss._tf_output, arr, n, values,
