@@ -41,6 +41,16 @@ Status PadV2Grad(GradientContext& ctx) {
   return ctx.status();
 }
 
+// ReverseSequence is its own inverse for the same lengths; the lengths get none.
+Status ReverseSequenceGrad(GradientContext& ctx) {
+  GradAttrs attrs;
+  for (const char* name : {"seq_dim", "batch_dim"}) {
+    if (const tf::AttrValue* v = ctx.FindAttr(name)) attrs.emplace_back(name, *v);
+  }
+  ctx.SetInputGrad(0, ctx.Op("ReverseSequence", {ctx.grad(0), ctx.input(1)}, attrs));
+  return ctx.status();
+}
+
 Status ReverseV2Grad(GradientContext& ctx) {
   ctx.SetInputGrad(0, ctx.Op("ReverseV2", {ctx.grad(0), ctx.input(1)}));
   return ctx.status();
@@ -156,6 +166,7 @@ Status RegisterArrayLayoutGradients(GradientFunctionRegistry& registry) {
   };
   keep(registry.Register("PadV2", PadV2Grad));
   keep(registry.Register("ReverseV2", ReverseV2Grad));
+  keep(registry.Register("ReverseSequence", ReverseSequenceGrad));
   keep(registry.Register("SpaceToDepth", InverseOf("DepthToSpace")));
   keep(registry.Register("DepthToSpace", InverseOf("SpaceToDepth")));
   keep(registry.Register("SpaceToBatchND", InverseWithBlocks("BatchToSpaceND")));

@@ -125,6 +125,32 @@ Status ReverseV2Shape(InferenceContext& c) {
   return Status::OK();
 }
 
+// ReverseSequence: the input's shape; seq_dim and batch_dim distinct and in range,
+// seq_lengths a vector as long as the batch dimension.
+Status ReverseSequenceShape(InferenceContext& c) {
+  const PartialShape& input = c.input_shape(0);
+  int64_t seq_dim = 0, batch_dim = 0;
+  TG_RETURN_IF_ERROR(c.GetAttr("seq_dim", &seq_dim));
+  TG_RETURN_IF_ERROR(c.GetAttr("batch_dim", &batch_dim));
+  PartialShape lengths;
+  TG_RETURN_IF_ERROR(c.WithRank(1, 1, &lengths));
+  if (input.known_rank()) {
+    const int64_t rank = input.rank();
+    if (seq_dim == batch_dim) return c.Error("seq_dim and batch_dim are both ", seq_dim);
+    for (int64_t d : {seq_dim, batch_dim}) {
+      if (d < 0 || d >= rank) return c.Error("dimension ", d, " is out of range for rank ", rank);
+    }
+    const int64_t batch = input.dim(static_cast<int>(batch_dim));
+    const int64_t n = lengths.dim(0);
+    if (batch >= 0 && n >= 0 && batch != n) {
+      return c.Error("seq_lengths has ", n, " entries but the batch dimension ", batch_dim,
+                     " is ", batch);
+    }
+  }
+  c.set_output(0, input);
+  return Status::OK();
+}
+
 // SpaceToDepth / DepthToSpace, NHWC: [N, H, W, C] <-> [N, H / b, W / b, C * b * b].
 Status SpaceDepthShape(InferenceContext& c, bool to_depth) {
   int64_t b = 0;
@@ -274,6 +300,15 @@ Status RegisterArrayLayoutOps(OpRegistry* registry) {
                 "half, float, double, complex64, complex128, string}")
           .SetShapeFn(ReverseV2Shape)
           .Doc("tensor with the given axes reversed."),
+      OpDefBuilder("ReverseSequence")
+          .Input("input: T").Input("seq_lengths: Tlen").Output("output: T")
+          .Attr("seq_dim: int")
+          .Attr("batch_dim: int = 0")
+          .Attr("T: type")
+          .Attr("Tlen: {int32, int64} = DT_INT64")
+          .SetShapeFn(ReverseSequenceShape)
+          .Doc("For each b along batch_dim, the first seq_lengths[b] elements along seq_dim "
+               "reversed; the rest as they are (bidirectional RNNs)."),
       OpDefBuilder("SpaceToDepth")
           .Input("input: T").Output("output: T")
           .Attr("T: type")

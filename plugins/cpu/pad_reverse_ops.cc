@@ -1,6 +1,7 @@
-// PadV2 (a constant fill), MirrorPad (REFLECT / SYMMETRIC) and ReverseV2: dtype-agnostic by
-// element size (MirrorPadGrad, which adds, is typed), each output row (the last dimension) computed from its source row; rows
-// split over the intra-op pool.
+// PadV2 (a constant fill), MirrorPad (REFLECT / SYMMETRIC), ReverseV2 and ReverseSequence:
+// dtype-agnostic by element size (MirrorPadGrad, which adds, is typed); PadV2, MirrorPad and
+// ReverseV2 compute each output row (the last dimension) from its source row, ReverseSequence
+// each element; split over the intra-op pool.
 #include <algorithm>
 #include <cstring>
 #include <string>
@@ -247,6 +248,77 @@ class ReverseV2Op {
   }
 };
 
+// ReverseSequence: output element (.., s along seq_dim, .., b along batch_dim, ..) reads
+// input element s' = seq_lengths[b] - 1 - s when s < seq_lengths[b], else s itself.
+class ReverseSequenceOp {
+ public:
+  explicit ReverseSequenceOp(Construction& c) {
+    c.GetAttr("seq_dim", &seq_dim_);
+    c.GetAttr("batch_dim", &batch_dim_);
+  }
+  void Compute(Context& ctx) {
+    TensorView in = ctx.input(0);
+    const std::vector<int64_t> dims = in.dims();
+    const int64_t r = static_cast<int64_t>(dims.size());
+    if (seq_dim_ == batch_dim_ || seq_dim_ < 0 || seq_dim_ >= r || batch_dim_ < 0 ||
+        batch_dim_ >= r) {
+      ctx.Fail(TG_INVALID_ARGUMENT, "seq_dim " + std::to_string(seq_dim_) + " and batch_dim " +
+                                        std::to_string(batch_dim_) +
+                                        " must be distinct dimensions of an input of rank " +
+                                        std::to_string(r));
+      return;
+    }
+    std::vector<int64_t> lengths;
+    if (!ReadIndexVector(ctx, 1, "seq_lengths", &lengths)) return;
+    const int64_t batch = dims[static_cast<size_t>(batch_dim_)];
+    const int64_t seq = dims[static_cast<size_t>(seq_dim_)];
+    if (static_cast<int64_t>(lengths.size()) != batch) {
+      ctx.Fail(TG_INVALID_ARGUMENT, "seq_lengths has " + std::to_string(lengths.size()) +
+                                        " entries but the batch dimension has " +
+                                        std::to_string(batch));
+      return;
+    }
+    for (size_t b = 0; b < lengths.size(); ++b) {
+      if (lengths[b] < 0 || lengths[b] > seq) {
+        ctx.Fail(TG_INVALID_ARGUMENT, "seq_lengths[" + std::to_string(b) + "] = " +
+                                          std::to_string(lengths[b]) + " is not in [0, " +
+                                          std::to_string(seq) + "]");
+        return;
+      }
+    }
+    const size_t size = ElementSizeOrFail(ctx, in);
+    if (size == 0) return;
+    TensorMut out = ctx.AllocateOutput(0, dims);
+    const int64_t total = in.num_elements();
+    if (!ctx.ok() || total == 0) return;
+    const std::vector<int64_t> strides = Strides(dims);
+    const size_t sd = static_cast<size_t>(seq_dim_), bd = static_cast<size_t>(batch_dim_);
+    DispatchBySize(size, [&]<typename E>() {
+      const E* src = in.data<E>();
+      E* dst = out.mutable_data<E>();
+      ctx.ParallelFor(total, CopyCost(static_cast<int64_t>(size)) * 4, [&](int64_t b, int64_t e) {
+        std::vector<int64_t> coord(dims.size());
+        for (int64_t i = b; i < e; ++i) {
+          int64_t rest = i;
+          for (size_t d = dims.size(); d-- > 0;) {
+            coord[d] = rest % dims[d];
+            rest /= dims[d];
+          }
+          const int64_t length = lengths[static_cast<size_t>(coord[bd])];
+          if (coord[sd] < length) coord[sd] = length - 1 - coord[sd];
+          int64_t offset = 0;
+          for (size_t d = 0; d < dims.size(); ++d) offset += coord[d] * strides[d];
+          dst[i] = src[offset];
+        }
+      });
+    });
+  }
+
+ private:
+  int64_t seq_dim_ = 0;
+  int64_t batch_dim_ = 0;
+};
+
 }  // namespace
 
 void RegisterPadReverseKernels(tgraph::plugin::Init& init) {
@@ -268,6 +340,10 @@ void RegisterPadReverseKernels(tgraph::plugin::Init& init) {
                                            .TypeConstraint("T", TG_DOUBLE)
                                            .TypeConstraint("Tpaddings", TG_ARRAY_INDEX_TYPES)
                                            .HostMemory("paddings"));
+  init.Kernel<ReverseSequenceOp>(KernelBuilder("ReverseSequence", "CPU")
+                                     .TypeConstraint("T", TG_ARRAY_MOVER_TYPES)
+                                     .TypeConstraint("Tlen", TG_ARRAY_INDEX_TYPES)
+                                     .HostMemory("seq_lengths"));
   init.Kernel<ReverseV2Op>(KernelBuilder("ReverseV2", "CPU")
                                .TypeConstraint("T", TG_ARRAY_MOVER_TYPES)
                                .TypeConstraint("Tidx", TG_ARRAY_INDEX_TYPES)

@@ -147,6 +147,16 @@ TEST(ModelOpsGradTest, PadV2AndReverseV2) {
   CheckGradients({GradInputSpec{{2, 3, 2}}}, WithInts("ReverseV2", {{0, 2}}, {{2}}));
 }
 
+TEST(ModelOpsGradTest, ReverseSequence) {
+  CheckGradients({GradInputSpec{{3, 4, 2}}}, [](TG_Graph* g, const std::vector<TG_Output>& in) {
+    return AddOp(g, "ReverseSequence", {in[0], ConstInt32(g, {4, 0, 2})},
+                 [](TG_OperationDescription* d) {
+                   TG_SetAttrInt(d, "seq_dim", 1);
+                   TG_SetAttrInt(d, "batch_dim", 0);
+                 });
+  });
+}
+
 TEST(ModelOpsGradTest, SpaceDepthAndSpaceBatchAreEachOthersGradients) {
   auto block = [](TG_OperationDescription* d) { TG_SetAttrInt(d, "block_size", 2); };
   CheckGradients({GradInputSpec{{1, 2, 4, 2}}}, WithInts("SpaceToDepth", {}, {}, block));

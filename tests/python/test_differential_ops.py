@@ -373,3 +373,22 @@ def test_exported_where_tf_has_them():
         assert hasattr(tf1.nn, n) and hasattr(tgraph.nn, n), n
     for n in ["resize_bilinear", "resize_nearest_neighbor", "resize_images"]:
         assert hasattr(tf1.image, n) and hasattr(tgraph.image, n), n
+
+
+def test_reverse_sequence():
+    x_np = RNG.randn(3, 5, 2).astype(np.float32)
+
+    def build(m):
+        x = m.constant(x_np)
+        batch_major = m.reverse_sequence(x, [5, 0, 2], seq_axis=1, batch_axis=0)
+        time_major = m.reverse_sequence(m.transpose(x, [1, 0, 2]), m.constant([1, 3, 4], m.int32),
+                                        seq_axis=0, batch_axis=1)
+        old_names = m.reverse_sequence(x, [2, 2, 2], seq_dim=1)
+        return with_grads(m, {"batch_major": batch_major, "time_major": time_major,
+                              "old_names": old_names}, [x])
+    check(build)
+    for m in (tgraph, tf1):
+        with m.Graph().as_default():
+            with pytest.raises((ValueError, m.errors.InvalidArgumentError)):
+                with m.Session() as sess:
+                    sess.run(m.reverse_sequence(m.constant(x_np), [6, 1, 1], seq_axis=1))

@@ -45,7 +45,7 @@ from tgraph.session import InteractiveSession, Session, get_default_session
 from tgraph.ops.array_ops import (boolean_mask, broadcast_to, concat, expand_dims, fill, gather,
                                   gather_nd, identity, invert_permutation, meshgrid, one_hot,
                                   ones, ones_like, pad, placeholder, placeholder_with_default,
-                                  rank, reshape, reverse, reverse_v2, scatter_nd,
+                                  rank, reshape, reverse, reverse_sequence, reverse_v2, scatter_nd,
                                   sequence_mask, shape, size, slice, split, squeeze, stack,
                                   stop_gradient, strided_slice, tensor_scatter_nd_update,
                                   tensor_scatter_update, tile, transpose, unique, unstack,

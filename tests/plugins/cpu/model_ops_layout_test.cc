@@ -4,6 +4,7 @@
 // ResizeBilinear, ResizeNearestNeighbor, Assert and Print: values written out by hand (as
 // TensorFlow gives them) and the argument checks. tests/interop/test_model_ops.py compares
 // them with TensorFlow on more shapes.
+#include <map>
 #include <string>
 #include <vector>
 
@@ -60,6 +61,37 @@ TEST(ModelOpsLayoutKernelTest, ReverseV2) {
   ExpectInvalid(RunOp("ReverseV2", {Iota({2}), I32Vec({1})}, {}, false).status, {"node", "axis 1"});
   ExpectInvalid(RunOp("ReverseV2", {Iota({2}), I32Vec({0, -1})}, {}, false).status,
                 {"node", "more than once"});
+}
+
+TEST(ModelOpsLayoutKernelTest, ReverseSequence) {
+  // [batch 2, time 4]: the first 3 and the first 1 steps reversed.
+  const AttrMap time_major_no = {{"seq_dim", AttrOfInt(1)},
+                                 {"batch_dim", AttrOfInt(0)}};
+  OpRun r = RunOp("ReverseSequence", {Iota({2, 4}), I64({2}, {3, 1})}, time_major_no);
+  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+  EXPECT_EQ(Values<float>(r.outputs[0]), (std::vector<float>{2, 1, 0, 3, 4, 5, 6, 7}));
+  // Time-major [time 3, batch 2, 2] with int32 lengths {2, 3}, on int32 values.
+  r = RunOp("ReverseSequence", {Iota({3, 2, 2}, DT_INT32), I32Vec({2, 3})},
+            {{"seq_dim", AttrOfInt(0)}, {"batch_dim", AttrOfInt(1)}});
+  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+  EXPECT_EQ(Values<int32_t>(r.outputs[0]),
+            (std::vector<int32_t>{4, 5, 10, 11, 0, 1, 6, 7, 8, 9, 2, 3}));
+  // Lengths 0 and the full length.
+  r = RunOp("ReverseSequence", {Iota({2, 3}), I64({2}, {0, 3})}, time_major_no);
+  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+  EXPECT_EQ(Values<float>(r.outputs[0]), (std::vector<float>{0, 1, 2, 5, 4, 3}));
+  ExpectInvalid(RunOp("ReverseSequence", {Iota({2, 3}), I64({2}, {4, 1})}, time_major_no, false)
+                    .status,
+                {"node", "seq_lengths[0] = 4"});
+  ExpectInvalid(RunOp("ReverseSequence", {Iota({2, 3}), I64({2}, {1, -1})}, time_major_no, false)
+                    .status,
+                {"node", "seq_lengths[1] = -1"});
+  ExpectInvalid(RunOp("ReverseSequence", {Iota({2, 3}), I64({3}, {1, 1, 1})}, time_major_no,
+                      false).status,
+                {"node", "batch"});
+  ExpectInvalid(RunOp("ReverseSequence", {Iota({2, 3}), I64({2}, {1, 1})},
+                      {{"seq_dim", AttrOfInt(1)}, {"batch_dim", AttrOfInt(1)}}, false).status,
+                {"node", "seq_dim"});
 }
 
 TEST(ModelOpsLayoutKernelTest, SpaceToDepthAndBack) {

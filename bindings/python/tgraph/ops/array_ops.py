@@ -370,6 +370,21 @@ def reverse(tensor: Any, axis: Any, name: Optional[str] = None) -> Tensor:
 reverse_v2 = reverse
 
 
+def reverse_sequence(input: Any, seq_lengths: Any, seq_axis: Optional[int] = None,
+                     batch_axis: Optional[int] = None, name: Optional[str] = None,
+                     seq_dim: Optional[int] = None, batch_dim: Optional[int] = None) -> Tensor:
+    """For each b along batch_axis, the first seq_lengths[b] entries along seq_axis reversed
+    (ReverseSequence; seq_dim / batch_dim are TF1's older names)."""
+    seq = seq_axis if seq_axis is not None else seq_dim
+    batch = batch_axis if batch_axis is not None else batch_dim
+    if seq is None:
+        raise ValueError("reverse_sequence needs seq_axis")
+    lengths = seq_lengths if isinstance(seq_lengths, Tensor) else convert_to_tensor(
+        np.asarray(seq_lengths, np.int64))
+    return apply_op("ReverseSequence", name=name or "ReverseSequence", input=input,
+                    seq_lengths=lengths, seq_dim=int(seq), batch_dim=int(batch or 0))
+
+
 def gather_nd(params: Any, indices: Any, name: Optional[str] = None,
               batch_dims: int = 0) -> Tensor:
     """Slices of `params` at the index tuples in the last dimension of `indices` (GatherNd)."""
