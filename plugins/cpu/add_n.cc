@@ -1,4 +1,6 @@
 // AddN: the element-wise sum of N >= 1 tensors of one shape (no broadcasting, as in TF).
+#include <type_traits>
+
 #include "cpu_kernels.h"
 #include "cwise_ops_common.h"
 
@@ -37,10 +39,21 @@ class AddNKernel {
     // Per chunk: out = in0 + in1, then out += in_k. In place over input 0 is fine: each
     // element reads only its own index.
     ctx.ParallelFor(n, CostNs(static_cast<double>(n_inputs)), [&](int64_t begin, int64_t end) {
-      const Eigen::Index len = end - begin;
-      Vec<T> dst(o + begin, len);
-      dst = ConstVec<T>(in[0] + begin, len) + ConstVec<T>(in[1] + begin, len);
-      for (size_t k = 2; k < in.size(); ++k) dst = dst + ConstVec<T>(in[k] + begin, len);
+      if constexpr (std::is_integral_v<T>) {
+        // Integers wrap on overflow, as TensorFlow's do, without signed overflow (undefined
+        // behaviour): the sums are taken in the unsigned type.
+        using U = std::make_unsigned_t<T>;
+        for (int64_t i = begin; i < end; ++i) {
+          U sum = static_cast<U>(in[0][i]);
+          for (size_t k = 1; k < in.size(); ++k) sum += static_cast<U>(in[k][i]);
+          o[i] = static_cast<T>(sum);
+        }
+      } else {
+        const Eigen::Index len = end - begin;
+        Vec<T> dst(o + begin, len);
+        dst = ConstVec<T>(in[0] + begin, len) + ConstVec<T>(in[1] + begin, len);
+        for (size_t k = 2; k < in.size(); ++k) dst = dst + ConstVec<T>(in[k] + begin, len);
+      }
     });
   }
 };

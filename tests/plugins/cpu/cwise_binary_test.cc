@@ -291,6 +291,27 @@ TEST(AddNTest, LargeOnPool) {
   EXPECT_EQ(bad, 0u);
 }
 
+// Integer sums wrap, as TensorFlow's do (found by the op_run fuzz corpus under UBSan: the
+// signed addition overflowed, which is undefined behaviour).
+TEST(AddNTest, IntegersWrapOnOverflow) {
+  const int32_t big = std::numeric_limits<int32_t>::max();
+  auto r = RunOpEx("AddN",
+                   {MakeTensor<int32_t>(DT_INT32, {2}, {big, -1}),
+                    MakeTensor<int32_t>(DT_INT32, {2}, {big, -big}),
+                    MakeTensor<int32_t>(DT_INT32, {2}, {2, -2})},
+                   {}, nullptr, true);
+  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+  const int32_t* sums = r.outputs[0].flat<int32_t>();
+  EXPECT_EQ(sums[0], 0);
+  EXPECT_EQ(sums[1], std::numeric_limits<int32_t>::max() - 1);  // -2^31 - 2, wrapped
+  const int64_t big64 = std::numeric_limits<int64_t>::max();
+  r = RunOpEx("AddN", {MakeTensor<int64_t>(DT_INT64, {1}, {big64}),
+                       MakeTensor<int64_t>(DT_INT64, {1}, {1})},
+              {}, nullptr, true);
+  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+  EXPECT_EQ(r.outputs[0].flat<int64_t>()[0], std::numeric_limits<int64_t>::min());
+}
+
 TEST(AddNTest, ShapeMismatch) {
   auto r = RunOpEx("AddN", {Make<float>({2}, {1, 2}), Make<float>({3}, {1, 2, 3})}, {}, nullptr,
                    true, /*known_shapes=*/false);
