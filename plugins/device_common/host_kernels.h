@@ -7,65 +7,21 @@
 // group stays there instead of soft placement moving it, and its slots, to the CPU.
 //
 // One implementation for both GPU backends; each registers them with RegisterHostKernels.
-// StridedSlice canonicalizes its spec with the CPU plugin's header (plugins/cpu/
-// strided_slice_spec.h, plugin-side code over tgraph/plugin.hpp only), so the device and the
-// CPU read the same elements and word the same errors.
+// Unique is the CPU plugin's kernel and StridedSlice canonicalizes its spec with the CPU
+// plugin's header (plugins/cpu/unique_kernel.h, strided_slice_spec.h: plugin-side code over
+// tgraph/plugin.hpp only), so the device and the CPU give the same values and errors.
 #pragma once
 
 #include <cstdint>
 #include <limits>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "cpu/strided_slice_spec.h"
-#include "device_common/host_shapes.h"
+#include "cpu/unique_kernel.h"
 #include "tgraph/plugin.hpp"
 
 namespace tgraph_device_common {
-
-// Unique(x): the distinct values of vector x in order of first occurrence (y), and for each
-// element the position of its value in y (idx, int32 or int64). All host memory.
-template <typename T>
-class HostUniqueKernel {
- public:
-  explicit HostUniqueKernel(tgraph::plugin::Construction&) {}
-  void Compute(tgraph::plugin::Context& ctx) {
-    const tgraph::plugin::TensorView x = ctx.input(0);
-    if (x.rank() != 1) {
-      ctx.Fail(TG_INVALID_ARGUMENT,
-               "unique expects a 1D vector, but x has shape " + ShapeString(x.dims()));
-      return;
-    }
-    const int64_t n = x.dim(0);
-    const bool idx32 = ctx.output_type(1) == TG_INT32;
-    if (idx32 && n > std::numeric_limits<int32_t>::max()) {
-      ctx.Fail(TG_INVALID_ARGUMENT, "x has " + std::to_string(n) +
-                                        " elements, too many for out_idx int32; use int64");
-      return;
-    }
-    tgraph::plugin::TensorMut idx = ctx.AllocateOutput(1, {n});
-    if (!ctx.ok()) return;
-    const T* in = x.data<T>();
-    std::unordered_map<T, int64_t> position;
-    position.reserve(static_cast<size_t>(n));
-    std::vector<T> values;
-    for (int64_t i = 0; i < n; ++i) {
-      const auto [it, inserted] =
-          position.try_emplace(in[i], static_cast<int64_t>(values.size()));
-      if (inserted) values.push_back(in[i]);
-      if (idx32) {
-        idx.mutable_data<int32_t>()[i] = static_cast<int32_t>(it->second);
-      } else {
-        idx.mutable_data<int64_t>()[i] = it->second;
-      }
-    }
-    tgraph::plugin::TensorMut y = ctx.AllocateOutput(0, {static_cast<int64_t>(values.size())});
-    if (!ctx.ok()) return;
-    T* out = y.mutable_data<T>();
-    for (size_t i = 0; i < values.size(); ++i) out[i] = values[i];
-  }
-};
 
 // Shape(input): input's dims as int32 or int64 (out_type), written on the host; the input's
 // elements are never read, so it stays wherever it is.
@@ -129,8 +85,8 @@ inline void RegisterHostKernels(tgraph::plugin::Init& init, const std::string& d
         .HostMemory("y")
         .HostMemory("idx");
   };
-  init.Kernel<HostUniqueKernel<int32_t>>(unique(TG_INT32));
-  init.Kernel<HostUniqueKernel<int64_t>>(unique(TG_INT64));
+  init.Kernel<tgraph_cpu::UniqueOp<int32_t>>(unique(TG_INT32));
+  init.Kernel<tgraph_cpu::UniqueOp<int64_t>>(unique(TG_INT64));
   init.Kernel<HostShapeKernel>(KernelBuilder("Shape", device_type)
                                    .TypeConstraint("T", TG_FLOAT)
                                    .TypeConstraint("out_type", {TG_INT32, TG_INT64})
