@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import tgraph
+from tf_compare import assert_close
 
 tf1 = pytest.importorskip("tensorflow.compat.v1")
 tf1.disable_v2_behavior()
@@ -29,21 +30,6 @@ def run_both(build):
                 sess.run(m.global_variables_initializer())
                 results.append(sess.run(fetches))
     return results
-
-
-def assert_close(a, b, tol=1e-4):
-    if isinstance(a, dict):
-        assert a.keys() == b.keys()
-        for k in a:
-            assert_close(a[k], b[k], tol)
-    elif isinstance(a, (list, tuple)):
-        assert len(a) == len(b)
-        for x, y in zip(a, b):
-            assert_close(x, y, tol)
-    else:
-        a, b = np.asarray(a), np.asarray(b)
-        assert a.shape == b.shape and a.dtype == b.dtype, (a.shape, b.shape, a.dtype, b.dtype)
-        np.testing.assert_allclose(a, b, rtol=tol, atol=tol)
 
 
 def check(build, tol=1e-4):
