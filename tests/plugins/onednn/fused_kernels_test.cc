@@ -6,6 +6,7 @@
 #include <cstring>
 #include <random>
 
+#include "conv_test_util.h"
 #include "onednn_test_util.h"
 
 namespace tgraph::onednn_test {
@@ -229,83 +230,28 @@ TEST(OneDnnFusedMatMulTest, BFloat16WhereTheCpuHasIt) {
 
 // ---- _FusedConv2D ----
 
-struct Conv {
-  int64_t batch = 1, h = 5, w = 5, c = 3, kh = 3, kw = 3, oc = 4;
-  int64_t sh = 1, sw = 1, dh = 1, dw = 1;
-  std::string padding = "SAME";
-  std::vector<int64_t> pads;  // explicit_paddings (8 values) for EXPLICIT
-
-  std::string Describe() const {
-    return Str("input ", DimsString({batch, h, w, c}), " filter ", DimsString({kh, kw, c, oc}),
-               " strides ", sh, ",", sw, " dilations ", dh, ",", dw, " ", padding, " ",
-               DimsString(pads));
-  }
-  AttrMap Attrs(const Epilogue& e) const {
-    return {{"strides", AttrOfIntList({1, sh, sw, 1})},
-            {"dilations", AttrOfIntList({1, dh, dw, 1})},
-            {"padding", AttrOfString(padding)},
-            {"explicit_paddings", AttrOfIntList(pads)},
-            {"data_format", AttrOfString("NHWC")},
-            {"TArgs", AttrOfTypeList({DT_FLOAT})},
-            {"num_args", AttrOfInt(1)},
-            {"fused_ops", AttrOfStringList(e.ops)},
-            {"leakyrelu_alpha", AttrOfFloat(e.alpha)}};
-  }
-  bool HasOutput() const {
-    auto out = [&](int64_t in, int64_t k, int64_t s, int64_t d, int64_t before, int64_t after) {
-      if (padding == "SAME") return int64_t{0};
-      return in + before + after - ((k - 1) * d + 1) + s;  // negative: no output
-    };
-    const auto pad = [&](size_t i) { return pads.empty() ? 0 : pads[i]; };
-    return out(h, kh, sh, dh, pad(2), pad(3)) >= 0 && out(w, kw, sw, dw, pad(4), pad(5)) >= 0;
-  }
-};
-
-Conv Geometry(int64_t batch, int64_t h, int64_t w, int64_t c, int64_t kh, int64_t kw, int64_t oc) {
-  Conv g;
-  g.batch = batch;
-  g.h = h;
-  g.w = w;
-  g.c = c;
-  g.kh = kh;
-  g.kw = kw;
-  g.oc = oc;
-  return g;
+// The _FusedConv2D attrs of geometry c with epilogue e.
+AttrMap FusedConvAttrs(const Conv& c, const Epilogue& e) {
+  AttrMap attrs = c.Attrs();
+  attrs["TArgs"] = AttrOfTypeList({DT_FLOAT});
+  attrs["num_args"] = AttrOfInt(1);
+  attrs["fused_ops"] = AttrOfStringList(e.ops);
+  attrs["leakyrelu_alpha"] = AttrOfFloat(e.alpha);
+  return attrs;
 }
 
 void CheckFusedConv(const Conv& c, const Epilogue& e, uint32_t seed) {
   TwoKernelNode node("_FusedConv2D",
                      {In(RandomFloats({c.batch, c.h, c.w, c.c}, seed)),
                       In(RandomFloats({c.kh, c.kw, c.c, c.oc}, seed + 1)), ListIn(Bias(c.oc, seed + 2)), EmptyList()},
-                     c.Attrs(e), c.HasOutput());
+                     FusedConvAttrs(c, e), c.HasOutput());
   node.ExpectSame(c.kh * c.kw * c.c + 8, Str("_FusedConv2D ", Describe(e), " ", c.Describe()));
 }
 
 TEST(OneDnnFusedConvTest, RandomGeometriesEveryEpilogue) {
   std::mt19937 gen(23);
-  auto pick = [&](std::initializer_list<int64_t> v) {
-    return *(v.begin() + std::uniform_int_distribution<size_t>(0, v.size() - 1)(gen));
-  };
   for (int i = 0; i < 36; ++i) {
-    Conv c;
-    c.batch = pick({1, 1, 2, 3});
-    c.h = pick({1, 4, 5, 7, 9, 12});
-    c.w = pick({1, 3, 5, 8, 11});
-    c.c = pick({1, 2, 3, 8, 17});
-    c.kh = pick({1, 2, 3, 5});
-    c.kw = pick({1, 2, 3, 4});
-    c.oc = pick({1, 3, 8, 16});
-    c.sh = pick({1, 1, 2, 3});
-    c.sw = pick({1, 2, 3});
-    c.dh = pick({1, 1, 2});
-    c.dw = pick({1, 2, 3});
-    switch (i % 3) {
-      case 0: c.padding = "SAME"; break;
-      case 1: c.padding = "VALID"; break;
-      default:
-        c.padding = "EXPLICIT";
-        c.pads = {0, 0, pick({0, 1, 2}), pick({0, 1, 3}), pick({0, 2}), pick({0, 1}), 0, 0};
-    }
+    const Conv c = RandomConv(gen, i);
     CheckFusedConv(c, Epilogues()[static_cast<size_t>(i) % Epilogues().size()],
                    2000 + 10 * static_cast<uint32_t>(i));
   }
@@ -356,28 +302,28 @@ TEST(OneDnnFusedConvTest, BadAttrsAndBiasesFailAlike) {
   for (const std::vector<std::string>& ops : std::vector<std::vector<std::string>>{
            {"BiasAdd", "Tanh"}, {"FusedBatchNorm"}, {"BiasAdd", "Add"}, {}}) {
     check(Describe(Epilogue{ops.empty() ? std::vector<std::string>{"(none)"} : ops}),
-          c.Attrs(Epilogue{ops}), args);
+          FusedConvAttrs(c, Epilogue{ops}), args);
   }
-  AttrMap nchw = c.Attrs(relu);
+  AttrMap nchw = FusedConvAttrs(c, relu);
   nchw["data_format"] = AttrOfString("NCHW");
   check("NCHW", nchw, args);
-  AttrMap oihw = c.Attrs(relu);
+  AttrMap oihw = FusedConvAttrs(c, relu);
   oihw["filter_format"] = AttrOfString("OIHW");
   check("filter_format OIHW", oihw, args);
-  AttrMap two_args = c.Attrs(relu);
+  AttrMap two_args = FusedConvAttrs(c, relu);
   two_args["num_args"] = AttrOfInt(2);
   two_args["TArgs"] = AttrOfTypeList({DT_FLOAT, DT_FLOAT});
   check("num_args=2", two_args, {args[0], args[1], ListIn(Bias(4, 3), 2), In(Bias(4, 4)), args[3]});
   // A bias of the wrong length, rank or dtype.
-  check("bias [5]", c.Attrs(relu), {args[0], args[1], ListIn(Bias(5, 5)), args[3]});
-  check("bias [1,4]", c.Attrs(relu), {args[0], args[1], ListIn(RandomFloats({1, 4}, 6)), args[3]});
-  AttrMap doubles = c.Attrs(relu);
+  check("bias [5]", FusedConvAttrs(c, relu), {args[0], args[1], ListIn(Bias(5, 5)), args[3]});
+  check("bias [1,4]", FusedConvAttrs(c, relu), {args[0], args[1], ListIn(RandomFloats({1, 4}, 6)), args[3]});
+  AttrMap doubles = FusedConvAttrs(c, relu);
   doubles["TArgs"] = AttrOfTypeList({DT_DOUBLE});
   Tensor double_bias = Tensor::Allocate(DT_DOUBLE, {4}).value();
   for (int i = 0; i < 4; ++i) double_bias.flat<double>()[i] = i;
   check("bias of doubles", doubles, {args[0], args[1], ListIn(double_bias), args[3]});
   // A bad filter, past the shape function.
-  check("depth mismatch", c.Attrs(relu), {args[0], In(RandomFloats({3, 3, 4, 4}, 7)), args[2], args[3]});
+  check("depth mismatch", FusedConvAttrs(c, relu), {args[0], In(RandomFloats({3, 3, 4, 4}, 7)), args[2], args[3]});
 }
 
 }  // namespace
