@@ -38,7 +38,8 @@ struct FragmentScan {
            (o.arithmetic_optimization && arithmetic_optimization) ||
            (o.common_subgraph_elimination && common_subgraph_elimination) ||
            (o.dependency_optimization && dependency_optimization) ||
-           (o.identity_removal && identity_removal) || (o.remapping && remapping);
+           (o.identity_removal && identity_removal) || (o.remapping && remapping) ||
+           (o.auto_mixed_precision && has_contractions);
   }
 };
 

@@ -230,6 +230,44 @@ void RewriteGraph::Replace(int i, Operation* op, std::vector<Output> inputs,
   changed_ = true;
 }
 
+int RewriteGraph::Insert(Operation* op, std::vector<Output> inputs, int anchor, bool after) {
+  const int i = size();
+  nodes_.emplace_back();
+  Node& n = nodes_.back();
+  n.op = op;
+  n.inputs = std::move(inputs);
+  n.anchor = anchor;
+  n.eligible = Eligible(n);
+  n.colocated = false;
+  IndexSlot(op) = i;
+  for (int k = 0; k < static_cast<int>(n.inputs.size()); ++k) {
+    const int p = Producer(n.inputs[static_cast<size_t>(k)]);
+    if (p < 0) continue;
+    node(p).readers.emplace_back(i, k);
+    ++node(p).num_readers;
+  }
+  Node& a = node(anchor);
+  (after ? a.run_after : a.run_before).push_back(i);
+  inserted_ = changed_ = true;
+  return i;
+}
+
+std::vector<int> RewriteGraph::RunOrder() const {
+  std::vector<int> order;
+  order.reserve(nodes_.size());
+  auto add = [&](int i) {
+    if (!node(i).removed) order.push_back(i);
+  };
+  for (int i = 0; i < size(); ++i) {
+    const Node& n = node(i);
+    if (n.anchor >= 0) continue;  // placed with its anchor
+    for (int b : n.run_before) add(b);
+    add(i);
+    for (int a : n.run_after) add(a);
+  }
+  return order;
+}
+
 void RewriteGraph::Remove(int i) {
   Node& n = node(i);
   for (const Output& in : n.inputs) {
@@ -244,12 +282,18 @@ void RewriteGraph::Remove(int i) {
 int RewriteGraph::RemoveDead() {
   int removed = 0;
   // Reverse order: removing a reader may leave its producers, which come earlier, dead.
-  for (int i = size() - 1; i >= 0; --i) {
-    const Node& n = node(i);
-    if (n.removed || n.fetched || n.num_readers != 0 || n.num_control_readers != 0) continue;
-    if (n.op->is_stateful() || KeepForEffect(*n.op) || IsControlFlowOp(*n.op)) continue;
-    Remove(i);
-    ++removed;
+  // Inserted nodes sit at the end of the list whatever their place in the run order, so
+  // with any of them a pass may leave work for another.
+  for (bool again = true; again;) {
+    again = false;
+    for (int i = size() - 1; i >= 0; --i) {
+      const Node& n = node(i);
+      if (n.removed || n.fetched || n.num_readers != 0 || n.num_control_readers != 0) continue;
+      if (n.op->is_stateful() || KeepForEffect(*n.op) || IsControlFlowOp(*n.op)) continue;
+      Remove(i);
+      ++removed;
+      again = inserted_;
+    }
   }
   return removed;
 }

@@ -7,7 +7,10 @@
 // and shape inference apply. The real inputs are the node's.
 //
 // Every rewrite keeps the order valid without re-sorting: a node is replaced only by one
-// whose inputs come before it, and readers are only redirected to earlier values.
+// whose inputs come before it, and readers are only redirected to earlier values. A rewrite
+// that adds nodes (automatic mixed precision's Casts) anchors each to a node of the
+// fragment, to run right before or right after it (Insert); RunOrder lists the nodes with
+// the inserted ones in their places.
 #pragma once
 
 #include <cstdint>
@@ -37,6 +40,7 @@ struct RewriteStats {
     RewriteOptions o;
     o.constant_folding = o.common_subgraph_elimination = o.identity_removal = false;
     o.arithmetic_optimization = o.dependency_optimization = o.remapping = false;
+    o.auto_mixed_precision = false;
     return o;
   }
 };
@@ -72,6 +76,10 @@ class RewriteGraph {
     // What Rewritable checks that no rewrite changes, worked out once per node.
     bool eligible = false;    // stateless, no refs or resources, on the CPU, not control flow
     bool colocated = false;   // has a _class attr
+    // Inserted nodes: the fragment's node this one runs next to (-1: a node of the
+    // fragment itself). Fragment nodes list the nodes inserted before and after them.
+    int anchor = -1;
+    std::vector<int> run_before, run_after;
   };
 
   explicit RewriteGraph(const RewriteRequest& request);
@@ -122,6 +130,13 @@ class RewriteGraph {
   // Node i becomes `op` (made in the scratch graph, with outputs like the old op's), reading
   // `inputs` and waiting for `controls`; readers of the old op's outputs read the new one's.
   void Replace(int i, Operation* op, std::vector<Output> inputs, const std::vector<int>& controls);
+  // A new node running `op` (made in the scratch graph) over `inputs`, right before node
+  // `anchor` (a node of the fragment, not an inserted one) or, when `after`, right after
+  // it; its index. Its inputs must come before that place, its readers after it.
+  int Insert(Operation* op, std::vector<Output> inputs, int anchor, bool after);
+  // Every live node's index in the order the nodes run: the fragment's order with the
+  // inserted nodes next to their anchors.
+  std::vector<int> RunOrder() const;
   // Removes a node nobody reads or waits for.
   void Remove(int i);
   // Removes nodes that nobody reads or waits for, and are not fetched or stateful, repeatedly.
@@ -151,6 +166,7 @@ class RewriteGraph {
   std::unordered_map<std::string, bool> cpu_device_;  // device string -> on the CPU
   bool Eligible(const Node& n);
   bool changed_ = false;
+  bool inserted_ = false;  // some node was inserted (RemoveDead then repeats)
 };
 
 }  // namespace tgraph

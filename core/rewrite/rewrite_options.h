@@ -1,6 +1,8 @@
 // Which plan-time graph rewrites a session applies (SessionOptions::rewrites), after
 // TensorFlow's grappler RewriterConfig: each one switchable, names as TG_SetSessionRewrite
-// takes them. All are on by default; each leaves every fetched value unchanged.
+// takes them. All but automatic mixed precision are on by default and leave every fetched
+// value unchanged; automatic mixed precision (off by default, as in TensorFlow) changes the
+// rounding of what it converts to bfloat16, never a fetched or fed tensor's dtype.
 #pragma once
 
 #include <cstdint>
@@ -30,14 +32,21 @@ struct RewriteOptions {
   bool dependency_optimization = true;
   // MatMul / Conv2D + BiasAdd (+ Relu) become _FusedMatMul / _FusedConv2D ("remapping").
   bool remapping = true;
+  // MatMul / Conv2D and their gradients (and the elementwise ops between them that can
+  // follow) run in bfloat16 where the CPU has native bf16 kernels; float weights, float
+  // loss ("auto_mixed_precision"; RewriterConfig's auto_mixed_precision and
+  // auto_mixed_precision_onednn_bfloat16). Off by default, and not switched on by "all".
+  bool auto_mixed_precision = false;
   // Folded values larger than this stay computed at run time (TensorFlow's limit).
   int64_t max_constant_bytes = 10 << 20;
 
   bool any() const {
     return constant_folding || common_subgraph_elimination || identity_removal ||
-           arithmetic_optimization || dependency_optimization || remapping;
+           arithmetic_optimization || dependency_optimization || remapping ||
+           auto_mixed_precision;
   }
-  // Sets one rewrite by name, or every one with "all". INVALID_ARGUMENT naming the known
+  // Sets one rewrite by name, or with "all" every one that keeps values exactly (every one,
+  // auto_mixed_precision included, when switching off). INVALID_ARGUMENT naming the known
   // names for an unknown one.
   Status Set(std::string_view name, bool on);
   static const std::vector<std::string>& Names();

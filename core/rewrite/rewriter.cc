@@ -51,13 +51,15 @@ StatusOr<std::unique_ptr<RewrittenFragment>> RewriteFragment(const RewriteReques
        &counts.identity_removal, &RewriteOptions::identity_removal);
   pass(o.remapping, scan.remapping, scan.has_contractions, &FuseContractions, &counts.remapping,
        &RewriteOptions::remapping);
+  // Last: the fused ops convert as a whole (one bf16 _FusedMatMul, not three ops).
+  pass(o.auto_mixed_precision, scan.has_contractions, scan.has_contractions, &AutoMixedPrecision,
+       &counts.auto_mixed_precision, &RewriteOptions::auto_mixed_precision);
   if (!g.changed()) return std::unique_ptr<RewrittenFragment>();
 
   out->scratch = g.TakeScratch();
   out->kernels = std::make_unique<KernelCache>();
-  for (int i = 0; i < g.size(); ++i) {
+  for (int i : g.RunOrder()) {
     const RewriteGraph::Node& n = g.node(i);
-    if (n.removed) continue;
     out->ordered.push_back(n.op);
     out->inputs.push_back(n.inputs);
     std::vector<Operation*> controls;

@@ -35,7 +35,8 @@ struct RewrittenFragment {
   // How many of each rewrite's nodes went (for tests and logs).
   struct Counts {
     int constant_folding = 0, arithmetic_optimization = 0, common_subgraph_elimination = 0,
-        dependency_optimization = 0, identity_removal = 0, remapping = 0, dead = 0;
+        dependency_optimization = 0, identity_removal = 0, remapping = 0,
+        auto_mixed_precision = 0, dead = 0;
   } counts;
 };
 

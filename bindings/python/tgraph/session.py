@@ -92,11 +92,17 @@ _REWRITER_SWITCHES = {
     "dependency_optimization": ("dependency_optimization", "identity_removal"),
     "remapping": ("remapping",),
     "common_subgraph_elimination": ("common_subgraph_elimination",),
+    # Both of TF's mixed-precision switches name tgraph's one: bfloat16 on the CPU (off by
+    # default, as in TF; ON turns it on).
+    "auto_mixed_precision": ("auto_mixed_precision",),
+    "auto_mixed_precision_onednn_bfloat16": ("auto_mixed_precision",),
 }
 # Names in RewriterConfig.optimizers (TF's meta-optimizer names) -> the same.
 _OPTIMIZER_NAMES = {"constfold": "constant_folding", "arithmetic": "arithmetic_optimization",
                     "dependency": "dependency_optimization", "remap": "remapping",
-                    "common_subgraph_elimination": "common_subgraph_elimination"}
+                    "common_subgraph_elimination": "common_subgraph_elimination",
+                    "auto_mixed_precision": "auto_mixed_precision",
+                    "auto_mixed_precision_onednn_bfloat16": "auto_mixed_precision_onednn_bfloat16"}
 
 
 def _set_rewrite(opts: Any, name: str, on: bool) -> None:
@@ -108,7 +114,8 @@ def _set_rewrite(opts: Any, name: str, on: bool) -> None:
 def _apply_rewriter_config(opts: Any, config: Any) -> None:
     """config.graph_options.rewrite_options, as TensorFlow reads it: disable_meta_optimizer
     turns every rewrite off; a non-empty `optimizers` list runs only those; else each
-    switch set OFF turns its rewrites off and ON/AGGRESSIVE on (DEFAULT keeps them on)."""
+    switch set OFF turns its rewrites off and ON/AGGRESSIVE on (DEFAULT keeps the session's
+    default: on, but auto_mixed_precision off)."""
     graph_options = getattr(config, "graph_options", None)
     if graph_options is None or not graph_options.HasField("rewrite_options"):
         return
@@ -126,7 +133,7 @@ def _apply_rewriter_config(opts: Any, config: Any) -> None:
         return
     for field, rewrites in _REWRITER_SWITCHES.items():
         toggle = getattr(rc, field)
-        if toggle != 0:  # DEFAULT leaves the session's default (on)
+        if toggle != 0:  # DEFAULT leaves the session's default
             for rewrite in rewrites:
                 _set_rewrite(opts, rewrite, toggle != off)
 

@@ -1252,10 +1252,10 @@ TG_CAPI_EXPORT extern void TG_SetSessionDeterministic(TG_SessionOptions* options
 TG_CAPI_EXPORT extern void TG_SetSessionDefaultDevice(TG_SessionOptions* options,
                                                       const char* device);
 /* Switches one plan-time graph rewrite on (non-zero) or off, like TensorFlow's grappler
- * RewriterConfig; all are on by default. Rewrites apply to the plan of each run, never to
- * the graph, and leave every fetched value unchanged; they never touch ops that are fetched,
- * fed, targets, stateful, on a device other than the CPU, or in a fragment with control
- * flow. Names:
+ * RewriterConfig; all but "auto_mixed_precision" are on by default. Rewrites apply to the
+ * plan of each run, never to the graph, and (but for auto_mixed_precision's rounding) leave
+ * every fetched value unchanged; they never touch ops that are fetched, fed, targets,
+ * stateful, on a device other than the CPU, or in a fragment with control flow. Names:
  *   "constant_folding"            stateless ops with constant inputs computed once, at plan time
  *   "common_subgraph_elimination" of identical ops (type, inputs, attrs, device) one runs
  *   "identity_removal"            Identity ops bypassed, NoOps turned into direct control edges
@@ -1263,7 +1263,13 @@ TG_CAPI_EXPORT extern void TG_SetSessionDefaultDevice(TG_SessionOptions* options
  *   "dependency_optimization"     stateless work that only NoOps wait for is dropped
  *   "remapping"                   MatMul/Conv2D + BiasAdd (+ Relu) fused into _FusedMatMul /
  *                                 _FusedConv2D
- *   "all"                         every one of them.
+ *   "auto_mixed_precision"        off by default: MatMul / Conv2D (plain, fused, and their
+ *                                 gradients) and the BiasAdd / Relu ops between them run in
+ *                                 bfloat16 where the CPU has native bf16 kernels (oneDNN's,
+ *                                 AVX512_BF16 or AMX), with Casts so that weights, loss and
+ *                                 every other op stay float; elsewhere it changes nothing
+ *   "all"                         every one of them ("all" on leaves auto_mixed_precision as
+ *                                 it is; "all" off switches it off too).
  * TG_INVALID_ARGUMENT naming the known names for another name (or a NULL one). */
 TG_CAPI_EXPORT extern void TG_SetSessionRewrite(TG_SessionOptions* options, const char* name,
                                                 int on, TG_Status* status);

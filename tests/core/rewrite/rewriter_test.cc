@@ -586,6 +586,28 @@ TEST_F(RewriteTest, NothingIsCopiedWhereNoRewriteCanMatch) {
   EXPECT_FALSE(with_identity.ran.dependency_optimization);
 }
 
+// Automatic mixed precision converts only where a native bf16 kernel outranks the Eigen
+// ones (which widen bf16 to float: slower than float). With the CPU plugin alone there is
+// none, and the fragment comes back unchanged. (Its conversions, with the oneDNN plugin's
+// bf16 kernels, are tested in tests/plugins/onednn/amp_test.cc.)
+TEST_F(RewriteTest, MixedPrecisionNeedsNativeBf16Kernels) {
+  Output x = Placeholder(PartialShape({2, 3}), "x");
+  Output w = Const(Floats({3, 2}, {1, -2, 3, -4, 5, -6}), "w");
+  Output mm = Op("MatMul", {x, w}, {}, "mm")->output(0);
+  Output y = Op("Neg", {mm}, {}, "y")->output(0);
+  RewriteStats stats;
+  auto pruned = PruneAndOrder(g_, PruneRequest{{x}, {y}, {}});
+  ASSERT_TRUE(pruned.ok());
+  ordered_ = pruned->ordered;
+  RewriteRequest request{&g_, &ordered_, {x}, {y}, {}, "CPU", {}, &stats};
+  ASSERT_TRUE(request.options.Set("all", false).ok());
+  ASSERT_TRUE(request.options.Set("auto_mixed_precision", true).ok());
+  auto f = RewriteFragment(request);
+  ASSERT_TRUE(f.ok()) << f.status().ToString();
+  EXPECT_TRUE(stats.ran.auto_mixed_precision);  // it looked at the MatMul
+  EXPECT_EQ(f.value(), nullptr);                // and changed nothing
+}
+
 TEST_F(RewriteTest, OptionsByName) {
   RewriteOptions o;
   EXPECT_TRUE(o.any());
