@@ -1,4 +1,5 @@
 // The CPU plugin's one exported symbol: registers the CPU device and every kernel family.
+#include "bf16_kernels.h"
 #include "cpu_kernels.h"
 #include "model_op_kernels.h"
 #include "strings/string_kernels.h"
@@ -13,7 +14,7 @@ extern "C" TG_PLUGIN_EXPORT void TG_PluginInit(const TG_PluginInitArgs* args, TG
                        &RegisterArrayHelperKernels, &RegisterNnBackpropKernels,
                        &RegisterTrainingKernels, &RegisterCheckpointKernels,
                        &RegisterSummaryKernels, &RegisterModelOpKernels,
-                       &RegisterStringKernels}) {
+                       &RegisterStringKernels, &RegisterBf16Kernels}) {
     if (!init.ok()) return;
     family(init);
   }

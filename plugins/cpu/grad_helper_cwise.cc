@@ -196,7 +196,8 @@ struct ReciprocalF {
 
 void RegisterCwiseGradKernels(Init& init) {
   // Relu and Relu6 have integer kernels too (cwise_unary.cc), so their gradients do.
-  Reg<ReluGradF, float, double, int32_t, int64_t, half, bfloat16>(init, "ReluGrad");
+  // bfloat16: bf16_kernels.cc (on the raw bits, for mixed precision's backward pass).
+  Reg<ReluGradF, float, double, int32_t, int64_t, half>(init, "ReluGrad");
   Reg<Relu6GradF, float, double, int32_t, int64_t, half, bfloat16>(init, "Relu6Grad");
   Reg<EluGradF, float, double, half, bfloat16>(init, "EluGrad");
   Reg<SoftplusGradF, float, double, half, bfloat16>(init, "SoftplusGrad");
