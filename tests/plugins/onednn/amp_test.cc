@@ -1,0 +1,214 @@
+// Automatic mixed precision (core/rewrite/auto_mixed_precision.cc) with the oneDNN plugin's
+// native bf16 kernels: an MLP's training step (forward, softmax cross-entropy, gradients)
+// run with the rewrite off and on gives float results of the same shapes that agree within
+// bfloat16 rounding; with it on the contractions (forward _FusedMatMul and every gradient
+// MatMul) and the BiasAdd / Relu gradients between them run in bf16 behind Casts, while the
+// loss, the softmax and everything fetched stay float. Skipped on CPUs without AVX512_BF16
+// or AMX (no native bf16 kernel: the rewrite then changes nothing, tested in
+// tests/core/rewrite/rewriter_test.cc).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/autodiff/add_gradients.h"
+#include "core/exec/prune.h"
+#include "core/exec/session.h"
+#include "core/rewrite/rewriter.h"
+#include "onednn_test_util.h"
+
+namespace tgraph::onednn_test {
+namespace {
+
+bool HasNativeBf16() {
+  LoadPlugins();
+  return KernelOf("onednn", "MatMul", {{"T", AttrOfType(DT_BFLOAT16)}}) != nullptr;
+}
+
+class AmpTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!HasNativeBf16()) GTEST_SKIP() << "this CPU has neither AVX512_BF16 nor AMX";
+    Build();
+  }
+
+  Output Op(const std::string& type, std::vector<Output> inputs, AttrMap attrs = {},
+            int index = 0) {
+    NodeSpec spec;
+    spec.type = type;
+    for (const Output& o : inputs) spec.inputs.push_back({{o}, false});
+    spec.attrs = std::move(attrs);
+    auto op = g_.AddOperation(std::move(spec));
+    EXPECT_TRUE(op.ok()) << op.status().ToString();
+    return op.ok() ? (*op)->output(index) : Output{};
+  }
+  Output Const(const Tensor& t) {
+    return Op("Const", {}, {{"value", AttrOfTensor(t)}, {"dtype", AttrOfType(t.dtype())}});
+  }
+  Output Placeholder(std::vector<int64_t> dims, const std::string& name) {
+    NodeSpec spec;
+    spec.type = "Placeholder";
+    spec.name = name;
+    spec.attrs = {{"dtype", AttrOfType(DT_FLOAT)}, {"shape", AttrOfShape(PartialShape(dims))}};
+    return g_.AddOperation(std::move(spec)).value()->output(0);
+  }
+
+  // x [kBatch, 37] -> 29 (Relu) -> 5 logits; the mean softmax cross-entropy against y, its
+  // gradients with respect to both weights and biases, and a plain SGD step's new values.
+  // Odd sizes on purpose.
+  void Build() {
+    const AttrMap f = {{"T", AttrOfType(DT_FLOAT)}};
+    x_ = Placeholder({kBatch, 37}, "x");
+    y_ = Placeholder({kBatch, 5}, "y");
+    params_ = {Const(RandomFloats({37, 29}, 1)), Const(RandomFloats({29}, 2)),
+               Const(RandomFloats({29, 5}, 3)), Const(RandomFloats({5}, 4))};
+    hidden_ = Op("Relu", {Op("BiasAdd", {Op("MatMul", {x_, params_[0]}, f), params_[1]}, f)}, f);
+    const Output logits = Op("BiasAdd", {Op("MatMul", {hidden_, params_[2]}, f), params_[3]}, f);
+    const Output xent = Op("SoftmaxCrossEntropyWithLogits", {logits, y_}, f);
+    loss_ = Op("Mean", {xent, Const(Int32s({0}))},
+               {{"T", AttrOfType(DT_FLOAT)}, {"Tidx", AttrOfType(DT_INT32)}});
+    auto grads = AddGradients(g_, {loss_}, params_, {});
+    ASSERT_TRUE(grads.ok()) << grads.status().ToString();
+    // One SGD step's new values (param - grad): the gradients themselves are not fetched,
+    // so their ops may convert (a fetched op never changes).
+    fetches_ = {loss_};
+    for (size_t i = 0; i < params_.size(); ++i) {
+      fetches_.push_back(Op("Sub", {params_[i], (*grads)[i].values}, f));
+    }
+  }
+
+  std::vector<std::pair<Output, Tensor>> Feeds() const {
+    Tensor labels = Tensor::Allocate(DT_FLOAT, {kBatch, 5}).value();
+    for (int64_t i = 0; i < kBatch * 5; ++i) labels.flat<float>()[i] = (i % 5 == i / 5 % 5) ? 1.f : 0.f;
+    return {{x_, RandomFloats({kBatch, 37}, 9)}, {y_, labels}};
+  }
+
+  // Runs the fetches with automatic mixed precision on or off (the other rewrites on); the
+  // op types that ran.
+  std::multiset<std::string> Run(bool amp, std::vector<Tensor>* out) {
+    SessionOptions options;
+    options.rewrites.auto_mixed_precision = amp;
+    auto session = Session::Create(&g_, options);
+    EXPECT_TRUE(session.ok()) << session.status().ToString();
+    RunOptions run_options;
+    run_options.trace_level = 1;
+    RunMetadata metadata;
+    const Status s = (*session)->Run(run_options, Feeds(), fetches_, {}, out, &metadata);
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    std::multiset<std::string> types;
+    for (const NodeStepStats& st : metadata.step_stats) types.insert(st.op_type);
+    return types;
+  }
+
+  // The plan's rewritten fragment with the default rewrites and mixed precision.
+  std::unique_ptr<RewrittenFragment> Rewrite(const std::vector<Output>& fetches) {
+    auto pruned = PruneAndOrder(g_, PruneRequest{{x_, y_}, fetches, {}});
+    EXPECT_TRUE(pruned.ok()) << pruned.status().ToString();
+    ordered_ = pruned->ordered;
+    RewriteRequest request{&g_, &ordered_, {x_, y_}, fetches, {}, "CPU", {}};
+    request.options.auto_mixed_precision = true;
+    auto result = RewriteFragment(request);
+    EXPECT_TRUE(result.ok()) << result.status().ToString();
+    return result.ok() ? std::move(result).value() : nullptr;
+  }
+
+  static DataType TypeOf(const Operation& op) {
+    const tf::AttrValue* t = op.FindAttr("T");
+    return t == nullptr ? DT_INVALID : static_cast<DataType>(t->type());
+  }
+
+  static constexpr int64_t kBatch = 7;
+  Graph g_;
+  Output x_, y_, hidden_, loss_;
+  std::vector<Output> params_, fetches_;
+  std::vector<Operation*> ordered_;
+};
+
+TEST_F(AmpTest, TrainingStepAgreesWithFloatWithinBf16Rounding) {
+  std::vector<Tensor> fp32, amp;
+  const std::multiset<std::string> off_types = Run(false, &fp32);
+  const std::multiset<std::string> on_types = Run(true, &amp);
+  ASSERT_EQ(fp32.size(), amp.size());
+  EXPECT_EQ(off_types.count("Cast"), 0u);
+  EXPECT_GT(on_types.count("Cast"), 0u);
+  for (size_t i = 0; i < fp32.size(); ++i) {
+    ASSERT_EQ(amp[i].dtype(), DT_FLOAT) << "fetch " << i;
+    ASSERT_EQ(amp[i].dims(), fp32[i].dims()) << "fetch " << i;
+    double scale = 0;
+    for (int64_t e = 0; e < fp32[i].NumElements(); ++e) {
+      scale = std::max(scale, std::abs(static_cast<double>(fp32[i].flat<float>()[e])));
+    }
+    // Inputs and products rounded to 8 significant bits along two layers and back: a few
+    // bf16 ulps (2^-8) of the largest value.
+    for (int64_t e = 0; e < fp32[i].NumElements(); ++e) {
+      EXPECT_NEAR(amp[i].flat<float>()[e], fp32[i].flat<float>()[e], 3e-2 * scale + 1e-6)
+          << "fetch " << i << " element " << e;
+    }
+  }
+}
+
+TEST_F(AmpTest, ContractionsAndTheirGradientsRunInBf16) {
+  auto f = Rewrite(fetches_);
+  ASSERT_NE(f, nullptr);
+  std::map<std::string, int> bf16, fp32;
+  std::string listing;  // shown on failure
+  for (const Operation* op : f->ordered) {
+    if (TypeOf(*op) == DT_BFLOAT16) ++bf16[op->type()];
+    if (TypeOf(*op) == DT_FLOAT) ++fp32[op->type()];
+    listing += Str(op->name(), " (", op->type(), ", ", DataTypeName(TypeOf(*op)), ")\n");
+  }
+  SCOPED_TRACE(listing);
+  // Forward: two fused products (MatMul + BiasAdd (+ Relu)); backward: both products'
+  // gradients with respect to the weights, and the hidden layer's with respect to its input.
+  EXPECT_EQ(bf16["_FusedMatMul"], 2);
+  EXPECT_EQ(bf16["MatMul"], 3);
+  EXPECT_EQ(fp32["MatMul"] + fp32["_FusedMatMul"], 0);
+  // Between them: the Relu gradient and the hidden bias gradient follow their bf16 inputs.
+  EXPECT_EQ(bf16["ReluGrad"], 1);
+  EXPECT_EQ(bf16["BiasAddGrad"], 1);
+  // The loss side stays float.
+  EXPECT_EQ(fp32["SoftmaxCrossEntropyWithLogits"], 1);
+  EXPECT_EQ(bf16["SoftmaxCrossEntropyWithLogits"], 0);
+  EXPECT_EQ(f->counts.auto_mixed_precision, 2 + 3 + 2);
+  // Every fetched tensor is still made by an op of the user's graph, in float.
+  for (const Output& o : fetches_) {
+    EXPECT_EQ(std::count(f->ordered.begin(), f->ordered.end(), o.op), 1) << o.op->name();
+    EXPECT_EQ(o.dtype(), DT_FLOAT);
+  }
+}
+
+TEST_F(AmpTest, FetchedContractionsStayFloat) {
+  // Fetching the first layer's product and its Relu keeps that layer as it is (float, not
+  // fused); the second layer, whose output only the loss reads, still converts.
+  const Output product = hidden_.op->inputs()[0].op->inputs()[0];  // MatMul(x, W1)
+  auto f = Rewrite({product, hidden_, loss_});
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(std::count(f->ordered.begin(), f->ordered.end(), product.op), 1);
+  EXPECT_EQ(std::count(f->ordered.begin(), f->ordered.end(), hidden_.op), 1);
+  EXPECT_EQ(TypeOf(*product.op), DT_FLOAT);
+  int bf16_products = 0;
+  for (const Operation* op : f->ordered) {
+    bf16_products += op->type() == "_FusedMatMul" && TypeOf(*op) == DT_BFLOAT16;
+  }
+  EXPECT_EQ(bf16_products, 1);
+  EXPECT_EQ(f->counts.auto_mixed_precision, 1);
+  // Only the fetched layer's work: nothing to convert.
+  EXPECT_EQ(Rewrite({product, hidden_}), nullptr);
+}
+
+TEST_F(AmpTest, OffByDefaultAndNotSwitchedOnByAll) {
+  RewriteOptions o;
+  EXPECT_FALSE(o.auto_mixed_precision);
+  ASSERT_TRUE(o.Set("all", true).ok());
+  EXPECT_FALSE(o.auto_mixed_precision);
+  ASSERT_TRUE(o.Set("auto_mixed_precision", true).ok());
+  EXPECT_TRUE(o.auto_mixed_precision);
+  ASSERT_TRUE(o.Set("all", false).ok());
+  EXPECT_FALSE(o.auto_mixed_precision);
+}
+
+}  // namespace
+}  // namespace tgraph::onednn_test
