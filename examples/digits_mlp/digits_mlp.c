@@ -43,6 +43,7 @@ typedef struct Options {
   double min_accuracy;
   long seed;
   int quiet; /* prints the final figures only */
+  int amp;   /* automatic mixed precision (bfloat16 where the CPU has native kernels) */
 } Options;
 
 static void usage(void) {
@@ -58,7 +59,9 @@ static void usage(void) {
           "  --graph-out FILE    write the training graph there as a binary GraphDef\n"
           "  --save-dir DIR      save a checkpoint, its MetaGraph and an event file there,\n"
           "                      then restore from them and evaluate again\n"
-          "  --quiet             print only the final figures\n");
+          "  --quiet             print only the final figures\n"
+          "  --amp               automatic mixed precision: the products in bfloat16 where\n"
+          "                      the CPU has native bf16 kernels, weights and loss in float\n");
   exit(2);
 }
 
@@ -76,6 +79,7 @@ static Options parse_options(int argc, char** argv) {
   o.min_accuracy = 0.95;
   o.seed = 1;
   o.quiet = 0;
+  o.amp = 0;
   for (i = 1; i < argc; ++i) {
     const char* a = argv[i];
     const char* v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -101,6 +105,8 @@ static Options parse_options(int argc, char** argv) {
       o.save_dir = v, ++i;
     } else if (strcmp(a, "--quiet") == 0) {
       o.quiet = 1;
+    } else if (strcmp(a, "--amp") == 0) {
+      o.amp = 1;
     } else if (a[0] == '-') {
       usage();
     } else if (o.data_path == NULL) {
@@ -424,7 +430,16 @@ int main(int argc, char** argv) {
     printf("graph: %d operations, written to %s (%s bytes)\n", TG_GraphNumOperations(g),
            o.graph_out, ex_thousands((double)bytes, number, sizeof number));
   }
-  t.session = TG_NewSession(g, NULL, ex_status);
+  {
+    TG_SessionOptions* session_options = TG_NewSessionOptions();
+    if (session_options == NULL) ex_die("out of memory");
+    if (o.amp) {
+      TG_SetSessionRewrite(session_options, "auto_mixed_precision", 1, ex_status);
+      ex_check("TG_SetSessionRewrite");
+    }
+    t.session = TG_NewSession(g, session_options, ex_status);
+    TG_DeleteSessionOptions(session_options);
+  }
   ex_check("TG_NewSession");
   print_devices(t.session);
   {
@@ -459,6 +474,15 @@ int main(int argc, char** argv) {
     if (events != NULL) log_epoch(events, &t, &totals);
   }
   totals.wall_seconds = ex_seconds() - t0;
+  if (o.amp && trace != NULL) {
+    /* The Casts the rewrite put around what runs in bfloat16 (none: no native kernels). */
+    int casts = 0, n;
+    for (n = 0; n < TG_RunMetadataNumNodes(trace); ++n) {
+      casts += strcmp(TG_RunMetadataNodeOpType(trace, n), "Cast") == 0;
+    }
+    printf("mixed precision: %d Casts in a training step (%s)\n", casts,
+           casts > 0 ? "products in bfloat16" : "no native bfloat16 kernels: all float");
+  }
   if (!o.quiet && trace != NULL) {
     printf("\nstep stats of one training step (epoch %ld, step 1, trace level 1), the %d "
            "longest nodes:\n", o.epochs, kStepStatsTop);
