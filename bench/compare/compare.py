@@ -38,6 +38,7 @@ LABELS = {
     "matmul1024": "MatMul 1024 fp32 (variables, result fetched)",
     "matmul1024_bf16": "MatMul 1024 bf16",
     "mlp": "MLP 784-512-512-10 training step, Adam, batch 128 (TF's graph)",
+    "mlp_amp": "the same MLP step with automatic mixed precision (bf16) on both sides",
     "cnn": "CNN training step (2× conv5x5+ReLU+maxpool, dense), SGD, batch 64",
     "word2vec": "word2vec step: nce_loss, vocab 50k, dim 128, batch 128, 64 sampled, SGD",
     "lstm": "Keras LSTM layer forward, frozen (while loop over TensorLists): batch 32, "
@@ -86,7 +87,7 @@ def runner_args(w):
         args += ["--target", t]
     for t in w["init"]:
         args += ["--init", t]
-    return args
+    return args + w.get("args", [])
 
 
 def load_dump(line, directory):
@@ -251,7 +252,13 @@ def main():
 
     with open(os.path.join(a.graphs, "manifest.json")) as f:
         manifest = json.load(f)
-    workloads = [dict(w, dir=a.graphs) for w in manifest["workloads"]
+    # mlp_amp: the MLP's graph again, each runtime with its automatic mixed precision (TF's
+    # auto_mixed_precision_onednn_bfloat16, tgraph's auto_mixed_precision); bf16 products
+    # on both sides round differently, so the losses agree only to bf16 precision.
+    listed = list(manifest["workloads"])
+    listed += [dict(w, name="mlp_amp", args=["--amp", "1"], check=dict(w["check"], rtol=5e-2))
+               for w in manifest["workloads"] if w["name"] == "mlp"]
+    workloads = [dict(w, dir=a.graphs) for w in listed
                  if not a.only or w["name"] in a.only.split(",")]
     env = dict(os.environ, TGRAPH_PLUGIN_PATH=a.plugins, TF_CPP_MIN_LOG_LEVEL="2")
     runners = {"tensorflow": a.tf_runner, "tgraph": a.tgraph_runner}

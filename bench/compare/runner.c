@@ -7,6 +7,9 @@
  *
  * Usage: runner GRAPH.pb [options]
  *   --threads N              intra-op and inter-op threads of the session (default 2)
+ *   --amp 1                  automatic mixed precision (bfloat16): TF's RewriterConfig
+ *                            auto_mixed_precision_onednn_bfloat16 ON, tgraph's
+ *                            "auto_mixed_precision" rewrite
  *   --init OP                run OP once after creating the session (repeatable)
  *   --feed T:I=DTYPE:SHAPE:FILE  feed tensor T:I from FILE's raw bytes; DTYPE float, int32,
  *                            int64 or bfloat16; SHAPE "scalar" or dims joined by ',' (repeatable)
@@ -284,7 +287,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   const char* graph_file = argv[1];
-  int threads = 2, check = 0, serve = 0, profile = 0;
+  int threads = 2, check = 0, serve = 0, profile = 0, amp = 0;
   double warmup_s = 0.2, time_s = 1.0;
   const char* dump = NULL;
   const char* inits[kMaxList];
@@ -300,6 +303,7 @@ int main(int argc, char** argv) {
     if (i + 1 >= argc) Die("missing value after", a);
     const char* v = argv[++i];
     if (strcmp(a, "--threads") == 0) threads = atoi(v);
+    else if (strcmp(a, "--amp") == 0) amp = atoi(v);
     else if (strcmp(a, "--serve") == 0) serve = atoi(v);
     else if (strcmp(a, "--check") == 0) check = atoi(v);
     else if (strcmp(a, "--profile") == 0) profile = atoi(v);
@@ -348,13 +352,20 @@ int main(int argc, char** argv) {
 #ifdef RUNNER_TF
   /* ConfigProto: intra_op_parallelism_threads (field 2), inter_op_parallelism_threads
    * (field 5), both varints below 128. */
-  const unsigned char config[] = {0x10, (unsigned char)threads, 0x28, (unsigned char)threads};
+  /* With --amp, graph_options (field 10) { rewrite_options (field 10) {
+   * auto_mixed_precision_onednn_bfloat16 (field 31) = ON (1) } }. */
+  const unsigned char config[] = {0x10, (unsigned char)threads, 0x28, (unsigned char)threads,
+                                  0x52, 0x05, 0x52, 0x03, 0xF8, 0x01, 0x01};
   if (threads < 1 || threads > 127) Die("--threads out of range", NULL);
-  P(SetConfig)(options, config, sizeof config, s);
+  P(SetConfig)(options, config, amp ? sizeof config : 4, s);
   Check(s, "session config", NULL);
 #else
   P(SetSessionIntraOpThreads)(options, threads);
   P(SetSessionInterOpThreads)(options, threads);
+  if (amp) {
+    P(SetSessionRewrite)(options, "auto_mixed_precision", 1, s);
+    Check(s, "auto_mixed_precision", NULL);
+  }
 #endif
   Run r;
   memset(&r, 0, sizeof r);
