@@ -14,6 +14,9 @@
 //     saves two Casts and half the memory traffic; converting it alone would add Casts.
 //   everything else (softmax, cross-entropy, reductions, the optimizer): float.
 //
+// It runs before fusion (rewriter.cc), as TensorFlow's does: a bf16 MatMul, BiasAdd and Relu
+// then fuse into one bf16 _FusedMatMul.
+//
 // A converted op reads bf16 versions of its float inputs: the bf16 output of the converted
 // op it came from, or one shared Cast per float tensor (so a weight read by the forward and
 // the gradient MatMul is rounded once). Each of its float outputs gets a Cast back to float

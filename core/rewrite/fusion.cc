@@ -89,6 +89,9 @@ int FuseContractions(RewriteGraph& g) {
     NodeSpec spec;
     spec.type = conv ? "_FusedConv2D" : "_FusedMatMul";
     spec.name = g.node(last).op->name();
+    // An op an earlier rewrite made (mixed precision's bf16 Relu) holds that name in the
+    // scratch graph already.
+    if (g.scratch().FindOperation(spec.name) != nullptr) spec.name += "/fused";
     spec.device = contraction.device();
     spec.attrs = FusedAttrs(contraction, relu >= 0 ? g.node(relu).op : nullptr);
     const std::vector<Output> inputs = {g.node(i).inputs[0], g.node(i).inputs[1],

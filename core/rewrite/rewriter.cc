@@ -49,11 +49,13 @@ StatusOr<std::unique_ptr<RewrittenFragment>> RewriteFragment(const RewriteReques
        &counts.dependency_optimization, &RewriteOptions::dependency_optimization);
   pass(o.identity_removal, scan.identity_removal, scan.has_identities, &RemoveIdentities,
        &counts.identity_removal, &RewriteOptions::identity_removal);
-  pass(o.remapping, scan.remapping, scan.has_contractions, &FuseContractions, &counts.remapping,
-       &RewriteOptions::remapping);
-  // Last: the fused ops convert as a whole (one bf16 _FusedMatMul, not three ops).
+  // Mixed precision before fusion, as in TensorFlow: a bf16 MatMul + BiasAdd + Relu then
+  // fuses into a bf16 _FusedMatMul; a bf16 Conv2D's chain stays three bf16 ops (TF's
+  // _FusedConv2D has no bf16).
   pass(o.auto_mixed_precision, scan.has_contractions, scan.has_contractions, &AutoMixedPrecision,
        &counts.auto_mixed_precision, &RewriteOptions::auto_mixed_precision);
+  pass(o.remapping, scan.remapping, scan.has_contractions, &FuseContractions, &counts.remapping,
+       &RewriteOptions::remapping);
   if (!g.changed()) return std::unique_ptr<RewrittenFragment>();
 
   out->scratch = g.TakeScratch();

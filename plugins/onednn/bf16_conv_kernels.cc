@@ -1,7 +1,8 @@
 // Conv2D, Conv2DBackpropInput and Conv2DBackpropFilter in bfloat16 (NHWC) on oneDNN's
 // convolution primitives, registered only where the CPU computes bf16 natively (AVX512_BF16
 // or AMX: the same load-time probe as the bf16 MatMul); elsewhere no CPU kernel takes a
-// bf16 convolution and placement says so, as in TensorFlow.
+// bf16 convolution and placement says so, as in TensorFlow. (No bf16 _FusedConv2D: TF's op
+// does not allow bf16, so a bf16 Conv2D + BiasAdd + Relu stays three bf16 ops.)
 //
 // Products accumulate in float inside oneDNN; each result is rounded to bfloat16 once. The
 // filter gradient is accumulated in float in the primitive's own layout and rounded when

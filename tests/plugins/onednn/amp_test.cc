@@ -161,9 +161,11 @@ TEST_F(AmpTest, ContractionsAndTheirGradientsRunInBf16) {
     listing += Str(op->name(), " (", op->type(), ", ", DataTypeName(TypeOf(*op)), ")\n");
   }
   SCOPED_TRACE(listing);
-  // Forward: two fused products (MatMul + BiasAdd (+ Relu)); backward: both products'
-  // gradients with respect to the weights, and the hidden layer's with respect to its input.
+  // Forward: two products, converted with their BiasAdd (and Relu), then fused into bf16
+  // _FusedMatMuls; backward: both products' gradients with respect to the weights, and the
+  // hidden layer's with respect to its input.
   EXPECT_EQ(bf16["_FusedMatMul"], 2);
+  EXPECT_EQ(bf16["BiasAdd"] + bf16["Relu"] + fp32["BiasAdd"] + fp32["Relu"], 0);
   EXPECT_EQ(bf16["MatMul"], 3);
   EXPECT_EQ(fp32["MatMul"] + fp32["_FusedMatMul"], 0);
   // Between them: the Relu gradient and the hidden bias gradient follow their bf16 inputs.
@@ -172,7 +174,9 @@ TEST_F(AmpTest, ContractionsAndTheirGradientsRunInBf16) {
   // The loss side stays float.
   EXPECT_EQ(fp32["SoftmaxCrossEntropyWithLogits"], 1);
   EXPECT_EQ(bf16["SoftmaxCrossEntropyWithLogits"], 0);
-  EXPECT_EQ(f->counts.auto_mixed_precision, 2 + 3 + 2);
+  // 2 MatMuls, 2 BiasAdds, 1 Relu forward; 3 MatMuls, ReluGrad, BiasAddGrad backward.
+  EXPECT_EQ(f->counts.auto_mixed_precision, 5 + 5);
+  EXPECT_EQ(f->counts.remapping, 2);
   // Every fetched tensor is still made by an op of the user's graph, in float.
   for (const Output& o : fetches_) {
     EXPECT_EQ(std::count(f->ordered.begin(), f->ordered.end(), o.op), 1) << o.op->name();
@@ -194,7 +198,7 @@ TEST_F(AmpTest, FetchedContractionsStayFloat) {
     bf16_products += op->type() == "_FusedMatMul" && TypeOf(*op) == DT_BFLOAT16;
   }
   EXPECT_EQ(bf16_products, 1);
-  EXPECT_EQ(f->counts.auto_mixed_precision, 1);
+  EXPECT_EQ(f->counts.auto_mixed_precision, 2);  // the second layer's MatMul and BiasAdd
   // Only the fetched layer's work: nothing to convert.
   EXPECT_EQ(Rewrite({product, hidden_}), nullptr);
 }
