@@ -215,6 +215,13 @@ def test_rewriter_config_switches_the_plan_time_rewrites():
     value, types = _traced_types(y, feed, config(optimizers=["constfold"]))
     assert "AddV2" not in types and "Identity" in types and "Mul" in types
     np.testing.assert_array_equal(on_value, value)
+    # Mixed precision (off by default) is switched ON by either of TF's fields, 23 and 31;
+    # it rounds through bfloat16 only where a native bf16 kernel is loaded.
+    assert rc.DESCRIPTOR.fields_by_name["auto_mixed_precision"].number == 23
+    assert rc.DESCRIPTOR.fields_by_name["auto_mixed_precision_onednn_bfloat16"].number == 31
+    for field in ("auto_mixed_precision", "auto_mixed_precision_onednn_bfloat16"):
+        value, types = _traced_types(y, feed, config(**{field: rc.ON}))
+        np.testing.assert_allclose(on_value, value, rtol=2e-2, atol=1e-2)
     # A ConfigProto serialized by TensorFlow (the field numbers match) reads the same.
     parsed = tf.ConfigProto.FromString(config(disable_meta_optimizer=True).SerializeToString())
     assert parsed.graph_options.rewrite_options.disable_meta_optimizer

@@ -108,7 +108,9 @@ TEST(Bf16KernelTest, CastRoundsToNearestEvenAndKeepsSpecials) {
   EXPECT_EQ(back.outputs[0].dtype(), DT_FLOAT);
   const std::vector<double> round_trip = ToDoubles(back.outputs[0]);
   for (size_t i = 0; i < got.size(); ++i) {
-    if (!std::isnan(got[i])) EXPECT_EQ(round_trip[i], got[i]) << i;
+    if (!std::isnan(got[i])) {
+      EXPECT_EQ(round_trip[i], got[i]) << i;
+    }
   }
   // Truncation drops the low bits: 1 + 255/256 * 2^-7 becomes 1.
   auto cut = RunOp("Cast", {MakeTyped(DT_FLOAT, {2}, {1.0 + 255.0 / 256 / 128, nan})},
