@@ -180,6 +180,19 @@ class MatMulOp {
       }
       return;
     }
+    // bf16 with A transposed: oneDNN 2.6's AMX matmul takes A row-major only (a transposed
+    // one, a weight gradient's x^T, falls back to gemm:jit, 5-10x slower), so A is
+    // transposed into a temp first and read as a plain [M, K] matrix.
+    const T* pa = a.data<T>();
+    tgraph::plugin::TensorMut a_copy;
+    if (kTransposeBf16A && trans_a_) {
+      a_copy = ctx.AllocateTemp(TG_BFLOAT16, {m, k});
+      if (!ctx.ok()) return;
+      TransposeInto(pa, a_rows, a_cols, a_copy.mutable_data<T>());
+      pa = a_copy.mutable_data<T>();
+    }
+    const bool ta = trans_a_ && !kTransposeBf16A;
+    const int64_t ar = ta || !trans_a_ ? a_rows : m, ac = ta || !trans_a_ ? a_cols : k;
     const double work = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
     // Parts are row ranges of A and of the product (B read whole by each), or, for a
     // product of few rows, column ranges of B and of the product (A read whole by each).
@@ -194,13 +207,13 @@ class MatMulOp {
         auto make = [&](int64_t len) {
           const FusedEpilogue* epilogue = kFused ? &epilogue_ : nullptr;
           if (!by_columns) {
-            return MakeMatMul(Operand(0, len, a_rows, a_cols, trans_a_, kType),
+            return MakeMatMul(Operand(0, len, ar, ac, ta, kType),
                               Operand(0, k, b_rows, b_cols, trans_b_, kType),
                               Matrices(0, len, n, n, 1, 0, kType), epilogue,
                               Matrices(0, 1, n, n, 1, 0, kType));
           }
           // B's columns [c0, c0 + len): of a [K, N] buffer, or rows of a stored [N, K] one.
-          return MakeMatMul(Operand(0, m, a_rows, a_cols, trans_a_, kType),
+          return MakeMatMul(Operand(0, m, ar, ac, ta, kType),
                             trans_b_ ? Matrices(0, k, len, 1, b_cols, 0, kType)
                                      : Matrices(0, k, len, b_cols, 1, 0, kType),
                             Matrices(0, m, len, n, 1, 0, kType), epilogue,
@@ -216,7 +229,6 @@ class MatMulOp {
     }
     PartBuffers scratch(ctx, e->split.parts, e->ScratchBytes());
     if (!scratch.ok()) return;
-    const T* pa = a.data<T>();
     const T* pb = b.data<T>();
     RunParts(ctx, e->split.parts, "matmul", [&](int64_t i) {
       const int64_t start = e->split.begin(i);
@@ -226,13 +238,28 @@ class MatMulOp {
         return;
       }
       // Row `start` of op(A): row `start` of A, or column `start` of the stored [K, M] matrix.
-      RunMatMul(e->For(i), pa + (trans_a_ ? start : start * a_cols), pb, o + start * n,
+      RunMatMul(e->For(i), pa + (ta ? start : start * ac), pb, o + start * n,
                 scratch.at(i), bias);
     });
   }
 
  private:
   static constexpr memory::data_type kType = kDnnlType<T>;
+  static constexpr bool kTransposeBf16A = std::is_same_v<T, BFloat16>;
+
+  // dst[M, K] = the stored [K, M] matrix src transposed, in 32x32 tiles.
+  static void TransposeInto(const T* src, int64_t rows, int64_t cols, T* dst) {
+    constexpr int64_t kTile = 32;
+    for (int64_t r0 = 0; r0 < rows; r0 += kTile) {
+      for (int64_t c0 = 0; c0 < cols; c0 += kTile) {
+        const int64_t r1 = std::min(r0 + kTile, rows), c1 = std::min(c0 + kTile, cols);
+        for (int64_t c = c0; c < c1; ++c) {
+          for (int64_t r = r0; r < r1; ++r) dst[c * rows + r] = src[r * cols + c];
+        }
+      }
+    }
+  }
+
   bool trans_a_ = false;
   bool trans_b_ = false;
   FusedEpilogue epilogue_;  // kFused only
