@@ -56,6 +56,20 @@ struct Shape {
   Shape(const ConvAttrs& a, const ConvGeometry& geometry) : g(geometry) {
     pad_bottom = PadAfter(a, 1, g.in_h, g.k_h, g.d_h, g.s_h, g.out_h, g.pad_top);
     pad_right = PadAfter(a, 2, g.in_w, g.k_w, g.d_w, g.s_w, g.out_w, g.pad_left);
+    // A dim with one output position has no use for its stride; one larger than the input
+    // made oneDNN 2.6's bf16 filter gradient read past the input (a 1-pixel-wide image,
+    // stride 3, a 2-wide SAME filter: garbage for the tap in the padding). Stride 1 with
+    // the same window is the same convolution.
+    Unstride(g.out_h, g.in_h, g.k_h, g.d_h, g.pad_top, &g.s_h, &pad_bottom);
+    Unstride(g.out_w, g.in_w, g.k_w, g.d_w, g.pad_left, &g.s_w, &pad_right);
+  }
+  static void Unstride(int64_t out, int64_t in, int64_t k, int64_t d, int64_t before,
+                       int64_t* stride, int64_t* after) {
+    const int64_t needed = (k - 1) * d + 1 - in - before;  // padding after, at stride 1
+    if (out == 1 && *stride > 1 && needed >= 0) {
+      *stride = 1;
+      *after = needed;
+    }
   }
   memory::desc Input() const { return memory::desc({g.batch, g.depth, g.in_h, g.in_w}, kBf16, Tag::nhwc); }
   memory::desc Output() const {
@@ -264,6 +278,9 @@ class Conv2DBackpropFilterBf16 {
     void* grad = Temp(ctx, e->weights.get_size(), &grad_holder);
     PartBuffers scratch(ctx, 1, e->scratchpad.get_size());
     if (grad == nullptr || !scratch.ok()) return;
+    // Zeroed first: for taps no window reaches (all in the padding), some implementations
+    // leave their gradient unwritten (seen with a 1-pixel-wide input and a 2-wide filter).
+    std::memset(grad, 0, e->weights.get_size());
     if (!RunParts(ctx, 1, "bfloat16 convolution backward-weights", [&](int64_t) {
           RunHere(e->primitive, e->scratchpad, scratch.at(0),
                   {{DNNL_ARG_SRC, Wrap(s.Input(), input.data<uint16_t>())},
