@@ -8,8 +8,8 @@
 //     above the Eigen kernels (priority > 0) and not below the float kernel's: a native one
 //     (oneDNN's on CPUs with AVX512_BF16 or AMX). Elsewhere nothing converts, and the graph
 //     runs in float as without the option.
-//   infer: BiasAdd, BiasAddGrad, Relu, ReluGrad, Relu6, Relu6Grad — cheap elementwise work
-//     between contractions. One converts only when its main inputs (all but BiasAdd's bias)
+//   infer: BiasAdd, BiasAddGrad, Relu, ReluGrad, Relu6, Relu6Grad, MaxPool, MaxPoolGrad,
+//     Reshape — cheap work between contractions. One converts only when its main inputs (all but BiasAdd's bias)
 //     are already bf16 values of converted ops and a bf16 kernel exists: converting it
 //     saves two Casts and half the memory traffic; converting it alone would add Casts.
 //   everything else (softmax, cross-entropy, reductions, the optimizer): float.
@@ -39,8 +39,9 @@ namespace {
 constexpr std::string_view kAllow[] = {"MatMul",  "_FusedMatMul", "BatchMatMulV2",
                                        "Conv2D",  "_FusedConv2D", "Conv2DBackpropInput",
                                        "Conv2DBackpropFilter"};
-constexpr std::string_view kInfer[] = {"BiasAdd", "BiasAddGrad", "Relu",
-                                       "ReluGrad", "Relu6",      "Relu6Grad"};
+constexpr std::string_view kInfer[] = {"BiasAdd", "BiasAddGrad", "Relu",    "ReluGrad",
+                                       "Relu6",   "Relu6Grad",   "MaxPool", "MaxPoolGrad",
+                                       "Reshape"};
 
 template <size_t N>
 bool In(const std::string_view (&list)[N], const std::string& type) {

@@ -1,5 +1,6 @@
 // bfloat16 kernels for automatic mixed precision (core/rewrite/auto_mixed_precision.cc):
-// BiasAdd, BiasAddGrad, Softmax and LogSoftmax, which had float / double kernels only; and,
+// BiasAdd, BiasAddGrad, Softmax, LogSoftmax, MaxPool and MaxPoolGrad, which had float /
+// double kernels only; and,
 // at priority 1 above the generic kernels of cast_op.cc and grad_helper_cwise.cc (which
 // convert element by element through Eigen's bfloat16 class, several times slower), Cast
 // between float and bfloat16 and ReluGrad in bfloat16 — the Casts at the edges of every
@@ -15,10 +16,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "conv_pool_common.h"
 #include "cwise_ops_common.h"
 #include "nn_common.h"
 
@@ -313,6 +316,154 @@ class CastBf16 {
   bool truncate_ = false;
 };
 
+// MaxPool (NHWC): each window's maximum, padding ignored (conv_pool_common.h's windows and
+// attrs, as the float kernel of pooling_ops.cc). The maximum of bf16 values is one of them:
+// exact.
+class MaxPoolBf16 {
+ public:
+  static constexpr float kLowest = -3.38953139e38f;  // bf16's lowest finite value (0xff7f)
+
+  explicit MaxPoolBf16(Construction& c) { nn::GetPoolAttrs(c, /*allow_explicit=*/true, &attrs_); }
+
+  void Compute(Context& ctx) {
+    const auto input = ctx.input(0);
+    if (input.rank() != 4) {
+      return ctx.Fail(TG_INVALID_ARGUMENT, "input must be 4-D, got shape " + ShapeString(input.dims()));
+    }
+    const int64_t batch = input.dim(0), in_h = input.dim(1), in_w = input.dim(2), depth = input.dim(3);
+    nn::Window wh, ww;
+    std::string error;
+    if (!nn::ComputePoolWindows(attrs_, in_h, in_w, &wh, &ww, &error)) {
+      return ctx.Fail(TG_INVALID_ARGUMENT, error + ": input " + ShapeString(input.dims()) +
+                                               ", ksize " + ShapeString(attrs_.ksize));
+    }
+    const int64_t out_h = wh.out, out_w = ww.out;
+    auto out = ctx.AllocateOutput(0, {batch, out_h, out_w, depth});
+    const int64_t pixels = batch * out_h * out_w;
+    if (!ctx.ok() || pixels == 0 || depth == 0) return;
+    const int64_t k_h = attrs_.ksize[1], k_w = attrs_.ksize[2];
+    const int64_t s_h = attrs_.strides[1], s_w = attrs_.strides[2];
+    const BF16* in = input.data<BF16>();
+    BF16* o = out.mutable_data<BF16>();
+    ctx.ParallelFor(pixels, kCostPerElement * static_cast<double>(k_h * k_w * depth),
+                    [&](int64_t begin, int64_t end) {
+      std::vector<float> best(static_cast<size_t>(depth));
+      for (int64_t p = begin; p < end; ++p) {
+        const int64_t n = p / (out_h * out_w), oh = (p / out_w) % out_h, ow = p % out_w;
+        const int64_t h0 = std::max<int64_t>(oh * s_h - wh.pad_before, 0);
+        const int64_t h1 = std::min<int64_t>(oh * s_h - wh.pad_before + k_h, in_h);
+        const int64_t w0 = std::max<int64_t>(ow * s_w - ww.pad_before, 0);
+        const int64_t w1 = std::min<int64_t>(ow * s_w - ww.pad_before + k_w, in_w);
+        std::fill(best.begin(), best.end(), kLowest);  // windows in the padding only
+        for (int64_t h = h0; h < h1; ++h) {
+          for (int64_t w = w0; w < w1; ++w) {
+            const BF16* src = in + ((n * in_h + h) * in_w + w) * depth;
+            for (int64_t c = 0; c < depth; ++c) {
+              const float v = F(src[c]);
+              best[static_cast<size_t>(c)] = v > best[static_cast<size_t>(c)] ? v : best[static_cast<size_t>(c)];
+            }
+          }
+        }
+        for (int64_t c = 0; c < depth; ++c) o[p * depth + c] = ToBf16(best[static_cast<size_t>(c)]);
+      }
+    });
+  }
+
+ private:
+  nn::PoolAttrs attrs_;
+};
+
+// MaxPoolGrad (NHWC): each output gradient goes to the first maximum of its window (rows,
+// then columns; a later element wins only when strictly greater), as the float kernel of
+// nn_backprop_pool.cc. Overlapping windows' contributions are summed in float (one image per
+// work item: images own disjoint parts of the result) and rounded once.
+class MaxPoolGradBf16 {
+ public:
+  explicit MaxPoolGradBf16(Construction& c) { nn::GetPoolAttrs(c, /*allow_explicit=*/true, &attrs_); }
+
+  void Compute(Context& ctx) {
+    const auto x = ctx.input(0), y = ctx.input(1), dy = ctx.input(2);
+    const std::vector<int64_t> in_dims = x.dims();
+    if (in_dims.size() != 4) {
+      return ctx.Fail(TG_INVALID_ARGUMENT, "orig_input must be 4-D, got shape " + ShapeString(in_dims));
+    }
+    nn::Window wh, ww;
+    std::string error;
+    if (!nn::ComputePoolWindows(attrs_, in_dims[1], in_dims[2], &wh, &ww, &error)) {
+      return ctx.Fail(TG_INVALID_ARGUMENT, error + ": input " + ShapeString(in_dims) + ", ksize " +
+                                               ShapeString(attrs_.ksize));
+    }
+    const std::vector<int64_t> pooled = {in_dims[0], wh.out, ww.out, in_dims[3]};
+    for (const auto& [what, got] : {std::pair<const char*, std::vector<int64_t>>{"orig_output", y.dims()},
+                                    std::pair<const char*, std::vector<int64_t>>{"grad", dy.dims()}}) {
+      if (got != pooled) {
+        return ctx.Fail(TG_INVALID_ARGUMENT, std::string(what) + " must have the pooled shape " +
+                                                 ShapeString(pooled) + " of input " +
+                                                 ShapeString(in_dims) + ", got " + ShapeString(got));
+      }
+    }
+    auto out = ctx.AllocateOutput(0, in_dims);
+    const int64_t batch = in_dims[0], in_h = in_dims[1], in_w = in_dims[2], depth = in_dims[3];
+    const int64_t image = in_h * in_w * depth;
+    if (!ctx.ok() || batch * image == 0) return;
+    auto sums = ctx.AllocateTemp(TG_FLOAT, {batch * image});
+    if (!ctx.ok()) return;
+    float* acc = sums.mutable_data<float>();
+    const int64_t out_h = wh.out, out_w = ww.out;
+    const int64_t k_h = attrs_.ksize[1], k_w = attrs_.ksize[2];
+    const int64_t s_h = attrs_.strides[1], s_w = attrs_.strides[2];
+    const BF16* in = x.data<BF16>();
+    const BF16* g = dy.data<BF16>();
+    BF16* dx = out.mutable_data<BF16>();
+    ctx.ParallelFor(batch, kCostPerElement * 8.0 * static_cast<double>(image),
+                    [&](int64_t begin, int64_t end) {
+      std::vector<float> best_v(static_cast<size_t>(depth));
+      std::vector<int32_t> where_v(static_cast<size_t>(depth));  // an image is < 2^31 elements
+      float* best = best_v.data();
+      int32_t* where = where_v.data();
+      for (int64_t n = begin; n < end; ++n) {
+        float* a = acc + n * image;
+        std::fill(a, a + image, 0.f);
+        const BF16* img = in + n * image;
+        for (int64_t oh = 0; oh < out_h; ++oh) {
+          for (int64_t ow = 0; ow < out_w; ++ow) {
+            const int64_t h0 = std::max<int64_t>(oh * s_h - wh.pad_before, 0);
+            const int64_t h1 = std::min<int64_t>(oh * s_h - wh.pad_before + k_h, in_h);
+            const int64_t w0 = std::max<int64_t>(ow * s_w - ww.pad_before, 0);
+            const int64_t w1 = std::min<int64_t>(ow * s_w - ww.pad_before + k_w, in_w);
+            if (h0 >= h1 || w0 >= w1) continue;  // a window in the padding only
+            // The window's first element, then later ones where strictly greater: selects
+            // over 32-bit lanes, which the compiler vectorises along the channels.
+            const int32_t first = static_cast<int32_t>((h0 * in_w + w0) * depth);
+            for (int64_t c = 0; c < depth; ++c) {
+              best[c] = F(img[first + c]);
+              where[c] = first + static_cast<int32_t>(c);
+            }
+            for (int64_t h = h0; h < h1; ++h) {
+              for (int64_t w = (h == h0 ? w0 + 1 : w0); w < w1; ++w) {
+                const int32_t at = static_cast<int32_t>((h * in_w + w) * depth);
+                const BF16* src = img + at;
+                for (int64_t c = 0; c < depth; ++c) {
+                  const float v = F(src[c]);
+                  const bool greater = v > best[c];
+                  best[c] = greater ? v : best[c];
+                  where[c] = greater ? at + static_cast<int32_t>(c) : where[c];
+                }
+              }
+            }
+            const BF16* grad = g + ((n * out_h + oh) * out_w + ow) * depth;
+            for (int64_t c = 0; c < depth; ++c) a[where[c]] += F(grad[c]);
+          }
+        }
+        for (int64_t i = 0; i < image; ++i) dx[n * image + i] = ToBf16(a[i]);
+      }
+    });
+  }
+
+ private:
+  nn::PoolAttrs attrs_;
+};
+
 }  // namespace
 
 void RegisterBf16Kernels(tgraph::plugin::Init& init) {
@@ -321,6 +472,8 @@ void RegisterBf16Kernels(tgraph::plugin::Init& init) {
   init.Kernel<BiasAddGradBf16>(KernelBuilder("BiasAddGrad", "CPU").TypeConstraint("T", TG_BFLOAT16));
   init.Kernel<SoftmaxBf16<false>>(KernelBuilder("Softmax", "CPU").TypeConstraint("T", TG_BFLOAT16));
   init.Kernel<SoftmaxBf16<true>>(KernelBuilder("LogSoftmax", "CPU").TypeConstraint("T", TG_BFLOAT16));
+  init.Kernel<MaxPoolBf16>(KernelBuilder("MaxPool", "CPU").TypeConstraint("T", TG_BFLOAT16));
+  init.Kernel<MaxPoolGradBf16>(KernelBuilder("MaxPoolGrad", "CPU").TypeConstraint("T", TG_BFLOAT16));
   // Above the generic kernels (priority 0) of the same ops and dtypes.
   init.Kernel<ReluGradBf16>(
       KernelBuilder("ReluGrad", "CPU").TypeConstraint("T", TG_BFLOAT16).Priority(1));

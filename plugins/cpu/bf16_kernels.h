@@ -1,5 +1,6 @@
-// bfloat16 kernels of BiasAdd, BiasAddGrad, Softmax and LogSoftmax (bf16_kernels.cc), the
-// ops automatic mixed precision runs between contractions. Registered by cpu_plugin.cc.
+// bfloat16 kernels of BiasAdd, BiasAddGrad, Softmax, LogSoftmax, MaxPool, MaxPoolGrad,
+// ReluGrad and float<->bf16 Cast (bf16_kernels.cc), the ops automatic mixed precision runs
+// between contractions. Registered by cpu_plugin.cc.
 #pragma once
 
 #include "tgraph/plugin.hpp"

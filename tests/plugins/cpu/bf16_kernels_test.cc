@@ -1,5 +1,5 @@
 // The bfloat16 kernels of plugins/cpu/bf16_kernels.cc (BiasAdd, BiasAddGrad, Softmax,
-// LogSoftmax, ReluGrad) against the float kernels on the same (bf16-representable) values,
+// LogSoftmax, ReluGrad, MaxPool, MaxPoolGrad) against the float kernels on the same (bf16-representable) values,
 // within bfloat16 rounding: random shapes with odd sizes, batch 1, empty tensors, both data
 // formats, inline and on a pool; bad shapes fail as the float kernels do. Its Cast between
 // float and bfloat16 rounds to nearest even (or truncates) with NaN and infinities kept.
@@ -127,6 +127,61 @@ TEST(Bf16KernelTest, CastRoundsToNearestEvenAndKeepsSpecials) {
     const auto b = ToDoubles(big.outputs[0]);
     for (int64_t i = 0; i < n; ++i) ASSERT_EQ(b[static_cast<size_t>(i)], RoundTo(DT_BFLOAT16, v[static_cast<size_t>(i)])) << i;
   }
+}
+
+AttrMap Pool(int64_t k, int64_t stride, const char* padding) {
+  return {{"ksize", AttrOfIntList({1, k, k, 1})},
+          {"strides", AttrOfIntList({1, stride, stride, 1})},
+          {"padding", AttrOfString(padding)},
+          {"data_format", AttrOfString("NHWC")}};
+}
+
+TEST(Bf16KernelTest, MaxPoolAndItsGradientMatchFloat) {
+  uint32_t seed = 400;
+  struct Case {
+    Dims in;
+    int64_t k, stride;
+    const char* padding;
+  };
+  for (const Case& c : std::vector<Case>{{{1, 5, 5, 3}, 2, 2, "SAME"},
+                                         {{2, 7, 6, 17}, 3, 2, "VALID"},
+                                         {{3, 4, 4, 1}, 3, 1, "SAME"},  // overlapping windows
+                                         {{1, 28, 28, 32}, 2, 2, "SAME"},
+                                         {{0, 4, 4, 2}, 2, 2, "SAME"}}) {
+    const AttrMap attrs = Pool(c.k, c.stride, c.padding);
+    Compare("MaxPool", {c.in}, attrs, seed += 3, /*ulps=*/0, /*floor=*/0);
+    // The gradient: the float MaxPool's output as orig_output, a random grad; the same
+    // (bf16-representable) values both ways, so the same first maxima take the gradients.
+    const auto x = RandomValues(DT_BFLOAT16, Count(c.in), seed, -3, 3);
+    auto pooled = RunOp("MaxPool", {MakeTyped(DT_FLOAT, c.in, x)}, attrs);
+    ASSERT_TRUE(pooled.status.ok()) << pooled.status.ToString();
+    const Dims out = pooled.outputs[0].dims();
+    const auto y = ToDoubles(pooled.outputs[0]);
+    const auto dy = RandomValues(DT_BFLOAT16, Count(out), seed + 1, -3, 3);
+    for (ThreadPool* pool : Pools()) {
+      SCOPED_TRACE(PartialShape(c.in).ToString() + (pool ? " (pool)" : " (inline)"));
+      auto got = RunOpOnPool(pool, "MaxPoolGrad", {MakeTyped(DT_BFLOAT16, c.in, x),
+                                                   MakeTyped(DT_BFLOAT16, out, y),
+                                                   MakeTyped(DT_BFLOAT16, out, dy)}, attrs);
+      auto want = RunOpOnPool(pool, "MaxPoolGrad", {MakeTyped(DT_FLOAT, c.in, x),
+                                                    MakeTyped(DT_FLOAT, out, y),
+                                                    MakeTyped(DT_FLOAT, out, dy)}, attrs);
+      ASSERT_TRUE(got.status.ok()) << got.status.ToString();
+      ASSERT_TRUE(want.status.ok()) << want.status.ToString();
+      ASSERT_EQ(got.outputs[0].dtype(), DT_BFLOAT16);
+      const auto w = ToDoubles(want.outputs[0]);
+      std::vector<double> tol(w.size());
+      for (size_t i = 0; i < w.size(); ++i) tol[i] = std::abs(w[i]) / 256 + 1e-6;  // one rounding
+      ExpectClose(ToDoubles(got.outputs[0]), w, tol, "MaxPoolGrad");
+    }
+  }
+  // A grad of the wrong shape fails as in float.
+  const AttrMap attrs = Pool(2, 2, "VALID");
+  const Tensor x = MakeTyped(DT_BFLOAT16, {1, 4, 4, 1}, std::vector<double>(16, 1));
+  const Tensor y = MakeTyped(DT_BFLOAT16, {1, 2, 2, 1}, {1, 1, 1, 1});
+  ExpectStatus(RunOp("MaxPoolGrad", {x, y, MakeTyped(DT_BFLOAT16, {1, 3, 3, 1}, std::vector<double>(9, 1))},
+                     attrs, /*known_shapes=*/false).status,
+               Code::kInvalidArgument, {"grad must have the pooled shape", "[1,2,2,1]"});
 }
 
 TEST(Bf16KernelTest, BadShapesFailAsInFloat) {
