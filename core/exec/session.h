@@ -50,7 +50,8 @@ struct SessionOptions {
   std::function<void(const std::string&)> log_sink;
   // The graph rewrites applied when a request is planned (core/rewrite): constant folding,
   // common-subexpression elimination, Identity/NoOp removal, arithmetic simplification,
-  // dependency optimization, fusion. Fetched values are the same with or without.
+  // dependency optimization, fusion; and, off by default, automatic mixed precision. Fetched
+  // values are the same with or without, but for mixed precision's bf16 rounding.
   RewriteOptions rewrites;
   // Checks every kernel's outputs against its op's static output types and fully known
   // inferred shapes after each call: a kernel (a plugin's, say) that contradicts them fails

@@ -32,10 +32,9 @@ int RemoveIdentities(RewriteGraph& g);
 // fusion.cc: MatMul / Conv2D + BiasAdd (+ Relu) become one _FusedMatMul / _FusedConv2D.
 int FuseContractions(RewriteGraph& g);
 // auto_mixed_precision.cc (before fusion): MatMul / Conv2D (plain, fused, and their
-// gradients) run in
-// bfloat16 where the CPU has a native bf16 kernel, with the elementwise ops between them
-// that can follow; Casts at the edges give every other reader its float value. Returns how
-// many ops it converted.
+// gradients) run in bfloat16 where the CPU has a native bf16 kernel, with the ops between
+// them that can follow (BiasAdd, Relu, MaxPool, their gradients, Reshape); Casts at the
+// edges give every other reader its float value. Returns how many ops it converted.
 int AutoMixedPrecision(RewriteGraph& g);
 
 }  // namespace tgraph

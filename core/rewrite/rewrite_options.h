@@ -32,8 +32,8 @@ struct RewriteOptions {
   bool dependency_optimization = true;
   // MatMul / Conv2D + BiasAdd (+ Relu) become _FusedMatMul / _FusedConv2D ("remapping").
   bool remapping = true;
-  // MatMul / Conv2D and their gradients (and the elementwise ops between them that can
-  // follow) run in bfloat16 where the CPU has native bf16 kernels; float weights, float
+  // MatMul / Conv2D and their gradients (and the BiasAdd / Relu / MaxPool ops between them
+  // that can follow) run in bfloat16 where the CPU has native bf16 kernels; float weights, float
   // loss ("auto_mixed_precision"; RewriterConfig's auto_mixed_precision and
   // auto_mixed_precision_onednn_bfloat16). Off by default, and not switched on by "all".
   bool auto_mixed_precision = false;

@@ -1264,7 +1264,7 @@ TG_CAPI_EXPORT extern void TG_SetSessionDefaultDevice(TG_SessionOptions* options
  *   "remapping"                   MatMul/Conv2D + BiasAdd (+ Relu) fused into _FusedMatMul /
  *                                 _FusedConv2D
  *   "auto_mixed_precision"        off by default: MatMul / Conv2D (plain, fused, and their
- *                                 gradients) and the BiasAdd / Relu ops between them run in
+ *                                 gradients) and the BiasAdd / Relu / MaxPool ops between them run in
  *                                 bfloat16 where the CPU has native bf16 kernels (oneDNN's,
  *                                 AVX512_BF16 or AMX), with Casts so that weights, loss and
  *                                 every other op stay float; elsewhere it changes nothing
