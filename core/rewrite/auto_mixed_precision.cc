@@ -4,14 +4,15 @@
 // Ops fall in three lists, as in TensorFlow's pass:
 //   allow: MatMul, _FusedMatMul, BatchMatMulV2, Conv2D, _FusedConv2D, Conv2DBackpropInput,
 //     Conv2DBackpropFilter — the training graph's contractions and their gradients. One
-//     converts when its float dtype is float and the CPU has a bf16 kernel for it registered
+//     converts when its T is float and the CPU has a bf16 kernel for it registered
 //     above the Eigen kernels (priority > 0) and not below the float kernel's: a native one
 //     (oneDNN's on CPUs with AVX512_BF16 or AMX). Elsewhere nothing converts, and the graph
 //     runs in float as without the option.
 //   infer: BiasAdd, BiasAddGrad, Relu, ReluGrad, Relu6, Relu6Grad, MaxPool, MaxPoolGrad,
-//     Reshape — cheap work between contractions. One converts only when its main inputs (all but BiasAdd's bias)
-//     are already bf16 values of converted ops and a bf16 kernel exists: converting it
-//     saves two Casts and half the memory traffic; converting it alone would add Casts.
+//     Reshape — cheap work between contractions. One converts only when its main inputs
+//     (all float inputs but BiasAdd's bias) are already bf16 values of converted ops and a
+//     bf16 kernel exists: converting it saves two Casts and half the memory traffic;
+//     converting it alone would add Casts.
 //   everything else (softmax, cross-entropy, reductions, the optimizer): float.
 //
 // It runs before fusion (rewriter.cc), as TensorFlow's does: a bf16 MatMul, BiasAdd and Relu
