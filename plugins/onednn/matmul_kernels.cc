@@ -207,8 +207,11 @@ class MatMulOp {
     int parts =
         work < kMinSplitProduct ? 1 : PartsFor(ctx, work, std::max(m, n / kMinPartColumns));
     const bool by_columns = m < parts * kMinPartRows && n > m;
-    // Many rows: B packed once, and more parts than threads (kPackedPartRows).
-    const bool pack = parts > 1 && !by_columns && m >= kMinPackedRows;
+    // Many rows: B packed once, and more parts than threads (kPackedPartRows). fp32 only:
+    // bfloat16 products run on AMX about 5x faster, so the reorder, on one thread before
+    // the parts, is a 5x larger share of them; no gain was measured there (1024^3 on the
+    // loaded VM: within the noise of the unchanged code, 0.9-1.0x).
+    const bool pack = std::is_same_v<T, float> && parts > 1 && !by_columns && m >= kMinPackedRows;
     std::shared_ptr<const SplitMatMul> e;
     try {
       e = cache_.Get({m, k, n, parts, by_columns, pack}, [&] {
