@@ -88,6 +88,40 @@ def test_gather_nd_scatter_nd_tensor_scatter():
     check(build)
 
 
+def test_gather_nd_batch_dims():
+    """gather_nd with batch_dims (TF's batch_gather_nd composition): one and two batch
+    dimensions, index tuples of depth 1 and 2, int64 indices, a batch_dims tensor, and the
+    gradient; the static shapes agree with TF's."""
+    params = RNG.randn(2, 3, 4, 5).astype(np.float32)
+    idx1 = np.array([[[1], [0]], [[2], [2]]], np.int32)           # [2, 2, 1]: rows per batch
+    idx2 = np.array([[[0, 3], [2, 1], [1, 1]], [[1, 0], [0, 0], [2, 3]]], np.int64)
+    idx_b2 = np.array([[[3], [0]], [[1], [1]], [[2], [0]]], np.int32)  # [3, 2, 1]
+    shapes = []
+
+    def build(m):
+        p = m.constant(params)
+        outs = {"b1_d1": m.gather_nd(p, idx1, batch_dims=1),
+                "b1_d2": m.gather_nd(p, idx2, batch_dims=1),
+                "b1_tensor": m.gather_nd(p, idx1, batch_dims=m.constant(1)),
+                "b1_np": m.gather_nd(p, idx1, batch_dims=np.int64(1)),
+                "b1_slice": m.gather_nd(p[0], idx_b2[:, :1], batch_dims=1),
+                "b2_two": m.gather_nd(p, np.array([[[1], [2], [0]], [[3], [3], [1]]],
+                                                  np.int32), batch_dims=2)}
+        shapes.append({k: v.shape.as_list() for k, v in outs.items()})
+        return with_grads(m, outs, [p])
+    check(build)
+    assert shapes[0] == shapes[1]
+    for m in (tgraph, tf1):
+        with m.Graph().as_default():
+            p = m.constant(params)
+            with pytest.raises(ValueError, match="negative batch_dims"):
+                m.gather_nd(p, idx1, batch_dims=-1)
+            with pytest.raises(ValueError, match="rank"):
+                m.gather_nd(p, idx1, batch_dims=3)
+            with pytest.raises(TypeError, match="batch_dims"):
+                m.gather_nd(p, idx1, batch_dims=m.placeholder(m.int32, []))
+
+
 def test_boolean_mask_where_v2_sequence_mask_meshgrid():
     mask = np.array([[True, False, True, False], [False, False, True, True],
                      [True, True, False, False]])
@@ -278,6 +312,99 @@ def test_image_resize():
     check(build)
 
 
+def test_image_resize_bicubic_and_area():
+    """ResizeBicubic (legacy, align_corners and half-pixel centres, up and down, with TF's
+    gradient) and ResizeArea (no gradient in TF), by name and through resize_images' methods,
+    on float and uint8 images; resize_images keeps an image of the same size and scales by
+    one factor with preserve_aspect_ratio."""
+    img_u8 = (RNG.rand(2, 6, 5, 2) * 255).astype(np.uint8)
+    shapes = []
+
+    def build(m):
+        img = m.constant(IMG)
+        fetches = {}
+        fetches.update(with_grads(m, {
+            "bic": m.image.resize_bicubic(img, [9, 7]),
+            "bic_down": m.image.resize_bicubic(img, [3, 2]),
+            "bic_ac": m.image.resize_bicubic(img, [8, 3], align_corners=True),
+            "bic_hp": m.image.resize_bicubic(img, [7, 11], half_pixel_centers=True),
+            "bic_hp_down": m.image.resize_bicubic(img, [2, 4], half_pixel_centers=True)},
+            [img]))
+        fetches["bic_u8"] = m.image.resize_bicubic(m.constant(img_u8), [8, 9])
+        fetches["area"] = m.image.resize_area(img, [3, 4])
+        fetches["area_up"] = m.image.resize_area(img, [7, 11])
+        fetches["area_ac"] = m.image.resize_area(img, [4, 3], align_corners=True)
+        fetches["area_u8"] = m.image.resize_area(m.constant(img_u8), [4, 3])
+        ri = {"ri_bic": m.image.resize_images(img, [7, 4], method=m.image.ResizeMethod.BICUBIC),
+              "ri_area": m.image.resize_images(img[1], [2, 3], method=m.image.ResizeMethod.AREA),
+              "ri_same": m.image.resize_images(img, [5, 5], method=m.image.ResizeMethod.BICUBIC),
+              "ri_aspect": m.image.resize_images(img, [10, 4], preserve_aspect_ratio=True),
+              "ri_name": m.image.resize_images(img, [4, 4], method="bicubic"),
+              "resize": m.image.resize(img, [6, 3], method=m.image.ResizeMethod.AREA)}
+        shapes.append({k: (v.shape.as_list(), v.op.type) for k, v in ri.items()})
+        fetches.update(ri)
+        # A size known only when run: the factor is computed in the graph.
+        fetches["ri_aspect_run"] = m.image.resize_images(
+            m.placeholder_with_default(IMG, [None, None, None, 3]), [10, 4],
+            preserve_aspect_ratio=True)
+        return fetches
+    check(build)
+    assert shapes[0] == shapes[1]
+    for m in (tgraph, tf1):
+        with m.Graph().as_default():
+            img = m.constant(IMG)
+            with pytest.raises(LookupError, match="ResizeArea"):
+                m.gradients(m.reduce_sum(m.image.resize_area(img, [3, 3])), img)
+            with pytest.raises(ValueError, match="not implemented"):
+                m.image.resize_images(img, [3, 3], method=7)
+            with pytest.raises(ValueError, match="3 or 4 dimensions"):
+                m.image.resize_images(img[0, 0], [3, 3])
+            # A size known only when run must be positive: the kernel says so, naming it.
+            size = m.placeholder(m.int32, [2])
+            out = m.image.resize_bicubic(img, size, name="bicubic_node")
+            with m.Session() as sess:
+                with pytest.raises(m.errors.InvalidArgumentError) as info:
+                    sess.run(out, {size: [0, 3]})
+            if m is tgraph:
+                assert "bicubic_node" in str(info.value)
+
+
+def test_tensordot_with_tensor_axes():
+    """Axes given as a tensor (a [2, k] constant, or fed) contract what the same list does;
+    a constant one gives TF's static shape, a fed one none; an int axes with a's rank
+    unknown uses Rank."""
+    c342 = RNG.randn(3, 4, 2).astype(np.float32)
+
+    def build(m):
+        x, a, b = m.constant(T3), m.constant(A), m.constant(B)
+        axes_in = m.placeholder_with_default(np.array([[1, 2], [0, 1]], np.int32), [2, 2])
+        fetches = with_grads(m, {"t_ab": m.tensordot(a, b, m.constant([[1], [0]]))}, [a, b])
+        fetches.update(with_grads(m, {
+            "t_neg": m.tensordot(x, a, m.constant(np.array([[-2], [0]], np.int32))),
+            "t_fed": m.tensordot(x, m.constant(c342), axes_in),
+            "t_np": m.tensordot(x, a, np.array([[1], [0]]))}, [x]))
+        return fetches
+    check(build)
+    shapes = []
+    for m in (tgraph, tf1):
+        with m.Graph().as_default():
+            t = m.tensordot(m.constant(A), m.constant(B), m.constant([[1], [0]]))
+            fed = m.placeholder_with_default(np.array([[1], [0]], np.int32), [2, 1])
+            f = m.tensordot(m.constant(A), m.constant(B), fed)
+            u = m.tensordot(m.placeholder(m.float32), m.constant(B), 1)
+            shapes.append((t.shape.as_list(), f.shape.ndims, u.shape.ndims))
+    assert shapes[0] == shapes[1]
+    # An unknown rank with an int axes: Rank-based axes give the same product.
+    vals = []
+    for m in (tgraph, tf1):
+        with m.Graph().as_default():
+            p = m.placeholder(m.float32)
+            out = m.tensordot(p, m.constant(B), 1)
+            with m.Session() as sess:
+                vals.append(sess.run(out, {p: A}))
+    assert_close(vals[0], vals[1])
+
+
 def test_shapes_known_only_when_run():
     """Placeholders of unknown batch size: the composed functions take their sizes from the
     graph (Shape ops) and keep the static shape TF gives them."""
@@ -357,7 +484,8 @@ def test_exported_where_tf_has_them():
               "selu", "sigmoid_cross_entropy_with_logits", "depthwise_conv2d",
               "conv2d_transpose"]:
         assert hasattr(tf1.nn, n) and hasattr(tgraph.nn, n), n
-    for n in ["resize_bilinear", "resize_nearest_neighbor", "resize_images"]:
+    for n in ["resize_bilinear", "resize_nearest_neighbor", "resize_bicubic", "resize_area",
+              "resize_images", "resize", "ResizeMethod"]:
         assert hasattr(tf1.image, n) and hasattr(tgraph.image, n), n
 
 
