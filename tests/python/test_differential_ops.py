@@ -474,7 +474,8 @@ def test_exported_where_tf_has_them():
              "clip_by_value", "clip_by_norm", "clip_by_global_norm", "global_norm", "einsum",
              "sequence_mask", "meshgrid", "linspace", "lin_space", "tensordot", "norm", "sort",
              "argsort", "tensor_scatter_nd_update", "erf", "round", "reduce_all", "reduce_any",
-             "squared_difference", "stop_gradient", "where_v2", "log1p", "expm1"]
+             "squared_difference", "stop_gradient", "where_v2", "log1p", "expm1", "Print",
+             "glorot_normal_initializer", "variance_scaling_initializer"]
     for n in names:
         assert hasattr(tf1, n) and hasattr(tgraph, n), n
     for n in ["top_k", "reduce_sum", "reduce_mean", "reduce_all", "erf", "l2_normalize",
@@ -482,7 +483,8 @@ def test_exported_where_tf_has_them():
         assert hasattr(tf1.math, n) and hasattr(tgraph.math, n), n
     for n in ["top_k", "l2_normalize", "moments", "batch_normalization", "leaky_relu", "elu",
               "selu", "sigmoid_cross_entropy_with_logits", "depthwise_conv2d",
-              "conv2d_transpose"]:
+              "conv2d_transpose", "weighted_cross_entropy_with_logits", "xw_plus_b",
+              "zero_fraction"]:
         assert hasattr(tf1.nn, n) and hasattr(tgraph.nn, n), n
     for n in ["resize_bilinear", "resize_nearest_neighbor", "resize_bicubic", "resize_area",
               "resize_images", "resize", "ResizeMethod"]:
@@ -506,3 +508,79 @@ def test_reverse_sequence():
             with pytest.raises((ValueError, m.errors.InvalidArgumentError)):
                 with m.Session() as sess:
                     sess.run(m.reverse_sequence(m.constant(x_np), [6, 1, 1], seq_axis=1))
+
+
+def test_nn_weighted_cross_entropy_xw_plus_b_zero_fraction():
+    labels = (RNG.rand(3, 4) > 0.5).astype(np.float32)
+
+    def build(m):
+        a, b = m.constant(A), m.constant(B)
+        bias = m.constant(np.arange(5, dtype=np.float32))
+        fetches = with_grads(m, {
+            "wce": m.nn.weighted_cross_entropy_with_logits(labels=labels, logits=a,
+                                                          pos_weight=2.5),
+            "wce_targets": m.nn.weighted_cross_entropy_with_logits(targets=labels, logits=a,
+                                                                  pos_weight=0.5),
+            "xwb": m.nn.xw_plus_b(a, b, bias)}, [a])
+        fetches["zf"] = m.nn.zero_fraction(m.nn.relu(a))
+        fetches["zf_int"] = m.nn.zero_fraction(m.constant([0, 1, 0, 3]))
+        return fetches
+    check(build)
+
+
+def test_variance_scaling_initializers():
+    """glorot_normal / variance_scaling initializers build TF's ops (the same node names
+    under the variable's Initializer scope) with TF's parameters: checked through the
+    spread of many values; bad arguments are TF's ValueErrors."""
+    shape = [40, 30, 3]  # receptive field 40: fan_in 30 * 40, fan_out 3 * 40
+    fans = {"fan_in": 30 * 40, "fan_out": 3 * 40, "fan_avg": (30 * 40 + 3 * 40) / 2}
+    types, stds = [], []
+    for m in (tgraph, tf1):
+        with m.Graph().as_default():
+            inits = {"gn": (m.glorot_normal_initializer(seed=1), 1 / fans["fan_avg"]),
+                     "tn": (m.variance_scaling_initializer(2.0, "fan_in", seed=2),
+                            2 / fans["fan_in"]),
+                     "un": (m.variance_scaling_initializer(
+                         0.5, "fan_out", "untruncated_normal", seed=3), 0.5 / fans["fan_out"]),
+                     "u": (m.variance_scaling_initializer(1.0, "fan_avg", "uniform", seed=4),
+                           1 / fans["fan_avg"])}
+            vs = {k: m.get_variable(k, shape, initializer=i) for k, (i, _) in inits.items()}
+            g = m.get_default_graph()
+            # (TF 1.x's Add where TF 2.21 writes AddV2: names compared, not types)
+            types.append(sorted(op.name for op in g.get_operations()
+                                if "/Initializer/" in op.name))
+            with m.Session() as sess:
+                sess.run(m.global_variables_initializer())
+                got = sess.run(vs)
+            stds.append({k: (float(np.std(got[k])), np.sqrt(inits[k][1])) for k in got})
+    assert types[0] == types[1]
+    for k, (std, want) in stds[0].items():
+        assert abs(std - want) < 0.1 * want, (k, std, want)
+        assert abs(std - stds[1][k][0]) < 0.1 * want, (k, std, stds[1][k])
+    with tgraph.Graph().as_default():  # a scope default would need each variable's shape
+        with pytest.raises(NotImplementedError, match="get_variable"):
+            with tgraph.variable_scope("s", initializer=tgraph.glorot_normal_initializer()):
+                pass
+    for m in (tgraph, tf1):
+        with pytest.raises(ValueError):
+            m.variance_scaling_initializer(0.0)
+        with pytest.raises(ValueError):
+            m.variance_scaling_initializer(mode="fan_sideways")
+        with pytest.raises(ValueError):
+            m.variance_scaling_initializer(distribution="cauchy")
+
+
+def test_print_and_global_step():
+    for m in (tgraph, tf1):
+        with m.Graph().as_default():
+            x = m.constant(A)
+            y = m.Print(x, [x, m.reduce_sum(x)], message="x: ", first_n=2, summarize=4)
+            step = m.train.get_or_create_global_step()
+            inc = m.assign_add(step, 3)
+            assert y.op.type == "Print" and y.shape.as_list() == [3, 4]
+            with m.Session() as sess:
+                sess.run(m.global_variables_initializer())
+                assert_close(sess.run(y), A)
+                sess.run(inc)
+                assert m.train.global_step(sess, step) == 3
+                assert m.train.global_step(sess, step.name) == 3

@@ -303,6 +303,11 @@ def variable_scope(name_or_scope: Any, default_name: Optional[str] = None, value
                   else _REUSE_INHERIT)
     init_struct = None
     if initializer is not None:
+        from tgraph.initializers import VarianceScaling
+        if isinstance(initializer, VarianceScaling):
+            raise NotImplementedError(
+                "variable_scope(initializer=variance_scaling / glorot_normal): its parameters "
+                "depend on each variable's shape; pass it to get_variable instead")
         init_struct = initializer._struct()
         opts.initializer = ctypes.pointer(init_struct)
     if dtype is not None:
@@ -339,7 +344,7 @@ def get_variable(name: str, shape: Any = None, dtype: Any = None, initializer: A
     if isinstance(initializer, type) and issubclass(initializer, Initializer):
         initializer = initializer()
     if isinstance(initializer, Initializer):
-        s = initializer._struct()
+        s = initializer._struct(dims_list)
         h = _lib.TG_GraphGetVariableWithInit(g._handle, _c.cstr(name), dt, dims, nd,
                                              ctypes.byref(s), ctypes.byref(opts), st)
     elif initializer is None:
