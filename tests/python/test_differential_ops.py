@@ -557,10 +557,29 @@ def test_variance_scaling_initializers():
     for k, (std, want) in stds[0].items():
         assert abs(std - want) < 0.1 * want, (k, std, want)
         assert abs(std - stds[1][k][0]) < 0.1 * want, (k, std, stds[1][k])
-    with tgraph.Graph().as_default():  # a scope default would need each variable's shape
-        with pytest.raises(NotImplementedError, match="get_variable"):
-            with tgraph.variable_scope("s", initializer=tgraph.glorot_normal_initializer()):
-                pass
+    # As a variable scope's default (inherited by an inner scope, overridden by a C-side one
+    # and by get_variable's own), and a plain callable as one.
+    names, values = [], []
+    for m in (tgraph, tf1):
+        with m.Graph().as_default():
+            with m.variable_scope("s", initializer=m.glorot_normal_initializer(seed=5)):
+                with m.variable_scope("inner"):
+                    a = m.get_variable("a", [200, 100])
+                    with m.variable_scope("c", initializer=m.zeros_initializer()):
+                        z = m.get_variable("z", [3])
+                    o = m.get_variable("o", [2], initializer=m.ones_initializer())
+            with m.variable_scope("f", initializer=lambda shape, dtype=None,
+                                  partition_info=None: m.fill(shape, 7.0)):
+                f = m.get_variable("f", [2, 2])
+            names.append(sorted(op.name for op in m.get_default_graph().get_operations()))
+            with m.Session() as sess:
+                sess.run(m.global_variables_initializer())
+                values.append(sess.run([a, z, o, f]))
+    assert names[0] == names[1]
+    for got in values:
+        assert abs(np.std(got[0]) - np.sqrt(1 / 150)) < 0.1 * np.sqrt(1 / 150)
+        assert_close(got[1:], [np.zeros(3, np.float32), np.ones(2, np.float32),
+                               np.full((2, 2), 7.0, np.float32)])
     for m in (tgraph, tf1):
         with pytest.raises(ValueError):
             m.variance_scaling_initializer(0.0)

@@ -136,8 +136,8 @@ class VarianceScaling(Initializer):
     scale / n, n the variable's fan_in, fan_out or their mean (mode) as TF computes them from
     its shape; distribution "truncated_normal" (or "normal"; stddev divided by 0.8796..., the
     truncation's), "untruncated_normal" or "uniform" (limit sqrt(3 * scale / n)). Built as
-    TF's truncated_normal / random_normal / random_uniform, so the shape must be known: in
-    get_variable, or when called; not as a variable_scope's default initializer."""
+    TF's truncated_normal / random_normal / random_uniform when the shape is known: in
+    get_variable (given there or as a variable_scope's default), or when called."""
 
     def __init__(self, scale: float = 1.0, mode: str = "fan_in",
                  distribution: str = "truncated_normal", seed: Optional[int] = None,
