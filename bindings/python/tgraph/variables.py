@@ -363,6 +363,11 @@ def get_variable(name: str, shape: Any = None, dtype: Any = None, initializer: A
         initializer = _scope_initializer(g)
     if isinstance(initializer, type) and issubclass(initializer, Initializer):
         initializer = initializer()
+    from tgraph.initializers import VarianceScaling
+    if isinstance(initializer, VarianceScaling) and (dims_list is None or None in dims_list):
+        # Nothing to scale by: fine when the variable is reused (its initializer is not
+        # used); creating it fails for want of a shape, as without an initializer.
+        initializer = None
     if isinstance(initializer, Initializer):
         s = initializer._struct(dims_list)
         h = _lib.TG_GraphGetVariableWithInit(g._handle, _c.cstr(name), dt, dims, nd,
