@@ -23,7 +23,7 @@ const std::set<std::string>& HelpersWithoutGradient() {
       // convolution and pooling backprops
       "MaxPoolGrad", "AvgPoolGrad",
       "DepthwiseConv2dNativeBackpropInput", "DepthwiseConv2dNativeBackpropFilter",
-      "MirrorPadGrad", "ResizeBilinearGrad", "ResizeNearestNeighborGrad",
+      "MirrorPadGrad", "ResizeBilinearGrad", "ResizeNearestNeighborGrad", "ResizeBicubicGrad",
       // index and shape helpers
       "UnsortedSegmentSum", "DynamicStitch", "StridedSliceGrad", "Cumsum", "Cumprod", "Unique",
       // optimizer updates (they write variables; nothing differentiates through them)
@@ -37,6 +37,8 @@ const std::set<std::string>& HelpersWithoutGradient() {
       "Enter", "RefEnter", "Exit", "RefExit", "NextIteration", "RefNextIteration", "LoopCond",
       // TensorList ops without a gradient yet (SetItem, GetItem, Stack and FromTensor have one)
       "TensorListGather", "TensorListPushBack", "TensorListPopBack",
+      // no gradient in TensorFlow either: differentiating through it fails there and here
+      "ResizeArea",
       // function calls: no gradient of a function body yet (AddGradients says so)
       "PartitionedCall", "StatefulPartitionedCall", "If", "StatelessIf", "Case",
       "StatelessCase", "While", "StatelessWhile"};
