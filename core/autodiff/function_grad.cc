@@ -217,6 +217,34 @@ Status IfGrad(GradientContext& ctx) {
   return ctx.status();
 }
 
+// Case, StatelessCase: a Case(branch_index, x..., dy...) of the branches' gradients (an
+// index out of range picks the last branch, in both).
+Status CaseGrad(GradientContext& ctx) {
+  const tf::AttrValue* branches = ctx.FindAttr("branches");
+  if (branches == nullptr || branches->list().func_size() == 0) {
+    return InvalidArgument("attr 'branches' lists no function");
+  }
+  FunctionLibrary& library = ctx.graph().functions();
+  std::vector<Output> inputs;
+  for (int i = 1; i < ctx.num_inputs(); ++i) inputs.push_back(ctx.input(i));
+  const std::vector<Output> dys = OutputGradients(ctx);
+  const std::vector<DataType> x_types = TypesOf(inputs), dy_types = TypesOf(dys);
+  tf::AttrValue grad_branches;
+  for (const tf::NameAttrList& f : branches->list().func()) {
+    TG_RETURN_IF_ERROR(SymbolicGradientBody(library, f.name(), AttrsOf(f)).status());
+    TG_ASSIGN_OR_RETURN(std::string grad, BranchGradientFunction(library, f, x_types, dy_types));
+    grad_branches.mutable_list()->add_func()->set_name(grad);
+  }
+  std::vector<Output> all = inputs;
+  all.insert(all.end(), dys.begin(), dys.end());
+  std::vector<Output> grads = ctx.OpOutputs(
+      ctx.op()->type(), {ctx.input(0), GradInput::List(all)},
+      {{"Tin", AttrOfTypeList(TypesOf(all))}, {"Tout", AttrOfTypeList(x_types)}, {"branches", grad_branches}});
+  if (!ctx.ok()) return ctx.status();
+  SetFloatInputGrads(ctx, grads, 1);
+  return ctx.status();
+}
+
 // TensorFlow's truth of a loop condition as the bool scalar LoopCond needs.
 Output AsBool(GraphBuilder& b, Output pred) {
   if (BaseType(pred.dtype()) == DT_BOOL) return pred;
@@ -349,6 +377,8 @@ Status RegisterFunctionGradients(GradientFunctionRegistry& registry) {
   keep(registry.Register("StatefulPartitionedCall", CallGrad));
   keep(registry.Register("If", IfGrad));
   keep(registry.Register("StatelessIf", IfGrad));
+  keep(registry.Register("Case", CaseGrad));
+  keep(registry.Register("StatelessCase", CaseGrad));
   keep(registry.Register("While", WhileGrad));
   keep(registry.Register("StatelessWhile", WhileGrad));
   return first;

@@ -8,6 +8,7 @@
 //   If / StatelessIf: an If of the branches' gradients: each branch's gradient is a
 //       FunctionDef added to the graph's library ("<branch>_grad_<hash>", one SymbolicGradient
 //       node), so the gradient runs only the branch the forward If took.
+//   Case / StatelessCase: likewise, a Case of the branches' gradients.
 //   While / StatelessWhile: the loop lowered to TF1 dataflow control flow (cond and body
 //       inlined between Enter/Merge/Switch/NextIteration/Exit, beside the While) and that
 //       copy differentiated by the dataflow loop gradient (while_grad.h): the forward

@@ -1,8 +1,9 @@
 // Gradients of the call ops (core/autodiff/function_grad.cc) against central differences in
 // float64, with TG_AddGradients: a PartitionedCall (SymbolicGradient of its function), an If
-// taking either branch (an If of the branches' gradients), a StatelessWhile (lowered and
-// differentiated as a dataflow loop), a call whose function holds a While, and calls of
-// functions whose args are lists (number_attr, type_list_attr), which also run forward.
+// taking either branch (an If of the branches' gradients), a Case on each branch, a While
+// (lowered and differentiated as a dataflow loop), a call whose function holds a While, and
+// calls of functions whose args and results are lists (number_attr, type_list_attr), which
+// also run forward.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -171,6 +172,29 @@ TEST(FunctionGradTest, IfTakingTheThenBranch) {
 
 TEST(FunctionGradTest, IfTakingTheElseBranch) {
   CheckGradients({{{3}}, {{3}}}, [](TG_Graph* g, const Inputs& in) { return ImportCall(g, in, IfGraph(false)); });
+}
+
+// A Case over f and g picking branch `index` (out of range: the last).
+std::string CaseGraph(int index) {
+  std::string text = R"(
+node { name: "index" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
+       attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape {} int_val: )";
+  text.append(std::to_string(index));
+  text.append(R"( } } } }
+node { name: "case" op: "StatelessCase" input: "index" input: "x0" input: "x1"
+       attr { key: "Tin" value { list { type: DT_DOUBLE type: DT_DOUBLE } } }
+       attr { key: "Tout" value { list { type: DT_DOUBLE type: DT_DOUBLE } } }
+       attr { key: "branches" value { list { func { name: "f" } func { name: "g" } } } } }
+node { name: "out" op: "Mul" input: "case:0" input: "case:1" )" DOUBLE_T R"( }
+)");
+  return text;
+}
+
+TEST(FunctionGradTest, CaseTakingEachBranch) {
+  for (int index : {0, 1, 7}) {
+    SCOPED_TRACE(index);
+    CheckGradients({{{3}}, {{3}}}, [index](TG_Graph* g, const Inputs& in) { return ImportCall(g, in, CaseGraph(index)); });
+  }
 }
 
 // The If's gradient is an If of two FunctionDefs added to the graph's library.

@@ -1,6 +1,7 @@
 """Gradients of the call ops against TensorFlow: a tf.function's graph (not lowered: a nested
-tf.function is a PartitionedCall, tf.cond an If, tf.while_loop a While, each over functions in
-the GraphDef's library) is imported here and differentiated by tgraph's gradient builder;
+tf.function is a PartitionedCall, tf.cond an If, tf.switch_case a Case, tf.while_loop a While,
+each over functions in the GraphDef's library) is imported here and differentiated by
+tgraph's gradient builder;
 TensorFlow's GradientTape on the same tf.function gives the expected values and gradients."""
 import numpy as np
 import pytest
@@ -33,6 +34,12 @@ def while_case(x):
     return r
 
 
+def switch_case(x):
+    w = tf2.constant(W)
+    index = tf2.cast(tf2.reduce_sum(x) > 0.0, tf2.int32)
+    return tf2.switch_case(index, [lambda: x * x * w, lambda: tf2.tanh(x) * w, lambda: x])
+
+
 def nested_case(x):
     # A call whose function holds a cond inside a while loop.
     w = tf2.constant(W)
@@ -48,6 +55,7 @@ def nested_case(x):
 CASES = {
     "call": (call_case, {"PartitionedCall", "StatefulPartitionedCall"}),
     "cond": (cond_case, {"If", "StatelessIf"}),
+    "case": (switch_case, {"Case", "StatelessCase"}),
     "while": (while_case, {"While", "StatelessWhile"}),
     "nested": (nested_case, {"While", "StatelessWhile"}),
 }
