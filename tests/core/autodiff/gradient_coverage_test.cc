@@ -35,13 +35,10 @@ const std::set<std::string>& HelpersWithoutGradient() {
       "_FusedMatMul", "_FusedConv2D",
       // while loops: differentiated as a whole (core/autodiff/while_grad.cc), not op by op
       "Enter", "RefEnter", "Exit", "RefExit", "NextIteration", "RefNextIteration", "LoopCond",
-      // TensorList ops without a gradient yet (SetItem, GetItem, Stack and FromTensor have one)
-      "TensorListGather", "TensorListPushBack", "TensorListPopBack",
       // no gradient in TensorFlow either: differentiating through it fails there and here
       "ResizeArea",
-      // function calls: no gradient of a function body yet (AddGradients says so)
-      "PartitionedCall", "StatefulPartitionedCall", "If", "StatelessIf", "Case",
-      "StatelessCase", "While", "StatelessWhile"};
+      // the call ops' gradient (a function's symbolic gradient; no second order)
+      "SymbolicGradient"};
   return ops;
 }
 
