@@ -31,5 +31,10 @@ int OptimizeDependencies(RewriteGraph& g);
 int RemoveIdentities(RewriteGraph& g);
 // fusion.cc: MatMul / Conv2D + BiasAdd (+ Relu) become one _FusedMatMul / _FusedConv2D.
 int FuseContractions(RewriteGraph& g);
+// fusion_pool_grad.cc: MaxPoolGrad -> ReluGrad becomes one _FusedMaxPoolGrad, whose second
+// output the ReluGrad's BiasAddGrads read.
+int FuseMaxPoolGradients(RewriteGraph& g);
+// The remapping pass: both fusions (fusion_pool_grad.cc).
+int Remap(RewriteGraph& g);
 
 }  // namespace tgraph

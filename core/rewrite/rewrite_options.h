@@ -28,7 +28,8 @@ struct RewriteOptions {
   // Stateless work whose only consumers are control edges into NoOps is dropped (e.g. the
   // gradient with respect to an input in TF's gradient tuples) ("dependency_optimization").
   bool dependency_optimization = true;
-  // MatMul / Conv2D + BiasAdd (+ Relu) become _FusedMatMul / _FusedConv2D ("remapping").
+  // MatMul / Conv2D + BiasAdd (+ Relu) become _FusedMatMul / _FusedConv2D, and MaxPoolGrad
+  // -> ReluGrad (-> BiasAddGrad) one _FusedMaxPoolGrad ("remapping").
   bool remapping = true;
   // Folded values larger than this stay computed at run time (TensorFlow's limit).
   int64_t max_constant_bytes = 10 << 20;

@@ -49,7 +49,7 @@ StatusOr<std::unique_ptr<RewrittenFragment>> RewriteFragment(const RewriteReques
        &counts.dependency_optimization, &RewriteOptions::dependency_optimization);
   pass(o.identity_removal, scan.identity_removal, scan.has_identities, &RemoveIdentities,
        &counts.identity_removal, &RewriteOptions::identity_removal);
-  pass(o.remapping, scan.remapping, scan.has_contractions, &FuseContractions, &counts.remapping,
+  pass(o.remapping, scan.remapping, scan.has_fusable, &Remap, &counts.remapping,
        &RewriteOptions::remapping);
   if (!g.changed()) return std::unique_ptr<RewrittenFragment>();
 

@@ -1262,7 +1262,8 @@ TG_CAPI_EXPORT extern void TG_SetSessionDefaultDevice(TG_SessionOptions* options
  *   "arithmetic_optimization"     x*1, x+0, x-0, Neg(Neg(x)), inverse Transposes become x
  *   "dependency_optimization"     stateless work that only NoOps wait for is dropped
  *   "remapping"                   MatMul/Conv2D + BiasAdd (+ Relu) fused into _FusedMatMul /
- *                                 _FusedConv2D
+ *                                 _FusedConv2D; MaxPoolGrad + ReluGrad (+ BiasAddGrad) into
+ *                                 _FusedMaxPoolGrad
  *   "all"                         every one of them.
  * TG_INVALID_ARGUMENT naming the known names for another name (or a NULL one). */
 TG_CAPI_EXPORT extern void TG_SetSessionRewrite(TG_SessionOptions* options, const char* name,

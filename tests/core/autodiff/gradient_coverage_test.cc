@@ -33,6 +33,8 @@ const std::set<std::string>& HelpersWithoutGradient() {
       // fused contractions: made by the plan-time rewrites (after any gradient was built) or
       // found in frozen inference graphs; TensorFlow has no gradient for them either
       "_FusedMatMul", "_FusedConv2D",
+      // a fused gradient (MaxPoolGrad -> ReluGrad -> BiasAddGrad), made by the rewrites only
+      "_FusedMaxPoolGrad",
       // while loops: differentiated as a whole (core/autodiff/while_grad.cc), not op by op
       "Enter", "RefEnter", "Exit", "RefExit", "NextIteration", "RefNextIteration", "LoopCond",
       // no gradient in TensorFlow either: differentiating through it fails there and here
