@@ -14,6 +14,9 @@ tf_python=$(scripts/tf_venv.sh)
 
 scripts/build.sh build -DCMAKE_BUILD_TYPE=Release -DTGRAPH_BUILD_BENCH=ON \
   "-DTGRAPH_TF_PYTHON=$tf_python"
+# The Python tests' fixture (python.venv, tests/python/make_venv.py) builds the binding's
+# wheel from this tree with scikit-build-core, compiling nothing, and pip-installs it into
+# build/python-venv: the python.* tests run against the installed package.
 ctest --test-dir build --output-on-failure -j "$jobs"
 
 # The CPU plugin's baseline and AVX2 variants only (each variant is a whole build of the

@@ -149,6 +149,15 @@ Status ResizeBilinearGrad(GradientContext& ctx) {
   return ctx.status();
 }
 
+// ResizeBicubic: as TF, for float and double images only.
+Status ResizeBicubicGrad(GradientContext& ctx) {
+  const DataType t = BaseType(ctx.input(0).dtype());
+  if (t != DT_FLOAT && t != DT_DOUBLE) return ctx.status();
+  ctx.SetInputGrad(0, ctx.Op("ResizeBicubicGrad", {ctx.grad(0), ctx.input(0)},
+                             CopyAttrs(ctx, {"align_corners", "half_pixel_centers"})));
+  return ctx.status();
+}
+
 // ResizeNearestNeighbor: the gradient summed back to the images' height and width.
 Status ResizeNearestNeighborGrad(GradientContext& ctx) {
   Output size = ctx.Op("Slice", {ctx.Shape(ctx.input(0)), ctx.ConstInt32({1}), ctx.ConstInt32({2})});
@@ -180,6 +189,7 @@ Status RegisterArrayLayoutGradients(GradientFunctionRegistry& registry) {
   keep(registry.Register("MirrorPad", MirrorPadGrad));
   keep(registry.Register("ResizeBilinear", ResizeBilinearGrad));
   keep(registry.Register("ResizeNearestNeighbor", ResizeNearestNeighborGrad));
+  keep(registry.Register("ResizeBicubic", ResizeBicubicGrad));
   keep(registry.RegisterNotDifferentiable("Assert"));
   return first;
 }

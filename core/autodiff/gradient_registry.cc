@@ -1,5 +1,7 @@
 #include "core/autodiff/gradient_registry.h"
 
+#include "core/autodiff/function_grad.h"
+
 namespace tgraph {
 
 GradientFunctionRegistry& GradientFunctionRegistry::Global() {
@@ -7,7 +9,8 @@ GradientFunctionRegistry& GradientFunctionRegistry::Global() {
     auto* r = new GradientFunctionRegistry();
     // A family that fails to register is a bug in the core; the others still register.
     for (auto* family : {&RegisterMathGradients, &RegisterNnGradients, &RegisterArrayGradients,
-                         &RegisterArrayLayoutGradients, &RegisterControlFlowGradients}) {
+                         &RegisterArrayLayoutGradients, &RegisterControlFlowGradients,
+                         &RegisterFunctionGradients}) {
       (void)family(*r);
     }
     return r;

@@ -189,6 +189,31 @@ Status Conv2DBackpropFilterGrad(GradientContext& ctx) {
   return ctx.status();
 }
 
+// Conv3D and its two backprops, as for Conv2D (TensorFlow's nn_grad.py).
+Status Conv3DGrad(GradientContext& ctx) {
+  const GradAttrs attrs = CopyAttrs(ctx, {"strides", "padding", "data_format", "dilations"});
+  Output g = ctx.grad(0);
+  ctx.SetInputGrad(0, ctx.Op("Conv3DBackpropInputV2", {ShapeOf(ctx, ctx.input(0)), ctx.input(1), g}, attrs));
+  ctx.SetInputGrad(1, ctx.Op("Conv3DBackpropFilterV2", {ctx.input(0), ShapeOf(ctx, ctx.input(1)), g}, attrs));
+  return ctx.status();
+}
+
+Status Conv3DBackpropInputGrad(GradientContext& ctx) {
+  const GradAttrs attrs = CopyAttrs(ctx, {"strides", "padding", "data_format", "dilations"});
+  Output g = ctx.grad(0);
+  ctx.SetInputGrad(1, ctx.Op("Conv3DBackpropFilterV2", {g, ShapeOf(ctx, ctx.input(1)), ctx.input(2)}, attrs));
+  ctx.SetInputGrad(2, ctx.Op("Conv3D", {g, ctx.input(1)}, attrs));
+  return ctx.status();
+}
+
+Status Conv3DBackpropFilterGrad(GradientContext& ctx) {
+  const GradAttrs attrs = CopyAttrs(ctx, {"strides", "padding", "data_format", "dilations"});
+  Output g = ctx.grad(0);
+  ctx.SetInputGrad(0, ctx.Op("Conv3DBackpropInputV2", {ShapeOf(ctx, ctx.input(0)), g, ctx.input(2)}, attrs));
+  ctx.SetInputGrad(2, ctx.Op("Conv3D", {ctx.input(0), g}, attrs));
+  return ctx.status();
+}
+
 Status MaxPoolGrad(GradientContext& ctx) {
   const GradAttrs attrs =
       CopyAttrs(ctx, {"ksize", "strides", "padding", "explicit_paddings", "data_format"});
@@ -308,6 +333,9 @@ Status RegisterNnGradients(GradientFunctionRegistry& registry) {
   keep(registry.Register("Conv2D", Conv2DGrad));
   keep(registry.Register("Conv2DBackpropInput", Conv2DBackpropInputGrad));
   keep(registry.Register("Conv2DBackpropFilter", Conv2DBackpropFilterGrad));
+  keep(registry.Register("Conv3D", Conv3DGrad));
+  keep(registry.Register("Conv3DBackpropInputV2", Conv3DBackpropInputGrad));
+  keep(registry.Register("Conv3DBackpropFilterV2", Conv3DBackpropFilterGrad));
   keep(registry.Register("MaxPool", MaxPoolGrad));
   keep(registry.Register("AvgPool", AvgPoolGrad));
   return first;

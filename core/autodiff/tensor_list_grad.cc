@@ -1,4 +1,5 @@
-// Gradients of the TensorList ops that lowered loops use (TensorFlow's list_ops.py). A list's
+// Gradients of the TensorList ops that lowered loops use (TensorFlow's list_ops.py): SetItem,
+// GetItem, Stack, FromTensor, Gather, Scatter (V1, V2, IntoExistingList), PushBack, PopBack. A list's
 // gradient is a list (DT_VARIANT) of its elements' gradients; an element that got none is
 // unset and reads as zeros. AddGradients carries gradients along the variant edges of these
 // ops and of the control-flow plumbing (CarriesListGradient), sums lists with AddN and makes
@@ -49,11 +50,79 @@ Status FromTensorGrad(GradientContext& ctx) {
   return ctx.status();
 }
 
+// The element shape of `tensor`'s rows (its shape without dim 0), for reading them back.
+Output RowShape(GradientContext& ctx, Output tensor) {
+  return ctx.Op("Slice", {ctx.Shape(tensor), ctx.ConstInt32({1}), ctx.ConstInt32({-1})});
+}
+
+// d(elements at indices, stacked): a list as long as the input with the rows scattered back
+// (an index read twice keeps one row's gradient, as in TensorFlow).
+Status GatherGrad(GradientContext& ctx) {
+  if (!ctx.has_grad(0)) return ctx.status();
+  const Output list = ctx.input(0);
+  const DataType dtype = ctx.AttrType("element_dtype");
+  Output shape = ctx.Op("TensorListElementShape", {list}, {{"shape_type", AttrOfType(DT_INT32)}});
+  Output length = ctx.Op("TensorListLength", {list});
+  Output zeros = ctx.Op("TensorListReserve", {shape, length}, {{"element_dtype", AttrOfType(dtype)}});
+  ctx.SetInputGrad(0, ctx.Op("TensorListScatterIntoExistingList", {zeros, ctx.grad(0), ctx.input(1)}));
+  return ctx.status();
+}
+
+// d(list scattered from a tensor's rows): the list's gradient gathered at the indices.
+Status ScatterGrad(GradientContext& ctx) {
+  if (!ctx.has_grad(0)) return ctx.status();
+  const Output tensor = ctx.input(0);
+  const DataType dtype = ctx.AttrType("element_dtype");
+  ctx.SetInputGrad(0, ctx.Op("TensorListGather", {ctx.grad(0), ctx.input(1), RowShape(ctx, tensor)},
+                             {{"element_dtype", AttrOfType(dtype)}}));
+  return ctx.status();
+}
+
+// d(list with rows scattered into it): the rows' gradients gathered; the input list's is
+// the list's gradient with those elements zeroed.
+Status ScatterIntoExistingGrad(GradientContext& ctx) {
+  if (!ctx.has_grad(0)) return ctx.status();
+  const Output dlist = ctx.grad(0);
+  const Output tensor = ctx.input(1), indices = ctx.input(2);
+  const DataType dtype = ctx.AttrType("element_dtype");
+  ctx.SetInputGrad(1, ctx.Op("TensorListGather", {dlist, indices, RowShape(ctx, tensor)},
+                             {{"element_dtype", AttrOfType(dtype)}}));
+  ctx.SetInputGrad(0, ctx.Op("TensorListScatterIntoExistingList", {dlist, ctx.ZerosLike(tensor), indices}));
+  return ctx.status();
+}
+
+// d(list with an element appended): the list's gradient with its last element popped, and
+// that element.
+Status PushBackGrad(GradientContext& ctx) {
+  if (!ctx.has_grad(0)) return ctx.status();
+  const DataType dtype = ctx.AttrType("element_dtype");
+  std::vector<Output> popped = ctx.OpOutputs("TensorListPopBack", {ctx.grad(0), ctx.Shape(ctx.input(1))},
+                                             {{"element_dtype", AttrOfType(dtype)}});
+  if (popped.size() != 2) return ctx.status();
+  ctx.SetInputGrad(0, popped[0]);
+  ctx.SetInputGrad(1, popped[1]);
+  return ctx.status();
+}
+
+// d(list without its last element, that element): the element's gradient pushed back onto
+// the shorter list's (zeros for the one that got none: an unset list as long as the shorter
+// list, where TensorFlow starts from an empty list, which could not be summed with the
+// input list's other gradients).
+Status PopBackGrad(GradientContext& ctx) {
+  if (!ctx.has_grad(0) && !ctx.has_grad(1)) return ctx.status();
+  const Output dlist = ctx.has_grad(0) ? ctx.grad(0) : ctx.ZerosLike(ctx.output(0));
+  const Output delement = ctx.has_grad(1) ? ctx.grad(1) : ctx.ZerosLike(ctx.output(1));
+  ctx.SetInputGrad(0, ctx.Op("TensorListPushBack", {dlist, delement}));
+  return ctx.status();
+}
+
 }  // namespace
 
 bool CarriesListGradient(const std::string& op_type) {
   static const char* const kOps[] = {
       "TensorListSetItem", "TensorListGetItem", "TensorListStack", "TensorListFromTensor",
+      "TensorListGather", "TensorListScatterIntoExistingList", "TensorListPushBack",
+      "TensorListPopBack",
       // the plumbing a list travels through in conds and loops
       "Identity", "Enter", "RefEnter", "Exit", "RefExit", "Merge", "RefMerge", "Switch", "RefSwitch",
       "NextIteration", "RefNextIteration"};
@@ -72,6 +141,12 @@ Status RegisterTensorListGradients(GradientFunctionRegistry& registry) {
   keep(registry.Register("TensorListGetItem", GetItemGrad));
   keep(registry.Register("TensorListStack", StackGrad));
   keep(registry.Register("TensorListFromTensor", FromTensorGrad));
+  keep(registry.Register("TensorListGather", GatherGrad));
+  keep(registry.Register("TensorListScatter", ScatterGrad));
+  keep(registry.Register("TensorListScatterV2", ScatterGrad));
+  keep(registry.Register("TensorListScatterIntoExistingList", ScatterIntoExistingGrad));
+  keep(registry.Register("TensorListPushBack", PushBackGrad));
+  keep(registry.Register("TensorListPopBack", PopBackGrad));
   // Their inputs are sizes and shapes: nothing to differentiate.
   keep(registry.RegisterNotDifferentiable("TensorListReserve"));
   keep(registry.RegisterNotDifferentiable("EmptyTensorList"));

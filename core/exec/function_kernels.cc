@@ -3,6 +3,7 @@
 #include <memory>
 #include <string>
 
+#include "core/autodiff/function_grad.h"
 #include "core/exec/function_runtime.h"
 #include "core/graph/function_library.h"
 #include "core/graph/graph.h"
@@ -11,7 +12,7 @@
 namespace tgraph {
 namespace {
 
-enum class CallKind { kCall, kIf, kCase, kWhile };
+enum class CallKind { kCall, kIf, kCase, kWhile, kGradient };
 
 // A call node's functions, instantiated and checked when its kernel is created.
 struct CallKernel {
@@ -100,6 +101,19 @@ StatusOr<std::unique_ptr<CallKernel>> Create(const Operation& op, CallKind kind)
       TG_RETURN_IF_ERROR(AddChecked(k.get(), op, *f, "function", 0));
       break;
     }
+    case CallKind::kGradient: {
+      TG_ASSIGN_OR_RETURN(const tf::NameAttrList* f, FuncAttr(op, "f"));
+      AttrMap attrs(f->attr().begin(), f->attr().end());
+      auto body = SymbolicGradientBody(op.graph()->functions(), f->name(), attrs);
+      if (!body.ok()) {
+        return InvalidArgument(op.type(), " '", op.name(), "': function '", f->name(), "': ",
+                               body.status().message());
+      }
+      TG_RETURN_IF_ERROR(CheckTypes(op, **body, "gradient of", InputTypes(op, 0), false));
+      TG_RETURN_IF_ERROR(CheckTypes(op, **body, "gradient of", OutputTypes(op), true));
+      k->functions.push_back(*body);
+      break;
+    }
     case CallKind::kIf: {
       TG_ASSIGN_OR_RETURN(const tf::NameAttrList* then_f, FuncAttr(op, "then_branch"));
       TG_ASSIGN_OR_RETURN(const tf::NameAttrList* else_f, FuncAttr(op, "else_branch"));
@@ -174,6 +188,7 @@ Status RunCall(const CallKernel& k, TG_KernelContext* ctx) {
   std::vector<Tensor> results;
   switch (k.kind) {
     case CallKind::kCall:
+    case CallKind::kGradient:
       TG_RETURN_IF_ERROR(runtime->Call(*k.functions[0], args, &results, k.label));
       break;
     case CallKind::kIf: {
@@ -264,6 +279,7 @@ std::vector<TG_KernelDefinition> FunctionKernelDefinitions() {
       Definition<CallKind::kCase>("StatelessCase"),
       Definition<CallKind::kWhile>("While"),
       Definition<CallKind::kWhile>("StatelessWhile"),
+      Definition<CallKind::kGradient>("SymbolicGradient"),
   };
 }
 

@@ -227,6 +227,53 @@ Status TensorListPopBack(const CoreKernelIo& io) {
   return Status::OK();
 }
 
+// Row i of `t` into element indices[i] of `l`, which grows to fit the largest index.
+Status ScatterRows(TensorListValue* l, const Tensor& t, const std::vector<int64_t>& indices) {
+  if (t.dtype() != l->dtype) return InvalidArgument("tensor is ", DataTypeName(t.dtype()));
+  if (t.rank() < 1 || t.dims()[0] != static_cast<int64_t>(indices.size())) {
+    return InvalidArgument("Invalid number of rows in input tensor: tensor of shape ",
+                           t.shape().ToString(), " for ", indices.size(), " indices");
+  }
+  const PartialShape row(std::vector<int64_t>(t.dims().begin() + 1, t.dims().end()));
+  TG_RETURN_IF_ERROR(MergeInto(&l->element_shape, row, "TensorListScatter"));
+  for (size_t i = 0; i < indices.size(); ++i) {
+    const int64_t index = indices[i];
+    if (index < 0) return InvalidArgument("Indices in TensorListScatter must all be non-negative, got ", index);
+    if (index >= static_cast<int64_t>(l->items.size())) l->items.resize(static_cast<size_t>(index) + 1);
+    TG_ASSIGN_OR_RETURN(Tensor r, SliceRow(t, static_cast<int64_t>(i)));
+    l->items[static_cast<size_t>(index)] = std::move(r);
+  }
+  return Status::OK();
+}
+
+// TensorListScatter (3 inputs) and TensorListScatterV2 (num_elements, input 3).
+Status TensorListScatter(const CoreKernelIo& io) {
+  TG_ASSIGN_OR_RETURN(std::vector<int64_t> indices, IntVector(io.in(1), "indices"));
+  auto l = std::make_unique<TensorListValue>();
+  TG_ASSIGN_OR_RETURN(l->dtype, AttrType(io, "element_dtype"));
+  TG_ASSIGN_OR_RETURN(l->element_shape, ShapeInput(io, 2));
+  if (io.num_inputs() > 3) {
+    TG_ASSIGN_OR_RETURN(int64_t n, ScalarInt(io, 3, "num_elements"));
+    if (n < -1) return InvalidArgument("num_elements must be >= -1, got ", n);
+    if (n > 0) l->items.resize(static_cast<size_t>(n));
+    for (int64_t index : indices) {
+      if (n >= 0 && index >= n) {
+        return InvalidArgument("TensorListScatter: index ", index, " does not fit num_elements ", n);
+      }
+    }
+  }
+  TG_RETURN_IF_ERROR(ScatterRows(l.get(), io.in(0), indices));
+  return OutList(io, 0, std::move(l));
+}
+
+Status TensorListScatterIntoExistingList(const CoreKernelIo& io) {
+  TG_ASSIGN_OR_RETURN(const TensorListValue* in, ListOf(io, 0));
+  TG_ASSIGN_OR_RETURN(std::vector<int64_t> indices, IntVector(io.in(2), "indices"));
+  auto l = std::make_unique<TensorListValue>(*in);
+  TG_RETURN_IF_ERROR(ScatterRows(l.get(), io.in(1), indices));
+  return OutList(io, 0, std::move(l));
+}
+
 // ---- gradients' arithmetic on lists (TensorFlow's variant ZerosLike and AddN) ----
 
 const TensorListValue* AnyList(const CoreKernelIo& io, int i) { return ObjectOf<TensorListValue>(io.in(i), DT_VARIANT); }
@@ -295,6 +342,9 @@ std::vector<CoreKernel> TensorListKernels() {
       {"TensorListElementShape", TensorListElementShape},
       {"TensorListPushBack", TensorListPushBack},
       {"TensorListPopBack", TensorListPopBack},
+      {"TensorListScatter", TensorListScatter},
+      {"TensorListScatterV2", TensorListScatter},
+      {"TensorListScatterIntoExistingList", TensorListScatterIntoExistingList},
       {"ZerosLike", TensorListZerosLike, "T"},
       {"AddN", TensorListAddN, "T"},
   };

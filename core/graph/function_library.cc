@@ -29,15 +29,6 @@ std::string DeterministicBytes(const google::protobuf::Message& m) {
   return bytes;
 }
 
-// The instantiation cache's key: the name and every attr, in a deterministic form.
-std::string InstanceKey(const std::string& name, const AttrMap& attrs) {
-  std::string key = name;
-  for (const auto& [attr, value] : attrs) {
-    key.append("\n").append(attr).append("=").append(DeterministicBytes(value));
-  }
-  return key;
-}
-
 // Replaces attr placeholders ("T" inside a function body) by the instantiation's values,
 // also inside func attrs' own attrs.
 Status Substitute(tf::AttrValue* value, const AttrMap& attrs, const std::string& where) {
@@ -66,21 +57,43 @@ Status Substitute(tf::AttrValue* value, const AttrMap& attrs, const std::string&
   }
 }
 
-StatusOr<DataType> ArgType(const tf::OpDef::ArgDef& arg, const AttrMap& attrs,
-                           const std::string& where) {
-  if (!arg.number_attr().empty() || !arg.type_list_attr().empty()) {
-    return Unimplemented(where, ": arg '", arg.name(),
-                         "' is a list (number_attr or type_list_attr); function args that are "
-                         "lists are not supported");
-  }
-  if (arg.type() != tf::DT_INVALID) return static_cast<DataType>(arg.type());
-  auto it = attrs.find(arg.type_attr());
-  if (arg.type_attr().empty() || it == attrs.end() ||
-      it->second.value_case() != tf::AttrValue::kType) {
-    return InvalidArgument(where, ": the type of arg '", arg.name(), "' (attr '", arg.type_attr(),
+// An arg's dtypes: one for a plain arg, N for `number_attr` N (of `type` or `type_attr`),
+// the list's for `type_list_attr`.
+StatusOr<std::vector<DataType>> ArgTypes(const tf::OpDef::ArgDef& arg, const AttrMap& attrs,
+                                         const std::string& where) {
+  auto missing = [&](const std::string& attr) {
+    return InvalidArgument(where, ": arg '", arg.name(), "' (attr '", attr,
                            "') has no value in this instantiation");
+  };
+  if (!arg.type_list_attr().empty()) {
+    auto it = attrs.find(arg.type_list_attr());
+    if (it == attrs.end() || it->second.value_case() != tf::AttrValue::kList) {
+      return missing(arg.type_list_attr());
+    }
+    std::vector<DataType> types;
+    for (int t : it->second.list().type()) types.push_back(static_cast<DataType>(t));
+    return types;
   }
-  return static_cast<DataType>(it->second.type());
+  DataType type = static_cast<DataType>(arg.type());
+  if (arg.type() == tf::DT_INVALID) {
+    auto it = attrs.find(arg.type_attr());
+    if (arg.type_attr().empty() || it == attrs.end() ||
+        it->second.value_case() != tf::AttrValue::kType) {
+      return missing(arg.type_attr());
+    }
+    type = static_cast<DataType>(it->second.type());
+  }
+  if (arg.number_attr().empty()) return std::vector<DataType>{type};
+  auto it = attrs.find(arg.number_attr());
+  if (it == attrs.end() || it->second.value_case() != tf::AttrValue::kI) return missing(arg.number_attr());
+  if (it->second.i() < 0 || it->second.i() > (1 << 20)) {
+    return InvalidArgument(where, ": arg '", arg.name(), "' has ", it->second.i(), " elements");
+  }
+  return std::vector<DataType>(static_cast<size_t>(it->second.i()), type);
+}
+
+bool IsListArg(const tf::OpDef::ArgDef& arg) {
+  return !arg.number_attr().empty() || !arg.type_list_attr().empty();
 }
 
 // A body node's outputs by output arg name: (arg name -> flat range).
@@ -100,23 +113,35 @@ class BodyBuilder {
     body->name = fdef_.signature().name();
     const tf::OpDef& sig = fdef_.signature();
     tf::GraphDef gd;
+    std::vector<std::string> placeholders;
     for (const tf::OpDef::ArgDef& arg : sig.input_arg()) {
-      TG_ASSIGN_OR_RETURN(DataType t, ArgType(arg, attrs_, where_));
+      TG_ASSIGN_OR_RETURN(std::vector<DataType> types, ArgTypes(arg, attrs_, where_));
       if (!args_.insert(arg.name()).second) {
         return InvalidArgument(where_, ": input arg '", arg.name(), "' appears twice");
       }
-      tf::NodeDef* n = gd.add_node();
-      n->set_name(arg.name());
-      n->set_op("Placeholder");
-      (*n->mutable_attr())["dtype"] = AttrOfType(t);
-      body->arg_types.push_back(t);
+      // A list arg is a Placeholder per element, "<arg>_<i>"; naming the arg names them all.
+      std::vector<std::string>& names = arg_placeholders_[arg.name()];
+      for (size_t i = 0; i < types.size(); ++i) {
+        names.push_back(IsListArg(arg) ? StrCat(arg.name(), "_", i) : arg.name());
+        tf::NodeDef* n = gd.add_node();
+        n->set_name(names.back());
+        n->set_op("Placeholder");
+        (*n->mutable_attr())["dtype"] = AttrOfType(types[i]);
+        body->arg_types.push_back(types[i]);
+        placeholders.push_back(names.back());
+      }
+    }
+    for (const std::string& p : placeholders) {
+      if (!args_.count(p) && !placeholder_names_.insert(p).second) {
+        return InvalidArgument(where_, ": the name '", p, "' is used twice");
+      }
     }
     // Attrs first: output ranges may depend on them (N, list types).
     std::vector<tf::NodeDef> nodes(fdef_.node_def().begin(), fdef_.node_def().end());
     for (tf::NodeDef& n : nodes) {
       const std::string where = StrCat(where_, ", node '", n.name(), "'");
       for (auto& [k, v] : *n.mutable_attr()) TG_RETURN_IF_ERROR(Substitute(&v, attrs_, where));
-      if (args_.count(n.name()) || outputs_.count(n.name())) {
+      if (args_.count(n.name()) || placeholder_names_.count(n.name()) || outputs_.count(n.name())) {
         return InvalidArgument(where_, ": the name '", n.name(), "' is used twice");
       }
       NodeOutputs& out = outputs_[n.name()];
@@ -124,9 +149,14 @@ class BodyBuilder {
       if (library != nullptr && library->Find(n.op(), &callee)) {
         // A Defun-style call: results are named by the callee's output args, one each.
         TG_RETURN_IF_ERROR(RewriteDirectCall(callee, &n).Prepend(StrCat(where_, ": ")));
-        for (int i = 0; i < callee.signature().output_arg_size(); ++i) {
-          out.arg_names.push_back(callee.signature().output_arg(i).name());
-          out.ranges.push_back(ArgRange{i, 1});
+        const tf::NameAttrList& f = n.attr().at("f").func();
+        const AttrMap callee_attrs(f.attr().begin(), f.attr().end());
+        int start = 0;
+        for (const tf::OpDef::ArgDef& arg : callee.signature().output_arg()) {
+          TG_ASSIGN_OR_RETURN(std::vector<DataType> types, ArgTypes(arg, callee_attrs, where));
+          out.arg_names.push_back(arg.name());
+          out.ranges.push_back(ArgRange{start, static_cast<int>(types.size())});
+          start += static_cast<int>(types.size());
         }
         continue;
       }
@@ -142,10 +172,16 @@ class BodyBuilder {
     }
     for (tf::NodeDef& n : nodes) {
       const std::string where = StrCat(where_, ", node '", n.name(), "'");
-      for (std::string& in : *n.mutable_input()) {
-        if (in.starts_with("^")) continue;
-        TG_ASSIGN_OR_RETURN(in, FlatName(in, where));
+      google::protobuf::RepeatedPtrField<std::string> flat;
+      for (const std::string& in : n.input()) {
+        if (in.starts_with("^")) {
+          *flat.Add() = in;
+          continue;
+        }
+        TG_ASSIGN_OR_RETURN(std::vector<std::string> names, FlatNames(in, where));
+        for (std::string& name : names) *flat.Add() = std::move(name);
       }
+      n.mutable_input()->Swap(&flat);
       *gd.add_node() = std::move(n);
     }
 
@@ -153,16 +189,33 @@ class BodyBuilder {
     ImportOptions opts;
     opts.prefix = "";
     opts.validate_colocation_constraints = false;
+    std::vector<std::string> ret_args;  // per result, its output arg's name
     for (const tf::OpDef::ArgDef& arg : sig.output_arg()) {
-      TG_ASSIGN_OR_RETURN(DataType t, ArgType(arg, attrs_, where_));
-      body->ret_types.push_back(t);
+      TG_ASSIGN_OR_RETURN(std::vector<DataType> types, ArgTypes(arg, attrs_, where_));
       auto it = fdef_.ret().find(arg.name());
       if (it == fdef_.ret().end()) {
         return InvalidArgument(where_, ": output arg '", arg.name(), "' has no ret entry");
       }
-      TG_ASSIGN_OR_RETURN(std::string flat, FlatName(it->second, StrCat(where_, ", ret '", arg.name(), "'")));
-      const size_t colon = flat.rfind(':');
-      opts.return_tensors.emplace_back(flat.substr(0, colon), std::stoi(flat.substr(colon + 1)));
+      const std::string where = StrCat(where_, ", ret '", arg.name(), "'");
+      TG_ASSIGN_OR_RETURN(std::vector<std::string> flat, FlatNames(it->second, where));
+      if (IsListArg(arg) && flat.size() == 1 && types.size() > 1) {
+        // "node:out_arg:0" of a list output: the list from that tensor on.
+        const size_t colon = flat[0].rfind(':');
+        const int start = std::stoi(flat[0].substr(colon + 1));
+        for (size_t i = 1; i < types.size(); ++i) {
+          flat.push_back(StrCat(flat[0].substr(0, colon), ":", start + static_cast<int>(i)));
+        }
+      }
+      if (flat.size() != types.size()) {
+        return InvalidArgument(where, ": '", it->second, "' names ", flat.size(),
+                               " tensor(s) for an output arg of ", types.size());
+      }
+      for (size_t i = 0; i < flat.size(); ++i) {
+        const size_t colon = flat[i].rfind(':');
+        opts.return_tensors.emplace_back(flat[i].substr(0, colon), std::stoi(flat[i].substr(colon + 1)));
+        body->ret_types.push_back(types[i]);
+        ret_args.push_back(arg.name());
+      }
     }
     for (const auto& [name, node] : fdef_.control_ret()) {
       if (!outputs_.count(node)) {
@@ -176,21 +229,21 @@ class BodyBuilder {
     ImportResults results;
     Status s = ImportGraphDef(gd, opts, body->graph.get(), &results);
     if (!s.ok()) return s.Prepend(StrCat(where_, ": "));
-    for (const tf::OpDef::ArgDef& arg : sig.input_arg()) {
-      body->args.push_back(Output{body->graph->FindOperation(arg.name()), 0});
-    }
+    for (const std::string& p : placeholders) body->args.push_back(Output{body->graph->FindOperation(p), 0});
     body->rets = results.return_tensors;
     for (size_t i = 0; i < body->rets.size(); ++i) {
       const DataType got = BaseType(body->rets[i].dtype());
       if (got != body->ret_types[i]) {
-        return InvalidArgument(where_, ": output arg '", sig.output_arg(static_cast<int>(i)).name(),
+        return InvalidArgument(where_, ": output arg '", ret_args[i],
                                "' is declared ", DataTypeName(body->ret_types[i]), " but its ret '",
                                body->rets[i].Name(), "' is ", DataTypeName(got));
       }
     }
     std::set<Operation*> targets(results.return_operations.begin(), results.return_operations.end());
     for (const auto& op : body->graph->operations()) {
-      if (op->is_stateful() && !args_.count(op->name())) targets.insert(op.get());
+      if (op->is_stateful() && !args_.count(op->name()) && !placeholder_names_.count(op->name())) {
+        targets.insert(op.get());
+      }
     }
     for (const auto& op : body->graph->operations()) {
       if (targets.count(op.get())) body->targets.push_back(op.get());  // creation order
@@ -199,12 +252,19 @@ class BodyBuilder {
   }
 
  private:
-  // "arg", "node:out_arg:index" (or "node:k", "node") -> "name:flat index".
-  StatusOr<std::string> FlatName(const std::string& in, const std::string& where) {
+  // "arg", "node:out_arg:index" (or "node:k", "node") -> "name:flat index"; a list arg, or
+  // "node:out_arg" (a whole output arg), -> one per tensor.
+  StatusOr<std::vector<std::string>> FlatNames(const std::string& in, const std::string& where) {
     const size_t first = in.find(':');
     const std::string node = in.substr(0, first);
     if (first == std::string::npos) {
-      if (args_.count(node) || outputs_.count(node)) return node + ":0";
+      auto arg = arg_placeholders_.find(node);
+      if (arg != arg_placeholders_.end()) {
+        std::vector<std::string> names;
+        for (const std::string& p : arg->second) names.push_back(p + ":0");
+        return names;
+      }
+      if (outputs_.count(node)) return std::vector<std::string>{node + ":0"};
       return InvalidArgument(where, ": input '", in, "' names no arg or node of the function");
     }
     if (!outputs_.count(node)) {
@@ -213,35 +273,42 @@ class BodyBuilder {
       }
       return InvalidArgument(where, ": input '", in, "' names no node of the function");
     }
+    const NodeOutputs& out = outputs_.at(node);
     const size_t second = in.find(':', first + 1);
-    auto parse_index = [&](const std::string& digits) -> StatusOr<int> {
-      if (digits.empty() || digits.size() > 9 ||
-          digits.find_first_not_of("0123456789") != std::string::npos) {
-        return InvalidArgument(where, ": input '", in, "' is not 'node:output_arg:index'");
-      }
-      return std::stoi(digits);
+    auto is_index = [](const std::string& digits) {
+      return !digits.empty() && digits.size() <= 9 &&
+             digits.find_first_not_of("0123456789") == std::string::npos;
     };
-    if (second == std::string::npos) {  // "node:k", a flat index
-      TG_ASSIGN_OR_RETURN(int k, parse_index(in.substr(first + 1)));
-      return StrCat(node, ":", k);
+    auto bad = [&]() { return InvalidArgument(where, ": input '", in, "' is not 'node:output_arg:index'"); };
+    if (second == std::string::npos) {
+      const std::string rest = in.substr(first + 1);
+      if (is_index(rest)) return std::vector<std::string>{StrCat(node, ":", std::stoi(rest))};  // flat
+      for (size_t a = 0; a < out.arg_names.size(); ++a) {  // a whole output arg
+        if (out.arg_names[a] != rest) continue;
+        std::vector<std::string> names;
+        for (int k = 0; k < out.ranges[a].count; ++k) names.push_back(StrCat(node, ":", out.ranges[a].start + k));
+        return names;
+      }
+      return bad();
     }
     const std::string arg = in.substr(first + 1, second - first - 1);
-    TG_ASSIGN_OR_RETURN(int index, parse_index(in.substr(second + 1)));
-    const NodeOutputs& out = outputs_.at(node);
+    const std::string digits = in.substr(second + 1);
+    if (!is_index(digits)) return bad();
+    const int index = std::stoi(digits);
     for (size_t a = 0; a < out.arg_names.size(); ++a) {
       if (out.arg_names[a] != arg) continue;
       if (index >= out.ranges[a].count) {
         return InvalidArgument(where, ": input '", in, "': output arg '", arg, "' of '", node,
                                "' has ", out.ranges[a].count, " tensor(s)");
       }
-      return StrCat(node, ":", out.ranges[a].start + index);
+      return std::vector<std::string>{StrCat(node, ":", out.ranges[a].start + index)};
     }
     // An output arg named differently here than in the writer's OpDef: a single output arg
     // is unambiguous.
     if (out.arg_names.size() == 1 && index < out.ranges[0].count) {
-      return StrCat(node, ":", out.ranges[0].start + index);
+      return std::vector<std::string>{StrCat(node, ":", out.ranges[0].start + index)};
     }
-    if (out.arg_names.empty()) return StrCat(node, ":", index);  // an op the import will report
+    if (out.arg_names.empty()) return std::vector<std::string>{StrCat(node, ":", index)};  // reported by import
     return InvalidArgument(where, ": input '", in, "': '", node, "' has no output arg '", arg, "'");
   }
 
@@ -249,13 +316,37 @@ class BodyBuilder {
   const AttrMap& attrs_;
   const OpRegistry& registry_;
   const std::string where_;
-  std::set<std::string> args_;
+  std::set<std::string> args_;  // input arg names
+  std::map<std::string, std::vector<std::string>> arg_placeholders_;  // arg -> its Placeholders
+  std::set<std::string> placeholder_names_;  // list args' "<arg>_<i>"
   std::unordered_map<std::string, NodeOutputs> outputs_;
 };
 
 }  // namespace
 
 FunctionBody::~FunctionBody() = default;
+
+// The name and every attr, in a deterministic form.
+std::string FunctionLibrary::InstanceKey(const std::string& name, const AttrMap& attrs) {
+  std::string key = name;
+  for (const auto& [attr, value] : attrs) {
+    key.append("\n").append(attr).append("=").append(DeterministicBytes(value));
+  }
+  return key;
+}
+
+StatusOr<const FunctionBody*> FunctionLibrary::Derived(
+    const std::string& key, const std::function<StatusOr<std::unique_ptr<FunctionBody>>()>& build) {
+  {
+    std::lock_guard lock(mu_);
+    auto found = derived_.find(key);
+    if (found != derived_.end()) return found->second.get();
+  }
+  TG_ASSIGN_OR_RETURN(std::unique_ptr<FunctionBody> body, build());
+  std::lock_guard lock(mu_);
+  auto [it, inserted] = derived_.emplace(key, std::move(body));
+  return it->second.get();
+}
 FunctionLibrary::~FunctionLibrary() = default;
 
 StatusOr<std::unique_ptr<FunctionBody>> InstantiateFunction(const tf::FunctionDef& fdef,
@@ -341,12 +432,12 @@ Status RewriteDirectCall(const tf::FunctionDef& fdef, tf::NodeDef* node) {
   tin.mutable_list();
   tout.mutable_list();
   for (const tf::OpDef::ArgDef& arg : fdef.signature().input_arg()) {
-    TG_ASSIGN_OR_RETURN(DataType t, ArgType(arg, attrs, where));
-    tin.mutable_list()->add_type(static_cast<tf::DataType>(t));
+    TG_ASSIGN_OR_RETURN(std::vector<DataType> types, ArgTypes(arg, attrs, where));
+    for (DataType t : types) tin.mutable_list()->add_type(static_cast<tf::DataType>(t));
   }
   for (const tf::OpDef::ArgDef& arg : fdef.signature().output_arg()) {
-    TG_ASSIGN_OR_RETURN(DataType t, ArgType(arg, attrs, where));
-    tout.mutable_list()->add_type(static_cast<tf::DataType>(t));
+    TG_ASSIGN_OR_RETURN(std::vector<DataType> types, ArgTypes(arg, attrs, where));
+    for (DataType t : types) tout.mutable_list()->add_type(static_cast<tf::DataType>(t));
   }
   tf::AttrValue f;
   f.mutable_func()->set_name(fdef.signature().name());

@@ -108,6 +108,23 @@ OpDefBuilder WhileOp(const char* name, bool stateful) {
   return b;
 }
 
+// TensorFlow's SymbolicGradient: f's gradient, called. Its inputs are f's inputs then one
+// gradient per f output; its outputs one gradient per input, shaped like it.
+OpDefBuilder SymbolicGradientOp() {
+  OpDefBuilder b("SymbolicGradient");
+  b.Input("input: Tin")
+      .Output("output: Tout")
+      .Attr("Tin: list(type) >= 1")
+      .Attr("Tout: list(type) >= 1")
+      .Attr("f: func")
+      .SetShapeFn([](InferenceContext& c) {
+        for (int i = 0; i < c.num_outputs() && i < c.num_inputs(); ++i) c.set_output(i, c.input_shape(i));
+        return Status::OK();
+      })
+      .Doc("The gradient of f: (f's inputs, a gradient per f output) -> a gradient per input.");
+  return b;
+}
+
 }  // namespace
 
 Status RegisterFunctionalOps(OpRegistry* registry) {
@@ -120,6 +137,7 @@ Status RegisterFunctionalOps(OpRegistry* registry) {
       CaseOp("StatelessCase", false),
       WhileOp("While", true),
       WhileOp("StatelessWhile", false),
+      SymbolicGradientOp(),
   });
 }
 

@@ -4,9 +4,46 @@
 // plan-time rewrites do too (core/rewrite/fusion.cc), and frozen TF graphs may contain them,
 // so the definitions are TensorFlow's (names, attrs, defaults, allowed types) and import as is.
 // Their shapes are those of the contraction: a bias and an element-wise activation keep them.
+//
+// _FusedMaxPoolGrad is tgraph's own (TensorFlow has no such op; only the plan-time fusion
+// makes it): the gradient of Conv2D -> BiasAdd -> Relu -> MaxPool with respect to the
+// convolution's output, MaxPoolGrad -> ReluGrad in one pass over the activations, with
+// BiasAddGrad of the result as a second output (the sum per channel, taken while the
+// result is written), so the large tensors are read and written once instead of three times.
+// ReluGrad's features are an input of their own (num_features 1) unless they are orig_input
+// itself (num_features 0, the usual case: Relu's output is what MaxPool pooled), so that the
+// kernel may write the result over orig_input's buffer when nothing else holds it.
 #include "core/ops/standard_ops.h"
 
 namespace tgraph {
+namespace {
+
+// orig_input, orig_output, grad (, features) (all 4-D; features of orig_input's shape) ->
+// backprop of orig_input's shape and bias_backprop [channels].
+Status FusedMaxPoolGradShape(InferenceContext& c) {
+  PartialShape orig_input, orig_output, grad, merged;
+  TG_RETURN_IF_ERROR(c.WithRank(0, 4, &orig_input));
+  TG_RETURN_IF_ERROR(c.WithRank(1, 4, &orig_output));
+  TG_RETURN_IF_ERROR(c.WithRank(2, 4, &grad));
+  if (!orig_output.Merge(grad, &merged).ok()) {
+    return c.Error("orig_output and grad must have the same shape, but have ",
+                   orig_output.ToString(), " and ", grad.ToString());
+  }
+  merged = orig_input;
+  for (int i = 3; i < c.num_inputs(); ++i) {
+    PartialShape features;
+    TG_RETURN_IF_ERROR(c.WithRank(i, 4, &features));
+    if (!orig_input.Merge(features, &merged).ok()) {
+      return c.Error("orig_input and features must have the same shape, but have ",
+                     orig_input.ToString(), " and ", features.ToString());
+    }
+  }
+  c.set_output(0, merged);
+  c.set_output(1, PartialShape{merged.dim(3)});
+  return Status::OK();
+}
+
+}  // namespace
 
 Status RegisterFusedOps(OpRegistry* registry) {
   return RegisterOps(registry, {
@@ -41,6 +78,20 @@ Status RegisterFusedOps(OpRegistry* registry) {
           .Attr("leakyrelu_alpha: float = 0.2")
           .SetShapeFn(Conv2DShape)
           .Doc("Conv2D followed by the ops in fused_ops (e.g. BiasAdd, Relu), as one kernel."),
+      OpDefBuilder("_FusedMaxPoolGrad")
+          .Input("orig_input: T").Input("orig_output: T").Input("grad: T")
+          .Input("features: num_features * T")
+          .Output("backprop: T").Output("bias_backprop: T")
+          .Attr("num_features: int >= 0 = 0")
+          .Attr("ksize: list(int) >= 4")
+          .Attr("strides: list(int) >= 4")
+          .Attr("padding: {'SAME', 'VALID', 'EXPLICIT'}")
+          .Attr("explicit_paddings: list(int) = []")
+          .Attr("data_format: {'NHWC'} = 'NHWC'")
+          .Attr("T: {float, double}")
+          .SetShapeFn(FusedMaxPoolGradShape)
+          .Doc("ReluGrad(MaxPoolGrad(orig_input, orig_output, grad), features) (features: "
+               "orig_input when num_features is 0), and its BiasAddGrad, as one kernel."),
   });
 }
 

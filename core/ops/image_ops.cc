@@ -1,5 +1,6 @@
 // Image resizing ops frozen models use (segmentation and detection heads, upsampling
-// layers): ResizeBilinear and ResizeNearestNeighbor. Signatures, attrs and defaults are
+// layers) and tf.image.resize_images' methods: ResizeBilinear, ResizeNearestNeighbor,
+// ResizeBicubic and ResizeArea, with the gradients' ops. Signatures, attrs and defaults are
 // TensorFlow's.
 #include <string>
 #include <vector>
@@ -30,7 +31,7 @@ Status ResizeShape(InferenceContext& c) {
   return Status::OK();
 }
 
-// ResizeBilinearGrad: original_image's shape.
+// ResizeBilinearGrad and ResizeBicubicGrad: original_image's shape.
 Status ResizeBilinearGradShape(InferenceContext& c) {
   PartialShape image;
   TG_RETURN_IF_ERROR(c.WithRank(1, 4, &image));
@@ -70,6 +71,27 @@ Status RegisterImageOps(OpRegistry* registry) {
           .Attr("half_pixel_centers: bool = false")
           .SetShapeFn(ResizeShape)
           .Doc("images resized to size by taking the nearest pixel."),
+      OpDefBuilder("ResizeBicubic")
+          .Input("images: T").Input("size: int32").Output("resized_images: float")
+          .Attr("T: {int8, uint8, int16, uint16, int32, int64, half, float, double, bfloat16}")
+          .Attr("align_corners: bool = false")
+          .Attr("half_pixel_centers: bool = false")
+          .SetShapeFn(ResizeShape)
+          .Doc("images resized to size by bicubic interpolation (float output)."),
+      OpDefBuilder("ResizeArea")
+          .Input("images: T").Input("size: int32").Output("resized_images: float")
+          .Attr("T: {int8, uint8, int16, uint16, int32, int64, half, float, double, bfloat16}")
+          .Attr("align_corners: bool = false")
+          .SetShapeFn(ResizeShape)
+          .Doc("images resized to size, each output pixel the mean of the input area it "
+               "covers (float output)."),
+      OpDefBuilder("ResizeBicubicGrad")
+          .Input("grads: float").Input("original_image: T").Output("output: T")
+          .Attr("T: {float, double}")
+          .Attr("align_corners: bool = false")
+          .Attr("half_pixel_centers: bool = false")
+          .SetShapeFn(ResizeBilinearGradShape)
+          .Doc("The gradient of ResizeBicubic with respect to its images."),
       OpDefBuilder("ResizeBilinearGrad")
           .Input("grads: float").Input("original_image: T").Output("output: T")
           .Attr("T: {float, bfloat16, half, double}")

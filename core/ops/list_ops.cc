@@ -307,6 +307,33 @@ Status RegisterListOps(OpRegistry* registry) {
           .Attr("element_dtype: type")
           .SetShapeFn(PopBackShape)
           .Doc("The list without its last element, and that element."),
+      OpDefBuilder("TensorListScatter")
+          .Input("tensor: element_dtype")
+          .Input("indices: int32")
+          .Input("element_shape: shape_type")
+          .Output("output_handle: variant")
+          .Attr("element_dtype: type")
+          .Attr("shape_type: {int32, int64}")
+          .SetShapeFn(AllScalarShape)
+          .Doc("A list of max(indices) + 1 elements: row i of `tensor` at indices[i], the rest unset."),
+      OpDefBuilder("TensorListScatterV2")
+          .Input("tensor: element_dtype")
+          .Input("indices: int32")
+          .Input("element_shape: shape_type")
+          .Input("num_elements: int32")
+          .Output("output_handle: variant")
+          .Attr("element_dtype: type")
+          .Attr("shape_type: {int32, int64}")
+          .SetShapeFn(AllScalarShape)
+          .Doc("TensorListScatter into a list of num_elements elements (-1: max(indices) + 1)."),
+      OpDefBuilder("TensorListScatterIntoExistingList")
+          .Input("input_handle: variant")
+          .Input("tensor: element_dtype")
+          .Input("indices: int32")
+          .Output("output_handle: variant")
+          .Attr("element_dtype: type")
+          .SetShapeFn(AllScalarShape)
+          .Doc("The list with row i of `tensor` at indices[i] (grown to fit the largest index)."),
   });
 }
 

@@ -28,24 +28,33 @@ Status ShapeVectorInput(const InferenceContext& c, int i, const char* what,
   return Status::OK();
 }
 
-// Output 0 is the 4-D shape held by vector input `i` (unknown dims where not constant).
-Status Rank4FromShapeInput(InferenceContext& c, int i, const char* what) {
+// Output 0 is the rank-`rank` shape held by vector input `i` (unknown dims where not
+// constant).
+Status RankNFromShapeInput(InferenceContext& c, int i, const char* what, int rank) {
   std::optional<std::vector<int64_t>> dims;
   TG_RETURN_IF_ERROR(ShapeVectorInput(c, i, what, &dims));
   if (!dims) {
     const PartialShape& s = c.input_shape(i);
-    if (s.known_rank() && s.dim(0) >= 0 && s.dim(0) != 4) {
-      return c.Error(what, " must have 4 elements, but has shape ", s.ToString());
+    if (s.known_rank() && s.dim(0) >= 0 && s.dim(0) != rank) {
+      return c.Error(what, " must have ", rank, " elements, but has shape ", s.ToString());
     }
-    c.set_output(0, PartialShape::UnknownOfRank(4));
+    c.set_output(0, PartialShape::UnknownOfRank(rank));
     return Status::OK();
   }
-  if (dims->size() != 4) {
-    return c.Error(what, " must have 4 elements, but has ", dims->size());
+  if (dims->size() != static_cast<size_t>(rank)) {
+    return c.Error(what, " must have ", rank, " elements, but has ", dims->size());
   }
   c.set_output(0, PartialShape(std::move(*dims)));
   return Status::OK();
 }
+
+Status Rank4FromShapeInput(InferenceContext& c, int i, const char* what) {
+  return RankNFromShapeInput(c, i, what, 4);
+}
+
+// Conv3DBackpropInputV2 / FilterV2: the 5-D shape of input_sizes / filter_sizes.
+Status Conv3DBackpropInputShape(InferenceContext& c) { return RankNFromShapeInput(c, 0, "input_sizes", 5); }
+Status Conv3DBackpropFilterShape(InferenceContext& c) { return RankNFromShapeInput(c, 1, "filter_sizes", 5); }
 
 // input_sizes holds the whole input shape (4 values) or, as TF also accepts, only its height
 // and width (2 values): batch then comes from out_backprop, depth from the filter.
@@ -117,6 +126,31 @@ Status RegisterNnBackpropOps(OpRegistry* registry) {
           .NewerThanTf1("explicit_paddings")
           .SetShapeFn(Conv2DBackpropInputShape)
           .Doc("The gradient of Conv2D with respect to its input."),
+      OpDefBuilder("Conv3DBackpropInputV2")
+          .Input("input_sizes: Tshape")
+          .Input("filter: T")
+          .Input("out_backprop: T")
+          .Output("output: T")
+          .Attr("T: {half, bfloat16, float, double}")
+          .Attr("strides: list(int) >= 5")
+          .Attr("padding: {'SAME', 'VALID'}")
+          .Attr("data_format: {'NDHWC', 'NCDHW'} = 'NDHWC'")
+          .Attr("dilations: list(int) = [1, 1, 1, 1, 1]")
+          .Attr("Tshape: {int32, int64} = DT_INT32")
+          .SetShapeFn(Conv3DBackpropInputShape)
+          .Doc("The gradient of Conv3D with respect to its input."),
+      OpDefBuilder("Conv3DBackpropFilterV2")
+          .Input("input: T")
+          .Input("filter_sizes: int32")
+          .Input("out_backprop: T")
+          .Output("output: T")
+          .Attr("T: {half, bfloat16, float, double}")
+          .Attr("strides: list(int) >= 5")
+          .Attr("padding: {'SAME', 'VALID'}")
+          .Attr("data_format: {'NDHWC', 'NCDHW'} = 'NDHWC'")
+          .Attr("dilations: list(int) = [1, 1, 1, 1, 1]")
+          .SetShapeFn(Conv3DBackpropFilterShape)
+          .Doc("The gradient of Conv3D with respect to its filter."),
       OpDefBuilder("Conv2DBackpropFilter")
           .Input("input: T")
           .Input("filter_sizes: int32")

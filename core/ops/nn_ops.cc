@@ -271,6 +271,46 @@ Status Conv2DShapeImpl(InferenceContext& c, bool depthwise) {
 
 Status DepthwiseConv2dShape(InferenceContext& c) { return Conv2DShapeImpl(c, /*depthwise=*/true); }
 
+// Conv3D: [N, D, H, W, C] * [KD, KH, KW, C, OC] -> [N, OD, OH, OW, OC] (NDHWC; NCDHW moves C
+// to dim 1). Five strides and dilations, 1 on batch and channels.
+Status Conv3DShape(InferenceContext& c) {
+  std::string format;
+  TG_RETURN_IF_ERROR(c.GetAttr("data_format", &format));
+  const bool nchw = format == "NCDHW";
+  std::vector<int64_t> strides, dilations;
+  TG_RETURN_IF_ERROR(c.GetAttr("strides", &strides));
+  TG_RETURN_IF_ERROR(c.GetAttr("dilations", &dilations));
+  if (strides.size() != 5 || dilations.size() != 5) {
+    return c.Error("strides and dilations must have 5 values, got ", strides.size(), " and ",
+                   dilations.size());
+  }
+  const size_t cd = nchw ? 1 : 4, sp = nchw ? 2 : 1;  // channel dim, first spatial dim
+  if (strides[0] != 1 || strides[cd] != 1 || dilations[0] != 1 || dilations[cd] != 1) {
+    return c.Error("strides and dilations in the batch and depth dimensions must be 1");
+  }
+  Padding padding;
+  TG_RETURN_IF_ERROR(GetPadding(c, &padding));
+  PartialShape input, filter;
+  TG_RETURN_IF_ERROR(c.WithRank(0, 5, &input));
+  TG_RETURN_IF_ERROR(c.WithRank(1, 5, &filter));
+  const int64_t in_depth = input.dim(static_cast<int>(cd)), filter_in_depth = filter.dim(3);
+  if (in_depth >= 0 && filter_in_depth >= 0 && (filter_in_depth == 0 || in_depth % filter_in_depth != 0)) {
+    return c.Error("input depth ", in_depth, " must be a multiple of the filter's input depth ",
+                   filter_in_depth, " (input ", input.ToString(), ", filter ", filter.ToString(), ")");
+  }
+  std::vector<int64_t> out(5, kUnknownDim);
+  out[0] = input.dim(0);
+  out[cd] = filter.dim(4);
+  const char* names[3] = {"depth", "height", "width"};
+  for (size_t k = 0; k < 3; ++k) {
+    TG_RETURN_IF_ERROR(WindowedOutputSize(c, names[k], input.dim(static_cast<int>(sp + k)),
+                                          filter.dim(static_cast<int>(k)), dilations[sp + k],
+                                          strides[sp + k], padding, 0, 0, &out[sp + k]));
+  }
+  c.set_output(0, PartialShape(std::move(out)));
+  return Status::OK();
+}
+
 // Pooling over a 4-D input: every dim is windowed by ksize/strides (batch and depth windows
 // of 1 leave those dims as they are).
 Status PoolShape(InferenceContext& c, bool has_explicit) {
@@ -400,6 +440,15 @@ Status RegisterNnOps(OpRegistry* registry) {
           .NewerThanTf1("explicit_paddings")
           .SetShapeFn(Conv2DShape)
           .Doc("2-D convolution of a 4-D input with a 4-D filter."),
+      OpDefBuilder("Conv3D")
+          .Input("input: T").Input("filter: T").Output("output: T")
+          .Attr("T: {half, bfloat16, float, double}")
+          .Attr("strides: list(int) >= 5")
+          .Attr("padding: {'SAME', 'VALID'}")
+          .Attr("data_format: {'NDHWC', 'NCDHW'} = 'NDHWC'")
+          .Attr("dilations: list(int) = [1, 1, 1, 1, 1]")
+          .SetShapeFn(Conv3DShape)
+          .Doc("3-D convolution of a 5-D input with a 5-D filter."),
       OpDefBuilder("DepthwiseConv2dNative")
           .Input("input: T").Input("filter: T").Output("output: T")
           .Attr("T: {half, bfloat16, float, double}")

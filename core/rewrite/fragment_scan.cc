@@ -17,9 +17,10 @@ struct Types {
       : konst(r.Find("Const")), noop(r.Find("NoOp")), identity(r.Find("Identity")),
         mul(r.Find("Mul")), add(r.Find("Add")), add_v2(r.Find("AddV2")), sub(r.Find("Sub")),
         neg(r.Find("Neg")), transpose(r.Find("Transpose")), matmul(r.Find("MatMul")),
-        conv2d(r.Find("Conv2D")), bias_add(r.Find("BiasAdd")) {}
+        conv2d(r.Find("Conv2D")), bias_add(r.Find("BiasAdd")),
+        max_pool_grad(r.Find("MaxPoolGrad")), relu_grad(r.Find("ReluGrad")) {}
   const OpRegistration *konst, *noop, *identity, *mul, *add, *add_v2, *sub, *neg, *transpose,
-      *matmul, *conv2d, *bias_add;
+      *matmul, *conv2d, *bias_add, *max_pool_grad, *relu_grad;
 };
 
 // The same mixing as common_subexpression.cc: keys only need to collide when nodes are equal.
@@ -53,10 +54,12 @@ bool MaySimplify(const Types& t, const Operation& op, const OpRegistration* type
   return false;
 }
 
-bool MayFuse(const Types& t, const Operation& op) {
+// Does output 0 of `op` have a reader of type `next` (a contraction's BiasAdd, a
+// MaxPoolGrad's ReluGrad)?
+bool MayFuse(const Operation& op, const OpRegistration* next) {
   if (op.num_outputs() == 0) return false;
   for (const Input& reader : op.consumers(0)) {
-    if (&reader.op->registration() == t.bias_add) return true;
+    if (&reader.op->registration() == next) return true;
   }
   return false;
 }
@@ -113,8 +116,11 @@ FragmentScan ScanFragment(const RewriteRequest& request) {
       scan.has_arithmetic = true;
       scan.arithmetic_optimization |= !scan.arithmetic_optimization && MaySimplify(t, *op, type);
     } else if (type == t.matmul || type == t.conv2d) {
-      scan.has_contractions = true;
-      scan.remapping |= !scan.remapping && MayFuse(t, *op);
+      scan.has_fusable = true;
+      scan.remapping |= !scan.remapping && MayFuse(*op, t.bias_add);
+    } else if (type == t.max_pool_grad) {
+      scan.has_fusable = true;
+      scan.remapping |= !scan.remapping && MayFuse(*op, t.relu_grad);
     }
     if (!scan.constant_folding && MayFold(t, *op)) scan.constant_folding = true;
     if (!scan.common_subgraph_elimination) {

@@ -31,7 +31,7 @@ struct FragmentScan {
   bool has_arithmetic = false;     // Mul, Add, AddV2, Sub, Neg, Transpose
   bool has_noops = false;          // NoOp (dependency optimization looks at what they wait for)
   bool has_identities = false;     // Identity or NoOp
-  bool has_contractions = false;   // MatMul or Conv2D
+  bool has_fusable = false;        // MatMul, Conv2D or MaxPoolGrad
 
   bool Any(const RewriteOptions& o) const {
     return (o.constant_folding && constant_folding) ||
@@ -39,7 +39,7 @@ struct FragmentScan {
            (o.common_subgraph_elimination && common_subgraph_elimination) ||
            (o.dependency_optimization && dependency_optimization) ||
            (o.identity_removal && identity_removal) || (o.remapping && remapping) ||
-           (o.auto_mixed_precision && has_contractions);
+           (o.auto_mixed_precision && has_fusable);
   }
 };
 

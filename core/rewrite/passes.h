@@ -31,6 +31,11 @@ int OptimizeDependencies(RewriteGraph& g);
 int RemoveIdentities(RewriteGraph& g);
 // fusion.cc: MatMul / Conv2D + BiasAdd (+ Relu) become one _FusedMatMul / _FusedConv2D.
 int FuseContractions(RewriteGraph& g);
+// fusion_pool_grad.cc: MaxPoolGrad -> ReluGrad becomes one _FusedMaxPoolGrad, whose second
+// output the ReluGrad's BiasAddGrads read.
+int FuseMaxPoolGradients(RewriteGraph& g);
+// The remapping pass: both fusions (fusion_pool_grad.cc).
+int Remap(RewriteGraph& g);
 // auto_mixed_precision.cc (before fusion): MatMul / Conv2D (plain, fused, and their
 // gradients) run in bfloat16 where the CPU has a native bf16 kernel, with the ops between
 // them that can follow (BiasAdd, Relu, MaxPool, their gradients, Reshape); Casts at the

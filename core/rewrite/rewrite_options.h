@@ -30,7 +30,8 @@ struct RewriteOptions {
   // Stateless work whose only consumers are control edges into NoOps is dropped (e.g. the
   // gradient with respect to an input in TF's gradient tuples) ("dependency_optimization").
   bool dependency_optimization = true;
-  // MatMul / Conv2D + BiasAdd (+ Relu) become _FusedMatMul / _FusedConv2D ("remapping").
+  // MatMul / Conv2D + BiasAdd (+ Relu) become _FusedMatMul / _FusedConv2D, and MaxPoolGrad
+  // -> ReluGrad (-> BiasAddGrad) one _FusedMaxPoolGrad ("remapping").
   bool remapping = true;
   // MatMul / Conv2D and their gradients (and the BiasAdd / Relu / MaxPool ops between them
   // that can follow) run in bfloat16 where the CPU has native bf16 kernels; float weights, float

@@ -52,9 +52,9 @@ StatusOr<std::unique_ptr<RewrittenFragment>> RewriteFragment(const RewriteReques
   // Mixed precision before fusion, as in TensorFlow: a bf16 MatMul + BiasAdd + Relu then
   // fuses into a bf16 _FusedMatMul; a bf16 Conv2D's chain stays three bf16 ops (TF's
   // _FusedConv2D has no bf16).
-  pass(o.auto_mixed_precision, scan.has_contractions, scan.has_contractions, &AutoMixedPrecision,
+  pass(o.auto_mixed_precision, scan.has_fusable, scan.has_fusable, &AutoMixedPrecision,
        &counts.auto_mixed_precision, &RewriteOptions::auto_mixed_precision);
-  pass(o.remapping, scan.remapping, scan.has_contractions, &FuseContractions, &counts.remapping,
+  pass(o.remapping, scan.remapping, scan.has_fusable, &Remap, &counts.remapping,
        &RewriteOptions::remapping);
   if (!g.changed()) return std::unique_ptr<RewrittenFragment>();
 

@@ -3,6 +3,7 @@
 
 #include "cpu_kernels.h"
 #include "cwise_ops_common.h"
+#include "wrapping_math.h"
 
 namespace tgraph_cpu {
 namespace {
@@ -40,13 +41,11 @@ class AddNKernel {
     // element reads only its own index.
     ctx.ParallelFor(n, CostNs(static_cast<double>(n_inputs)), [&](int64_t begin, int64_t end) {
       if constexpr (std::is_integral_v<T>) {
-        // Integers wrap on overflow, as TensorFlow's do, without signed overflow (undefined
-        // behaviour): the sums are taken in the unsigned type.
-        using U = std::make_unsigned_t<T>;
+        // Integers wrap on overflow, as TensorFlow's do (wrapping_math.h).
         for (int64_t i = begin; i < end; ++i) {
-          U sum = static_cast<U>(in[0][i]);
-          for (size_t k = 1; k < in.size(); ++k) sum += static_cast<U>(in[k][i]);
-          o[i] = static_cast<T>(sum);
+          T sum = in[0][i];
+          for (size_t k = 1; k < in.size(); ++k) sum = WrapAdd(sum, in[k][i]);
+          o[i] = sum;
         }
       } else {
         const Eigen::Index len = end - begin;

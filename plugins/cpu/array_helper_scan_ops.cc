@@ -12,6 +12,7 @@
 #include "array_helper_kernels.h"
 #include "array_kernel_util.h"
 #include "nn_common.h"
+#include "wrapping_math.h"
 
 namespace tgraph_cpu {
 namespace {
@@ -19,29 +20,19 @@ namespace {
 using namespace array_util;
 using nn::DTypeOf;
 
-// Integer scans wrap on overflow (as TensorFlow's do in practice) instead of being undefined.
-template <typename T, bool = std::is_integral_v<T>>
-struct WrapType {
-  using type = T;
-};
-template <typename T>
-struct WrapType<T, true> {
-  using type = std::make_unsigned_t<T>;
-};
-template <typename T>
-using Wide = typename WrapType<T>::type;
+// Integer scans wrap on overflow, as TensorFlow's do (wrapping_math.h).
 
 struct SumOp {
   template <typename T>
   static T Identity() { return T(0); }
   template <typename T>
-  static T Apply(T a, T b) { return static_cast<T>(static_cast<Wide<T>>(a) + static_cast<Wide<T>>(b)); }
+  static T Apply(T a, T b) { return WrapAdd(a, b); }
 };
 struct ProdOp {
   template <typename T>
   static T Identity() { return T(1); }
   template <typename T>
-  static T Apply(T a, T b) { return static_cast<T>(static_cast<Wide<T>>(a) * static_cast<Wide<T>>(b)); }
+  static T Apply(T a, T b) { return WrapMul(a, b); }
 };
 
 template <typename T, typename Op>

@@ -5,6 +5,7 @@
 
 #include "cpu_kernels.h"
 #include "cwise_ops_common.h"
+#include "wrapping_math.h"
 
 namespace tgraph_cpu {
 namespace {
@@ -16,19 +17,37 @@ struct AddF {
   static constexpr double kCost = 1;
   static constexpr bool kScalarExpr = true;  // also valid on plain values
   template <class A, class B>
-  static auto Expr(const A& a, const B& b) { return a + b; }
+  static auto Expr(const A& a, const B& b) {
+    if constexpr (IntegerOperand<A>) {
+      return ApplyWrapping<WrappingAdd>(a, b);
+    } else {
+      return a + b;
+    }
+  }
 };
 struct SubF {
   static constexpr double kCost = 1;
   static constexpr bool kScalarExpr = true;  // also valid on plain values
   template <class A, class B>
-  static auto Expr(const A& a, const B& b) { return a - b; }
+  static auto Expr(const A& a, const B& b) {
+    if constexpr (IntegerOperand<A>) {
+      return ApplyWrapping<WrappingSub>(a, b);
+    } else {
+      return a - b;
+    }
+  }
 };
 struct MulF {
   static constexpr double kCost = 1;
   static constexpr bool kScalarExpr = true;  // also valid on plain values
   template <class A, class B>
-  static auto Expr(const A& a, const B& b) { return a * b; }
+  static auto Expr(const A& a, const B& b) {
+    if constexpr (IntegerOperand<A>) {
+      return ApplyWrapping<WrappingMul>(a, b);
+    } else {
+      return a * b;
+    }
+  }
 };
 struct RealDivF {
   static constexpr double kCost = 2;
@@ -54,13 +73,12 @@ template <typename T>
 struct PowOp {
   T operator()(const T& x, const T& y) const {
     if constexpr (std::is_integral_v<T>) {
-      using U = std::make_unsigned_t<T>;
-      U base = static_cast<U>(x), result = 1;
+      T base = x, result = 1;
       for (T e = y; e > 0; e >>= 1) {
-        if (e & 1) result = static_cast<U>(result * base);
-        base = static_cast<U>(base * base);
+        if (e & 1) result = WrapMul(result, base);
+        base = WrapMul(base, base);
       }
-      return static_cast<T>(result);
+      return result;
     } else if constexpr (std::is_floating_point_v<T>) {
       return std::pow(x, y);
     } else {

@@ -3,6 +3,7 @@
 // templates as cwise_unary.cc / cwise_binary.cc, in a file of their own so the older ones
 // do not recompile.
 #include "cwise_ops_common.h"
+#include "wrapping_math.h"
 #include "model_op_kernels.h"
 
 namespace tgraph_cpu {
@@ -51,7 +52,13 @@ struct SeluF {
 struct SquaredDifferenceF {
   static constexpr double kCost = 2;
   template <class A, class B>
-  static auto Expr(const A& a, const B& b) { return (a - b).square(); }
+  static auto Expr(const A& a, const B& b) {
+    if constexpr (IntegerOperand<A>) {
+      return ApplyWrapping<WrappingSquaredDifference>(a, b);
+    } else {
+      return (a - b).square();
+    }
+  }
 };
 
 // x where x > 0, else alpha * x; alpha is the node's attr.

@@ -5,6 +5,7 @@
 
 #include "cpu_kernels.h"
 #include "cwise_ops_common.h"
+#include "wrapping_math.h"
 
 namespace tgraph_cpu {
 namespace {
@@ -23,9 +24,25 @@ using ScalarOf = std::remove_const_t<typename A::Scalar>;
     }                                        \
   };
 
-TGRAPH_CPU_UNARY(NegF, 1, -a)
-TGRAPH_CPU_UNARY(AbsF, 1, a.abs())
-TGRAPH_CPU_UNARY(SquareF, 1, a.square())
+TGRAPH_CPU_UNARY(NegPlainF, 1, -a)
+TGRAPH_CPU_UNARY(AbsPlainF, 1, a.abs())
+TGRAPH_CPU_UNARY(SquarePlainF, 1, a.square())
+// Integers wrap on overflow (wrapping_math.h): -INT_MIN and |INT_MIN| are INT_MIN.
+template <class Wrapping, class Plain>
+struct IntegerWrapsF {
+  static constexpr double kCost = Plain::kCost;
+  template <class A>
+  static auto Expr(const A& a) {
+    if constexpr (IntegerOperand<A>) {
+      return ApplyWrapping<Wrapping>(a);
+    } else {
+      return Plain::Expr(a);
+    }
+  }
+};
+using NegF = IntegerWrapsF<WrappingNeg, NegPlainF>;
+using AbsF = IntegerWrapsF<WrappingAbs, AbsPlainF>;
+using SquareF = IntegerWrapsF<WrappingSquare, SquarePlainF>;
 TGRAPH_CPU_UNARY(SignF, 1, a.sign())
 TGRAPH_CPU_UNARY(SqrtF, 4, a.sqrt())
 TGRAPH_CPU_UNARY(RsqrtF, 5, a.rsqrt())

@@ -3,7 +3,8 @@
 // at pixel centres ((o + 0.5) * scale - 0.5 for bilinear, (o + 0.5) * scale for nearest).
 // Bilinear reads any real type and writes float; nearest copies elements by size. Output
 // rows split over the intra-op pool. Their gradients (ResizeBilinearGrad,
-// ResizeNearestNeighborGrad) use the same weights and source pixels.
+// ResizeNearestNeighborGrad) use the same weights and source pixels. RegisterImageResizeKernels
+// also registers the bicubic and area kernels (image_resize_util.h names their files).
 #include <Eigen/Core>
 
 #include <algorithm>
@@ -14,66 +15,13 @@
 
 #include "array_kernel_util.h"
 #include "array_kernels.h"
+#include "image_resize_util.h"
 
 namespace tgraph_cpu {
 namespace {
 
 using namespace array_util;
-
-struct ResizeAttrs {
-  bool align_corners = false;
-  bool half_pixel = false;
-};
-
-bool GetResizeAttrs(Construction& c, ResizeAttrs* a) {
-  if (!c.GetAttr("align_corners", &a->align_corners) ||
-      !c.GetAttr("half_pixel_centers", &a->half_pixel)) {
-    return false;
-  }
-  if (a->align_corners && a->half_pixel) {
-    c.Fail(TG_INVALID_ARGUMENT, "If half_pixel_centers is True, align_corners must be False.");
-    return false;
-  }
-  return true;
-}
-
-// Reads images [N, H, W, C] and size [h, w]; allocates the output. False when failed.
-bool Prepare(Context& ctx, std::vector<int64_t>* in, int64_t* out_h, int64_t* out_w,
-             TensorMut* out) {
-  TensorView images = ctx.input(0);
-  *in = images.dims();
-  if (in->size() != 4) {
-    ctx.Fail(TG_INVALID_ARGUMENT, "images must be 4-D [batch, height, width, channels], got " +
-                                      ShapeString(*in));
-    return false;
-  }
-  TensorView size = ctx.input(1);
-  if (size.rank() != 1 || size.dim(0) != 2) {
-    ctx.Fail(TG_INVALID_ARGUMENT, "size must be a vector of 2 values, got shape " +
-                                      ShapeString(size.dims()));
-    return false;
-  }
-  const int32_t* s = size.data<int32_t>();
-  if (s[0] <= 0 || s[1] <= 0) {
-    ctx.Fail(TG_INVALID_ARGUMENT, "size must be positive, got [" + std::to_string(s[0]) + "," +
-                                      std::to_string(s[1]) + "]");
-    return false;
-  }
-  if ((*in)[1] <= 0 || (*in)[2] <= 0) {
-    ctx.Fail(TG_INVALID_ARGUMENT, "images must have positive height and width, got " +
-                                      ShapeString(*in));
-    return false;
-  }
-  *out_h = s[0];
-  *out_w = s[1];
-  *out = ctx.AllocateOutput(0, {(*in)[0], *out_h, *out_w, (*in)[3]});
-  return ctx.ok();
-}
-
-float Scale(int64_t in, int64_t out, bool align_corners) {
-  return align_corners && out > 1 ? static_cast<float>(in - 1) / static_cast<float>(out - 1)
-                                  : static_cast<float>(in) / static_cast<float>(out);
-}
+using namespace image_resize;
 
 // The two source rows (or columns) of output coordinate o and the weight of the second.
 struct Interp {
@@ -302,6 +250,8 @@ void RegisterImageResizeKernels(tgraph::plugin::Init& init) {
   init.Kernel<ResizeNearestNeighborOp>(KernelBuilder("ResizeNearestNeighbor", "CPU")
                                            .TypeConstraint("T", TG_ARRAY_MOVER_TYPES)
                                            .HostMemory("size"));
+  RegisterImageResizeBicubicKernels(init);
+  RegisterImageResizeAreaKernels(init);
 }
 
 }  // namespace tgraph_cpu

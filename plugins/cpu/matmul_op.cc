@@ -7,6 +7,7 @@
 // slow-to-compile template is built once per dtype. RegisterNnKernels lives here too.
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
 
 #include "cpu_kernels.h"
 #include "eigen_device.h"
@@ -19,14 +20,23 @@ namespace {
 template <typename T, typename Device>
 void ContractOn(const Device& device, const T* a, int64_t a_rows, int64_t a_cols, bool trans_a,
                 const T* b, int64_t b_rows, int64_t b_cols, bool trans_b, T* out) {
-  using ConstMatrix = Eigen::TensorMap<Eigen::Tensor<const T, 2, Eigen::RowMajor, Eigen::Index>>;
-  using Matrix = Eigen::TensorMap<Eigen::Tensor<T, 2, Eigen::RowMajor, Eigen::Index>>;
-  const ConstMatrix ma(a, a_rows, a_cols);
-  const ConstMatrix mb(b, b_rows, b_cols);
-  Matrix mo(out, trans_a ? a_cols : a_rows, trans_b ? b_rows : b_cols);
-  const Eigen::array<Eigen::IndexPair<Eigen::Index>, 1> dims = {
-      Eigen::IndexPair<Eigen::Index>(trans_a ? 0 : 1, trans_b ? 1 : 0)};
-  mo.device(device) = ma.contract(mb, dims);
+  if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) {
+    // Integer products wrap on overflow, as TensorFlow's do; signed overflow is undefined in
+    // C++ (wrapping_math.h), so the product is taken over the same bits as unsigned.
+    using U = std::make_unsigned_t<T>;
+    ContractOn(device, reinterpret_cast<const U*>(a), a_rows, a_cols, trans_a,
+               reinterpret_cast<const U*>(b), b_rows, b_cols, trans_b, reinterpret_cast<U*>(out));
+  } else {
+    using Index = Eigen::Index;
+    using ConstMatrix = Eigen::TensorMap<Eigen::Tensor<const T, 2, Eigen::RowMajor, Index>>;
+    using Matrix = Eigen::TensorMap<Eigen::Tensor<T, 2, Eigen::RowMajor, Index>>;
+    const ConstMatrix ma(a, a_rows, a_cols);
+    const ConstMatrix mb(b, b_rows, b_cols);
+    Matrix mo(out, trans_a ? a_cols : a_rows, trans_b ? b_rows : b_cols);
+    const Eigen::array<Eigen::IndexPair<Eigen::Index>, 1> dims = {
+        Eigen::IndexPair<Eigen::Index>(trans_a ? 0 : 1, trans_b ? 1 : 0)};
+    mo.device(device) = ma.contract(mb, dims);
+  }
 }
 
 }  // namespace

@@ -3,10 +3,14 @@
 
 namespace tgraph_cpu {
 
+// conv3d_ops.cc (declared here rather than in model_op_kernels.h, whose every includer is an
+// Eigen-heavy kernel file that would recompile for one more line).
+void RegisterConv3DKernels(tgraph::plugin::Init& init);
+
 void RegisterModelOpKernels(tgraph::plugin::Init& init) {
   for (auto* file : {&RegisterMoreElementwiseKernels, &RegisterBatchNormKernels,
                      &RegisterDepthwiseConvKernels, &RegisterDepthwiseConvBackpropKernels,
-                     &RegisterEinsumKernels}) {
+                     &RegisterEinsumKernels, &RegisterConv3DKernels}) {
     if (!init.ok()) return;
     file(init);
   }

@@ -44,10 +44,199 @@ bool CheckPooledShape(Context& ctx, const char* what, const std::vector<int64_t>
   return false;
 }
 
-template <typename T>
+// Where the max-pool gradient of an NHWC input goes, and how the work is cut: units of
+// (image, channel block) that own disjoint parts of the result, so no two threads write one
+// element.
+struct MaxPoolGradPlan {
+  int64_t batch = 0, in_h = 0, in_w = 0, depth = 0, out_h = 0, out_w = 0;
+  int64_t k_h = 1, k_w = 1, s_h = 1, s_w = 1, pad_top = 0, pad_left = 0;
+  int64_t blocks = 1, block = 0;  // channel blocks per image, channels per block
+  // Windows that never overlap (stride >= window): each window writes its pixels' gradient
+  // outright (the routed value or 0), and only pixels no window covers need zeroing first;
+  // when the windows tile the image (2x2 stride 2 SAME, ...) there are none.
+  bool disjoint = false, tiled = false;
+
+  int64_t units() const { return batch * blocks; }
+  double CostPerUnit() const {
+    return static_cast<double>(out_h * out_w * k_h * k_w * block + in_h * in_w * block);
+  }
+};
+
+MaxPoolGradPlan PlanMaxPoolGrad(const PoolAttrs& attrs, const std::vector<int64_t>& in_dims,
+                                const Window& wh, const Window& ww) {
+  MaxPoolGradPlan p;
+  p.batch = in_dims[0];
+  p.in_h = in_dims[1];
+  p.in_w = in_dims[2];
+  p.depth = in_dims[3];
+  p.out_h = wh.out;
+  p.out_w = ww.out;
+  p.k_h = attrs.ksize[1];
+  p.k_w = attrs.ksize[2];
+  p.s_h = attrs.strides[1];
+  p.s_w = attrs.strides[2];
+  p.pad_top = wh.pad_before;
+  p.pad_left = ww.pad_before;
+  // Few images: split the channels too, so every thread has work (blocks of >= 8 channels
+  // keep the inner loops vectorisable).
+  p.blocks = std::clamp<int64_t>((16 + p.batch - 1) / std::max<int64_t>(p.batch, 1), 1,
+                                 std::max<int64_t>((p.depth + 7) / 8, 1));
+  p.block = (p.depth + p.blocks - 1) / p.blocks;
+  p.disjoint = p.s_h >= p.k_h && p.s_w >= p.k_w;
+  // Windows [o * k - pad, o * k - pad + k) for o < out, back to back, cover [0, in).
+  auto tiles = [](int64_t out, int64_t stride, int64_t k, int64_t pad, int64_t in) {
+    return stride == k && out * k - pad >= in;
+  };
+  p.tiled = p.disjoint && tiles(p.out_h, p.s_h, p.k_h, p.pad_top, p.in_h) &&
+            tiles(p.out_w, p.s_w, p.k_w, p.pad_left, p.in_w);
+  return p;
+}
+
+// The max-pool gradient of units [begin, end): each output gradient goes to the first
+// maximum of its window, scanning rows then columns (as TensorFlow does: a later element
+// wins only when strictly greater, so a NaN wins only when it comes first).
+//
+// With `features` (_FusedMaxPoolGrad), the result then goes through ReluGrad (kept where
+// features > 0, else 0), and `bias_partial` ([batch, depth]) receives each image's sum of
+// the result per channel. `features_are_input`: features is orig_input itself, so the
+// element a window routes to is its maximum, and the mask is the maximum's sign.
+//
+// Per window, each loop runs over the unit's channels (contiguous: it vectorises), finding
+// the maxima and their window-local indices (Index: int32 whenever a window fits, so that it
+// shares the floats' vector lanes) without a branch on the data. The kernel is bound by
+// memory: each input pixel is read once and each result pixel written once.
+template <typename T, typename Index>
+void MaxPoolGradUnits(const MaxPoolGradPlan& p, const T* in, const T* g, const T* features,
+                      bool features_are_input, T* dx, double* bias_partial, int64_t begin,
+                      int64_t end) {
+  const int64_t depth = p.depth, in_w = p.in_w, image_size = p.in_h * p.in_w * p.depth;
+  std::vector<T> max_buffer(static_cast<size_t>(p.block));
+  std::vector<T> routed_buffer(max_buffer.size()), sum_buffer(max_buffer.size());
+  std::vector<Index> arg_buffer(max_buffer.size());
+  T* __restrict mx = max_buffer.data();
+  T* __restrict routed = routed_buffer.data();
+  T* __restrict sum = sum_buffer.data();  // per image: a few hundred windows, in T
+  Index* __restrict arg = arg_buffer.data();
+  const bool relu = features != nullptr;
+  for (int64_t u = begin; u < end; ++u) {
+    const int64_t n = u / p.blocks;
+    const int64_t c0 = (u % p.blocks) * p.block, c1 = std::min(c0 + p.block, depth);
+    const int64_t nc = c1 - c0;
+    if (nc <= 0) continue;
+    // No __restrict on image and grad_image: the result may be orig_input's buffer (tiled
+    // windows read each pixel before writing it). The loops' own pointers below each touch
+    // one of them only.
+    const T* image = in + n * image_size + c0;
+    const T* mask = relu ? features + n * image_size + c0 : nullptr;
+    T* grad_image = dx + n * image_size + c0;
+    const T* grad = g + n * p.out_h * p.out_w * depth + c0;
+    std::fill(sum, sum + nc, T(0));
+    if (p.tiled) {
+      // Every pixel is written below.
+    } else if (nc == depth) {
+      std::fill(grad_image, grad_image + image_size, T(0));
+    } else {
+      for (int64_t i = 0; i < p.in_h * p.in_w; ++i) {
+        std::fill(grad_image + i * depth, grad_image + i * depth + nc, T(0));
+      }
+    }
+    for (int64_t oh = 0; oh < p.out_h; ++oh) {
+      const int64_t h0 = std::max<int64_t>(oh * p.s_h - p.pad_top, 0);
+      const int64_t h1 = std::min<int64_t>(oh * p.s_h - p.pad_top + p.k_h, p.in_h);
+      for (int64_t ow = 0; ow < p.out_w; ++ow) {
+        const int64_t w0 = std::max<int64_t>(ow * p.s_w - p.pad_left, 0);
+        const int64_t w1 = std::min<int64_t>(ow * p.s_w - p.pad_left + p.k_w, in_w);
+        if (h0 >= h1 || w0 >= w1) continue;  // cannot happen with valid attrs; be safe
+        {
+          const T* __restrict v = image + (h0 * in_w + w0) * depth;
+          for (int64_t c = 0; c < nc; ++c) {
+            mx[c] = v[c];
+            arg[c] = 0;
+          }
+        }
+        Index at_window = 0;
+        for (int64_t h = h0; h < h1; ++h) {
+          for (int64_t w = w0; w < w1; ++w, ++at_window) {
+            if (at_window == 0) continue;
+            const T* __restrict v = image + (h * in_w + w) * depth;
+            const Index here = at_window;
+            for (int64_t c = 0; c < nc; ++c) {
+              const T m = mx[c], x = v[c];
+              const Index a = arg[c];
+              const bool greater = x > m;
+              mx[c] = greater ? x : m;
+              arg[c] = greater ? here : a;
+            }
+          }
+        }
+        const T* __restrict grad_pixel = grad + (oh * p.out_w + ow) * depth;
+        if (!p.disjoint) {
+          // Overlapping windows add up; ReluGrad's mask comes after the unit is done.
+          const int64_t width = w1 - w0;
+          for (int64_t c = 0; c < nc; ++c) {
+            const int64_t i = static_cast<int64_t>(arg[c]);
+            grad_image[((h0 + i / width) * in_w + w0 + i % width) * depth + c] += grad_pixel[c];
+          }
+          continue;
+        }
+        const T* __restrict value = grad_pixel;
+        if (relu && features_are_input) {
+          // The routed element is the maximum: ReluGrad keeps it where the maximum is > 0.
+          for (int64_t c = 0; c < nc; ++c) {
+            routed[c] = mx[c] > T(0) ? grad_pixel[c] : T(0);
+            sum[c] += routed[c];
+          }
+          value = routed;
+        }
+        Index here = 0;
+        for (int64_t h = h0; h < h1; ++h) {
+          for (int64_t w = w0; w < w1; ++w, ++here) {
+            const int64_t at = (h * in_w + w) * depth;
+            T* __restrict d = grad_image + at;
+            if (relu && !features_are_input) {
+              const T* __restrict f = mask + at;
+              for (int64_t c = 0; c < nc; ++c) {
+                d[c] = arg[c] == here && f[c] > T(0) ? value[c] : T(0);
+                sum[c] += d[c];
+              }
+            } else {
+              for (int64_t c = 0; c < nc; ++c) d[c] = arg[c] == here ? value[c] : T(0);
+            }
+          }
+        }
+      }
+    }
+    if (!relu) continue;
+    if (!p.disjoint) {
+      for (int64_t i = 0; i < p.in_h * p.in_w; ++i) {
+        T* __restrict d = grad_image + i * depth;
+        const T* __restrict f = mask + i * depth;
+        for (int64_t c = 0; c < nc; ++c) {
+          d[c] = f[c] > T(0) ? d[c] : T(0);
+          sum[c] += d[c];
+        }
+      }
+    }
+    for (int64_t c = 0; c < nc; ++c) bias_partial[n * depth + c0 + c] = static_cast<double>(sum[c]);
+  }
+}
+
+// MaxPoolGrad (kFused false): inputs orig_input, orig_output, grad. _FusedMaxPoolGrad (kFused,
+// core/ops/fused_ops.cc; made by the plan-time fusion from MaxPoolGrad -> ReluGrad (->
+// BiasAddGrad)): a fourth input, ReluGrad's features, and a second output, the result's sum
+// per channel (BiasAddGrad of it).
+template <typename T, bool kFused>
 class MaxPoolGradOp {
  public:
-  explicit MaxPoolGradOp(Construction& c) { GetPoolAttrs(c, /*allow_explicit=*/true, &attrs_); }
+  explicit MaxPoolGradOp(Construction& c) {
+    if (!GetPoolAttrs(c, /*allow_explicit=*/true, &attrs_)) return;
+    if constexpr (kFused) {
+      if (c.GetAttr("num_features", &num_features_) && num_features_ > 1) {
+        c.Fail(TG_INVALID_ARGUMENT, "num_features must be 0 or 1, got " +
+                                        std::to_string(num_features_));
+      }
+    }
+  }
 
   void Compute(Context& ctx) {
     const auto x = ctx.input(0), y = ctx.input(1), dy = ctx.input(2);
@@ -63,102 +252,68 @@ class MaxPoolGradOp {
         !CheckPooledShape(ctx, "grad", dy.dims(), pooled, in_dims)) {
       return;
     }
-    auto out = ctx.AllocateOutput(0, in_dims);
+    // _FusedMaxPoolGrad's features: input 3, or orig_input itself when there is none.
+    const T* features = nullptr;
+    if constexpr (kFused) {
+      if (num_features_ > 0) {
+        const auto f = ctx.input(3);
+        if (f.dims() != in_dims) {
+          ctx.Fail(TG_INVALID_ARGUMENT, "features must have orig_input's shape " +
+                                            ShapeString(in_dims) + ", got " + ShapeString(f.dims()));
+          return;
+        }
+        features = f.template data<T>();
+      } else {
+        features = x.template data<T>();
+      }
+    }
+    const MaxPoolGradPlan p = PlanMaxPoolGrad(attrs_, in_dims, wh, ww);
+    // Tiled windows read each pixel before writing it, and no other window reads it: the
+    // result may take orig_input's buffer when nobody else holds it (it is usually dead
+    // after the gradient), and writes into lines that are already in the cache.
+    auto out = p.tiled ? ctx.ForwardOrAllocateOutput(0, 0, in_dims) : ctx.AllocateOutput(0, in_dims);
     if (!ctx.ok()) return;
-    const int64_t batch = in_dims[0], in_h = in_dims[1], in_w = in_dims[2], depth = in_dims[3];
-    if (batch * in_h * in_w * depth == 0) return;
-    const int64_t out_h = wh.out, out_w = ww.out;
-    const int64_t k_h = attrs_.ksize[1], k_w = attrs_.ksize[2];
-    const int64_t s_h = attrs_.strides[1], s_w = attrs_.strides[2];
-    const int64_t pad_top = wh.pad_before, pad_left = ww.pad_before;
+    tgraph::plugin::TensorMut bias;
+    if constexpr (kFused) {
+      bias = ctx.AllocateOutput(1, {p.depth});
+      if (!ctx.ok()) return;
+    }
+    if (p.batch * p.in_h * p.in_w * p.depth == 0) {
+      if constexpr (kFused) {
+        std::fill(bias.template mutable_data<T>(), bias.template mutable_data<T>() + p.depth, T(0));
+      }
+      return;
+    }
     const T* in = x.template data<T>();
     const T* g = dy.template data<T>();
     T* dx = out.template mutable_data<T>();
-    // Few images: split the channels too, so every thread has work (blocks of >= 8 channels
-    // keep the inner loops vectorisable).
-    const int64_t blocks = std::clamp<int64_t>((16 + batch - 1) / batch, 1, (depth + 7) / 8);
-    const int64_t block = (depth + blocks - 1) / blocks;
-    const double cost =
-        static_cast<double>(out_h * out_w * k_h * k_w * block + in_h * in_w * block);
-    // Windows that never overlap (stride >= window): each window writes its pixels' gradient
-    // outright (the routed value or 0), and only pixels no window covers need zeroing first;
-    // when the windows tile the image (2x2 stride 2 SAME, ...) there are none.
-    const bool disjoint = s_h >= k_h && s_w >= k_w;
-    // Windows [o * k - pad, o * k - pad + k) for o < out, back to back, cover [0, in).
-    auto tiles = [](int64_t out, int64_t stride, int64_t k, int64_t pad, int64_t in) {
-      return stride == k && out * k - pad >= in;
-    };
-    const bool tiled = disjoint && tiles(out_h, s_h, k_h, pad_top, in_h) &&
-                       tiles(out_w, s_w, k_w, pad_left, in_w);
-    ctx.ParallelFor(batch * blocks, cost, [&](int64_t begin, int64_t end) {
-      // Per channel of the block: the window's maximum and where it is (the offset of its
-      // pixel in the image), found in one branch-free pass that vectorises over channels.
-      std::vector<T> max_buffer(static_cast<size_t>(block));
-      std::vector<int64_t> arg_buffer(max_buffer.size());
-      T* __restrict mx = max_buffer.data();
-      int64_t* __restrict arg = arg_buffer.data();
-      for (int64_t u = begin; u < end; ++u) {
-        const int64_t n = u / blocks;
-        const int64_t c0 = (u % blocks) * block, c1 = std::min(c0 + block, depth);
-        const int64_t nc = c1 - c0;
-        if (nc <= 0) continue;
-        const T* __restrict image = in + n * in_h * in_w * depth + c0;
-        T* __restrict grad_image = dx + n * in_h * in_w * depth + c0;
-        if (tiled) {
-          // Every pixel is written below.
-        } else if (nc == depth) {
-          std::fill(grad_image, grad_image + in_h * in_w * depth, T(0));
-        } else {
-          for (int64_t i = 0; i < in_h * in_w; ++i) {
-            std::fill(grad_image + i * depth, grad_image + i * depth + nc, T(0));
-          }
-        }
-        const T* __restrict grad = g + n * out_h * out_w * depth + c0;
-        for (int64_t oh = 0; oh < out_h; ++oh) {
-          const int64_t h0 = std::max<int64_t>(oh * s_h - pad_top, 0);
-          const int64_t h1 = std::min<int64_t>(oh * s_h - pad_top + k_h, in_h);
-          for (int64_t ow = 0; ow < out_w; ++ow) {
-            const int64_t w0 = std::max<int64_t>(ow * s_w - pad_left, 0);
-            const int64_t w1 = std::min<int64_t>(ow * s_w - pad_left + k_w, in_w);
-            if (h0 >= h1 || w0 >= w1) continue;  // cannot happen with valid attrs; be safe
-            // A later element wins only when strictly greater: the first maximum, and a
-            // NaN only when it comes first (as TensorFlow routes it).
-            const int64_t first = (h0 * in_w + w0) * depth;
-            for (int64_t c = 0; c < nc; ++c) {
-              mx[c] = image[first + c];
-              arg[c] = first;
-            }
-            for (int64_t h = h0; h < h1; ++h) {
-              for (int64_t w = (h == h0 ? w0 + 1 : w0); w < w1; ++w) {
-                const int64_t at = (h * in_w + w) * depth;
-                const T* __restrict v = image + at;
-                for (int64_t c = 0; c < nc; ++c) {
-                  const bool greater = v[c] > mx[c];
-                  mx[c] = greater ? v[c] : mx[c];
-                  arg[c] = greater ? at : arg[c];
-                }
-              }
-            }
-            const T* __restrict grad_pixel = grad + (oh * out_w + ow) * depth;
-            if (disjoint) {
-              for (int64_t h = h0; h < h1; ++h) {
-                for (int64_t w = w0; w < w1; ++w) {
-                  const int64_t at = (h * in_w + w) * depth;
-                  T* __restrict d = grad_image + at;
-                  for (int64_t c = 0; c < nc; ++c) d[c] = arg[c] == at ? grad_pixel[c] : T(0);
-                }
-              }
-              continue;
-            }
-            for (int64_t c = 0; c < nc; ++c) grad_image[arg[c] + c] += grad_pixel[c];
-          }
-        }
+    const bool features_are_input = kFused && num_features_ == 0;
+    std::vector<double> partial(kFused ? static_cast<size_t>(p.batch * p.depth) : 0);
+    // Window-local indices fit int32 unless one window spans 2^31 pixels.
+    const bool narrow = p.in_h * p.in_w < (int64_t{1} << 31);
+    ctx.ParallelFor(p.units(), p.CostPerUnit(), [&](int64_t begin, int64_t end) {
+      if (narrow) {
+        MaxPoolGradUnits<T, int32_t>(p, in, g, features, features_are_input, dx, partial.data(),
+                                     begin, end);
+      } else {
+        MaxPoolGradUnits<T, int64_t>(p, in, g, features, features_are_input, dx, partial.data(),
+                                     begin, end);
       }
     });
+    if constexpr (kFused) {
+      // Images summed in order: the result does not depend on how the pool ran the units.
+      T* b = bias.template mutable_data<T>();
+      for (int64_t c = 0; c < p.depth; ++c) {
+        double s = 0;
+        for (int64_t n = 0; n < p.batch; ++n) s += partial[static_cast<size_t>(n * p.depth + c)];
+        b[c] = static_cast<T>(s);
+      }
+    }
   }
 
  private:
   PoolAttrs attrs_;
+  int64_t num_features_ = 0;  // _FusedMaxPoolGrad: 1 when ReluGrad's features are input 3
 };
 
 template <typename T>
@@ -235,8 +390,10 @@ class AvgPoolGradOp {
 
 template <typename T>
 void RegisterFor(tgraph::plugin::Init& init) {
-  init.Kernel<MaxPoolGradOp<T>>(
+  init.Kernel<MaxPoolGradOp<T, false>>(
       tgraph::plugin::KernelBuilder("MaxPoolGrad", "CPU").TypeConstraint("T", DTypeOf<T>::value));
+  init.Kernel<MaxPoolGradOp<T, true>>(tgraph::plugin::KernelBuilder("_FusedMaxPoolGrad", "CPU")
+                                          .TypeConstraint("T", DTypeOf<T>::value));
   init.Kernel<AvgPoolGradOp<T>>(tgraph::plugin::KernelBuilder("AvgPoolGrad", "CPU")
                                     .TypeConstraint("T", DTypeOf<T>::value)
                                     .HostMemory("orig_input_shape"));

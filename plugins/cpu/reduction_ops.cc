@@ -15,6 +15,7 @@
 
 #include "cpu_kernels.h"
 #include "cwise_ops_common.h"
+#include "wrapping_math.h"
 
 namespace tgraph_cpu {
 namespace {
@@ -34,17 +35,36 @@ constexpr bool IsNan(T v) {
   }
 }
 
+// Integer sums and products wrap on overflow (wrapping_math.h), so they fold in a plain loop
+// (which the compiler vectorises) rather than through Eigen's signed arithmetic.
+template <typename T, T (*Fold)(T, T)>
+T FoldRow(T init, const T* p, Eigen::Index n) {
+  for (Eigen::Index i = 0; i < n; ++i) init = Fold(init, p[i]);
+  return init;
+}
 template <typename T>
 struct SumR {
   static T Identity() { return T(0); }
-  static T Combine(T a, T b) { return a + b; }
-  static T Row(const T* p, Eigen::Index n) { return Eval0<T>(ConstVec<T>(p, n).sum()); }
+  static T Combine(T a, T b) { return WrapAdd(a, b); }
+  static T Row(const T* p, Eigen::Index n) {
+    if constexpr (std::is_integral_v<T>) {
+      return FoldRow<T, WrapAdd<T>>(T(0), p, n);
+    } else {
+      return Eval0<T>(ConstVec<T>(p, n).sum());
+    }
+  }
 };
 template <typename T>
 struct ProdR {
   static T Identity() { return T(1); }
-  static T Combine(T a, T b) { return a * b; }
-  static T Row(const T* p, Eigen::Index n) { return Eval0<T>(ConstVec<T>(p, n).prod()); }
+  static T Combine(T a, T b) { return WrapMul(a, b); }
+  static T Row(const T* p, Eigen::Index n) {
+    if constexpr (std::is_integral_v<T>) {
+      return FoldRow<T, WrapMul<T>>(T(1), p, n);
+    } else {
+      return Eval0<T>(ConstVec<T>(p, n).prod());
+    }
+  }
 };
 // NaN anywhere gives NaN.
 template <typename T>

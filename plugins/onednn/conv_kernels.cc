@@ -12,8 +12,12 @@
 // Work is split over the intra-op pool (dnnl_context.h) into convolutions of their own:
 // ranges of batch elements, or for a single image (forward and filter gradient) bands of
 // output rows, each reading the input rows its windows reach with the padding that falls
-// inside the band. The filter gradient sums the parts' partial gradients.
+// inside the band. The filter gradient sums the parts' partial gradients. A batch is cut
+// into a few parts per thread, which the threads claim one at a time (RunClaimedParts): when
+// one thread is held up (on a busy machine another process has its core for a time slice),
+// the others take over the parts it has not started instead of the step waiting for it.
 #include <algorithm>
+#include <atomic>
 #include <string>
 #include <vector>
 
@@ -35,6 +39,32 @@ using tgraph_cpu::nn::ShapeString;
 using Tag = memory::format_tag;
 
 constexpr auto kF32 = memory::data_type::f32;
+
+// Batch parts per thread (RunClaimedParts): enough for the threads to even out a delay of one
+// of them, few enough that each part stays a convolution of several images.
+constexpr int64_t kBatchPartsPerThread = 4;
+
+// How many parts to split a convolution into: PartsFor's one per thread, times
+// kBatchPartsPerThread when the split is by batch elements (at most one image per part);
+// bands of one image's rows stay one per thread.
+int ConvParts(const Context& ctx, double multiply_adds, int64_t batch, int64_t max_parts) {
+  const int parts = PartsFor(ctx, multiply_adds, max_parts);
+  if (parts <= 1 || batch < 2) return parts;
+  return static_cast<int>(std::min<int64_t>(batch, parts * kBatchPartsPerThread));
+}
+
+// RunParts for parts that outnumber the threads: one block per thread of the pool (so no
+// more threads run than the pool has, the caller included), each claiming the next part
+// not yet taken until none is left.
+template <typename Part>
+bool RunClaimedParts(Context& ctx, int64_t parts, const char* what, Part&& part) {
+  const int64_t threads = std::min<int64_t>(std::max(ctx.num_threads(), 1), parts);
+  if (threads <= 1 || parts <= threads) return RunParts(ctx, parts, what, part);
+  std::atomic<int64_t> next{0};
+  return RunParts(ctx, threads, what, [&](int64_t) {
+    for (int64_t i = next.fetch_add(1); i < parts; i = next.fetch_add(1)) part(i);
+  });
+}
 
 // One convolution as oneDNN sees it: a whole node's, or one part's.
 struct ConvShape {
@@ -297,7 +327,7 @@ class Conv2DOp {
     if (kFused && !FusedEpilogue::CheckBias(ctx, TG_FLOAT, g.out_depth)) return;
     if (g.pixels() == 0 || g.out_depth == 0) return;
     const ConvShape s = ShapeOf(attrs_, g);
-    const int parts = PartsFor(ctx, s.MultiplyAdds(), std::max(s.batch, s.out_h));
+    const int parts = ConvParts(ctx, s.MultiplyAdds(), s.batch, std::max(s.batch, s.out_h));
     const FusedEpilogue* epilogue = kFused ? &epilogue_ : nullptr;
     std::shared_ptr<const SplitConvEntry<dnnl::primitive>> e;
     try {
@@ -322,7 +352,7 @@ class Conv2DOp {
     const float* x = input.data<float>();
     float* y = out.mutable_data<float>();
     const float* bias = kFused ? ctx.input(2).data<float>() : nullptr;
-    RunParts(ctx, static_cast<int64_t>(e->parts.size()), "convolution", [&](int64_t i) {
+    RunClaimedParts(ctx, static_cast<int64_t>(e->parts.size()), "convolution", [&](int64_t i) {
       const auto& p = e->parts[static_cast<size_t>(i)];
       std::unordered_map<int, memory> args = {
           {DNNL_ARG_SRC, Wrap(p.where.shape.Input(), x + p.where.input_offset)},
@@ -375,7 +405,7 @@ class Conv2DBackpropInputOp {
     }
     const ConvShape s = ShapeOf(attrs_, g);
     // Bands of one image's input rows would overlap in what they receive: batch only.
-    const int parts = PartsFor(ctx, s.MultiplyAdds(), s.batch);
+    const int parts = ConvParts(ctx, s.MultiplyAdds(), s.batch, s.batch);
     std::shared_ptr<const SplitConvEntry<dnnl::primitive>> e;
     try {
       e = cache_.Get(s.Key(parts), [&] {
@@ -403,7 +433,7 @@ class Conv2DBackpropInputOp {
     PartBuffers scratch(ctx, static_cast<int64_t>(e->parts.size()), e->ScratchBytes());
     if (!scratch.ok()) return;
     const float* grad = dy.data<float>();
-    RunParts(ctx, static_cast<int64_t>(e->parts.size()), "convolution backward-data",
+    RunClaimedParts(ctx, static_cast<int64_t>(e->parts.size()), "convolution backward-data",
              [&](int64_t i) {
                const auto& p = e->parts[static_cast<size_t>(i)];
                RunHere(p.primitive, p.scratchpad, scratch.at(i),
@@ -441,7 +471,7 @@ class Conv2DBackpropFilterOp {
       return;
     }
     const ConvShape s = ShapeOf(attrs_, g);
-    const int parts = PartsFor(ctx, s.MultiplyAdds(), std::max(s.batch, s.out_h));
+    const int parts = ConvParts(ctx, s.MultiplyAdds(), s.batch, std::max(s.batch, s.out_h));
     std::shared_ptr<const SplitConvEntry<dnnl::primitive>> e;
     try {
       e = cache_.Get(s.Key(parts), [&] {
@@ -478,7 +508,7 @@ class Conv2DBackpropFilterOp {
     };
     const float* x = input.data<float>();
     const float* grad = dy.data<float>();
-    if (!RunParts(ctx, n_parts, "convolution backward-weights", [&](int64_t i) {
+    if (!RunClaimedParts(ctx, n_parts, "convolution backward-weights", [&](int64_t i) {
           const auto& p = e->parts[static_cast<size_t>(i)];
           RunHere(p.primitive, p.scratchpad, scratch.at(i),
                   {{DNNL_ARG_SRC, Wrap(p.where.shape.Input(), x + p.where.input_offset)},

@@ -35,6 +35,7 @@ using tgraph_cpu::nn::ShapeString;
 struct MatMulPrim {
   dnnl::matmul primitive;
   memory::desc src, weights, bias, dst, scratchpad;  // bias: empty unless fused
+  bool reference = false;  // oneDNN's reference implementation (no optimised kernel took it)
 };
 
 // `batch` matrices (0: a plain 2-D matrix) of rows x cols with the given element strides,
@@ -99,7 +100,10 @@ MatMulPrim MakeMatMul(const memory::desc& src, const memory::desc& weights,
                                       ? dnnl::matmul::desc(src, weights, dst)
                                       : dnnl::matmul::desc(src, weights, bias, dst);
   const dnnl::matmul::primitive_desc pd(desc, EpilogueAttr(epilogue), CpuEngine());
-  return MatMulPrim{dnnl::matmul(pd), src, weights, bias, dst, pd.scratchpad_desc()};
+  // The weights as the primitive reads them: the layout it chose where `weights` left the
+  // choice to it (format any), else `weights` itself.
+  return MatMulPrim{dnnl::matmul(pd), src, pd.weights_desc(), bias, dst, pd.scratchpad_desc(),
+                    std::string(pd.impl_info_str()).rfind("ref", 0) == 0};
 }
 
 void RunMatMul(const MatMulPrim& p, const void* a, const void* b, void* out, void* scratch,
@@ -115,23 +119,40 @@ void RunMatMul(const MatMulPrim& p, const void* a, const void* b, void* out, voi
 // few rows), so that each part keeps oneDNN's register blocking busy.
 constexpr int64_t kMinPartRows = 16;
 constexpr int64_t kMinPartColumns = 64;
-// MatMul splits only from this many multiply-adds (about two of the core's 20 us minimum
-// blocks on one core), above the plugin's shared 64^3 bound: word2vec's 128x128x64
-// products (1M multiply-adds, ~15-20 us on one core) took longer in two parts than in one
-// (a wake-up and a join per call; on a busy 2-core machine 27 us against 19 us, median),
-// and cost the step ~40% more CPU time.
-constexpr double kMinSplitProduct = 128.0 * 128.0 * 128.0;
+// MatMul splits only from this many multiply-adds (4M: ~30 us on one core), above the
+// plugin's shared 64^3 bound: word2vec's 128x128x64 products (1M multiply-adds, ~15-20 us
+// on one core) took longer in two parts than in one (a wake-up and a join per call; on a
+// busy 2-core machine 27 us against 19 us, median), and cost the step ~40% more CPU time;
+// the LSTM's 32x128x512 loop-body products (2M, at the earlier 128^3 bound split in two)
+// cost its step ~30% more CPU time split (2.5 against 1.7 ms per step, 20 iterations).
+constexpr double kMinSplitProduct = 256.0 * 128.0 * 128.0;
 
 // The primitives of a call split in parts: one for the parts of the full size and one for
 // the last, shorter part (the same when the split is even).
 struct SplitMatMul {
   Split split;
   MatMulPrim main, last;
+  // Packed B (MatMul only): B is reordered once per call into `main.weights`, oneDNN's own
+  // blocked layout, which every part then reads; otherwise each part reads B as stored and
+  // packs the blocks it uses itself, so a split by rows packs all of B once per part.
+  bool packed = false;
+  dnnl::reorder pack;
+  memory::desc pack_src, pack_scratchpad;  // B as stored; the reorder's scratchpad
   size_t ScratchBytes() const {
     return std::max(main.scratchpad.get_size(), last.scratchpad.get_size());
   }
   const MatMulPrim& For(int64_t part) const { return part == split.parts - 1 ? last : main; }
 };
+
+// Packing B pays from this many rows of the product: the reorder reads and writes B once
+// (about as much memory traffic as what each part's own packing costs), and the parts'
+// kernels then run on blocked B; with few rows the reorder, run before the parts on one
+// thread, costs more than it saves (128x784x512 on 2 threads: slower).
+constexpr int64_t kMinPackedRows = 256;
+// Rows per part when B is packed: parts are claimed by the pool's threads as they come
+// free, so a part smaller than a thread's share evens out a thread that was held up (on a
+// loaded machine, a core taken by another process) instead of waiting for it.
+constexpr int64_t kPackedPartRows = 128;
 
 // T: float, or BFloat16 (products accumulated in float by oneDNN, the result rounded to
 // bfloat16 once, as the Eigen kernel does). kFused: _FusedMatMul (input 2 the bias).
@@ -196,14 +217,55 @@ class MatMulOp {
     const double work = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
     // Parts are row ranges of A and of the product (B read whole by each), or, for a
     // product of few rows, column ranges of B and of the product (A read whole by each).
-    const int parts =
+    int parts =
         work < kMinSplitProduct ? 1 : PartsFor(ctx, work, std::max(m, n / kMinPartColumns));
     const bool by_columns = m < parts * kMinPartRows && n > m;
+    // Many rows: B packed once, and more parts than threads (kPackedPartRows). fp32 only:
+    // bfloat16 products run on AMX about 5x faster, so the reorder, on one thread before
+    // the parts, is a 5x larger share of them; no gain was measured there (1024^3 on the
+    // loaded VM: within the noise of the unchanged code, 0.9-1.0x).
+    const bool pack = std::is_same_v<T, float> && parts > 1 && !by_columns && m >= kMinPackedRows;
     std::shared_ptr<const SplitMatMul> e;
     try {
-      e = cache_.Get({m, k, n, parts, by_columns}, [&] {
+      e = cache_.Get({m, k, n, parts, by_columns, pack}, [&] {
         SplitMatMul sm;
         sm.split = Split::Of(by_columns ? n : m, parts);
+        const memory::desc b_stored = Operand(0, k, b_rows, b_cols, trans_b_, kType);
+        if (pack) {
+          // B's layout is the one oneDNN picks (format any) for the whole product (for a
+          // part of few rows it keeps B as stored); every part then reads that one. Where
+          // it keeps B as stored anyway, or declines, the plain parts below run instead.
+          try {
+            const FusedEpilogue* epilogue = kFused ? &epilogue_ : nullptr;
+            const memory::desc bias = Matrices(0, 1, n, n, 1, 0, kType);
+            auto make = [&](int64_t len, const memory::desc& weights) {
+              return MakeMatMul(Operand(0, len, a_rows, a_cols, trans_a_, kType), weights,
+                                Matrices(0, len, n, n, 1, 0, kType), epilogue, bias);
+            };
+            const memory::desc blocked =
+                make(m, memory::desc({k, n}, kType, memory::format_tag::any)).weights;
+            if (blocked != b_stored) {
+              sm.split = Split::Of(m, std::max<int64_t>(parts, m / kPackedPartRows));
+              sm.main = make(sm.split.size, blocked);
+              sm.last = sm.split.last == sm.split.size ? sm.main : make(sm.split.last, blocked);
+              // A row range of a transposed A is a strided block that oneDNN's optimised
+              // kernels decline with blocked B (its reference one would take it, ~100x
+              // slower): such products keep B as stored.
+              if (sm.main.reference || sm.last.reference) throw dnnl::error(dnnl_unimplemented, "");
+              OneThreadScope one_thread;
+              const dnnl::reorder::primitive_desc pack_pd(CpuEngine(), b_stored, CpuEngine(),
+                                                          sm.main.weights, UserScratchpadAttr());
+              sm.pack = dnnl::reorder(pack_pd);
+              sm.pack_src = b_stored;
+              sm.pack_scratchpad = pack_pd.scratchpad_desc();
+              sm.packed = true;
+              return sm;
+            }
+          } catch (const dnnl::error&) {
+            // Unpacked parts below.
+            sm.split = Split::Of(m, parts);
+          }
+        }
         auto make = [&](int64_t len) {
           const FusedEpilogue* epilogue = kFused ? &epilogue_ : nullptr;
           if (!by_columns) {
@@ -230,6 +292,27 @@ class MatMulOp {
     PartBuffers scratch(ctx, e->split.parts, e->ScratchBytes());
     if (!scratch.ok()) return;
     const T* pb = b.data<T>();
+    if (e->packed) {
+      // Packed B, then the reorder's scratchpad (if any), in one temp.
+      const size_t b_bytes = (e->main.weights.get_size() + 63) / 64 * 64;
+      PartBuffers packed_b(ctx, 1, b_bytes + e->pack_scratchpad.get_size());
+      if (!packed_b.ok()) return;
+      try {
+        RunHere(e->pack, e->pack_scratchpad, static_cast<uint8_t*>(packed_b.at(0)) + b_bytes,
+                {{DNNL_ARG_FROM, Wrap(e->pack_src, pb)},
+                 {DNNL_ARG_TO, Wrap(e->main.weights, packed_b.at(0))}});
+      } catch (const dnnl::error& err) {
+        FailWith(ctx, "matmul weights reorder", err);
+        return;
+      }
+      pb = static_cast<const T*>(packed_b.at(0));
+      RunParts(ctx, e->split.parts, "matmul", [&](int64_t i) {
+        const int64_t start = e->split.begin(i);
+        RunMatMul(e->For(i), pa + (trans_a_ ? start : start * a_cols), pb, o + start * n,
+                  scratch.at(i), bias);
+      });
+      return;
+    }
     RunParts(ctx, e->split.parts, "matmul", [&](int64_t i) {
       const int64_t start = e->split.begin(i);
       if (by_columns) {

@@ -208,6 +208,37 @@ TEST(NnGradTest, Conv2DDilation2) {
   CheckConv({{2, 6, 5, 1}, {2, 3, 1, 2}, {1, 1, 1, 1}, {1, 2, 2, 1}, "SAME"});
 }
 
+// Conv3D's gradient (Conv3DBackpropInputV2 / FilterV2), and theirs: strides, dilations and
+// both paddings.
+void CheckConv3D(const ConvCase& c) {
+  SCOPED_TRACE("Conv3D padding " + c.padding);
+  auto set = [&c](TG_OperationDescription* d) {
+    SetInts(d, "strides", c.strides);
+    SetInts(d, "dilations", c.dilations);
+    SetString(d, "padding", c.padding);
+  };
+  CheckGradients({{c.input}, {c.filter}}, [&](TG_Graph* g, const std::vector<TG_Output>& in) {
+    return AddOp(g, "Conv3D", {in[0], in[1]}, set);
+  });
+  // The backprops are linear in their tensors: their own gradients, by the same check.
+  CheckGradients({{c.filter}, {c.input}}, [&](TG_Graph* g, const std::vector<TG_Output>& in) {
+    TG_Output y = AddOp(g, "Conv3D", {in[1], in[0]}, set);
+    TG_Output sizes = AddOp(g, "Shape", {in[1]});
+    TG_Output dx = AddOp(g, "Conv3DBackpropInputV2", {sizes, in[0], AddOp(g, "Tanh", {y})}, set);
+    TG_Output fsizes = AddOp(g, "Shape", {in[0]});
+    TG_Output df = AddOp(g, "Conv3DBackpropFilterV2", {in[1], fsizes, AddOp(g, "Square", {y})}, set);
+    TG_Output flat = AddOp(g, "Reshape", {dx, ConstInt32(g, {-1})});
+    TG_Output flat_f = AddOp(g, "Reshape", {df, ConstInt32(g, {-1})});
+    return AddOp(g, "ConcatV2", {OpArg::List({flat, flat_f}), ScalarInt32(g, 0)});
+  });
+}
+
+TEST(NnGradTest, Conv3D) {
+  CheckConv3D({{1, 4, 3, 4, 2}, {2, 2, 3, 2, 3}, {1, 1, 1, 2, 1}, {1, 1, 1, 1, 1}, "SAME"});
+  CheckConv3D({{2, 5, 3, 3, 1}, {2, 2, 2, 1, 2}, {1, 2, 1, 1, 1}, {1, 1, 1, 1, 1}, "VALID"});
+  CheckConv3D({{1, 5, 4, 3, 2}, {2, 2, 1, 2, 2}, {1, 1, 1, 1, 1}, {1, 2, 2, 1, 1}, "SAME"});
+}
+
 TEST(NnGradTest, Conv2DExplicitPadding) {
   CheckConv({{1, 4, 5, 2}, {3, 2, 2, 2}, {1, 2, 1, 1}, {1, 1, 1, 1}, "EXPLICIT",
              {0, 0, 1, 2, 2, 0, 0, 0}});

@@ -1,5 +1,6 @@
 // Gradients of the TensorList ops (core/autodiff/tensor_list_grad.cc) against central
-// differences in float64: straight-line lists, and the pattern of a lowered Keras RNN — a
+// differences in float64: straight-line lists (SetItem / GetItem / Stack / FromTensor,
+// Gather / Scatter / ScatterV2 / ScatterIntoExistingList, PushBack / PopBack), and the pattern of a lowered Keras RNN — a
 // list of the input's rows read in a loop (a loop invariant) and a list loop variable the
 // body writes, stacked after the loop.
 #include <gtest/gtest.h>
@@ -49,6 +50,46 @@ TEST(TensorListGradTest, StraightLine) {
     // Overwritten: the first value's gradient is zero.
     list = SetItem(g, list, ScalarInt32(g, 0), AddOp(g, "Mul", {a, b}));
     return Stack(g, list, 3);
+  });
+}
+
+TG_Output Gather(TG_Graph* g, TG_Output list, std::vector<int32_t> indices, int64_t row) {
+  return AddOp(g, "TensorListGather", {list, ConstInt32(g, indices), ConstInt32(g, {static_cast<int32_t>(row)})},
+               ElementDouble());
+}
+
+// Gather (a row twice: TensorFlow's gradient keeps one), ScatterV2 into a longer list,
+// Scatter, ScatterIntoExistingList over set and unset elements, read back by Stack.
+TEST(TensorListGradTest, GatherAndScatter) {
+  CheckGradients({{{4, 3}}, {{2, 3}}}, [](TG_Graph* g, const Inputs& in) {
+    TG_Output rows = FromTensor(g, in[0], 3);
+    TG_Output picked = Gather(g, rows, {3, 0}, 3);  // [2, 3]
+    TG_Output scattered = AddOp(g, "TensorListScatterV2",
+                                {AddOp(g, "Tanh", {picked}), ConstInt32(g, {4, 1}), ConstInt32(g, {3}),
+                                 ScalarInt32(g, 6)}, ElementDouble());
+    scattered = AddOp(g, "TensorListScatterIntoExistingList",
+                      {scattered, AddOp(g, "Mul", {in[1], picked}), ConstInt32(g, {1, 2})}, ElementDouble());
+    TG_Output v1 = AddOp(g, "TensorListScatter", {in[1], ConstInt32(g, {0, 2}), ConstInt32(g, {3})},
+                         ElementDouble());
+    TG_Output both = AddOp(g, "Mul", {Gather(g, v1, {2, 0}, 3), Gather(g, scattered, {4, 2}, 3)});
+    return AddOp(g, "ConcatV2", {OpArg::List({Stack(g, scattered, 3), both}), ScalarInt32(g, 0)});
+  });
+}
+
+// PushBack onto a list and PopBack off it: the popped element, and the shorter list stacked.
+TEST(TensorListGradTest, PushBackAndPopBack) {
+  CheckGradients({{{2, 3}}, {{3}}, {{3}}}, [](TG_Graph* g, const Inputs& in) {
+    TG_Output list = FromTensor(g, in[0], 3);
+    list = AddOp(g, "TensorListPushBack", {list, AddOp(g, "Tanh", {in[1]})}, ElementDouble());
+    list = AddOp(g, "TensorListPushBack", {list, AddOp(g, "Mul", {in[1], in[2]})}, ElementDouble());
+    TG_Output popped = AddOp(g, "TensorListPopBack", {list, ConstInt32(g, {3})}, ElementDouble(), 1);
+    TG_Output shorter = TG_Output{popped.oper, 0};
+    TG_Output rest = Stack(g, shorter, 3);  // [3, 3]: x's rows and tanh(v)
+    TG_Output last = AddOp(g, "Reshape", {AddOp(g, "Square", {popped}), ConstInt32(g, {1, 3})});
+    // A PopBack whose list output is not used: its gradient list starts empty.
+    TG_Output only = AddOp(g, "TensorListPopBack", {shorter, ConstInt32(g, {3})}, ElementDouble(), 1);
+    TG_Output only2 = AddOp(g, "Reshape", {AddOp(g, "Exp", {only}), ConstInt32(g, {1, 3})});
+    return AddOp(g, "ConcatV2", {OpArg::List({rest, last, only2}), ScalarInt32(g, 0)});
   });
 }
 

@@ -1,4 +1,5 @@
-"""The TensorArray, Stack and TensorList ops are TensorFlow's: for each, `tgraph ops NAME`
+"""The TensorArray, Stack and TensorList ops (and SymbolicGradient, Conv3D and its backprops)
+are TensorFlow's: for each, `tgraph ops NAME`
 shows the same input and output args (names and types, in order) and the same attrs (names,
 kinds, and which have defaults) as TensorFlow's OpDef, so graphs TensorFlow writes import
 with every attr accounted for. Each also has a CPU kernel here."""
@@ -17,14 +18,17 @@ OPS = ["TensorArrayV3", "TensorArrayWriteV3", "TensorArrayReadV3", "TensorArrayG
        "TensorArraySplitV3", "TensorArrayGradV3", "StackV2", "StackPushV2", "StackPopV2",
        "StackCloseV2", "TensorListReserve", "EmptyTensorList", "TensorListFromTensor",
        "TensorListSetItem", "TensorListGetItem", "TensorListStack", "TensorListGather",
-       "TensorListLength", "TensorListElementShape", "TensorListPushBack", "TensorListPopBack"]
+       "TensorListLength", "TensorListElementShape", "TensorListPushBack", "TensorListPopBack",
+       "TensorListScatter", "TensorListScatterV2", "TensorListScatterIntoExistingList",
+       # the call ops' gradient, and Conv3D with its gradients
+       "SymbolicGradient", "Conv3D", "Conv3DBackpropInputV2", "Conv3DBackpropFilterV2"]
 
 
 def tf_args(args):
     out = []
     for a in args:
         # OpDef spelling: DT_FLOAT -> float, DT_RESOURCE -> resource
-        kind = a.type_attr or types_pb2.DataType.Name(a.type)[3:].lower()
+        kind = a.type_attr or a.type_list_attr or types_pb2.DataType.Name(a.type)[3:].lower()
         out.append((a.name, kind))
     return out
 
@@ -47,9 +51,11 @@ def test_op_def_matches_tensorflow(name):
     assert parse_args(m.group(3)) == tf_args(want.output_arg)
     attrs = {}
     for line in lines[1:]:
-        a = re.match(r"\s+attr (\w+): ([^=]+?)( = .*)?$", line)
+        a = re.match(r"\s+attr (\w+): (.+?)( = .*)?$", line)
         if a:
-            attrs[a.group(1)] = (a.group(2).startswith("{") and "type" or a.group(2),
-                                 a.group(3) is not None)
+            kind = re.sub(r"\s*>=.*", "", a.group(2))  # "list(int) >= 5": the kind only
+            if kind.startswith("{"):  # allowed values: of a string attr, or a type attr's types
+                kind = "string" if "'" in kind else "type"
+            attrs[a.group(1)] = (kind, a.group(3) is not None)
     assert attrs == {a.name: (a.type, a.HasField("default_value")) for a in want.attr}
     assert any("kernels: CPU" in line for line in lines), done.stdout

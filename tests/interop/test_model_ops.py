@@ -2,7 +2,8 @@
 Split/SplitV, SelectV2, Erf, LeakyRelu, Selu, Round, All/Any, SquaredDifference,
 StopGradient, Einsum, BroadcastTo; PadV2, MirrorPad, ReverseV2, SpaceToDepth/DepthToSpace,
 SpaceToBatchND/BatchToSpaceND, GatherNd, ScatterNd, TensorScatterUpdate, SparseToDense,
-TopKV2, ResizeBilinear/ResizeNearestNeighbor, Assert, Print), differentially against TensorFlow: each case builds a
+TopKV2, ResizeBilinear/ResizeNearestNeighbor, Assert, Print, Conv3D and its backprops),
+differentially against TensorFlow: each case builds a
 small TF1 graph with the op (through tf.raw_ops, so the node is exactly that op type), runs it
 in TensorFlow with graph rewrites off (so TF's own kernel computes it), writes the GraphDef,
 runs it with `tgraph run`, and compares every fetched output."""
@@ -245,6 +246,31 @@ def test_depthwise_conv2d_backprops(tmp_path, padding, strides, dilations, multi
     check(tmp_path, build, {"x:0": x, "f:0": f}, rtol=1e-4, atol=1e-4)
 
 
+# ---- Conv3D and its gradients ----
+
+@pytest.mark.parametrize("padding,strides,dilations", [
+    ("SAME", [1, 1, 2, 1, 1], [1, 1, 1, 1, 1]),
+    ("VALID", [1, 2, 1, 1, 1], [1, 1, 1, 1, 1]),
+    ("SAME", [1, 1, 1, 1, 1], [1, 2, 1, 2, 1]),
+])
+def test_conv3d_and_backprops(tmp_path, padding, strides, dilations):
+    x = rng(31).randn(2, 5, 6, 4, 3).astype(np.float32)
+    f = rng(32).randn(2, 3, 2, 3, 4).astype(np.float32)
+
+    def build():
+        v, w = ph("x", x), ph("f", f)
+        y = RAW.Conv3D(input=v, filter=w, strides=strides, padding=padding, dilations=dilations)
+        dy = y * 0.5 + 1.0  # any out_backprop of y's shape
+        outs = [y]
+        if dilations == [1, 1, 1, 1, 1]:  # TensorFlow's CPU backprops take no dilations
+            outs += [RAW.Conv3DBackpropInputV2(input_sizes=tf.shape(v), filter=w, out_backprop=dy,
+                                               strides=strides, padding=padding),
+                     RAW.Conv3DBackpropFilterV2(input=v, filter_sizes=tf.shape(w),
+                                                out_backprop=dy, strides=strides, padding=padding)]
+        return outs
+    check(tmp_path, build, {"x:0": x, "f:0": f}, rtol=1e-4, atol=1e-4)
+
+
 # ---- Einsum ----
 
 @pytest.mark.parametrize("equation,shapes", [
@@ -406,6 +432,12 @@ def test_einsum_half(tmp_path):
     (lambda x: RAW.TopKV2(input=x, k=3, name="bad"), "k (3)"),
     (lambda x: RAW.MirrorPad(input=x, paddings=[[4, 0], [0, 0]], mode="REFLECT", name="bad"),
      "paddings"),
+    (lambda x: RAW.Conv3D(input=x, filter=np.ones((1, 1, 1, 2, 2), np.float32), strides=[1] * 5,
+                          padding="SAME", name="bad"), "5-D"),
+    (lambda x: RAW.Conv3DBackpropFilterV2(
+        input=tf.reshape(x, [1, 2, 2, 1, 2]), filter_sizes=[1, 1, 1, 2, 2],
+        out_backprop=tf.ones([1, 2, 2, 2, 2]), strides=[1] * 5, padding="SAME", name="bad"),
+     "out_backprop"),
 ])
 def test_bad_arguments_fail_naming_the_node(tmp_path, build, fragment):
     graph = tf.Graph()

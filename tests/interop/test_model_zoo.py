@@ -1,10 +1,12 @@
 """The model zoo of issue 19: frozen GraphDefs written by real TensorFlow run here (`tgraph
 run`) to TensorFlow's outputs within 1e-4 relative to their scale, on the same inputs.
 
-Keras models (weights=None, small inputs) are frozen with convert_variables_to_constants_v2,
+Keras models (weights=None, small inputs: ResNet50, MobileNetV2, InceptionV3, an LSTM, a GRU,
+a Transformer encoder block) are frozen with convert_variables_to_constants_v2,
 which lowers their loops to dataflow control flow over TensorList ops (the LSTM and GRU);
 the TF1 graphs are built with control flow v2 disabled: tf.compat.v1.nn.dynamic_rnn (a
-while loop over TensorArrayV3 ops) with an LSTM cell, and nested while loops with a
+while loop over TensorArrayV3 ops) with an LSTM cell and a tf.cond on its state, and nested
+while loops with a
 TensorArray. Each graph, its input and TensorFlow's output are written once into the build
 directory (<build>/model_zoo/<name>) and reused by later runs, which then need TensorFlow
 only to import this file."""
@@ -88,7 +90,19 @@ def dynamic_rnn_graph():
     lengths = tf1.placeholder(tf.int32, [3], name="lengths")
     outputs, (c, h) = tf1.nn.dynamic_rnn(TinyLSTMCell(5, 8, seed=4), x, sequence_length=lengths,
                                          dtype=tf.float32)
+    # A tf.cond on the run's data (Switch / Merge): which head reads the final state.
+    h = tf1.cond(tf.reduce_sum(lengths) > 8, lambda: tf.tanh(h) * 2.0, lambda: h - c)
     tf.concat([tf.reshape(outputs, [3, -1]), c, h], 1, name="out")
+
+
+def transformer_block():
+    """A Transformer encoder block: MultiHeadAttention, LayerNormalization, a gelu MLP."""
+    inputs = keras.Input((10, 32))
+    attended = keras.layers.MultiHeadAttention(num_heads=4, key_dim=8)(inputs, inputs)
+    h = keras.layers.LayerNormalization()(inputs + attended)
+    f = keras.layers.Dense(64, activation="gelu")(h)
+    out = keras.layers.LayerNormalization()(h + keras.layers.Dense(32)(f))
+    return keras.Model(inputs, out)
 
 
 def nested_loops_graph():
@@ -118,6 +132,9 @@ def while_gradients_graph():
 
 
 CASES = {
+    "resnet50": keras_case(lambda: keras.applications.ResNet50(
+        weights=None, input_shape=(32, 32, 3), classifier_activation=None), (2, 32, 32, 3)),
+    "transformer": keras_case(transformer_block, (2, 10, 32)),
     "mobilenet_v2": keras_case(lambda: keras.applications.MobileNetV2(
         weights=None, input_shape=(32, 32, 3), alpha=0.35, include_top=False, pooling="avg"),
         (2, 32, 32, 3)),
@@ -143,11 +160,13 @@ MUST_HAVE = {
     "lstm": {"Enter", "Merge", "TensorListReserve", "TensorListFromTensor", "TensorListGetItem",
              "TensorListSetItem", "TensorListStack"},
     "gru": {"Enter", "Merge", "TensorListReserve", "TensorListSetItem", "TensorListStack"},
-    "dynamic_rnn": {"Enter", "TensorArrayV3", "TensorArrayScatterV3", "TensorArrayReadV3",
+    "dynamic_rnn": {"Enter", "Switch", "Merge", "TensorArrayV3", "TensorArrayScatterV3", "TensorArrayReadV3",
                     "TensorArrayWriteV3", "TensorArrayGatherV3"},
     "nested_while": {"Enter", "TensorArrayV3", "TensorArrayWriteV3", "TensorArrayGatherV3"},
     "mobilenet_v2": {"DepthwiseConv2dNative"},
     "inception_v3": {"ConcatV2", "AvgPool", "MaxPool"},
+    "resnet50": {"Conv2D", "MaxPool", "MatMul", "Relu"},
+    "transformer": {"Einsum", "SquaredDifference", "StopGradient", "Erfc"},
     "while_gradients": {"StackV2", "StackPushV2", "StackPopV2", "TensorArrayGradV3", "Exit"},
 }
 

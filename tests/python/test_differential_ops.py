@@ -88,6 +88,40 @@ def test_gather_nd_scatter_nd_tensor_scatter():
     check(build)
 
 
+def test_gather_nd_batch_dims():
+    """gather_nd with batch_dims (TF's batch_gather_nd composition): one and two batch
+    dimensions, index tuples of depth 1 and 2, int64 indices, a batch_dims tensor, and the
+    gradient; the static shapes agree with TF's."""
+    params = RNG.randn(2, 3, 4, 5).astype(np.float32)
+    idx1 = np.array([[[1], [0]], [[2], [2]]], np.int32)           # [2, 2, 1]: rows per batch
+    idx2 = np.array([[[0, 3], [2, 1], [1, 1]], [[1, 0], [0, 0], [2, 3]]], np.int64)
+    idx_b2 = np.array([[[3], [0]], [[1], [1]], [[2], [0]]], np.int32)  # [3, 2, 1]
+    shapes = []
+
+    def build(m):
+        p = m.constant(params)
+        outs = {"b1_d1": m.gather_nd(p, idx1, batch_dims=1),
+                "b1_d2": m.gather_nd(p, idx2, batch_dims=1),
+                "b1_tensor": m.gather_nd(p, idx1, batch_dims=m.constant(1)),
+                "b1_np": m.gather_nd(p, idx1, batch_dims=np.int64(1)),
+                "b1_slice": m.gather_nd(p[0], idx_b2[:, :1], batch_dims=1),
+                "b2_two": m.gather_nd(p, np.array([[[1], [2], [0]], [[3], [3], [1]]],
+                                                  np.int32), batch_dims=2)}
+        shapes.append({k: v.shape.as_list() for k, v in outs.items()})
+        return with_grads(m, outs, [p])
+    check(build)
+    assert shapes[0] == shapes[1]
+    for m in (tgraph, tf1):
+        with m.Graph().as_default():
+            p = m.constant(params)
+            with pytest.raises(ValueError, match="negative batch_dims"):
+                m.gather_nd(p, idx1, batch_dims=-1)
+            with pytest.raises(ValueError, match="rank"):
+                m.gather_nd(p, idx1, batch_dims=3)
+            with pytest.raises(TypeError, match="batch_dims"):
+                m.gather_nd(p, idx1, batch_dims=m.placeholder(m.int32, []))
+
+
 def test_boolean_mask_where_v2_sequence_mask_meshgrid():
     mask = np.array([[True, False, True, False], [False, False, True, True],
                      [True, True, False, False]])
@@ -278,6 +312,99 @@ def test_image_resize():
     check(build)
 
 
+def test_image_resize_bicubic_and_area():
+    """ResizeBicubic (legacy, align_corners and half-pixel centres, up and down, with TF's
+    gradient) and ResizeArea (no gradient in TF), by name and through resize_images' methods,
+    on float and uint8 images; resize_images keeps an image of the same size and scales by
+    one factor with preserve_aspect_ratio."""
+    img_u8 = (RNG.rand(2, 6, 5, 2) * 255).astype(np.uint8)
+    shapes = []
+
+    def build(m):
+        img = m.constant(IMG)
+        fetches = {}
+        fetches.update(with_grads(m, {
+            "bic": m.image.resize_bicubic(img, [9, 7]),
+            "bic_down": m.image.resize_bicubic(img, [3, 2]),
+            "bic_ac": m.image.resize_bicubic(img, [8, 3], align_corners=True),
+            "bic_hp": m.image.resize_bicubic(img, [7, 11], half_pixel_centers=True),
+            "bic_hp_down": m.image.resize_bicubic(img, [2, 4], half_pixel_centers=True)},
+            [img]))
+        fetches["bic_u8"] = m.image.resize_bicubic(m.constant(img_u8), [8, 9])
+        fetches["area"] = m.image.resize_area(img, [3, 4])
+        fetches["area_up"] = m.image.resize_area(img, [7, 11])
+        fetches["area_ac"] = m.image.resize_area(img, [4, 3], align_corners=True)
+        fetches["area_u8"] = m.image.resize_area(m.constant(img_u8), [4, 3])
+        ri = {"ri_bic": m.image.resize_images(img, [7, 4], method=m.image.ResizeMethod.BICUBIC),
+              "ri_area": m.image.resize_images(img[1], [2, 3], method=m.image.ResizeMethod.AREA),
+              "ri_same": m.image.resize_images(img, [5, 5], method=m.image.ResizeMethod.BICUBIC),
+              "ri_aspect": m.image.resize_images(img, [10, 4], preserve_aspect_ratio=True),
+              "ri_name": m.image.resize_images(img, [4, 4], method="bicubic"),
+              "resize": m.image.resize(img, [6, 3], method=m.image.ResizeMethod.AREA)}
+        shapes.append({k: (v.shape.as_list(), v.op.type) for k, v in ri.items()})
+        fetches.update(ri)
+        # A size known only when run: the factor is computed in the graph.
+        fetches["ri_aspect_run"] = m.image.resize_images(
+            m.placeholder_with_default(IMG, [None, None, None, 3]), [10, 4],
+            preserve_aspect_ratio=True)
+        return fetches
+    check(build)
+    assert shapes[0] == shapes[1]
+    for m in (tgraph, tf1):
+        with m.Graph().as_default():
+            img = m.constant(IMG)
+            with pytest.raises(LookupError, match="ResizeArea"):
+                m.gradients(m.reduce_sum(m.image.resize_area(img, [3, 3])), img)
+            with pytest.raises(ValueError, match="not implemented"):
+                m.image.resize_images(img, [3, 3], method=7)
+            with pytest.raises(ValueError, match="3 or 4 dimensions"):
+                m.image.resize_images(img[0, 0], [3, 3])
+            # A size known only when run must be positive: the kernel says so, naming it.
+            size = m.placeholder(m.int32, [2])
+            out = m.image.resize_bicubic(img, size, name="bicubic_node")
+            with m.Session() as sess:
+                with pytest.raises(m.errors.InvalidArgumentError) as info:
+                    sess.run(out, {size: [0, 3]})
+            if m is tgraph:
+                assert "bicubic_node" in str(info.value)
+
+
+def test_tensordot_with_tensor_axes():
+    """Axes given as a tensor (a [2, k] constant, or fed) contract what the same list does;
+    a constant one gives TF's static shape, a fed one none; an int axes with a's rank
+    unknown uses Rank."""
+    c342 = RNG.randn(3, 4, 2).astype(np.float32)
+
+    def build(m):
+        x, a, b = m.constant(T3), m.constant(A), m.constant(B)
+        axes_in = m.placeholder_with_default(np.array([[1, 2], [0, 1]], np.int32), [2, 2])
+        fetches = with_grads(m, {"t_ab": m.tensordot(a, b, m.constant([[1], [0]]))}, [a, b])
+        fetches.update(with_grads(m, {
+            "t_neg": m.tensordot(x, a, m.constant(np.array([[-2], [0]], np.int32))),
+            "t_fed": m.tensordot(x, m.constant(c342), axes_in),
+            "t_np": m.tensordot(x, a, np.array([[1], [0]]))}, [x]))
+        return fetches
+    check(build)
+    shapes = []
+    for m in (tgraph, tf1):
+        with m.Graph().as_default():
+            t = m.tensordot(m.constant(A), m.constant(B), m.constant([[1], [0]]))
+            fed = m.placeholder_with_default(np.array([[1], [0]], np.int32), [2, 1])
+            f = m.tensordot(m.constant(A), m.constant(B), fed)
+            u = m.tensordot(m.placeholder(m.float32), m.constant(B), 1)
+            shapes.append((t.shape.as_list(), f.shape.ndims, u.shape.ndims))
+    assert shapes[0] == shapes[1]
+    # An unknown rank with an int axes: Rank-based axes give the same product.
+    vals = []
+    for m in (tgraph, tf1):
+        with m.Graph().as_default():
+            p = m.placeholder(m.float32)
+            out = m.tensordot(p, m.constant(B), 1)
+            with m.Session() as sess:
+                vals.append(sess.run(out, {p: A}))
+    assert_close(vals[0], vals[1])
+
+
 def test_shapes_known_only_when_run():
     """Placeholders of unknown batch size: the composed functions take their sizes from the
     graph (Shape ops) and keep the static shape TF gives them."""
@@ -347,7 +474,8 @@ def test_exported_where_tf_has_them():
              "clip_by_value", "clip_by_norm", "clip_by_global_norm", "global_norm", "einsum",
              "sequence_mask", "meshgrid", "linspace", "lin_space", "tensordot", "norm", "sort",
              "argsort", "tensor_scatter_nd_update", "erf", "round", "reduce_all", "reduce_any",
-             "squared_difference", "stop_gradient", "where_v2", "log1p", "expm1"]
+             "squared_difference", "stop_gradient", "where_v2", "log1p", "expm1", "Print",
+             "glorot_normal_initializer", "variance_scaling_initializer"]
     for n in names:
         assert hasattr(tf1, n) and hasattr(tgraph, n), n
     for n in ["top_k", "reduce_sum", "reduce_mean", "reduce_all", "erf", "l2_normalize",
@@ -355,9 +483,11 @@ def test_exported_where_tf_has_them():
         assert hasattr(tf1.math, n) and hasattr(tgraph.math, n), n
     for n in ["top_k", "l2_normalize", "moments", "batch_normalization", "leaky_relu", "elu",
               "selu", "sigmoid_cross_entropy_with_logits", "depthwise_conv2d",
-              "conv2d_transpose"]:
+              "conv2d_transpose", "weighted_cross_entropy_with_logits", "xw_plus_b",
+              "zero_fraction"]:
         assert hasattr(tf1.nn, n) and hasattr(tgraph.nn, n), n
-    for n in ["resize_bilinear", "resize_nearest_neighbor", "resize_images"]:
+    for n in ["resize_bilinear", "resize_nearest_neighbor", "resize_bicubic", "resize_area",
+              "resize_images", "resize", "ResizeMethod"]:
         assert hasattr(tf1.image, n) and hasattr(tgraph.image, n), n
 
 
@@ -378,3 +508,98 @@ def test_reverse_sequence():
             with pytest.raises((ValueError, m.errors.InvalidArgumentError)):
                 with m.Session() as sess:
                     sess.run(m.reverse_sequence(m.constant(x_np), [6, 1, 1], seq_axis=1))
+
+
+def test_nn_weighted_cross_entropy_xw_plus_b_zero_fraction():
+    labels = (RNG.rand(3, 4) > 0.5).astype(np.float32)
+
+    def build(m):
+        a, b = m.constant(A), m.constant(B)
+        bias = m.constant(np.arange(5, dtype=np.float32))
+        fetches = with_grads(m, {
+            "wce": m.nn.weighted_cross_entropy_with_logits(labels=labels, logits=a,
+                                                          pos_weight=2.5),
+            "wce_targets": m.nn.weighted_cross_entropy_with_logits(targets=labels, logits=a,
+                                                                  pos_weight=0.5),
+            "xwb": m.nn.xw_plus_b(a, b, bias)}, [a])
+        fetches["zf"] = m.nn.zero_fraction(m.nn.relu(a))
+        fetches["zf_int"] = m.nn.zero_fraction(m.constant([0, 1, 0, 3]))
+        return fetches
+    check(build)
+
+
+def test_variance_scaling_initializers():
+    """glorot_normal / variance_scaling initializers build TF's ops (the same node names
+    under the variable's Initializer scope) with TF's parameters: checked through the
+    spread of many values; bad arguments are TF's ValueErrors."""
+    shape = [40, 30, 3]  # receptive field 40: fan_in 30 * 40, fan_out 3 * 40
+    fans = {"fan_in": 30 * 40, "fan_out": 3 * 40, "fan_avg": (30 * 40 + 3 * 40) / 2}
+    types, stds = [], []
+    for m in (tgraph, tf1):
+        with m.Graph().as_default():
+            inits = {"gn": (m.glorot_normal_initializer(seed=1), 1 / fans["fan_avg"]),
+                     "tn": (m.variance_scaling_initializer(2.0, "fan_in", seed=2),
+                            2 / fans["fan_in"]),
+                     "un": (m.variance_scaling_initializer(
+                         0.5, "fan_out", "untruncated_normal", seed=3), 0.5 / fans["fan_out"]),
+                     "u": (m.variance_scaling_initializer(1.0, "fan_avg", "uniform", seed=4),
+                           1 / fans["fan_avg"])}
+            vs = {k: m.get_variable(k, shape, initializer=i) for k, (i, _) in inits.items()}
+            g = m.get_default_graph()
+            # (TF 1.x's Add where TF 2.21 writes AddV2: names compared, not types)
+            types.append(sorted(op.name for op in g.get_operations()
+                                if "/Initializer/" in op.name))
+            with m.Session() as sess:
+                sess.run(m.global_variables_initializer())
+                got = sess.run(vs)
+            stds.append({k: (float(np.std(got[k])), np.sqrt(inits[k][1])) for k in got})
+    assert types[0] == types[1]
+    for k, (std, want) in stds[0].items():
+        assert abs(std - want) < 0.1 * want, (k, std, want)
+        assert abs(std - stds[1][k][0]) < 0.1 * want, (k, std, stds[1][k])
+    # As a variable scope's default (inherited by an inner scope, overridden by a C-side one
+    # and by get_variable's own), and a plain callable as one.
+    names, values = [], []
+    for m in (tgraph, tf1):
+        with m.Graph().as_default():
+            with m.variable_scope("s", initializer=m.glorot_normal_initializer(seed=5)):
+                with m.variable_scope("inner"):
+                    a = m.get_variable("a", [200, 100])
+                    with m.variable_scope("c", initializer=m.zeros_initializer()):
+                        z = m.get_variable("z", [3])
+                    o = m.get_variable("o", [2], initializer=m.ones_initializer())
+            with m.variable_scope("f", initializer=lambda shape, dtype=None,
+                                  partition_info=None: m.fill(shape, 7.0)):
+                f = m.get_variable("f", [2, 2])
+            names.append(sorted(op.name for op in m.get_default_graph().get_operations()))
+            with m.Session() as sess:
+                sess.run(m.global_variables_initializer())
+                values.append(sess.run([a, z, o, f]))
+    assert names[0] == names[1]
+    for got in values:
+        assert abs(np.std(got[0]) - np.sqrt(1 / 150)) < 0.1 * np.sqrt(1 / 150)
+        assert_close(got[1:], [np.zeros(3, np.float32), np.ones(2, np.float32),
+                               np.full((2, 2), 7.0, np.float32)])
+    for m in (tgraph, tf1):
+        with pytest.raises(ValueError):
+            m.variance_scaling_initializer(0.0)
+        with pytest.raises(ValueError):
+            m.variance_scaling_initializer(mode="fan_sideways")
+        with pytest.raises(ValueError):
+            m.variance_scaling_initializer(distribution="cauchy")
+
+
+def test_print_and_global_step():
+    for m in (tgraph, tf1):
+        with m.Graph().as_default():
+            x = m.constant(A)
+            y = m.Print(x, [x, m.reduce_sum(x)], message="x: ", first_n=2, summarize=4)
+            step = m.train.get_or_create_global_step()
+            inc = m.assign_add(step, 3)
+            assert y.op.type == "Print" and y.shape.as_list() == [3, 4]
+            with m.Session() as sess:
+                sess.run(m.global_variables_initializer())
+                assert_close(sess.run(y), A)
+                sess.run(inc)
+                assert m.train.global_step(sess, step) == 3
+                assert m.train.global_step(sess, step.name) == 3

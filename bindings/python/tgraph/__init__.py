@@ -37,9 +37,10 @@ from tgraph.variables import (AUTO_REUSE, Variable, VariableScope, all_variables
                               local_variables_initializer, model_variables,
                               report_uninitialized_variables, trainable_variables,
                               variable_scope, variables_initializer)
-from tgraph.initializers import (constant_initializer, glorot_uniform_initializer,
-                                 ones_initializer, random_normal_initializer,
-                                 random_uniform_initializer, truncated_normal_initializer,
+from tgraph.initializers import (constant_initializer, glorot_normal_initializer,
+                                 glorot_uniform_initializer, ones_initializer,
+                                 random_normal_initializer, random_uniform_initializer,
+                                 truncated_normal_initializer, variance_scaling_initializer,
                                  zeros_initializer)
 from tgraph.session import InteractiveSession, Session, get_default_session
 from tgraph.ops.array_ops import (boolean_mask, broadcast_to, concat, expand_dims, fill, gather,
@@ -68,6 +69,7 @@ from tgraph.ops.random_ops import (random_normal, random_shuffle, random_uniform
 from tgraph.ops.state_ops import (assign, assign_add, assign_sub, scatter_add, scatter_sub,
                                   scatter_update)
 from tgraph.ops.control_flow_ops import group, no_op, tuple  # noqa: A004
+from tgraph.ops.logging_ops import Print
 from tgraph.ops.cond_while import case, cond, while_loop
 from tgraph.ops import nn
 from tgraph.ops import image_ops as image

@@ -25,7 +25,9 @@ class Initializer:
     def _fill(self, s: _c.TG_Initializer) -> None:
         pass
 
-    def _struct(self) -> _c.TG_Initializer:
+    def _struct(self, shape: Any = None) -> _c.TG_Initializer:
+        """The C description; `shape` (a list of ints, or None where unknown) matters only to
+        the initializers whose parameters depend on it (VarianceScaling)."""
         s = _c.TG_Initializer()
         _lib.TG_InitInitializer(ctypes.byref(s), self._kind)
         if self.seed is not None:
@@ -40,7 +42,7 @@ class Initializer:
         g = get_default_graph()
         dims = as_shape(shape).as_list()
         dt = dtypes.as_dtype(dtype or self.dtype or dtypes.float32)
-        s = self._struct()
+        s = self._struct(dims)
         arr = (ctypes.c_int64 * max(len(dims), 1))(*dims)
         st = _c.status()
         out = _lib.TG_InitializerValue(g._handle, ctypes.byref(s), dt.as_datatype_enum, arr,
@@ -129,6 +131,74 @@ class GlorotUniform(Initializer):
     _kind = _GLOROT
 
 
+class VarianceScaling(Initializer):
+    """tf.variance_scaling_initializer(scale, mode, distribution, seed): values of variance
+    scale / n, n the variable's fan_in, fan_out or their mean (mode) as TF computes them from
+    its shape; distribution "truncated_normal" (or "normal"; stddev divided by 0.8796..., the
+    truncation's), "untruncated_normal" or "uniform" (limit sqrt(3 * scale / n)). Built as
+    TF's truncated_normal / random_normal / random_uniform when the shape is known: in
+    get_variable (given there or as a variable_scope's default), or when called."""
+
+    def __init__(self, scale: float = 1.0, mode: str = "fan_in",
+                 distribution: str = "truncated_normal", seed: Optional[int] = None,
+                 dtype: Any = dtypes.float32) -> None:
+        if scale <= 0.:
+            raise ValueError("`scale` must be positive float.")
+        if mode not in {"fan_in", "fan_out", "fan_avg"}:
+            raise ValueError(f"Invalid `mode` argument: {mode}")
+        distribution = distribution.lower()
+        if distribution not in {"normal", "uniform", "truncated_normal", "untruncated_normal"}:
+            raise ValueError(f"Invalid `distribution` argument: {distribution}")
+        super().__init__(dtype, seed)
+        self.scale, self.mode, self.distribution = scale, mode, distribution
+
+    def _struct(self, shape: Any = None) -> _c.TG_Initializer:
+        import math
+        if shape is None or any(d is None for d in shape):
+            raise ValueError(f"variance_scaling_initializer needs a fully defined shape, got "
+                             f"{shape}")
+        if len(shape) < 1:
+            fan_in = fan_out = 1
+        elif len(shape) == 1:
+            fan_in = fan_out = shape[0]
+        else:
+            receptive = 1
+            for d in shape[:-2]:
+                receptive *= d
+            fan_in, fan_out = shape[-2] * receptive, shape[-1] * receptive
+        n = {"fan_in": fan_in, "fan_out": fan_out, "fan_avg": (fan_in + fan_out) / 2.}[self.mode]
+        scale = self.scale / max(1., n)
+        if self.distribution in ("normal", "truncated_normal"):
+            self._kind = _TRUNCATED
+            s = super()._struct(shape)
+            s.mean, s.stddev = 0.0, math.sqrt(scale) / .87962566103423978
+        elif self.distribution == "untruncated_normal":
+            self._kind = _NORMAL
+            s = super()._struct(shape)
+            s.mean, s.stddev = 0.0, math.sqrt(scale)
+        else:
+            self._kind = _UNIFORM
+            s = super()._struct(shape)
+            limit = math.sqrt(3.0 * scale)
+            s.minval, s.maxval = -limit, limit
+        return s
+
+    def get_config(self) -> dict:
+        return {"scale": self.scale, "mode": self.mode, "distribution": self.distribution,
+                "seed": self.seed, "dtype": self.dtype.name if self.dtype else None}
+
+
+class GlorotNormal(VarianceScaling):
+    """tf.glorot_normal_initializer(seed): truncated normal of variance
+    2 / (fan_in + fan_out)."""
+
+    def __init__(self, seed: Optional[int] = None, dtype: Any = dtypes.float32) -> None:
+        super().__init__(1.0, "fan_avg", "truncated_normal", seed, dtype)
+
+    def get_config(self) -> dict:
+        return {"seed": self.seed, "dtype": self.dtype.name if self.dtype else None}
+
+
 zeros_initializer = Zeros
 ones_initializer = Ones
 constant_initializer = Constant
@@ -136,3 +206,5 @@ random_normal_initializer = RandomNormal
 truncated_normal_initializer = TruncatedNormal
 random_uniform_initializer = RandomUniform
 glorot_uniform_initializer = GlorotUniform
+glorot_normal_initializer = GlorotNormal
+variance_scaling_initializer = VarianceScaling

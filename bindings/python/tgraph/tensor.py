@@ -263,6 +263,20 @@ def convert_to_tensor(value: Any, dtype: Any = None, name: Optional[str] = None,
     return _const(get_default_graph(), arr, dt, name or "Const")
 
 
+def constant_value(t: Tensor) -> Optional[np.ndarray]:
+    """The value of a Const tensor as a numpy array, None for any other tensor: what the
+    composed functions read at build time where TF's constant_value would (tensordot's axes,
+    gather_nd's batch_dims, resize_images' size)."""
+    if not isinstance(t, Tensor) or t.op.type != "Const":
+        return None
+    from tgraph import _tensor_conv
+    st = _c.status()
+    handle = ctypes.c_void_p()
+    _lib.TG_OperationGetAttrTensor(t.op._handle, b"value", ctypes.byref(handle), st)
+    errors.check(st)
+    return np.array(_tensor_conv.to_numpy(handle.value))
+
+
 def _flatten(v: Any) -> List[Any]:
     if isinstance(v, (list, tuple)):
         out: List[Any] = []

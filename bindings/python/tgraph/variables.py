@@ -302,21 +302,44 @@ def variable_scope(name_or_scope: Any, default_name: Optional[str] = None, value
     opts.reuse = (_REUSE_AUTO if reuse is AUTO_REUSE else _REUSE_TRUE if reuse is True
                   else _REUSE_INHERIT)
     init_struct = None
+    py_init = None
     if initializer is not None:
-        init_struct = initializer._struct()
-        opts.initializer = ctypes.pointer(init_struct)
+        from tgraph.initializers import Initializer, VarianceScaling
+        if isinstance(initializer, type) and issubclass(initializer, Initializer):
+            initializer = initializer()
+        if isinstance(initializer, Initializer) and not isinstance(initializer, VarianceScaling):
+            init_struct = initializer._struct()
+            opts.initializer = ctypes.pointer(init_struct)
+        else:
+            # Its parameters depend on each variable's shape (variance scaling), or it is a
+            # Python callable: get_variable applies it (_scope_initializer), not the C scope.
+            py_init = initializer
     if dtype is not None:
         opts.dtype = dtypes.as_dtype(dtype).as_datatype_enum
     st = _c.status()
     _lib.TG_GraphPushVariableScopeWithOptions(g._handle, _c.cstr(name), ctypes.byref(opts), st)
     _check_var(st, g)
+    # Each open variable scope's initializer, innermost last: a C-side one (set above) as
+    # True, a Python-side one itself, None when the scope sets none.
+    stack = g.__dict__.setdefault("_scope_initializers", [])
+    stack.append(py_init if py_init is not None else (True if init_struct is not None else None))
     try:
         scope_name = _c.pystr(_lib.TG_GraphCurrentVariableScope(g._handle))
         ns = g.get_name_scope()
         yield VariableScope(scope_name, reuse, ns + "/" if ns else "", g)
     finally:
+        stack.pop()
         _lib.TG_GraphPopVariableScope(g._handle, _c.status())
         del init_struct
+
+
+def _scope_initializer(g: Any) -> Any:
+    """The initializer the innermost variable scope that sets one gave, when get_variable
+    applies it (a Python-side one); None when the C scope's or none applies."""
+    for init in reversed(g.__dict__.get("_scope_initializers", [])):
+        if init is not None:
+            return None if init is True else init
+    return None
 
 
 def get_variable(name: str, shape: Any = None, dtype: Any = None, initializer: Any = None,
@@ -336,10 +359,17 @@ def get_variable(name: str, shape: Any = None, dtype: Any = None, initializer: A
     opts, keep = _options(None, True if trainable is None else trainable, collections,
                           validate_shape)
     st = _c.status()
+    if initializer is None:
+        initializer = _scope_initializer(g)
     if isinstance(initializer, type) and issubclass(initializer, Initializer):
         initializer = initializer()
+    from tgraph.initializers import VarianceScaling
+    if isinstance(initializer, VarianceScaling) and (dims_list is None or None in dims_list):
+        # Nothing to scale by: fine when the variable is reused (its initializer is not
+        # used); creating it fails for want of a shape, as without an initializer.
+        initializer = None
     if isinstance(initializer, Initializer):
-        s = initializer._struct()
+        s = initializer._struct(dims_list)
         h = _lib.TG_GraphGetVariableWithInit(g._handle, _c.cstr(name), dt, dims, nd,
                                              ctypes.byref(s), ctypes.byref(opts), st)
     elif initializer is None:

@@ -1262,12 +1262,14 @@ TG_CAPI_EXPORT extern void TG_SetSessionDefaultDevice(TG_SessionOptions* options
  *   "arithmetic_optimization"     x*1, x+0, x-0, Neg(Neg(x)), inverse Transposes become x
  *   "dependency_optimization"     stateless work that only NoOps wait for is dropped
  *   "remapping"                   MatMul/Conv2D + BiasAdd (+ Relu) fused into _FusedMatMul /
- *                                 _FusedConv2D
+ *                                 _FusedConv2D; MaxPoolGrad + ReluGrad (+ BiasAddGrad) into
+ *                                 _FusedMaxPoolGrad
  *   "auto_mixed_precision"        off by default: MatMul / Conv2D (plain, fused, and their
- *                                 gradients) and the BiasAdd / Relu / MaxPool ops between them run in
- *                                 bfloat16 where the CPU has native bf16 kernels (oneDNN's,
- *                                 AVX512_BF16 or AMX), with Casts so that weights, loss and
- *                                 every other op stay float; elsewhere it changes nothing
+ *                                 gradients) and the BiasAdd / Relu / MaxPool ops between
+ *                                 them run in bfloat16 where the CPU has native bf16 kernels
+ *                                 (oneDNN's, AVX512_BF16 or AMX), with Casts so that weights,
+ *                                 loss and every other op stay float; elsewhere it changes
+ *                                 nothing
  *   "all"                         every one of them ("all" on leaves auto_mixed_precision as
  *                                 it is; "all" off switches it off too).
  * TG_INVALID_ARGUMENT naming the known names for another name (or a NULL one). */

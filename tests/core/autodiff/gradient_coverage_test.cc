@@ -23,7 +23,7 @@ const std::set<std::string>& HelpersWithoutGradient() {
       // convolution and pooling backprops
       "MaxPoolGrad", "AvgPoolGrad",
       "DepthwiseConv2dNativeBackpropInput", "DepthwiseConv2dNativeBackpropFilter",
-      "MirrorPadGrad", "ResizeBilinearGrad", "ResizeNearestNeighborGrad",
+      "MirrorPadGrad", "ResizeBilinearGrad", "ResizeNearestNeighborGrad", "ResizeBicubicGrad",
       // index and shape helpers
       "UnsortedSegmentSum", "DynamicStitch", "StridedSliceGrad", "Cumsum", "Cumprod", "Unique",
       // optimizer updates (they write variables; nothing differentiates through them)
@@ -33,13 +33,14 @@ const std::set<std::string>& HelpersWithoutGradient() {
       // fused contractions: made by the plan-time rewrites (after any gradient was built) or
       // found in frozen inference graphs; TensorFlow has no gradient for them either
       "_FusedMatMul", "_FusedConv2D",
+      // a fused gradient (MaxPoolGrad -> ReluGrad -> BiasAddGrad), made by the rewrites only
+      "_FusedMaxPoolGrad",
       // while loops: differentiated as a whole (core/autodiff/while_grad.cc), not op by op
       "Enter", "RefEnter", "Exit", "RefExit", "NextIteration", "RefNextIteration", "LoopCond",
-      // TensorList ops without a gradient yet (SetItem, GetItem, Stack and FromTensor have one)
-      "TensorListGather", "TensorListPushBack", "TensorListPopBack",
-      // function calls: no gradient of a function body yet (AddGradients says so)
-      "PartitionedCall", "StatefulPartitionedCall", "If", "StatelessIf", "Case",
-      "StatelessCase", "While", "StatelessWhile"};
+      // no gradient in TensorFlow either: differentiating through it fails there and here
+      "ResizeArea",
+      // the call ops' gradient (a function's symbolic gradient; no second order)
+      "SymbolicGradient"};
   return ops;
 }
 

@@ -203,6 +203,12 @@ TEST(ModelOpsTest, ImageAndLoggingShapes) {
   EXPECT_EQ(OutShape("ResizeNearestNeighbor", {}, {F({2, 5, 7, 3}), OpIn{DT_INT32, PS{2}}}),
             (PS{2, -1, -1, 3}));
   ExpectBuildError("ResizeBilinear", {}, {F({2, 5, 7, 3}), Ints({0, 4})}, {"positive"});
+  EXPECT_EQ(OutShape("ResizeBicubic", {}, {F({2, 5, 7, 3}), Ints({9, 4})}), (PS{2, 9, 4, 3}));
+  EXPECT_EQ(OutShape("ResizeArea", {}, {F({2, 5, 7, 3}), OpIn{DT_INT32, PS{2}}}),
+            (PS{2, -1, -1, 3}));
+  ExpectBuildError("ResizeArea", {}, {F({2, 5, 7}), Ints({9, 4})}, {"rank"});
+  ExpectBuildError("ResizeBicubic", {}, {F({2, 5, 7, 3}), Ints({3, -1})}, {"positive"});
+  EXPECT_EQ(OutShape("ResizeBicubicGrad", {}, {F({2, 9, 4, 3}), F({2, 5, 7, 3})}), (PS{2, 5, 7, 3}));
   EXPECT_EQ(Def("Assert").is_stateful(), true);
   EXPECT_EQ(OutShapes("Print", {}, {F({2, 3}), I(PS::Scalar())}, {{1, 1}})[0], (PS{2, 3}));
 }

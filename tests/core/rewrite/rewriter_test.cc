@@ -443,6 +443,80 @@ TEST_F(RewriteTest, Conv2DBiasAddBecomesFusedConv2D) {
   EXPECT_EQ(types.count("Conv2D"), 0u);
 }
 
+// The backward pass of Relu -> MaxPool: MaxPoolGrad -> ReluGrad (features: the Relu's
+// output, which MaxPool pooled) -> BiasAddGrad becomes one _FusedMaxPoolGrad whose second
+// output the BiasAddGrad's reader reads; with features of their own (a second input) too.
+// Values are multiples of 1/4, so the bias sums are exact in any order.
+TEST_F(RewriteTest, MaxPoolGradReluGradBiasAddGradBecomeFusedMaxPoolGrad) {
+  Output z = Placeholder(PartialShape({2, 4, 5, 3}), "z");
+  Output dp = Placeholder(PartialShape({2, 2, 3, 3}), "dp");
+  const AttrMap pool_attrs{{"ksize", AttrOfIntList({1, 2, 2, 1})},
+                           {"strides", AttrOfIntList({1, 2, 2, 1})},
+                           {"padding", AttrOfString("SAME")}};
+  Output h = Op("Relu", {z}, {}, "h")->output(0);
+  Output p = Op("MaxPool", {h}, pool_attrs, "p")->output(0);
+  std::vector<Output> fetches;
+  for (bool separate : {false, true}) {
+    const std::string s = separate ? "_separate" : "";
+    Output dh = Op("MaxPoolGrad", {h, p, dp}, pool_attrs, "dh" + s)->output(0);
+    Output dz = Op("ReluGrad", {dh, separate ? z : h}, {}, "dz" + s)->output(0);
+    Output db = Op("BiasAddGrad", {dz}, {}, "db" + s)->output(0);
+    fetches.push_back(Op("Neg", {dz}, {}, "ndz" + s)->output(0));
+    fetches.push_back(Op("Neg", {db}, {}, "ndb" + s)->output(0));
+  }
+  std::vector<float> zv(2 * 4 * 5 * 3), dpv(2 * 2 * 3 * 3);
+  for (size_t i = 0; i < zv.size(); ++i) zv[i] = static_cast<float>((i * 7) % 13) * 0.25f - 1.5f;
+  for (size_t i = 0; i < dpv.size(); ++i) dpv[i] = static_cast<float>((i * 5) % 9) * 0.25f - 1;
+  const auto types = RunBothWays("remapping", {{z, Floats({2, 4, 5, 3}, zv)}, {dp, Floats({2, 2, 3, 3}, dpv)}},
+                                 fetches);
+  EXPECT_EQ(types.count("_FusedMaxPoolGrad"), 2u);
+  EXPECT_EQ(types.count("MaxPoolGrad") + types.count("ReluGrad") + types.count("BiasAddGrad"), 0u);
+  auto f = Rewrite("remapping", {z, dp}, fetches);
+  ASSERT_NE(f, nullptr);
+  for (bool separate : {false, true}) {
+    const std::string s = separate ? "_separate" : "";
+    const int fused = Find(*f, "dz" + s);
+    ASSERT_GE(fused, 0);
+    const Operation& op = *f->ordered[static_cast<size_t>(fused)];
+    EXPECT_EQ(op.type(), "_FusedMaxPoolGrad");
+    EXPECT_EQ(op.FindAttr("num_features")->i(), separate ? 1 : 0);
+    EXPECT_EQ(f->inputs[static_cast<size_t>(fused)].size(), separate ? 4u : 3u);
+    EXPECT_EQ(Find(*f, "dh" + s), -1);
+    EXPECT_EQ(Find(*f, "db" + s), -1);
+    const int neg = Find(*f, "ndb" + s);
+    ASSERT_GE(neg, 0);
+    const Output& read = f->inputs[static_cast<size_t>(neg)][0];
+    EXPECT_EQ(read.op, &op);
+    EXPECT_EQ(read.index, 1);
+  }
+}
+
+TEST_F(RewriteTest, MaxPoolGradFusionKeepsFetchedMembers) {
+  Output z = Placeholder(PartialShape({1, 4, 4, 2}), "z");
+  Output dp = Placeholder(PartialShape({1, 2, 2, 2}), "dp");
+  const AttrMap pool_attrs{{"ksize", AttrOfIntList({1, 2, 2, 1})},
+                           {"strides", AttrOfIntList({1, 2, 2, 1})},
+                           {"padding", AttrOfString("VALID")}};
+  Output h = Op("Relu", {z}, {}, "h")->output(0);
+  Output p = Op("MaxPool", {h}, pool_attrs, "p")->output(0);
+  Output dh = Op("MaxPoolGrad", {h, p, dp}, pool_attrs, "dh")->output(0);
+  Output dz = Op("ReluGrad", {dh, h}, {}, "dz")->output(0);
+  Output db = Op("BiasAddGrad", {dz}, {}, "db")->output(0);
+  // The routed gradient or the masked one fetched: nothing fuses.
+  EXPECT_EQ(Rewrite("remapping", {z, dp}, {db, dh}), nullptr);
+  EXPECT_EQ(Rewrite("remapping", {z, dp}, {db, dz}), nullptr);
+  // The bias gradient fetched: the two fuse, and the BiasAddGrad stays, reading output 0.
+  auto f = Rewrite("remapping", {z, dp}, {db});
+  ASSERT_NE(f, nullptr);
+  const int fused = Find(*f, "dz");
+  ASSERT_GE(fused, 0);
+  EXPECT_EQ(f->ordered[static_cast<size_t>(fused)]->type(), "_FusedMaxPoolGrad");
+  const int bias = Find(*f, "db");
+  ASSERT_GE(bias, 0);
+  EXPECT_EQ(f->ordered[static_cast<size_t>(bias)]->type(), "BiasAddGrad");
+  EXPECT_EQ(f->inputs[static_cast<size_t>(bias)][0].index, 0);
+}
+
 TEST_F(RewriteTest, FusionNeedsSoleUnfetchedIntermediates) {
   Output x = Placeholder(PartialShape({2, 3}), "x");
   Output w = Const(Floats({3, 2}, {1, -2, 3, -4, 5, -6}), "w");

@@ -1,7 +1,7 @@
 // CPU kernels of the ops frozen TF models use (issue 19): Erf, Round, Selu, LeakyRelu,
 // SquaredDifference, SelectV2, All, Any, StopGradient, Split, SplitV, BroadcastTo,
-// FusedBatchNorm{,V2,V3}, DepthwiseConv2dNative and Einsum, on every dtype each registers,
-// against float64 references written here; and their argument checks (INVALID_ARGUMENT
+// FusedBatchNorm{,V2,V3}, DepthwiseConv2dNative, Einsum and Conv3D (with its backprops), on
+// every dtype each registers, against float64 references written here; and their argument checks (INVALID_ARGUMENT
 // naming the node). tests/interop/test_model_ops.py compares them with TensorFlow itself.
 #include <Eigen/Core>
 
@@ -625,6 +625,113 @@ TEST(ModelOpsKernelTest, EinsumChecksItsEquation) {
   ExpectInvalid(RunOpEx("Einsum", {a}, {{"equation", AttrOfString("i$->i")}}, nullptr, true, false)
                     .status,
                 {"node", "invalid character"});
+}
+
+// ---- Conv3D and its backprops ----
+
+// Conv3D (NDHWC) in double with its two gradients for out_backprop dy: y = conv(x, f),
+// dx = dy's backprop to x, df = to f.
+struct Conv3DReference {
+  Dims y_dims;
+  std::vector<double> y, dx, df;
+};
+
+Conv3DReference Conv3DRef(const std::vector<double>& x, Dims xd, const std::vector<double>& f, Dims fd,
+                          Dims strides, Dims dilations, bool same, const std::vector<double>* dy) {
+  Conv3DReference r;
+  int64_t in[3], k[3], out[3], pad[3];
+  for (int i = 0; i < 3; ++i) {
+    in[i] = xd[static_cast<size_t>(i) + 1];
+    k[i] = fd[static_cast<size_t>(i)];
+    const int64_t s = strides[static_cast<size_t>(i)], eff = (k[i] - 1) * dilations[static_cast<size_t>(i)] + 1;
+    out[i] = same ? (in[i] + s - 1) / s : (in[i] - eff + s) / s;
+    pad[i] = same ? std::max<int64_t>((out[i] - 1) * s + eff - in[i], 0) / 2 : 0;
+  }
+  const int64_t n = xd[0], c = xd[4], oc = fd[4];
+  r.y_dims = {n, out[0], out[1], out[2], oc};
+  r.y.assign(static_cast<size_t>(n * out[0] * out[1] * out[2] * oc), 0.0);
+  r.dx.assign(x.size(), 0.0);
+  r.df.assign(f.size(), 0.0);
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t o0 = 0; o0 < out[0]; ++o0)
+      for (int64_t o1 = 0; o1 < out[1]; ++o1)
+        for (int64_t o2 = 0; o2 < out[2]; ++o2)
+          for (int64_t k0 = 0; k0 < k[0]; ++k0)
+            for (int64_t k1 = 0; k1 < k[1]; ++k1)
+              for (int64_t k2 = 0; k2 < k[2]; ++k2) {
+                const int64_t i0 = o0 * strides[0] - pad[0] + k0 * dilations[0];
+                const int64_t i1 = o1 * strides[1] - pad[1] + k1 * dilations[1];
+                const int64_t i2 = o2 * strides[2] - pad[2] + k2 * dilations[2];
+                if (i0 < 0 || i0 >= in[0] || i1 < 0 || i1 >= in[1] || i2 < 0 || i2 >= in[2]) continue;
+                for (int64_t ci = 0; ci < c; ++ci)
+                  for (int64_t co = 0; co < oc; ++co) {
+                    const size_t xi = static_cast<size_t>((((b * in[0] + i0) * in[1] + i1) * in[2] + i2) * c + ci);
+                    const size_t fi = static_cast<size_t>((((k0 * k[1] + k1) * k[2] + k2) * c + ci) * oc + co);
+                    const size_t yi = static_cast<size_t>((((b * out[0] + o0) * out[1] + o1) * out[2] + o2) * oc + co);
+                    r.y[yi] += x[xi] * f[fi];
+                    if (dy != nullptr) {
+                      r.dx[xi] += (*dy)[yi] * f[fi];
+                      r.df[fi] += x[xi] * (*dy)[yi];
+                    }
+                  }
+              }
+  return r;
+}
+
+TEST(ModelOpsKernelTest, Conv3DAndItsBackpropsEveryType) {
+  struct Case {
+    Dims x, f, strides, dilations;
+    bool same;
+  };
+  const std::vector<Case> cases = {{{2, 4, 3, 4, 2}, {2, 2, 3, 2, 3}, {1, 1, 2}, {1, 1, 1}, true},
+                                   {{1, 5, 4, 3, 1}, {3, 2, 2, 1, 2}, {2, 1, 1}, {1, 1, 1}, false},
+                                   {{1, 5, 5, 4, 2}, {2, 2, 2, 2, 2}, {1, 1, 1}, {2, 1, 2}, true}};
+  for (DataType dt : kFloats) {
+    for (const Case& c : cases) {
+      const Tensor x = Of(dt, c.x, Ramp(Count(c.x), -1, 1));
+      const Tensor f = Of(dt, c.f, Ramp(Count(c.f), 0.5, -0.7));
+      AttrMap attrs = {{"strides", AttrOfIntList({1, c.strides[0], c.strides[1], c.strides[2], 1})},
+                       {"dilations", AttrOfIntList({1, c.dilations[0], c.dilations[1], c.dilations[2], 1})},
+                       {"padding", AttrOfString(c.same ? "SAME" : "VALID")}};
+      const std::string what = std::string("Conv3D ") + DataTypeName(dt);
+      Conv3DReference fwd = Conv3DRef(Doubles(x), c.x, Doubles(f), c.f, c.strides, c.dilations, c.same, nullptr);
+      const Tensor dy = Of(dt, fwd.y_dims, Ramp(Count(fwd.y_dims), 0.3, -1.1));
+      const std::vector<double> dyv = Doubles(dy);
+      Conv3DReference want = Conv3DRef(Doubles(x), c.x, Doubles(f), c.f, c.strides, c.dilations, c.same, &dyv);
+      OpRun r = RunOpEx("Conv3D", {x, f}, attrs, TestPool());
+      ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+      EXPECT_EQ(r.outputs[0].dims(), want.y_dims);
+      ExpectClose(r.outputs[0], want.y, what);
+      const Tensor x_sizes = Of(DT_INT32, {5}, std::vector<double>(c.x.begin(), c.x.end()));
+      const Tensor f_sizes = Of(DT_INT32, {5}, std::vector<double>(c.f.begin(), c.f.end()));
+      r = RunOpEx("Conv3DBackpropInputV2", {x_sizes, f, dy}, attrs, TestPool());
+      ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+      EXPECT_EQ(r.outputs[0].dims(), c.x);
+      ExpectClose(r.outputs[0], want.dx, what + " backprop input");
+      r = RunOpEx("Conv3DBackpropFilterV2", {x, f_sizes, dy}, attrs, TestPool());
+      ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+      EXPECT_EQ(r.outputs[0].dims(), c.f);
+      ExpectClose(r.outputs[0], want.df, what + " backprop filter");
+    }
+  }
+}
+
+TEST(ModelOpsKernelTest, Conv3DChecksItsArguments) {
+  AttrMap attrs = {{"strides", AttrOfIntList({1, 1, 1, 1, 1})}, {"padding", AttrOfString("VALID")}};
+  const Tensor x = Of(DT_FLOAT, {1, 2, 2, 2, 2}, Ramp(16, 0, 1));
+  ExpectInvalid(RunOp("Conv3D", {x, Of(DT_FLOAT, {1, 1, 1, 3, 1}, Ramp(3, 0, 1))}, attrs, false).status,
+                {"node", "depth"});
+  ExpectInvalid(RunOp("Conv3D", {x, Of(DT_FLOAT, {3, 1, 1, 2, 1}, Ramp(6, 0, 1))}, attrs, false).status,
+                {"node", "larger than the input"});
+  ExpectInvalid(RunOp("Conv3DBackpropInputV2",
+                      {Of(DT_INT32, {5}, {1, 2, 2, 2, -2}), Of(DT_FLOAT, {1, 1, 1, 2, 1}, {1, 1}),
+                       Of(DT_FLOAT, {1, 2, 2, 2, 1}, Ramp(8, 0, 1))},
+                      attrs, false).status,
+                {"node", "non-negative"});
+  AttrMap ncdhw = attrs;
+  ncdhw["data_format"] = AttrOfString("NCDHW");
+  ExpectInvalid(RunOp("Conv3D", {x, Of(DT_FLOAT, {1, 1, 1, 2, 1}, {1, 1})}, ncdhw, false).status,
+                {"node", "NDHWC"}, Code::kUnimplemented);
 }
 
 }  // namespace

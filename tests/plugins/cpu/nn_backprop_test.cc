@@ -3,7 +3,8 @@
 // dilations, 1x1 and whole-image filters, several im2col chunks) and against the Conv2D kernel
 // itself (<conv(x, f), dy> = <x, dx> = <f, dw>); MaxPoolGrad and AvgPoolGrad against naive
 // loops and hand-computed cases (ties go to the first maximum, SAME averages over the
-// covered elements only); float and double, inline and on a pool; and bad inputs.
+// covered elements only); _FusedMaxPoolGrad against MaxPoolGrad -> ReluGrad -> BiasAddGrad;
+// float and double, inline and on a pool; and bad inputs.
 #include "conv_reference.h"
 #include "nn_test_util.h"
 
@@ -478,6 +479,107 @@ TEST(PoolGradTest, HandComputed) {
   auto avg = RunArgs("AvgPoolGrad", {Const(Sizes({1, 3, 3, 1})), In(dy)}, attrs);
   ASSERT_TRUE(avg.status.ok()) << avg.status.ToString();
   EXPECT_EQ(Values<float>(avg.outputs[0]), (std::vector<float>{1, 1, 1, 1, 1, 1, 1, 1, 1}));
+}
+
+// ---- _FusedMaxPoolGrad ----
+
+// _FusedMaxPoolGrad against the ops it replaces: output 0 equal to ReluGrad(MaxPoolGrad(x,
+// MaxPool(x), dy), features) (element for element: both route and mask the same values),
+// output 1 to BiasAddGrad of that (sums in another order: within rounding). `separate`:
+// features are a tensor of their own (num_features 1); else x itself (num_features 0), which
+// is then a Relu output (zeros included: all-zero windows route nothing past the mask).
+void CheckFusedPoolGrad(DataType dtype, const PoolCase& c, bool separate, uint32_t seed) {
+  const std::string what = std::string(DataTypeName(dtype)) + " input " +
+                           PartialShape(c.input).ToString() + " ksize " +
+                           PartialShape(c.ksize).ToString() + " strides " +
+                           PartialShape(c.strides).ToString() + " " + c.padding +
+                           (separate ? " separate features" : " features = orig_input");
+  SCOPED_TRACE(what);
+  const PoolGeometry g = Geometry(c);
+  auto x = RandomValues(dtype, Count(c.input), seed);
+  if (!separate) {
+    for (double& v : x) v = std::max(v, 0.0);
+  }
+  const auto features = RandomValues(dtype, Count(c.input), seed + 5);
+  const auto dy = RandomValues(dtype, Count(g.out), seed + 3);
+  const Tensor x_t = MakeTyped(dtype, c.input, x);
+  const Tensor f_t = separate ? MakeTyped(dtype, c.input, features) : x_t;
+  auto pooled = RunOp("MaxPool", {x_t}, c.Attrs());
+  ASSERT_TRUE(pooled.status.ok()) << pooled.status.ToString();
+  const Tensor dy_t = MakeTyped(dtype, g.out, dy);
+  auto routed = RunOp("MaxPoolGrad", {x_t, pooled.outputs[0], dy_t}, c.Attrs());
+  ASSERT_TRUE(routed.status.ok()) << routed.status.ToString();
+  auto masked = RunOp("ReluGrad", {routed.outputs[0], f_t});
+  ASSERT_TRUE(masked.status.ok()) << masked.status.ToString();
+  auto bias = RunOp("BiasAddGrad", {masked.outputs[0]});
+  ASSERT_TRUE(bias.status.ok()) << bias.status.ToString();
+  AttrMap attrs = c.Attrs();
+  attrs["num_features"].set_i(separate ? 1 : 0);
+  std::vector<Tensor> extra;
+  if (separate) extra.push_back(f_t);
+  for (ThreadPool* pool : Pools()) {
+    auto r = RunArgs("_FusedMaxPoolGrad",
+                     {In(x_t), In(pooled.outputs[0]), In(dy_t), List(extra)}, attrs, true, pool);
+    ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+    ASSERT_EQ(r.outputs.size(), 2u);
+    ASSERT_EQ(r.outputs[0].dims(), c.input);
+    EXPECT_EQ(ToDoubles(r.outputs[0]), ToDoubles(masked.outputs[0]));
+    ASSERT_EQ(r.outputs[1].dims(), Dims{c.input[3]});
+    const auto want = ToDoubles(bias.outputs[0]);
+    std::vector<double> tol(want.size());
+    for (size_t i = 0; i < tol.size(); ++i) {
+      tol[i] = 8 * Epsilon(dtype) * static_cast<double>(Count(c.input)) + 1e-300;
+    }
+    ExpectClose(ToDoubles(r.outputs[1]), want, tol, what + " bias");
+  }
+}
+
+TEST(FusedMaxPoolGradTest, MatchesMaxPoolGradReluGradBiasAddGrad) {
+  uint32_t seed = 100;
+  for (DataType dtype : {DT_FLOAT, DT_DOUBLE}) {
+    for (bool separate : {false, true}) {
+      for (const char* padding : {"VALID", "SAME"}) {
+        // Tiled (the CNN's 2x2 stride 2 SAME over even and odd sizes), disjoint with
+        // uncovered pixels (VALID over odd sizes), overlapping windows, channel blocks
+        // (batch 1 with many channels), one channel, batch 1.
+        CheckFusedPoolGrad(dtype, {{3, 8, 8, 5}, {1, 2, 2, 1}, {1, 2, 2, 1}, padding}, separate, seed++);
+        CheckFusedPoolGrad(dtype, {{2, 7, 9, 3}, {1, 2, 2, 1}, {1, 2, 2, 1}, padding}, separate, seed++);
+        CheckFusedPoolGrad(dtype, {{2, 7, 9, 3}, {1, 3, 3, 1}, {1, 2, 2, 1}, padding}, separate, seed++);
+        CheckFusedPoolGrad(dtype, {{1, 7, 7, 37}, {1, 2, 2, 1}, {1, 2, 2, 1}, padding}, separate, seed++);
+        CheckFusedPoolGrad(dtype, {{1, 5, 6, 1}, {1, 3, 2, 1}, {1, 1, 1, 1}, padding}, separate, seed++);
+        CheckFusedPoolGrad(dtype, {{4, 9, 8, 18}, {1, 3, 2, 1}, {1, 3, 2, 1}, padding}, separate, seed++);
+      }
+      CheckFusedPoolGrad(dtype, {{1, 5, 6, 2}, {1, 3, 3, 1}, {1, 1, 2, 1}, "EXPLICIT", {0, 0, 1, 2, 2, 0, 0, 0}},
+                         separate, seed++);
+    }
+  }
+}
+
+TEST(FusedMaxPoolGradTest, EmptyTensorsAndBadInputs) {
+  for (bool separate : {false, true}) {
+    CheckFusedPoolGrad(DT_FLOAT, {{0, 4, 4, 3}, {1, 2, 2, 1}, {1, 2, 2, 1}, "SAME"}, separate, 200);
+    CheckFusedPoolGrad(DT_FLOAT, {{2, 4, 4, 0}, {1, 2, 2, 1}, {1, 2, 2, 1}, "VALID"}, separate, 201);
+    CheckFusedPoolGrad(DT_FLOAT, {{2, 0, 4, 3}, {1, 2, 2, 1}, {1, 1, 1, 1}, "SAME"}, separate, 202);
+  }
+  // Empty batch: the bias gradient is zeros of the channel count.
+  AttrMap attrs{{"ksize", AttrOfIntList({1, 2, 2, 1})},
+                {"strides", AttrOfIntList({1, 2, 2, 1})},
+                {"padding", AttrOfString("VALID")},
+                {"num_features", AttrOfInt(0)}};
+  const Tensor empty_x = MakeTyped(DT_FLOAT, {0, 4, 4, 3}, {});
+  const Tensor empty_y = MakeTyped(DT_FLOAT, {0, 2, 2, 3}, {});
+  auto r = RunArgs("_FusedMaxPoolGrad", {In(empty_x), In(empty_y), In(empty_y), List({})}, attrs);
+  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+  EXPECT_EQ(Values<float>(r.outputs[1]), (std::vector<float>{0, 0, 0}));
+  // Features of another shape; more than one features input.
+  const Tensor x = MakeTyped(DT_FLOAT, {1, 4, 4, 2}, std::vector<double>(32, 1));
+  const Tensor y = MakeTyped(DT_FLOAT, {1, 2, 2, 2}, std::vector<double>(8, 1));
+  attrs["num_features"] = AttrOfInt(1);
+  ExpectStatus(RunArgs("_FusedMaxPoolGrad", {In(x), In(y), In(y), List({y})}, attrs, false).status,
+               Code::kInvalidArgument, {"node", "features", "[1,4,4,2]", "[1,2,2,2]"});
+  attrs["num_features"] = AttrOfInt(2);
+  ExpectStatus(RunArgs("_FusedMaxPoolGrad", {In(x), In(y), In(y), List({x, x})}, attrs, false).status,
+               Code::kInvalidArgument, {"node", "num_features"});
 }
 
 TEST(PoolGradTest, BadInputs) {

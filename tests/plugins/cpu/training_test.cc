@@ -407,10 +407,12 @@ std::vector<double> Pattern(size_t n, double scale, double offset) {
   return v;
 }
 
-TYPED_TEST(TrainingTest, ApplyAdamOnABigVariableInParallel) {
-  using T = TypeParam;
-  const std::vector<int64_t> dims{784, 512};
-  const size_t n = 784 * 512;
+// The dense kernels work in tiles of 2048 elements within each thread's range: a size of
+// no multiple of it (and ranges that start inside a tile) must update every element once.
+template <typename T>
+void AdamOnABigVariableInParallel(const std::vector<int64_t>& dims) {
+  size_t n = 1;
+  for (int64_t d : dims) n *= static_cast<size_t>(d);
   Vars<T> vars({"var", "m", "v"}, dims,
                {Pattern(n, 1, 0), Pattern(n, 0.1, 0), Pattern(n, 0.01, 0.02)});
   std::vector<double> var = vars.Get(0), m = vars.Get(1), v = vars.Get(2);
@@ -429,6 +431,14 @@ TYPED_TEST(TrainingTest, ApplyAdamOnABigVariableInParallel) {
     }
     ExpectVars(vars, {var, m, v}, "step " + std::to_string(step + 1));
   }
+}
+
+TYPED_TEST(TrainingTest, ApplyAdamOnABigVariableInParallel) {
+  AdamOnABigVariableInParallel<TypeParam>({784, 512});
+}
+
+TYPED_TEST(TrainingTest, ApplyAdamOnAnOddSizedVariableInParallel) {
+  AdamOnABigVariableInParallel<TypeParam>({1001, 37});
 }
 
 TYPED_TEST(TrainingTest, SparseApplyMomentumOnABigVariableInParallel) {

@@ -73,8 +73,10 @@ TEST(OneDnnConvTest, SpecialWindows) {
 TEST(OneDnnConvTest, LargerThanTheOneThreadBound) {
   Conv c = Geometry(4, 28, 28, 16, 3, 3, 32);
   CheckConv(c, 51);
-  Conv odd_batch = Geometry(3, 12, 12, 16, 3, 3, 32);  // split 2 + 1
+  Conv odd_batch = Geometry(3, 12, 12, 16, 3, 3, 32);  // 3 parts of 1 image, claimed by 2 threads
   CheckConv(odd_batch, 56);
+  Conv many = Geometry(9, 10, 10, 16, 3, 3, 32);  // parts of 2, 2, 2, 2 and 1 images
+  CheckConv(many, 66);
   Conv strided = Geometry(2, 17, 19, 8, 5, 5, 24);
   strided.sh = 2;
   strided.sw = 3;

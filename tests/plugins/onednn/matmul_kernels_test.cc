@@ -27,7 +27,8 @@ TEST(OneDnnMatMulTest, OddSizesEveryTranspose) {
     CheckMatMul(1, 64, 31, ta, tb, seed += 2);   // vector times matrix
     CheckMatMul(31, 64, 1, ta, tb, seed += 2);   // matrix times vector
     CheckMatMul(67, 129, 45, ta, tb, seed += 2);
-    CheckMatMul(131, 129, 133, ta, tb, seed += 2);  // above MatMul's one-part bound (128^3)
+    CheckMatMul(131, 129, 133, ta, tb, seed += 2);
+    CheckMatMul(131, 257, 133, ta, tb, seed += 2);  // above MatMul's one-part bound (256*128^2)
   }
 }
 
@@ -55,6 +56,18 @@ TEST(OneDnnMatMulTest, LargeProducts) {
     CheckMatMul(1, 2048, 1100, t & 1, t & 2, 62);
     CheckMatMul(3, 1000, 701, t & 1, t & 2, 64);
     CheckMatMul(17, 100, 2000, t & 1, t & 2, 66);
+  }
+}
+
+// Many rows (>= 256): B is reordered once per call into oneDNN's blocked layout and the
+// rows go in parts of 128 (the last one shorter when the rows are not a multiple).
+TEST(OneDnnMatMulTest, ManyRowsReadPackedB) {
+  uint32_t seed = 70;
+  for (int t = 0; t < 4; ++t) {
+    CheckMatMul(256, 129, 130, t & 1, t & 2, seed += 2);
+    CheckMatMul(385, 67, 200, t & 1, t & 2, seed += 2);
+    CheckMatMul(1000, 33, 515, t & 1, t & 2, seed += 2);
+    CheckMatMul(1000, 257, 17, t & 1, t & 2, seed += 2);  // B narrower than a block
   }
 }
 

@@ -7,7 +7,7 @@ import numpy as np
 
 from tgraph import dtypes
 from tgraph.op_def_lib import apply_op
-from tgraph.tensor import Tensor, constant, convert_to_tensor
+from tgraph.tensor import Tensor, constant, constant_value, convert_to_tensor
 from tgraph.tensor_shape import as_shape
 
 
@@ -386,11 +386,67 @@ def reverse_sequence(input: Any, seq_lengths: Any, seq_axis: Optional[int] = Non
 
 
 def gather_nd(params: Any, indices: Any, name: Optional[str] = None,
-              batch_dims: int = 0) -> Tensor:
-    """Slices of `params` at the index tuples in the last dimension of `indices` (GatherNd)."""
-    if batch_dims != 0:
-        raise NotImplementedError("gather_nd with batch_dims")
-    return apply_op("GatherNd", name=name or "GatherNd", params=params, indices=indices)
+              batch_dims: Any = 0) -> Tensor:
+    """Slices of `params` at the index tuples in the last dimension of `indices` (GatherNd).
+    With batch_dims = M > 0 the first M dimensions of both are batch dimensions: each
+    index tuple indexes the params of its own batch entry (TF's batch_gather_nd)."""
+    if isinstance(batch_dims, Tensor):
+        # A constant's value, as TF's constant_value reads it; any other tensor is refused.
+        value = constant_value(batch_dims)
+        if value is None or value.size != 1 or not batch_dims.dtype.is_integer:
+            raise TypeError(f"Argument `batch_dims` must be an int; got {batch_dims}")
+        batch_dims = int(value.reshape(()))
+    else:
+        batch_dims = int(batch_dims)  # as TF: anything int() takes (1.5 is 1)
+    if batch_dims == 0:
+        return apply_op("GatherNd", name=name or "GatherNd", params=params, indices=indices)
+    return _batch_gather_nd(params, indices, batch_dims, name)
+
+
+def _batch_gather_nd(params: Any, indices: Any, batch_dims: int,
+                     name: Optional[str]) -> Tensor:
+    """gather_nd over batch dimensions, composed as TF composes it: every index tuple gets
+    its batch coordinates prepended (a meshgrid of the batch dimensions, tiled over the
+    index dimensions), the batch flattened to one dimension for a plain GatherNd, and the
+    result's first dimension reshaped back to the batch shape."""
+    from tgraph.graph import get_default_graph
+    from tgraph.ops import math_ops
+    with get_default_graph().name_scope(name or "BatchGatherND"):
+        indices = convert_to_tensor(indices, name="indices")
+        params = convert_to_tensor(params, name="params")
+        if batch_dims < 0:
+            raise ValueError("tf.gather_nd does not allow negative batch_dims.")
+        i_rank, p_rank = indices.shape.ndims, params.shape.ndims
+        if i_rank is not None and batch_dims >= i_rank:
+            raise ValueError(f"Argument `batch_dims` = {batch_dims} must be less than "
+                             f"rank(`indices`) = {i_rank}")
+        if p_rank is not None and batch_dims >= p_rank:
+            raise ValueError(f"Argument `batch_dims` = {batch_dims} must be less than "
+                             f"rank(`params`) = {p_rank}")
+        i_shape = shape(indices)
+        batch_shape = i_shape[:batch_dims]
+        batch_size = math_ops.reduce_prod(batch_shape)
+        # Rows of the batch coordinates, [batch_size, batch_dims], in row-major order.
+        ranges = [math_ops.cast(math_ops.range_(0, i_shape[d], 1), indices.dtype)
+                  for d in range(batch_dims)]
+        grid = transpose(stack([reshape(m, [-1]) for m in meshgrid(*ranges, indexing="ij")]))
+        # One row per index tuple: [batch_size, i1, ..., iK, batch_dims].
+        inner_rank = rank(indices) - (batch_dims + 1)
+        grid = reshape(grid, concat([[batch_size], fill(expand_dims(inner_rank, 0), 1),
+                                     [batch_dims]], 0))
+        grid = tile(grid, concat([[1], i_shape[batch_dims:-1], [1]], 0))
+        flat = reshape(indices, concat([[batch_size], i_shape[batch_dims:]], 0))
+        out = apply_op("GatherNd", name="GatherNd", params=params,
+                       indices=concat([grid, flat], -1))
+        result = reshape(out, concat([batch_shape, shape(out)[1:]], 0))
+        # The static shape TF infers: batch and index dimensions of indices, then the
+        # dimensions of params past the batch and the indexed ones.
+        if i_rank is not None and p_rank is not None:
+            depth = indices.shape.dims[-1].value
+            if depth is not None:
+                dims = indices.shape.as_list()[:-1] + params.shape.as_list()[batch_dims + depth:]
+                result.set_shape(dims)
+        return result
 
 
 def scatter_nd(indices: Any, updates: Any, shape: Any, name: Optional[str] = None) -> Tensor:

@@ -7,7 +7,7 @@ import numpy as np
 
 from tgraph import dtypes
 from tgraph.op_def_lib import apply_op
-from tgraph.tensor import Tensor, convert_to_tensor
+from tgraph.tensor import Tensor, constant_value, convert_to_tensor
 
 
 def _binary(op_type: str, default_name: str):
@@ -329,18 +329,30 @@ def einsum(equation: str, *inputs: Any, **kwargs: Any) -> Tensor:
 
 
 def _tensordot_axes(a: Tensor, axes: Any) -> Any:
+    """a's and b's contraction axes: lists of ints, or int32 tensors (a Tensor `axes`, or an
+    int `axes` where a's rank is known only when run), as TF's tensordot."""
+    from tgraph.ops import array_ops
     if isinstance(axes, (int, np.integer)):
         if axes < 0:
             raise ValueError(f"'axes' must be at least 0, got {axes}")
         rank = a.shape.ndims
         if rank is None:
-            raise ValueError("tensordot with an integer 'axes' needs the rank of 'a'")
+            r = array_ops.rank(a)
+            return range_(r - int(axes), r, dtype=dtypes.int32), range_(int(axes),
+                                                                        dtype=dtypes.int32)
         if axes > rank:
             raise ValueError(f"'axes' must not be larger than the number of dimensions of "
                              f"tensor {a}, got {axes}")
         return list(range(rank - axes, rank)), list(range(axes))
     if isinstance(axes, Tensor):
-        raise NotImplementedError("tensordot with a Tensor 'axes'")
+        axes = convert_to_tensor(axes, dtype=dtypes.int32, name="axes")
+        value = constant_value(axes)
+        if value is not None and value.ndim == 2 and value.shape[0] == 2:
+            # A constant [2, k]: its values, as TF's shape inference evaluates them, so that
+            # the result's static shape is TF's (known where a and b's shapes are).
+            return [int(v) for v in value[0]], [int(v) for v in value[1]]
+        # Else rows 0 and 1 contract a and b, checked when run.
+        return axes[0], axes[1]
     axes = list(axes)
     if len(axes) != 2:
         raise ValueError(f"'axes' must be an integer or have length 2, got {axes}")
@@ -359,11 +371,15 @@ def _tensordot_axes(a: Tensor, axes: Any) -> Any:
 def _tensordot_reshape(t: Tensor, axes: Any, flipped: bool) -> Any:
     """t transposed so that `axes` come last (first when flipped) and reshaped to a matrix,
     the dimensions left free (a list where the shape is known, else a tensor) and their
-    static values (None where unknown), as TF's tensordot."""
+    static values (None where unknown; None in all when the axes are a tensor), as TF's
+    tensordot."""
     from tgraph.ops import array_ops
+    if isinstance(axes, Tensor):
+        return _tensordot_reshape_dynamic(t, axes, flipped)
     rank = t.shape.ndims
     if rank is None:
-        raise NotImplementedError("tensordot of a tensor of unknown rank")
+        return _tensordot_reshape_dynamic(
+            t, convert_to_tensor(np.asarray(axes, np.int32).reshape(-1), name="axes"), flipped)
     axes = [i if i >= 0 else i + rank for i in axes]
     for i in axes:
         if not 0 <= i < rank:
@@ -388,9 +404,31 @@ def _tensordot_reshape(t: Tensor, axes: Any, flipped: bool) -> Any:
             [dims[i] for i in free])
 
 
+def _tensordot_reshape_dynamic(t: Tensor, axes: Tensor, flipped: bool) -> Any:
+    """_tensordot_reshape with the axes a tensor: negative axes count from the rank, the
+    free axes are those of range(rank) not among them (TF's ListDiff, here a mask), and
+    every size comes from Shape when run."""
+    from tgraph.ops import array_ops
+    shape_t = array_ops.shape(t)
+    rank_t = array_ops.rank(t)
+    axes = array_ops.reshape(axes, [-1])
+    axes = array_ops.where(greater_equal(axes, 0), axes, axes + rank_t)
+    every = range_(rank_t)
+    is_free = reduce_all(not_equal(array_ops.expand_dims(every, 1),
+                                   array_ops.expand_dims(axes, 0)), axis=1)
+    free = array_ops.boolean_mask(every, is_free)
+    free_dims = array_ops.gather(shape_t, free)
+    prod_free = reduce_prod(free_dims)
+    prod_axes = reduce_prod(array_ops.gather(shape_t, axes))
+    perm = array_ops.concat([axes, free] if flipped else [free, axes], 0)
+    new_shape = array_ops.stack([prod_axes, prod_free] if flipped else [prod_free, prod_axes])
+    return array_ops.reshape(array_ops.transpose(t, perm), new_shape), free_dims, None
+
+
 def tensordot(a: Any, b: Any, axes: Any, name: Optional[str] = None) -> Tensor:
     """The sum of a * b over a's `axes[0]` and b's `axes[1]` (an int n: a's last n and b's
-    first n), as TF composes it: Transpose, Reshape, MatMul, Reshape."""
+    first n; a Tensor: its rows 0 and 1), as TF composes it: Transpose, Reshape, MatMul,
+    Reshape."""
     from tgraph.ops import array_ops
     with _scope(name, "Tensordot") as scope:
         a = convert_to_tensor(a, name="a")
@@ -405,7 +443,8 @@ def tensordot(a: Any, b: Any, axes: Any, name: Optional[str] = None) -> Tensor:
             [f if isinstance(f, Tensor) else np.asarray(f, np.int32) for f in (a_free, b_free)],
             0)
         result = array_ops.reshape(ab, out_shape, name=scope)
-        result.set_shape(a_static + b_static)  # TF's static shape: the known free dims
+        if a_static is not None and b_static is not None:
+            result.set_shape(a_static + b_static)  # TF's static shape: the known free dims
         return result
 
 

@@ -171,6 +171,50 @@ def sigmoid_cross_entropy_with_logits(_sentinel: Any = None, labels: Any = None,
     return _out(logits.graph, out, st)
 
 
+def weighted_cross_entropy_with_logits(labels: Any = None, logits: Any = None,
+                                       pos_weight: Any = None, name: Optional[str] = None,
+                                       targets: Any = None) -> Tensor:
+    """sigmoid_cross_entropy_with_logits with the positive term weighted by pos_weight,
+    composed as TF's: (1 - z) * x + (1 + (q - 1) * z) * (log1p(exp(-|x|)) + relu(-x))."""
+    from tgraph.ops import math_ops
+    if labels is None:
+        labels = targets  # TF 1.x's older name
+    g = get_default_graph()
+    with g.name_scope(name or "logistic_loss") as scope:
+        logits = convert_to_tensor(logits, name="logits")
+        labels = convert_to_tensor(labels, dtype=logits.dtype.base_dtype, name="targets")
+        if not labels.shape.is_compatible_with(logits.shape):
+            raise ValueError(f"logits and targets must have the same shape "
+                             f"({logits.shape} vs {labels.shape})")
+        log_weight = 1 + (pos_weight - 1) * labels
+        return math_ops.add(
+            (1 - labels) * logits,
+            log_weight * (math_ops.log1p(math_ops.exp(-math_ops.abs(logits))) +
+                          relu(-logits)),
+            name=scope)
+
+
+def xw_plus_b(x: Any, weights: Any, biases: Any, name: Optional[str] = None) -> Tensor:
+    """matmul(x, weights) + biases (MatMul, then BiasAdd)."""
+    from tgraph.ops import math_ops
+    with get_default_graph().name_scope(name or "xw_plus_b") as scope:
+        x = convert_to_tensor(x, name="x")
+        weights = convert_to_tensor(weights, name="weights")
+        biases = convert_to_tensor(biases, name="biases")
+        return bias_add(math_ops.matmul(x, weights), biases, name=scope)
+
+
+def zero_fraction(value: Any, name: Optional[str] = None) -> Tensor:
+    """The fraction of `value`'s elements that are zero (a float32 scalar)."""
+    from tgraph import dtypes
+    from tgraph.ops import math_ops
+    with get_default_graph().name_scope(name or "zero_fraction"):
+        value = convert_to_tensor(value, name="value")
+        zero = convert_to_tensor(0, dtype=value.dtype.base_dtype)
+        return math_ops.reduce_mean(math_ops.cast(math_ops.equal(value, zero),
+                                                  dtypes.float32))
+
+
 def sparse_softmax_cross_entropy_with_logits(_sentinel: Any = None, labels: Any = None,
                                              logits: Any = None,
                                              name: Optional[str] = None) -> Tensor:

@@ -1,0 +1,106 @@
+// ResizeArea (NHWC), TensorFlow's: output pixel (y, x) covers the source rectangle
+// [y * sy, (y + 1) * sy) x [x * sx, (x + 1) * sx) (s the scale: in / out, or (in - 1) /
+// (out - 1) with align_corners, where the rectangle may reach past the image: those cells read
+// the last row or column); its value is the mean of the source pixels weighted by how much of
+// each the rectangle covers. Its one attr is align_corners (TF's op has no half_pixel_centers).
+// Any real type in, float out. TF defines no gradient for it.
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "array_kernel_util.h"
+#include "image_resize_util.h"
+
+namespace tgraph_cpu {
+namespace {
+
+using namespace image_resize;
+
+// The source cells one output coordinate covers and the covered length of each.
+struct Span {
+  std::vector<int64_t> index;
+  std::vector<float> weight;
+};
+
+std::vector<Span> Spans(int64_t out, int64_t in, float scale) {
+  std::vector<Span> spans(static_cast<size_t>(out));
+  for (int64_t o = 0; o < out; ++o) {
+    const float lo = static_cast<float>(o) * scale, hi = static_cast<float>(o + 1) * scale;
+    Span& s = spans[static_cast<size_t>(o)];
+    for (int64_t i = static_cast<int64_t>(std::floor(lo)); i < static_cast<int64_t>(std::ceil(hi)); ++i) {
+      const float cell = static_cast<float>(i);
+      s.index.push_back(std::clamp<int64_t>(i, 0, in - 1));
+      s.weight.push_back(std::min(cell + 1, hi) - std::max(cell, lo));
+    }
+  }
+  return spans;
+}
+
+template <typename T>
+class ResizeAreaOp {
+ public:
+  explicit ResizeAreaOp(Construction& c) { c.GetAttr("align_corners", &align_corners_); }
+  void Compute(Context& ctx) {
+    std::vector<int64_t> in;
+    int64_t oh = 0, ow = 0;
+    TensorMut out;
+    if (!Prepare(ctx, &in, &oh, &ow, &out)) return;
+    const int64_t h = in[1], w = in[2], c = in[3];
+    const float sy = Scale(h, oh, align_corners_), sx = Scale(w, ow, align_corners_);
+    const std::vector<Span> ys = Spans(oh, h, sy), xs = Spans(ow, w, sx);
+    const float norm = 1.0f / (sy * sx);
+    const T* src = ctx.input(0).data<T>();
+    float* dst = out.mutable_data<float>();
+    ctx.ParallelFor(in[0] * oh, static_cast<double>(ow * c) * 4 * (sy + 1) * (sx + 1),
+                    [&](int64_t b, int64_t e) {
+      std::vector<float> rows(static_cast<size_t>(w * c));
+      for (int64_t r = b; r < e; ++r) {
+        const int64_t batch = r / oh;
+        const Span& span_y = ys[static_cast<size_t>(r % oh)];
+        // The covered source rows summed by their weights, then the columns of each pixel.
+        std::fill(rows.begin(), rows.end(), 0.0f);
+        for (size_t k = 0; k < span_y.index.size(); ++k) {
+          const T* line = src + (batch * h + span_y.index[k]) * w * c;
+          for (int64_t i = 0; i < w * c; ++i) {
+            rows[static_cast<size_t>(i)] += span_y.weight[k] * static_cast<float>(line[i]);
+          }
+        }
+        float* o = dst + r * ow * c;
+        for (int64_t x = 0; x < ow; ++x) {
+          const Span& span_x = xs[static_cast<size_t>(x)];
+          for (int64_t ch = 0; ch < c; ++ch) {
+            float v = 0;
+            for (size_t k = 0; k < span_x.index.size(); ++k) {
+              v += span_x.weight[k] * rows[static_cast<size_t>(span_x.index[k] * c + ch)];
+            }
+            o[x * c + ch] = v * norm;
+          }
+        }
+      }
+    });
+  }
+
+ private:
+  bool align_corners_ = false;
+};
+
+template <typename T>
+void RegisterArea(tgraph::plugin::Init& init, TG_DataType dtype) {
+  init.Kernel<ResizeAreaOp<T>>(
+      tgraph::plugin::KernelBuilder("ResizeArea", "CPU").TypeConstraint("T", dtype).HostMemory("size"));
+}
+
+}  // namespace
+
+void RegisterImageResizeAreaKernels(tgraph::plugin::Init& init) {
+  RegisterArea<float>(init, TG_FLOAT);
+  RegisterArea<double>(init, TG_DOUBLE);
+  RegisterArea<uint8_t>(init, TG_UINT8);
+  RegisterArea<int8_t>(init, TG_INT8);
+  RegisterArea<uint16_t>(init, TG_UINT16);
+  RegisterArea<int16_t>(init, TG_INT16);
+  RegisterArea<int32_t>(init, TG_INT32);
+  RegisterArea<int64_t>(init, TG_INT64);
+}
+
+}  // namespace tgraph_cpu
