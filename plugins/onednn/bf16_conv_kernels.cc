@@ -8,9 +8,10 @@
 // filter gradient is accumulated in float in the primitive's own layout and rounded when
 // it is reordered into TensorFlow's [KH, KW, IC, OC]. Attrs, geometry and every check and
 // message are the CPU plugin's (conv_pool_common.h, nn_backprop_common.h), as for the fp32
-// kernels of conv_kernels.cc. Unlike those, a call runs as one primitive on the calling
-// thread (no split over the intra-op pool): the bf16 path is for automatic mixed precision,
-// where one AMX core outruns two cores in float.
+// kernels of conv_kernels.cc. Work is split over the intra-op pool by ranges of batch
+// elements (dnnl_context.h; one part below the small-problem bound), every part's primitive
+// using the first part's weights layout, so one packed filter serves them all; the filter
+// gradient's parts each write a partial float gradient, summed before the final reorder.
 #include <algorithm>
 #include <cstring>
 #include <string>
@@ -120,6 +121,50 @@ bool RunReorder(Context& ctx, const Entry& e, const void* src, void* dst) {
   });
 }
 
+// A call split into batch ranges: the entry of the parts of the full size and of the last,
+// shorter one (the same when the split is even), the last made with the first's weights
+// layout. The filter reorder is the first's.
+struct SplitEntry {
+  Split split;
+  Entry main, last;
+  size_t ScratchBytes() const {
+    return std::max(main.scratchpad.get_size(), last.scratchpad.get_size());
+  }
+  const Entry& For(int64_t part) const { return part == split.parts - 1 ? last : main; }
+};
+
+// `s` with `batch` images (a part's shape).
+Shape Part(const Shape& s, int64_t batch) {
+  Shape p = s;
+  p.g.batch = batch;
+  return p;
+}
+
+// make(shape, weights desc) -> Entry. Split in `parts` when oneDNN takes the last part with
+// the first's layout, else one part. Throws dnnl::error.
+template <typename Make>
+SplitEntry MakeSplit(const Shape& s, int64_t parts, const memory::desc& any, Make&& make) {
+  OneThreadScope one_thread;
+  SplitEntry e;
+  if (parts > 1) {
+    try {
+      e.split = Split::Of(s.g.batch, parts);
+      e.main = make(Part(s, e.split.size), any);
+      e.last = e.split.last == e.split.size ? e.main : make(Part(s, e.split.last), e.main.weights);
+      return e;
+    } catch (const dnnl::error&) {
+      // Below: one part.
+    }
+  }
+  e.split = Split::Of(s.g.batch, 1);
+  e.main = e.last = make(s, any);
+  return e;
+}
+
+int64_t MultiplyAdds(const ConvGeometry& g) {
+  return g.batch * g.out_h * g.out_w * g.k_h * g.k_w * g.depth * g.out_depth;
+}
+
 void* Temp(Context& ctx, size_t bytes, tgraph::plugin::TensorMut* holder) {
   *holder = ctx.AllocateTemp(TG_UINT8, {static_cast<int64_t>(std::max<size_t>(bytes, 1))});
   return ctx.ok() ? holder->mutable_data<uint8_t>() : nullptr;
@@ -141,35 +186,45 @@ class Conv2DBf16 {
     auto out = ctx.AllocateOutput(0, {g.batch, g.out_h, g.out_w, g.out_depth});
     if (!ctx.ok() || g.pixels() == 0 || g.out_depth == 0) return;
     const Shape s(attrs_, g);
-    std::shared_ptr<const Entry> e;
+    const int parts = PartsFor(ctx, static_cast<double>(MultiplyAdds(g)), g.batch);
+    std::shared_ptr<const SplitEntry> e;
     try {
-      e = cache_.Get(s.Key(), [&] {
-        OneThreadScope one_thread;
-        const auto pd = s.Forward(memory::desc(s.FilterDims(), kBf16, Tag::any),
-                                  dnnl::prop_kind::forward_inference);
-        Entry entry{dnnl::convolution_forward(pd), pd.scratchpad_desc(), pd.weights_desc(), {}, {}, {}, {}};
-        MakeReorder(entry, s.FilterHwio(), entry.weights);
+      std::vector<int64_t> key = s.Key();
+      key.push_back(parts);
+      e = cache_.Get(key, [&] {
+        auto make = [](const Shape& p, const memory::desc& w) {
+          const auto pd = p.Forward(w, dnnl::prop_kind::forward_inference);
+          return Entry{dnnl::convolution_forward(pd), pd.scratchpad_desc(), pd.weights_desc(),
+                       {}, {}, {}, {}};
+        };
+        SplitEntry entry =
+            MakeSplit(s, parts, memory::desc(s.FilterDims(), kBf16, Tag::any), make);
+        MakeReorder(entry.main, s.FilterHwio(), entry.main.weights);
         return entry;
       });
     } catch (const dnnl::error& err) {
       return FailWith(ctx, "bfloat16 convolution creation", err);
     }
     tgraph::plugin::TensorMut packed_holder;
-    void* packed = Temp(ctx, e->weights.get_size(), &packed_holder);
-    if (packed == nullptr || !RunReorder(ctx, *e, filter.data<uint16_t>(), packed)) return;
-    PartBuffers scratch(ctx, 1, e->scratchpad.get_size());
+    void* packed = Temp(ctx, e->main.weights.get_size(), &packed_holder);
+    if (packed == nullptr || !RunReorder(ctx, e->main, filter.data<uint16_t>(), packed)) return;
+    PartBuffers scratch(ctx, e->split.parts, e->ScratchBytes());
     if (!scratch.ok()) return;
-    RunParts(ctx, 1, "bfloat16 convolution", [&](int64_t) {
-      RunHere(e->primitive, e->scratchpad, scratch.at(0),
-              {{DNNL_ARG_SRC, Wrap(s.Input(), input.data<uint16_t>())},
-               {DNNL_ARG_WEIGHTS, Wrap(e->weights, packed)},
-               {DNNL_ARG_DST, Wrap(s.Output(), out.mutable_data<uint16_t>())}});
+    const uint16_t* x = input.data<uint16_t>();
+    uint16_t* y = out.mutable_data<uint16_t>();
+    RunParts(ctx, e->split.parts, "bfloat16 convolution", [&](int64_t i) {
+      const Shape p = Part(s, e->split.length(i));
+      const int64_t n0 = e->split.begin(i);
+      RunHere(e->For(i).primitive, e->For(i).scratchpad, scratch.at(i),
+              {{DNNL_ARG_SRC, Wrap(p.Input(), x + n0 * g.in_h * g.in_w * g.depth)},
+               {DNNL_ARG_WEIGHTS, Wrap(e->main.weights, packed)},
+               {DNNL_ARG_DST, Wrap(p.Output(), y + n0 * g.out_h * g.out_w * g.out_depth)}});
     });
   }
 
  private:
   ConvAttrs attrs_;
-  PrimitiveCache<Entry> cache_;
+  PrimitiveCache<SplitEntry> cache_;
 };
 
 class Conv2DBackpropInputBf16 {
@@ -198,41 +253,50 @@ class Conv2DBackpropInputBf16 {
     void* dx = out.mutable_data<uint16_t>();
     if (g.pixels() == 0 || g.out_depth == 0) return FillZero(dx, g.input_size());
     const Shape s(attrs_, g);
-    std::shared_ptr<const Entry> e;
+    const int parts = PartsFor(ctx, static_cast<double>(MultiplyAdds(g)), g.batch);
+    std::shared_ptr<const SplitEntry> e;
     try {
-      e = cache_.Get(s.Key(), [&] {
-        OneThreadScope one_thread;
-        const memory::desc any(s.FilterDims(), kBf16, Tag::any);
-        const auto hint = s.Forward(any, dnnl::prop_kind::forward_training);
-        const dnnl::convolution_backward_data::desc desc(
-            dnnl::algorithm::convolution_direct, s.Input(), any, s.Output(), s.Strides(),
-            s.Dilations(), s.PadBefore(), s.PadAfterDims());
-        const dnnl::convolution_backward_data::primitive_desc pd(desc, UserScratchpadAttr(),
-                                                                 CpuEngine(), hint);
-        Entry entry{dnnl::convolution_backward_data(pd), pd.scratchpad_desc(), pd.weights_desc(),
-                    {}, {}, {}, {}};
-        MakeReorder(entry, s.FilterHwio(), entry.weights);
+      std::vector<int64_t> key = s.Key();
+      key.push_back(parts);
+      e = cache_.Get(key, [&] {
+        auto make = [](const Shape& p, const memory::desc& w) {
+          const auto hint = p.Forward(w, dnnl::prop_kind::forward_training);
+          const dnnl::convolution_backward_data::desc desc(
+              dnnl::algorithm::convolution_direct, p.Input(), w, p.Output(), p.Strides(),
+              p.Dilations(), p.PadBefore(), p.PadAfterDims());
+          const dnnl::convolution_backward_data::primitive_desc pd(desc, UserScratchpadAttr(),
+                                                                   CpuEngine(), hint);
+          return Entry{dnnl::convolution_backward_data(pd), pd.scratchpad_desc(),
+                       pd.weights_desc(), {}, {}, {}, {}};
+        };
+        SplitEntry entry =
+            MakeSplit(s, parts, memory::desc(s.FilterDims(), kBf16, Tag::any), make);
+        MakeReorder(entry.main, s.FilterHwio(), entry.main.weights);
         return entry;
       });
     } catch (const dnnl::error& err) {
       return FailWith(ctx, "bfloat16 convolution backward-data creation", err);
     }
     tgraph::plugin::TensorMut packed_holder;
-    void* packed = Temp(ctx, e->weights.get_size(), &packed_holder);
-    if (packed == nullptr || !RunReorder(ctx, *e, filter.data<uint16_t>(), packed)) return;
-    PartBuffers scratch(ctx, 1, e->scratchpad.get_size());
+    void* packed = Temp(ctx, e->main.weights.get_size(), &packed_holder);
+    if (packed == nullptr || !RunReorder(ctx, e->main, filter.data<uint16_t>(), packed)) return;
+    PartBuffers scratch(ctx, e->split.parts, e->ScratchBytes());
     if (!scratch.ok()) return;
-    RunParts(ctx, 1, "bfloat16 convolution backward-data", [&](int64_t) {
-      RunHere(e->primitive, e->scratchpad, scratch.at(0),
-              {{DNNL_ARG_DIFF_DST, Wrap(s.Output(), dy.data<uint16_t>())},
-               {DNNL_ARG_WEIGHTS, Wrap(e->weights, packed)},
-               {DNNL_ARG_DIFF_SRC, Wrap(s.Input(), dx)}});
+    const uint16_t* grad = dy.data<uint16_t>();
+    uint16_t* dxs = static_cast<uint16_t*>(dx);
+    RunParts(ctx, e->split.parts, "bfloat16 convolution backward-data", [&](int64_t i) {
+      const Shape p = Part(s, e->split.length(i));
+      const int64_t n0 = e->split.begin(i);
+      RunHere(e->For(i).primitive, e->For(i).scratchpad, scratch.at(i),
+              {{DNNL_ARG_DIFF_DST, Wrap(p.Output(), grad + n0 * g.out_h * g.out_w * g.out_depth)},
+               {DNNL_ARG_WEIGHTS, Wrap(e->main.weights, packed)},
+               {DNNL_ARG_DIFF_SRC, Wrap(p.Input(), dxs + n0 * g.in_h * g.in_w * g.depth)}});
     });
   }
 
  private:
   ConvAttrs attrs_;
-  PrimitiveCache<Entry> cache_;
+  PrimitiveCache<SplitEntry> cache_;
 };
 
 class Conv2DBackpropFilterBf16 {
@@ -253,48 +317,65 @@ class Conv2DBackpropFilterBf16 {
     void* dw = out.mutable_data<uint16_t>();
     if (g.pixels() == 0) return FillZero(dw, g.patch() * g.out_depth);
     const Shape s(attrs_, g);
-    std::shared_ptr<const Entry> e;
+    const int parts = PartsFor(ctx, static_cast<double>(MultiplyAdds(g)), g.batch);
+    std::shared_ptr<const SplitEntry> e;
     try {
-      e = cache_.Get(s.Key(), [&] {
-        OneThreadScope one_thread;
-        // The gradient in float (summed over every window), in the primitive's layout.
-        const memory::desc any(s.FilterDims(), kF32, Tag::any);
-        const auto hint = s.Forward(memory::desc(s.FilterDims(), kBf16, Tag::any),
-                                    dnnl::prop_kind::forward_training);
-        const dnnl::convolution_backward_weights::desc desc(
-            dnnl::algorithm::convolution_direct, s.Input(), any, s.Output(), s.Strides(),
-            s.Dilations(), s.PadBefore(), s.PadAfterDims());
-        const dnnl::convolution_backward_weights::primitive_desc pd(desc, UserScratchpadAttr(),
-                                                                    CpuEngine(), hint);
-        Entry entry{dnnl::convolution_backward_weights(pd), pd.scratchpad_desc(),
-                    pd.diff_weights_desc(), {}, {}, {}, {}};
-        MakeReorder(entry, entry.weights, s.FilterHwio());  // and rounded to bf16
+      std::vector<int64_t> key = s.Key();
+      key.push_back(parts);
+      e = cache_.Get(key, [&] {
+        auto make = [](const Shape& p, const memory::desc& w) {
+          const auto hint = p.Forward(memory::desc(p.FilterDims(), kBf16, Tag::any),
+                                      dnnl::prop_kind::forward_training);
+          const dnnl::convolution_backward_weights::desc desc(
+              dnnl::algorithm::convolution_direct, p.Input(), w, p.Output(), p.Strides(),
+              p.Dilations(), p.PadBefore(), p.PadAfterDims());
+          const dnnl::convolution_backward_weights::primitive_desc pd(desc, UserScratchpadAttr(),
+                                                                      CpuEngine(), hint);
+          return Entry{dnnl::convolution_backward_weights(pd), pd.scratchpad_desc(),
+                       pd.diff_weights_desc(), {}, {}, {}, {}};
+        };
+        // Each part's gradient in float (summed over its windows), in the primitive's layout.
+        SplitEntry entry = MakeSplit(s, parts, memory::desc(s.FilterDims(), kF32, Tag::any), make);
+        MakeReorder(entry.main, entry.main.weights, s.FilterHwio());  // and rounded to bf16
         return entry;
       });
     } catch (const dnnl::error& err) {
       return FailWith(ctx, "bfloat16 convolution backward-weights creation", err);
     }
-    tgraph::plugin::TensorMut grad_holder;
-    void* grad = Temp(ctx, e->weights.get_size(), &grad_holder);
-    PartBuffers scratch(ctx, 1, e->scratchpad.get_size());
-    if (grad == nullptr || !scratch.ok()) return;
-    // Zeroed first: for taps no window reaches (all in the padding), some implementations
-    // leave their gradient unwritten (seen with a 1-pixel-wide input and a 2-wide filter).
-    std::memset(grad, 0, e->weights.get_size());
-    if (!RunParts(ctx, 1, "bfloat16 convolution backward-weights", [&](int64_t) {
-          RunHere(e->primitive, e->scratchpad, scratch.at(0),
-                  {{DNNL_ARG_SRC, Wrap(s.Input(), input.data<uint16_t>())},
-                   {DNNL_ARG_DIFF_DST, Wrap(s.Output(), dy.data<uint16_t>())},
-                   {DNNL_ARG_DIFF_WEIGHTS, Wrap(e->weights, grad)}});
+    const int64_t n_parts = e->split.parts;
+    const size_t grad_bytes = e->main.weights.get_size();
+    PartBuffers partial(ctx, n_parts, grad_bytes);
+    PartBuffers scratch(ctx, n_parts, e->ScratchBytes());
+    if (!partial.ok() || !scratch.ok()) return;
+    const uint16_t* x = input.data<uint16_t>();
+    const uint16_t* grad = dy.data<uint16_t>();
+    if (!RunParts(ctx, n_parts, "bfloat16 convolution backward-weights", [&](int64_t i) {
+          // Zeroed first: for taps no window reaches (all in the padding), some
+          // implementations leave their gradient unwritten.
+          std::memset(partial.at(i), 0, grad_bytes);
+          const Shape p = Part(s, e->split.length(i));
+          const int64_t n0 = e->split.begin(i);
+          RunHere(e->For(i).primitive, e->For(i).scratchpad, scratch.at(i),
+                  {{DNNL_ARG_SRC, Wrap(p.Input(), x + n0 * g.in_h * g.in_w * g.depth)},
+                   {DNNL_ARG_DIFF_DST, Wrap(p.Output(), grad + n0 * g.out_h * g.out_w * g.out_depth)},
+                   {DNNL_ARG_DIFF_WEIGHTS, Wrap(e->main.weights, partial.at(i))}});
         })) {
       return;
     }
-    RunReorder(ctx, *e, grad, dw);
+    // The parts' partial gradients summed into the first (one layout; any padding of the
+    // layout holds zeros in every part).
+    float* sum = static_cast<float*>(partial.at(0));
+    const int64_t count = static_cast<int64_t>(grad_bytes / sizeof(float));
+    for (int64_t part = 1; part < n_parts; ++part) {
+      const float* add = static_cast<const float*>(partial.at(part));
+      for (int64_t j = 0; j < count; ++j) sum[j] += add[j];
+    }
+    RunReorder(ctx, e->main, sum, dw);
   }
 
  private:
   ConvAttrs attrs_;
-  PrimitiveCache<Entry> cache_;
+  PrimitiveCache<SplitEntry> cache_;
 };
 
 }  // namespace

@@ -2,7 +2,8 @@
 // (plugins/onednn/bf16_conv_kernels.cc; registered only on CPUs with AVX512_BF16 or AMX)
 // against the Eigen float kernels on the same bf16-representable values, within bfloat16
 // rounding: random geometries (odd sizes, strides, dilations, SAME / VALID / EXPLICIT),
-// batch 1, empty tensors; the kernels exist exactly where the bf16 MatMul does.
+// batch 1, empty tensors, inline and split over two threads; the kernels exist exactly where
+// the bf16 MatMul does.
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -30,7 +31,7 @@ Tensor Widened(const Tensor& b) {
 
 // Runs `op_type` (T = dtype) with the kernel `plugin` registered for it, inline.
 Outcome RunOne(const std::string& plugin, const std::string& op_type, DataType dtype,
-               const std::vector<Tensor>& inputs, AttrMap attrs) {
+               const std::vector<Tensor>& inputs, AttrMap attrs, ThreadPool* pool) {
   Graph graph;
   NodeSpec spec;
   spec.type = op_type;
@@ -53,31 +54,34 @@ Outcome RunOne(const std::string& plugin, const std::string& op_type, DataType d
   const KernelRegistration* kernel = KernelOf(plugin, op_type, node.value()->attrs());
   EXPECT_NE(kernel, nullptr) << plugin << " " << op_type;
   if (kernel == nullptr) return Outcome{Status(Code::kNotFound, "no kernel"), {}};
-  return TwoKernelNode::RunWith(*node.value(), *kernel, inputs, nullptr, 2);
+  return TwoKernelNode::RunWith(*node.value(), *kernel, inputs, pool, 2);
 }
 
 // The op on bf16 inputs (oneDNN) and on the same values in float (Eigen); `reduction`: the
 // length of each output element's sum (the tolerance grows with it, as in ExpectSame).
 void Check(const std::string& op, const std::vector<Tensor>& bf16_inputs, const AttrMap& attrs,
            int64_t reduction, const std::string& what) {
-  SCOPED_TRACE(Str("bfloat16 ", op, " ", what));
-  std::vector<Tensor> f;
-  for (const Tensor& t : bf16_inputs) f.push_back(Widened(t));
-  const Outcome got = RunOne("onednn", op, DT_BFLOAT16, bf16_inputs, attrs);
-  const Outcome want = RunOne("cpu", op, DT_FLOAT, f, attrs);
-  ASSERT_TRUE(got.status.ok()) << got.status.ToString();
-  ASSERT_TRUE(want.status.ok()) << want.status.ToString();
-  ASSERT_EQ(got.outputs[0].dtype(), DT_BFLOAT16);
-  ASSERT_EQ(got.outputs[0].dims(), want.outputs[0].dims());
-  const double tol = static_cast<double>(std::max<int64_t>(reduction, 1)) / 128 + 1e-6;
-  int64_t bad = 0;
-  for (int64_t i = 0; i < want.outputs[0].NumElements(); ++i) {
-    const double g = ValueAt(got.outputs[0], i), w = ValueAt(want.outputs[0], i);
-    if (!(std::abs(g - w) <= tol) && bad++ < 5) {
-      ADD_FAILURE() << "element " << i << ": oneDNN bfloat16 " << g << ", Eigen float " << w;
+  // Inline, and on two threads (batch ranges in parts, the filter gradient's partial sums).
+  for (ThreadPool* pool : {static_cast<ThreadPool*>(nullptr), TwoThreadPool()}) {
+    SCOPED_TRACE(Str("bfloat16 ", op, " ", what, pool ? " (pool)" : " (inline)"));
+    std::vector<Tensor> f;
+    for (const Tensor& t : bf16_inputs) f.push_back(Widened(t));
+    const Outcome got = RunOne("onednn", op, DT_BFLOAT16, bf16_inputs, attrs, pool);
+    const Outcome want = RunOne("cpu", op, DT_FLOAT, f, attrs, pool);
+    ASSERT_TRUE(got.status.ok()) << got.status.ToString();
+    ASSERT_TRUE(want.status.ok()) << want.status.ToString();
+    ASSERT_EQ(got.outputs[0].dtype(), DT_BFLOAT16);
+    ASSERT_EQ(got.outputs[0].dims(), want.outputs[0].dims());
+    const double tol = static_cast<double>(std::max<int64_t>(reduction, 1)) / 128 + 1e-6;
+    int64_t bad = 0;
+    for (int64_t i = 0; i < want.outputs[0].NumElements(); ++i) {
+      const double g = ValueAt(got.outputs[0], i), w = ValueAt(want.outputs[0], i);
+      if (!(std::abs(g - w) <= tol) && bad++ < 5) {
+        ADD_FAILURE() << "element " << i << ": oneDNN bfloat16 " << g << ", Eigen float " << w;
+      }
     }
+    EXPECT_EQ(bad, 0);
   }
-  EXPECT_EQ(bad, 0);
 }
 
 // All three ops for geometry c.
