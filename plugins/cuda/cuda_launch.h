@@ -14,9 +14,10 @@ namespace tgraph_cuda {
 // ---- element-wise (cwise.cu) ----
 
 enum class BinaryOp { kAdd, kSub, kMul, kDiv, kMaximum };
-enum class UnaryOp { kNeg, kExp, kLog, kTanh, kSigmoid, kRelu };
-// ReluGrad(gradients, features), SigmoidGrad(y, dy), TanhGrad(y, dy).
-enum class GradOp { kRelu, kSigmoid, kTanh };
+enum class UnaryOp { kNeg, kExp, kLog, kTanh, kSigmoid, kRelu, kSoftplus };
+// ReluGrad(gradients, features), SigmoidGrad(y, dy), TanhGrad(y, dy),
+// SoftplusGrad(gradients, features).
+enum class GradOp { kRelu, kSigmoid, kTanh, kSoftplus };
 
 // A broadcast of x and y to the output: its dims and each operand's element strides per
 // output dim (0 where the operand is broadcast), at most kMaxBroadcastRank after merging.

@@ -56,12 +56,22 @@ UNARY(tg_log, log(a))
 UNARY(tg_tanh, tanh(a))
 UNARY(tg_sigmoid, 1.0f / (1.0f + exp(-a)))
 UNARY(tg_relu, isnan(a) ? a : fmax(a, 0.0f))
+/* log(1 + exp(a)) as the CPU plugin and TensorFlow: a itself above -threshold, exp(a) below
+ * threshold, threshold = log(FLT_EPSILON) + 2 = -13.942385. */
+UNARY(tg_softplus, a > 13.942385f ? a : (a < -13.942385f ? exp(a) : log1p(exp(a))))
 
 /* g where f > 0, else 0 (NaN features give 0). */
 __kernel void tg_relu_grad(__global const float* g, __global const float* f,
                            __global float* y, int n) {
   int i = get_global_id(0);
   if (i < n) y[i] = f[i] > 0.0f ? g[i] : 0.0f;
+}
+
+/* Softplus'(f) = sigmoid(f): g / (1 + exp(-f)) (0 where exp(-f) overflows). */
+__kernel void tg_softplus_grad(__global const float* g, __global const float* f,
+                               __global float* y, int n) {
+  int i = get_global_id(0);
+  if (i < n) y[i] = g[i] / (exp(-f[i]) + 1.0f);
 }
 
 /* Gradients from the activation's output y and the incoming gradient dy. */

@@ -101,7 +101,30 @@ TEST_P(UnaryTest, MatchesCpu) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Ops, UnaryTest,
-                         ::testing::Values("Neg", "Exp", "Log", "Tanh", "Sigmoid", "Relu"));
+                         ::testing::Values("Neg", "Exp", "Log", "Tanh", "Sigmoid", "Relu",
+                                           "Softplus"));
+
+// Softplus at its thresholds (x itself above 13.94, exp(x) below -13.94) and beyond; its
+// gradient, sigmoid(features) times the gradients, where exp(-features) overflows; both on
+// the device (NCE losses' log-sigmoids).
+TEST_F(KernelTest, SoftplusAndGradientAtTheEdgesMatchCpu) {
+  const std::vector<float> x = {-100.0f, -20.0f, -13.95f, -13.9f, -1.0f, 0.0f,
+                                1.0f,    13.9f,  13.95f,  20.0f,  100.0f, -0.0f};
+  RunResult r = ExpectDeviceMatchesCpu([&](Builder& b) {
+    TG_Output features = b.Feed({3, 4}, x);
+    return std::vector<TG_Output>{
+        b.Op("Softplus", {features}, {}, "softplus"),
+        b.Op("SoftplusGrad", {b.Feed({3, 4}, Random(12, -3, 3, 5)), features}, {}, "grad")};
+  }, 1e-5, 1e-30);
+  EXPECT_EQ(r.DeviceOf("softplus"), kGpu) << r.StepsString();
+  EXPECT_EQ(r.DeviceOf("grad"), kGpu) << r.StepsString();
+  ExpectDeviceError(
+      [](Builder& b) {
+        return std::vector<TG_Output>{b.Op(
+            "SoftplusGrad", {b.Feed({2, 3}, Random(6)), b.Feed({3, 2}, Random(6))}, {}, "sg")};
+      },
+      TG_INVALID_ARGUMENT, "sg", "same shape");
+}
 
 TEST_F(KernelTest, ReluGradMatchesCpu) {
   const float nan = std::numeric_limits<float>::quiet_NaN();
