@@ -81,6 +81,18 @@ cudaError_t LaunchSparseXent(const float* features, const int64_t* labels, float
 cudaError_t LaunchFill32(const uint32_t* value, uint32_t* y, int n, cudaStream_t stream);
 
 // Tile: output dims and input dims, size-1 output dims dropped and untiled dims merged.
+// Pad: output element i is the input element at its coordinates less `before`, or zero.
+constexpr int kMaxPadRank = 8;
+struct PadShape {
+  int rank;
+  int n;
+  int out[kMaxPadRank];
+  int in[kMaxPadRank];
+  int before[kMaxPadRank];
+};
+cudaError_t LaunchPad32(const uint32_t* x, uint32_t* y, const PadShape& shape,
+                        cudaStream_t stream);
+
 constexpr int kMaxTileRank = 6;
 struct TileShape {
   int rank;

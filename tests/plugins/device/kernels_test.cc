@@ -246,6 +246,54 @@ TEST_F(KernelTest, SqueezeAliasesWithoutCopies) {
       TG_INVALID_ARGUMENT, "sq", "Can not squeeze dim[1]");
 }
 
+// Pad with zeros (Slice's gradient: the NCE loss's backward pass), float and int32, on the
+// device: paddings on each side, empty inputs and outputs, size-1 dims, no padding (the input
+// itself), and the CPU's errors.
+TEST_F(KernelTest, PadMatchesCpu) {
+  struct Case {
+    std::vector<int64_t> dims;
+    std::vector<int32_t> paddings;
+  };
+  const std::vector<Case> cases = {
+      {{5}, {2, 3}},
+      {{2, 3}, {1, 0, 0, 2}},
+      {{2, 1, 3}, {0, 1, 2, 2, 1, 0}},
+      {{3, 4}, {0, 0, 0, 0}},        // no padding
+      {{0, 3}, {1, 1, 0, 2}},        // empty input, padded
+      {{3, 0}, {0, 0, 0, 0}},        // empty
+      {{}, {}},                      // scalar
+      {{1, 2, 1, 2, 1, 2}, {1, 0, 0, 1, 0, 0, 1, 1, 0, 0, 2, 0}},
+  };
+  for (bool ints : {false, true}) {
+    for (const Case& c : cases) {
+      SCOPED_TRACE(std::string(ints ? "int32" : "float") + " rank " +
+                   std::to_string(c.dims.size()));
+      size_t n = 1;
+      for (int64_t d : c.dims) n *= static_cast<size_t>(d);
+      std::vector<int32_t> int_values(n);
+      for (size_t i = 0; i < n; ++i) int_values[i] = static_cast<int32_t>(i * 7) - 11;
+      ExpectDeviceMatchesCpu([&](Builder& b) {
+        TG_Output x = ints ? b.FeedInt(c.dims, int_values) : b.Feed(c.dims, Random(n));
+        return std::vector<TG_Output>{b.Op(
+            "Pad", {x, b.HostInts({static_cast<int64_t>(c.dims.size()), 2}, c.paddings)}, {},
+            "pad")};
+      }, 0, 0);
+    }
+  }
+  ExpectDeviceError(
+      [](Builder& b) {
+        return std::vector<TG_Output>{
+            b.Op("Pad", {b.Feed({2, 3}, Random(6)), b.FeedInt({1, 2}, {1, 1})}, {}, "pad")};
+      },
+      TG_INVALID_ARGUMENT, "pad", "paddings must be a matrix of shape [2,2]");
+  ExpectDeviceError(
+      [](Builder& b) {
+        return std::vector<TG_Output>{
+            b.Op("Pad", {b.Feed({2}, Random(2)), b.FeedInt({1, 2}, {0, -1})}, {}, "pad")};
+      },
+      TG_INVALID_ARGUMENT, "pad", "Paddings must be non-negative: 0 -1");
+}
+
 TEST_F(KernelTest, TileMatchesCpu) {
   struct Case {
     std::vector<int64_t> dims;
