@@ -1,5 +1,7 @@
 #include "core/exec/list_kernel_util.h"
 
+#include "core/base/tensor_limits.h"
+
 #include "core/graph/proto_convert.h"
 
 namespace tgraph::list_kernels {
@@ -64,6 +66,14 @@ StatusOr<PartialShape> ShapeInput(const CoreKernelIo& io, int i) {
     if (d == -1) d = PartialShape::kUnknownDim;
   }
   return PartialShape(std::move(dims));
+}
+
+Status CheckSlots(int64_t n, const char* what) {
+  const uint64_t limit = MaxTensorBytes();
+  if (n <= 0 || static_cast<uint64_t>(n) <= limit / sizeof(Tensor)) return Status::OK();
+  return ResourceExhausted(what, " of ", n, " elements needs ", sizeof(Tensor),
+                           " bytes per element, over the limit of ", limit,
+                           " bytes (physical memory, or TGRAPH_MAX_TENSOR_BYTES)");
 }
 
 StatusOr<Tensor> ScalarOf(DataType dtype, int64_t v) {

@@ -24,6 +24,12 @@ StatusOr<std::vector<int64_t>> IntVector(const Tensor& t, const char* what);
 // An element_shape input: a scalar -1 is an unknown rank, a vector's -1 dims unknown dims.
 StatusOr<PartialShape> ShapeInput(const CoreKernelIo& io, int i);
 StatusOr<Tensor> ScalarOf(DataType dtype, int64_t v);
+// Before an array or list gets `n` element slots (a size, an index or num_elements from the
+// graph): RESOURCE_EXHAUSTED naming `what` when the slots alone would exceed the tensor
+// memory limit (MaxTensorBytes), so that a value from an input never allocates what it
+// claims (issue 21, item 4; found by the op_run fuzzer: TensorArrayV3 of size 2^36). A
+// caller growing to index + 1 passes the index (so that the sum cannot overflow).
+Status CheckSlots(int64_t n, const char* what);
 // The flow output `out`: flow_in's (input `in`) value passed on.
 Status PassFlow(const CoreKernelIo& io, int in, int out);
 // *shape merged with `other`, or INVALID_ARGUMENT (`what` names the op).

@@ -62,6 +62,7 @@ Status WriteLocked(TensorArrayState& ta, int64_t index, const Tensor& value) {
       return InvalidArgument("Tried to write to index ", index, " but array is not resizeable and size is: ",
                              ta.items.size());
     }
+    TG_RETURN_IF_ERROR(CheckSlots(index, "a TensorArray grown to write"));
     ta.items.resize(static_cast<size_t>(index) + 1);
   }
   // Every element must fit the declared shape; with identical_element_shapes the first
@@ -105,6 +106,7 @@ StatusOr<Tensor> ReadLocked(TensorArrayState& ta, int64_t index) {
 Status TensorArrayV3(const CoreKernelIo& io) {
   TG_ASSIGN_OR_RETURN(int64_t size, ScalarInt(io, 0, "size"));
   if (size < 0) return InvalidArgument("TensorArray size must be >= 0, got ", size);
+  TG_RETURN_IF_ERROR(CheckSlots(size, "a TensorArray"));
   auto ta = std::make_shared<TensorArrayState>();
   TG_ASSIGN_OR_RETURN(ta->dtype, AttrType(io, "dtype"));
   TG_ASSIGN_OR_RETURN(ta->element_shape, AttrShape(io, "element_shape"));

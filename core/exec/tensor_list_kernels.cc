@@ -81,6 +81,7 @@ Status NewList(const CoreKernelIo& io, int64_t size, int64_t max) {
   TG_ASSIGN_OR_RETURN(l->dtype, AttrType(io, "element_dtype"));
   TG_ASSIGN_OR_RETURN(l->element_shape, ShapeInput(io, 0));
   l->max_num_elements = max;
+  TG_RETURN_IF_ERROR(CheckSlots(size, "a TensorList"));
   l->items.resize(static_cast<size_t>(size));
   return OutList(io, 0, std::move(l));
 }
@@ -123,7 +124,10 @@ Status TensorListSetItem(const CoreKernelIo& io) {
     return InvalidArgument("Trying to modify element ", index, " in a list with ", l->items.size(),
                            " elements.");
   }
-  if (index >= static_cast<int64_t>(l->items.size())) l->items.resize(static_cast<size_t>(index) + 1);
+  if (index >= static_cast<int64_t>(l->items.size())) {
+    TG_RETURN_IF_ERROR(CheckSlots(index, "a TensorList grown to set an item"));
+    l->items.resize(static_cast<size_t>(index) + 1);
+  }
   if (!l->element_shape.IsCompatibleWith(item.shape())) {
     return InvalidArgument("item of shape ", item.shape().ToString(), " does not fit the list's element shape ",
                            l->element_shape.ToString());

@@ -8,6 +8,7 @@
 #include <limits>
 #include <optional>
 
+#include "core/base/checked_math.h"
 #include "core/graph/proto_convert.h"
 #include "core/ops/standard_ops.h"
 
@@ -400,8 +401,8 @@ Status SliceShape(InferenceContext& c) {
           out[ui] = d - b;
         }
       } else {
-        if (d >= 0 && begin && b + s > d) {
-          return c.Error("slice [", b, ", ", b + s, ") is out of bounds for dimension ", i,
+        if (d >= 0 && begin && (b > d || s > d - b)) {  // b + s > d, without overflow
+          return c.Error("slice of size ", s, " from ", b, " is out of bounds for dimension ", i,
                          " of size ", d);
         }
         out[ui] = s;
@@ -572,7 +573,11 @@ Status TileShape(InferenceContext& c) {
     if (mult && m < 0) return c.Error("multiples[", i, "] = ", m, " must be non-negative");
     const int64_t d = in.known_rank() ? in.dim(static_cast<int>(i)) : kUnknown;
     if (m == 0 || d == 0) out[ui] = 0;
-    else if (m > 0 && d > 0) out[ui] = d * m;
+    else if (m > 0 && d > 0) {
+      if (!CheckedMul(d, m, &out[ui])) {
+        return c.Error("tiling dimension ", i, " of size ", d, " by ", m, " does not fit in int64");
+      }
+    }
   }
   c.set_output(0, PartialShape(std::move(out)));
   return Status::OK();
@@ -607,7 +612,10 @@ Status PadShape(InferenceContext& c) {
       return c.Error("paddings must be non-negative, but row ", i, " is [", before, ", ", after,
                      "]");
     }
-    if (d >= 0) out[ui] = d + before + after;
+    if (d >= 0 && (!CheckedAdd(d, before, &out[ui]) || !CheckedAdd(out[ui], after, &out[ui]))) {
+      return c.Error("padding dimension ", i, " of size ", d, " by [", before, ", ", after,
+                     "] does not fit in int64");
+    }
   }
   c.set_output(0, PartialShape(std::move(out)));
   return Status::OK();

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "core/base/checked_math.h"
 #include "core/ops/standard_ops.h"
 
 namespace tgraph {
@@ -68,18 +69,28 @@ Status WindowedOutputSize(const InferenceContext& c, const char* dim_name, int64
     *out = -1;
     return Status::OK();
   }
-  const int64_t effective = (k - 1) * dilation + 1;
-  int64_t size = 0;
-  switch (padding) {
-    case Padding::kSame:
-      size = (in + stride - 1) / stride;
-      break;
-    case Padding::kValid:
-      size = (in - effective + stride) / stride;
-      break;
-    case Padding::kExplicit:
-      size = (in + pad_before + pad_after - effective + stride) / stride;
-      break;
+  // Checked: window, stride and pads are attrs from the graph (found by the op_run fuzzer:
+  // a stride of INT64_MAX overflowed `in + stride - 1`). in, k, dilation, stride >= 0 here.
+  int64_t effective = 0, padded = in, size = 0;
+  const auto too_large = [&] {
+    return c.Error("the output size for the ", dim_name, " dimension does not fit in int64 ",
+                   "(input size ", in, ", window ", k, ", dilation ", dilation, ", stride ", stride,
+                   ", padding ", pad_before, " + ", pad_after, ")");
+  };
+  if (!CheckedMul(k - 1, dilation, &effective) || !CheckedAdd(effective, 1, &effective)) {
+    return too_large();
+  }
+  if (padding == Padding::kExplicit &&
+      (!CheckedAdd(padded, pad_before, &padded) || !CheckedAdd(padded, pad_after, &padded))) {
+    return too_large();
+  }
+  // SAME: ceil(in / stride); VALID, EXPLICIT: (padded - effective + stride) / stride, with
+  // the sum formed only where it cannot overflow (padded - effective cannot: both >= 0).
+  if (padding == Padding::kSame) {
+    size = in / stride + (in % stride != 0 ? 1 : 0);
+  } else {
+    const int64_t room = padded - effective;
+    size = room >= 0 ? room / stride + 1 : (room + stride) / stride;
   }
   if (size < 0) {
     return c.Error("computed output size for the ", dim_name, " dimension would be negative ",

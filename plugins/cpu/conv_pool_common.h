@@ -15,7 +15,8 @@ namespace tgraph_cpu::nn {
 
 // ---- attrs ----
 
-// Conv2D and its backprops: NHWC only, 4 positive strides and dilations (1 on batch and
+// Conv2D and its backprops: NHWC only (another data_format is declined, so that a kernel
+// that takes it runs the node), 4 positive strides and dilations (1 on batch and
 // depth), padding SAME / VALID / EXPLICIT with explicit_paddings.
 struct ConvAttrs {
   std::vector<int64_t> strides, dilations, pads;
@@ -26,8 +27,9 @@ inline bool GetConvAttrs(tgraph::plugin::Construction& c, ConvAttrs* a) {
   std::string format;
   if (!c.GetAttr("data_format", &format)) return false;
   if (format != "NHWC") {
-    c.Fail(TG_UNIMPLEMENTED,
-           c.op_type() + " on the CPU supports only data_format 'NHWC', got '" + format + "'");
+    // Declined, not failed: a device kernel that takes the format (the GPU plugins take
+    // NCHW) runs the node instead (plugin ABI 6).
+    c.Decline(c.op_type() + " on the CPU supports only data_format 'NHWC', got '" + format + "'");
     return false;
   }
   if (!GetFourPositive(c, "strides", &a->strides) ||
@@ -47,7 +49,8 @@ inline bool GetConvAttrs(tgraph::plugin::Construction& c, ConvAttrs* a) {
   return GetPaddingAttrs(c, /*allow_explicit=*/true, &a->padding, &a->pads);
 }
 
-// MaxPool / AvgPool and their gradients: NHWC only, windows over height and width only.
+// MaxPool / AvgPool and their gradients: NHWC only, windows over height and width only
+// (other formats and depth windows are declined).
 // `allow_explicit`: the op has explicit_paddings (MaxPool does, AvgPool does not).
 struct PoolAttrs {
   std::vector<int64_t> ksize, strides, pads;
@@ -58,8 +61,7 @@ inline bool GetPoolAttrs(tgraph::plugin::Construction& c, bool allow_explicit, P
   std::string format;
   if (!c.GetAttr("data_format", &format)) return false;
   if (format != "NHWC") {
-    c.Fail(TG_UNIMPLEMENTED,
-           c.op_type() + " on the CPU supports only data_format 'NHWC', got '" + format + "'");
+    c.Decline(c.op_type() + " on the CPU supports only data_format 'NHWC', got '" + format + "'");
     return false;
   }
   if (!GetFourPositive(c, "ksize", &a->ksize) || !GetFourPositive(c, "strides", &a->strides)) {
@@ -72,10 +74,8 @@ inline bool GetPoolAttrs(tgraph::plugin::Construction& c, bool allow_explicit, P
     return false;
   }
   if (a->ksize[3] != 1 || a->strides[3] != 1) {
-    c.Fail(TG_UNIMPLEMENTED,
-           "pooling over the depth dimension is not supported on the CPU "
-           "(ksize " +
-               ShapeString(a->ksize) + ", strides " + ShapeString(a->strides) + ")");
+    c.Decline("pooling over the depth dimension is not supported on the CPU (ksize " +
+              ShapeString(a->ksize) + ", strides " + ShapeString(a->strides) + ")");
     return false;
   }
   if (!GetPaddingAttrs(c, allow_explicit, &a->padding, &a->pads)) return false;

@@ -5,7 +5,9 @@
 //
 // fused_ops supported: ["BiasAdd"] and ["BiasAdd", A] with A one of Relu, Relu6, Elu,
 // LeakyRelu (slope leakyrelu_alpha); num_args must be 1 (args holds the bias). Anything else
-// (FusedBatchNorm, Add, ...) fails at kernel creation with UNIMPLEMENTED naming the list.
+// (FusedBatchNorm, Add, ...) is declined at kernel creation (plugin ABI 6), naming the list:
+// a kernel of another plugin that runs it may take the node; when none does, the session
+// fails to place it (INVALID_ARGUMENT) and a lone kernel run is UNIMPLEMENTED.
 #pragma once
 
 #include <string>
@@ -20,8 +22,8 @@ struct FusedEpilogue {
   Activation activation = Activation::kNone;
   float alpha = 0.2f;  // LeakyRelu's slope
 
-  // Reads fused_ops, num_args and leakyrelu_alpha; fails the construction when the list is
-  // not supported.
+  // Reads fused_ops, num_args and leakyrelu_alpha; declines the node when the list is not
+  // supported.
   bool Read(tgraph::plugin::Construction& c) {
     auto list = c.GetTensorAttr("fused_ops");
     if (!c.ok()) return false;
@@ -54,7 +56,7 @@ struct FusedEpilogue {
           .append(joined)
           .append("] is not supported on the CPU (supported: [BiasAdd] and "
                   "[BiasAdd, Relu|Relu6|Elu|LeakyRelu])");
-      c.Fail(TG_UNIMPLEMENTED, message);
+      c.Decline(message);
       return false;
     }
     int64_t num_args = 0;
@@ -92,19 +94,19 @@ struct FusedEpilogue {
 };
 
 // _FusedConv2D's attrs beyond Conv2D's: the filter in TensorFlow's HWIO layout only, and no
-// host_args. Fails the construction otherwise.
+// host_args. Declines the node otherwise.
 inline bool CheckFusedConvAttrs(tgraph::plugin::Construction& c) {
   std::string filter_format;
   if (!c.GetAttr("filter_format", &filter_format)) return false;
   if (filter_format != "HWIO") {
-    c.Fail(TG_UNIMPLEMENTED, "_FusedConv2D on the CPU supports only filter_format 'HWIO', got '" +
-                                 filter_format + "'");
+    c.Decline("_FusedConv2D on the CPU supports only filter_format 'HWIO', got '" +
+              filter_format + "'");
     return false;
   }
   int64_t host_args = 0;
   if (!c.GetAttr("num_host_args", &host_args)) return false;
   if (host_args != 0) {
-    c.Fail(TG_UNIMPLEMENTED, "_FusedConv2D with host_args is not supported on the CPU");
+    c.Decline("_FusedConv2D with host_args is not supported on the CPU");
     return false;
   }
   return true;

@@ -1,6 +1,6 @@
 // Data movement on the device, float32 and int32: NoOp, Const (float uploaded once per device,
 // then a device-side copy per run; int32 in host memory), Identity, Reshape, Squeeze and
-// ExpandDims (aliases, no copy), Fill, Tile, ZerosLike, Cast between float and int32, and
+// ExpandDims (aliases, no copy), Fill, Tile, Pad, ZerosLike, Cast between float and int32, and
 // float GatherV2 (any axis and batch_dims) with int32 indices (device code: misc.cu).
 #include <cstring>
 #include <map>
@@ -25,7 +25,9 @@ using tgraph_device_common::ExpandDimsDims;
 using tgraph_device_common::FailBadIndex;
 using tgraph_device_common::FillDims;
 using tgraph_device_common::GatherPlan;
+using tgraph_device_common::FillPadShape;
 using tgraph_device_common::MergeTileDims;
+using tgraph_device_common::PadDims;
 using tgraph_device_common::PlanGatherV2;
 using tgraph_device_common::ReshapeDims;
 using tgraph_device_common::TileDims;
@@ -211,6 +213,36 @@ class TileKernel {
   }
 };
 
+// Pad(input, paddings) with zeros: paddings is host memory; 4-byte dtypes (the bits are
+// copied). No padding: the input itself.
+class PadKernel {
+ public:
+  explicit PadKernel(Construction&) {}
+  void Compute(Context& ctx) {
+    TensorView in = ctx.input(0);
+    const std::vector<int64_t> in_dims = in.dims();
+    std::vector<int64_t> out_dims, before;
+    int64_t n = 1;
+    bool identity = false;
+    if (!PadDims(ctx, in_dims, ctx.input(1), &out_dims, &before, &n, &identity)) return;
+    if (identity) {
+      ctx.SetOutputAlias(0, in, in_dims);
+      return;
+    }
+    if (!CheckIntSized(ctx, n, "the output") || !CheckIntSized(ctx, in.num_elements(), "input")) {
+      return;
+    }
+    PadShape s;
+    if (!FillPadShape(ctx, in_dims, out_dims, before, n, &s)) return;
+    CudaDevice* dev = BindDevice(ctx);
+    if (dev == nullptr) return;
+    TensorMut out = ctx.AllocateOutput(0, out_dims);
+    if (!ctx.ok() || n == 0) return;
+    CudaOk(ctx, LaunchPad32(DataOf<const uint32_t>(in), DataOf<uint32_t>(out), s, dev->stream()),
+           "launch");
+  }
+};
+
 // GatherV2(params, indices, axis), any batch_dims: int32 indices in device memory, axis on
 // the host. Bad indices are found by the kernel, which flags the first bad position; the
 // host reads the flag back (this op waits for the stream) and fails the node with it, as
@@ -324,6 +356,10 @@ void RegisterArrayKernels(tgraph::plugin::Init& init) {
                               .TypeConstraint("T", types)
                               .TypeConstraint("Tmultiples", {TG_INT32, TG_INT64})
                               .HostMemory("multiples"));
+  init.Kernel<PadKernel>(KernelBuilder("Pad", type)
+                             .TypeConstraint("T", types)
+                             .TypeConstraint("Tpaddings", {TG_INT32, TG_INT64})
+                             .HostMemory("paddings"));
   init.Kernel<GatherV2Kernel>(KernelBuilder("GatherV2", type)
                                   .TypeConstraint("Tparams", TG_FLOAT)
                                   .TypeConstraint("Tindices", TG_INT32)

@@ -14,9 +14,10 @@ namespace tgraph_cuda {
 // ---- element-wise (cwise.cu) ----
 
 enum class BinaryOp { kAdd, kSub, kMul, kDiv, kMaximum };
-enum class UnaryOp { kNeg, kExp, kLog, kTanh, kSigmoid, kRelu };
-// ReluGrad(gradients, features), SigmoidGrad(y, dy), TanhGrad(y, dy).
-enum class GradOp { kRelu, kSigmoid, kTanh };
+enum class UnaryOp { kNeg, kExp, kLog, kTanh, kSigmoid, kRelu, kSoftplus };
+// ReluGrad(gradients, features), SigmoidGrad(y, dy), TanhGrad(y, dy),
+// SoftplusGrad(gradients, features).
+enum class GradOp { kRelu, kSigmoid, kTanh, kSoftplus };
 
 // A broadcast of x and y to the output: its dims and each operand's element strides per
 // output dim (0 where the operand is broadcast), at most kMaxBroadcastRank after merging.
@@ -80,6 +81,18 @@ cudaError_t LaunchSparseXent(const float* features, const int64_t* labels, float
 cudaError_t LaunchFill32(const uint32_t* value, uint32_t* y, int n, cudaStream_t stream);
 
 // Tile: output dims and input dims, size-1 output dims dropped and untiled dims merged.
+// Pad: output element i is the input element at its coordinates less `before`, or zero.
+constexpr int kMaxPadRank = 8;
+struct PadShape {
+  int rank;
+  int n;
+  int out[kMaxPadRank];
+  int in[kMaxPadRank];
+  int before[kMaxPadRank];
+};
+cudaError_t LaunchPad32(const uint32_t* x, uint32_t* y, const PadShape& shape,
+                        cudaStream_t stream);
+
 constexpr int kMaxTileRank = 6;
 struct TileShape {
   int rank;

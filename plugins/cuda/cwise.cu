@@ -82,6 +82,13 @@ struct Sigmoid {
 struct Relu {
   __device__ float operator()(float a) const { return isnan(a) ? a : fmaxf(a, 0.0f); }
 };
+// log(1 + exp(a)) as the CPU plugin and TensorFlow: a itself above -threshold, exp(a) below
+// threshold, threshold = log(FLT_EPSILON) + 2 = -13.942385.
+struct Softplus {
+  __device__ float operator()(float a) const {
+    return a > 13.942385f ? a : (a < -13.942385f ? expf(a) : log1pf(expf(a)));
+  }
+};
 
 template <typename F>
 __global__ void UnaryKernel(F f, const float* x, float* y, int n) {
@@ -105,6 +112,10 @@ struct SigmoidGrad {
 };
 struct TanhGrad {
   __device__ float operator()(float y, float dy) const { return dy * (1.0f - y * y); }
+};
+// Softplus'(f) = sigmoid(f): g / (1 + exp(-f)) (0 where exp(-f) overflows).
+struct SoftplusGrad {
+  __device__ float operator()(float g, float f) const { return g / (expf(-f) + 1.0f); }
 };
 
 __global__ void BiasAddKernel(const float* x, const float* bias, float* y, int n, int channels,
@@ -147,6 +158,7 @@ cudaError_t LaunchUnary(UnaryOp op, const float* x, float* y, int n, cudaStream_
     case UnaryOp::kTanh: return Unary(Tanh{}, x, y, n, stream);
     case UnaryOp::kSigmoid: return Unary(Sigmoid{}, x, y, n, stream);
     case UnaryOp::kRelu: return Unary(Relu{}, x, y, n, stream);
+    case UnaryOp::kSoftplus: return Unary(Softplus{}, x, y, n, stream);
   }
   return cudaErrorInvalidValue;
 }
@@ -157,6 +169,7 @@ cudaError_t LaunchGrad(GradOp op, const float* a, const float* b, float* y, int 
     case GradOp::kRelu: return Binary(ReluGrad{}, a, b, y, n, stream);
     case GradOp::kSigmoid: return Binary(SigmoidGrad{}, a, b, y, n, stream);
     case GradOp::kTanh: return Binary(TanhGrad{}, a, b, y, n, stream);
+    case GradOp::kSoftplus: return Binary(SoftplusGrad{}, a, b, y, n, stream);
   }
   return cudaErrorInvalidValue;
 }

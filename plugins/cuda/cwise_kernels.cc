@@ -1,6 +1,6 @@
 // Element-wise float kernels: Add/AddV2/Sub/Mul/RealDiv/Maximum with NumPy broadcasting,
-// Neg/Exp/Log/Tanh/Sigmoid/Relu, ReluGrad/SigmoidGrad/TanhGrad, and AddN (device code:
-// cwise.cu).
+// Neg/Exp/Log/Tanh/Sigmoid/Relu/Softplus, ReluGrad/SigmoidGrad/TanhGrad/SoftplusGrad, and
+// AddN (device code: cwise.cu).
 #include <string>
 #include <vector>
 
@@ -87,24 +87,25 @@ class UnaryKernel {
   }
 };
 
-// Two-input gradient kernels without broadcasting, as TensorFlow's. ReluGrad(gradients,
-// features) wants one shape and may reuse `gradients`; SigmoidGrad / TanhGrad(y, dy) want
+// Two-input gradient kernels without broadcasting, as TensorFlow's. ReluGrad and
+// SoftplusGrad(gradients, features) want one shape and may reuse `gradients`; SigmoidGrad / TanhGrad(y, dy) want
 // one element count, take y's shape and may reuse dy (usually dead after this op).
 template <GradOp kOp>
 class GradKernel {
  public:
   explicit GradKernel(Construction&) {}
   void Compute(Context& ctx) {
-    constexpr bool kRelu = kOp == GradOp::kRelu;
-    constexpr int kForward = kRelu ? 0 : 1;
-    const char* first = kRelu ? "gradients" : "y";
-    const char* second = kRelu ? "features" : "dy";
+    // (gradients, features) pairs: one shape, `gradients` reusable.
+    constexpr bool kFeatures = kOp == GradOp::kRelu || kOp == GradOp::kSoftplus;
+    constexpr int kForward = kFeatures ? 0 : 1;
+    const char* first = kFeatures ? "gradients" : "y";
+    const char* second = kFeatures ? "features" : "dy";
     TensorView a = ctx.input(0), b = ctx.input(1);
     const std::vector<int64_t> ad = a.dims(), bd = b.dims();
-    if (kRelu ? ad != bd : a.num_elements() != b.num_elements()) {
+    if (kFeatures ? ad != bd : a.num_elements() != b.num_elements()) {
       ctx.Fail(TG_INVALID_ARGUMENT, std::string(first) + " and " + second +
                                         " must have the same " +
-                                        (kRelu ? "shape" : "number of elements") + ", got " +
+                                        (kFeatures ? "shape" : "number of elements") + ", got " +
                                         ShapeString(ad) + " and " + ShapeString(bd));
       return;
     }
@@ -175,9 +176,11 @@ void RegisterCwiseKernels(tgraph::plugin::Init& init) {
   init.Kernel<UnaryKernel<UnaryOp::kTanh>>(f("Tanh"));
   init.Kernel<UnaryKernel<UnaryOp::kSigmoid>>(f("Sigmoid"));
   init.Kernel<UnaryKernel<UnaryOp::kRelu>>(f("Relu"));
+  init.Kernel<UnaryKernel<UnaryOp::kSoftplus>>(f("Softplus"));
   init.Kernel<GradKernel<GradOp::kRelu>>(f("ReluGrad"));
   init.Kernel<GradKernel<GradOp::kSigmoid>>(f("SigmoidGrad"));
   init.Kernel<GradKernel<GradOp::kTanh>>(f("TanhGrad"));
+  init.Kernel<GradKernel<GradOp::kSoftplus>>(f("SoftplusGrad"));
   init.Kernel<AddNKernel>(f("AddN"));
 }
 

@@ -1,4 +1,4 @@
-// Data movement (Fill, Tile, GatherV2 over 4-byte elements), Cast between float and int32,
+// Data movement (Fill, Tile, Pad, GatherV2 over 4-byte elements), Cast between float and int32,
 // and the dense optimizer updates (GradientDescent, Momentum, Adam, Adagrad, RMSProp and
 // centered RMSProp). One thread per element. Launch wrappers: cuda_launch.h.
 #include <climits>
@@ -30,6 +30,21 @@ __global__ void Tile32Kernel(const uint32_t* x, uint32_t* y, TileShape s) {
     stride *= s.in[d];
   }
   y[i] = x[xi];
+}
+
+__global__ void Pad32Kernel(const uint32_t* x, uint32_t* y, PadShape s) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= s.n) return;
+  int r = i, xi = 0, stride = 1;
+  bool inside = true;
+  for (int d = s.rank - 1; d >= 0; --d) {
+    const int c = r % s.out[d] - s.before[d];
+    r /= s.out[d];
+    inside = inside && c >= 0 && c < s.in[d];
+    xi += c * stride;
+    stride *= s.in[d];
+  }
+  y[i] = inside ? x[xi] : 0u;  // zero bits: 0 for float and int32
 }
 
 // params viewed as [batch * outer, limit, inner], indices as [batch, num_indices].
@@ -152,6 +167,12 @@ cudaError_t LaunchFill32(const uint32_t* value, uint32_t* y, int n, cudaStream_t
 cudaError_t LaunchTile32(const uint32_t* x, uint32_t* y, const TileShape& shape,
                          cudaStream_t stream) {
   Tile32Kernel<<<Blocks(shape.n), kBlock, 0, stream>>>(x, y, shape);
+  return cudaGetLastError();
+}
+
+cudaError_t LaunchPad32(const uint32_t* x, uint32_t* y, const PadShape& shape,
+                        cudaStream_t stream) {
+  Pad32Kernel<<<Blocks(shape.n), kBlock, 0, stream>>>(x, y, shape);
   return cudaGetLastError();
 }
 

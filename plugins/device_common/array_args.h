@@ -1,5 +1,5 @@
 // The host side of the data-movement kernels every device plugin has (Reshape, ExpandDims,
-// Squeeze, Fill, Tile, GatherV2): argument checks and output shapes, failing the node with the same
+// Squeeze, Fill, Tile, Pad, GatherV2): argument checks and output shapes, failing the node with the same
 // messages on every device. Element-count limits (CheckIntSized) stay in the plugins: their
 // messages name the plugin's kernels.
 #pragma once
@@ -137,6 +137,66 @@ inline bool TileDims(tgraph::plugin::Context& ctx, const std::vector<int64_t>& i
     out_dims->push_back(in_dims[d] * m);
     *n = out_dims->back() == 0 || *n <= 0x7fffffff ? *n * out_dims->back() : *n;
   }
+  return true;
+}
+
+// Pad(input, paddings): paddings a host [rank, 2] matrix of non-negative values (the CPU
+// plugin's checks and messages). The output dims, its element count (saturating as
+// FillDims'), the pads before each dim, and *identity when every pad is 0.
+inline bool PadDims(tgraph::plugin::Context& ctx, const std::vector<int64_t>& dims,
+                    const tgraph::plugin::TensorView& paddings, std::vector<int64_t>* out_dims,
+                    std::vector<int64_t>* before, int64_t* n, bool* identity) {
+  const size_t r = dims.size();
+  if (paddings.rank() != 2 || paddings.dim(0) != static_cast<int64_t>(r) ||
+      paddings.dim(1) != 2) {
+    ctx.Fail(TG_INVALID_ARGUMENT, "paddings must be a matrix of shape [" + std::to_string(r) +
+                                      ",2] for an input of rank " + std::to_string(r) +
+                                      ", but has shape " + ShapeString(paddings.dims()));
+    return false;
+  }
+  out_dims->assign(r, 0);
+  before->assign(r, 0);
+  *n = 1;
+  *identity = true;
+  for (size_t i = 0; i < r; ++i) {
+    const int64_t b = IndexAt(paddings, static_cast<int64_t>(2 * i));
+    const int64_t a = IndexAt(paddings, static_cast<int64_t>(2 * i + 1));
+    if (b < 0 || a < 0 || b > (int64_t{1} << 60) || a > (int64_t{1} << 60)) {
+      ctx.Fail(TG_INVALID_ARGUMENT, "Paddings must be non-negative: " + std::to_string(b) + " " +
+                                        std::to_string(a));
+      return false;
+    }
+    (*out_dims)[i] = dims[i] + b + a;
+    (*before)[i] = b;
+    *identity = *identity && b == 0 && a == 0;
+    *n = (*out_dims)[i] == 0 || *n <= 0x7fffffff ? *n * (*out_dims)[i] : *n;
+  }
+  return true;
+}
+
+// Fills a device's pad shape struct (int fields rank and n, int arrays out, in and before,
+// as the OpenCL source's and cuda_launch.h's PadShape) for counts that fit ints. Dims of
+// size 1 in and out are dropped; UNIMPLEMENTED past the arrays' length.
+template <class PadShape>
+bool FillPadShape(tgraph::plugin::Context& ctx, const std::vector<int64_t>& in_dims,
+                  const std::vector<int64_t>& out_dims, const std::vector<int64_t>& before,
+                  int64_t n, PadShape* s) {
+  using Int = decltype(s->rank);
+  constexpr size_t kMaxRank = std::size(PadShape{}.out);
+  *s = PadShape{};
+  for (size_t d = 0; d < out_dims.size(); ++d) {
+    if (out_dims[d] == 1) continue;
+    if (static_cast<size_t>(s->rank) == kMaxRank) {
+      ctx.Fail(TG_UNIMPLEMENTED, "Pad of " + ShapeString(in_dims) + " needs more than " +
+                                     std::to_string(kMaxRank) + " dims of size other than 1");
+      return false;
+    }
+    s->out[s->rank] = static_cast<Int>(out_dims[d]);
+    s->in[s->rank] = static_cast<Int>(in_dims[d]);
+    s->before[s->rank] = static_cast<Int>(before[d]);
+    ++s->rank;
+  }
+  s->n = static_cast<Int>(n);
   return true;
 }
 

@@ -51,9 +51,9 @@ inline bool ReadConvAttrs(tgraph::plugin::Construction& c, const std::string& de
   std::string format = "NHWC";
   if (c.HasAttr("data_format") && !c.GetAttr("data_format", &format)) return false;
   if (format != "NHWC" && format != "NCHW") {
-    c.Fail(TG_UNIMPLEMENTED, c.op_type() + " on " + device_type +
-                                 " supports data_format NHWC and NCHW only, got '" + format +
-                                 "'");
+    // Declined (plugin ABI 6): another kernel that takes the format may run the node.
+    c.Decline(c.op_type() + " on " + device_type +
+              " supports data_format NHWC and NCHW only, got '" + format + "'");
     return false;
   }
   a->nchw = format == "NCHW";

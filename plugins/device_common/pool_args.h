@@ -25,9 +25,11 @@ inline bool ReadPoolAttrs(tgraph::plugin::Construction& c, const std::string& de
                           bool allow_explicit, PoolAttrs* a) {
   std::string format = "NHWC";
   if (c.HasAttr("data_format") && !c.GetAttr("data_format", &format)) return false;
+  // Formats and windows the device kernels do not take are declined (plugin ABI 6): a
+  // kernel of another plugin or device that takes them runs the node instead.
   if (format != "NHWC") {
-    c.Fail(TG_UNIMPLEMENTED, c.op_type() + " on " + device_type +
-                                 " supports only data_format 'NHWC', got '" + format + "'");
+    c.Decline(c.op_type() + " on " + device_type + " supports only data_format 'NHWC', got '" +
+              format + "'");
     return false;
   }
   std::vector<int64_t> ksize, strides;
@@ -40,9 +42,8 @@ inline bool ReadPoolAttrs(tgraph::plugin::Construction& c, const std::string& de
     return false;
   }
   if (ksize[3] != 1 || strides[3] != 1) {
-    c.Fail(TG_UNIMPLEMENTED, "pooling over the depth dimension is not supported on " +
-                                 device_type + " (ksize " + ShapeString(ksize) + ", strides " +
-                                 ShapeString(strides) + ")");
+    c.Decline("pooling over the depth dimension is not supported on " + device_type +
+              " (ksize " + ShapeString(ksize) + ", strides " + ShapeString(strides) + ")");
     return false;
   }
   a->k_h = ksize[1];

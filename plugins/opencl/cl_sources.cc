@@ -56,12 +56,22 @@ UNARY(tg_log, log(a))
 UNARY(tg_tanh, tanh(a))
 UNARY(tg_sigmoid, 1.0f / (1.0f + exp(-a)))
 UNARY(tg_relu, isnan(a) ? a : fmax(a, 0.0f))
+/* log(1 + exp(a)) as the CPU plugin and TensorFlow: a itself above -threshold, exp(a) below
+ * threshold, threshold = log(FLT_EPSILON) + 2 = -13.942385. */
+UNARY(tg_softplus, a > 13.942385f ? a : (a < -13.942385f ? exp(a) : log1p(exp(a))))
 
 /* g where f > 0, else 0 (NaN features give 0). */
 __kernel void tg_relu_grad(__global const float* g, __global const float* f,
                            __global float* y, int n) {
   int i = get_global_id(0);
   if (i < n) y[i] = f[i] > 0.0f ? g[i] : 0.0f;
+}
+
+/* Softplus'(f) = sigmoid(f): g / (1 + exp(-f)) (0 where exp(-f) overflows). */
+__kernel void tg_softplus_grad(__global const float* g, __global const float* f,
+                               __global float* y, int n) {
+  int i = get_global_id(0);
+  if (i < n) y[i] = g[i] / (exp(-f[i]) + 1.0f);
 }
 
 /* Gradients from the activation's output y and the incoming gradient dy. */
@@ -385,6 +395,22 @@ __kernel void tg_fill32(__global const uint* v, __global uint* y, int n) {
 }
 /* Tile, any 4-byte dtype: output element i reads input element (coordinate % in dim) per
  * dim; the host drops output dims of size 1 and merges untiled dims (at most 6 remain). */
+/* Pad: output element i is the input element at its coordinates less the pads before, or
+ * zero where that falls outside the input (zero bits are 0 for float and int32). */
+typedef struct { int rank; int n; int out[8]; int in[8]; int before[8]; } PadShape;
+__kernel void tg_pad32(__global const uint* x, __global uint* y, PadShape s) {
+  int i = get_global_id(0);
+  if (i >= s.n) return;
+  int r = i, xi = 0, stride = 1, inside = 1;
+  for (int d = s.rank - 1; d >= 0; --d) {
+    const int c = r % s.out[d] - s.before[d];
+    r /= s.out[d];
+    inside = inside && c >= 0 && c < s.in[d];
+    xi += c * stride;
+    stride *= s.in[d];
+  }
+  y[i] = inside ? x[xi] : 0u;
+}
 typedef struct { int rank; int n; int out[6]; int in[6]; } TileShape;
 __kernel void tg_tile32(__global const uint* x, __global uint* y, TileShape s) {
   int i = get_global_id(0);

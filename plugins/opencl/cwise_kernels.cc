@@ -1,5 +1,6 @@
 // Element-wise float kernels: Add/AddV2/Sub/Mul/RealDiv/Maximum with NumPy broadcasting,
-// Neg/Exp/Log/Tanh/Sigmoid/Relu, ReluGrad/SigmoidGrad/TanhGrad, and AddN (program "cwise",
+// Neg/Exp/Log/Tanh/Sigmoid/Relu/Softplus, ReluGrad/SigmoidGrad/TanhGrad/SoftplusGrad, and
+// AddN (program "cwise",
 // cl_sources.cc).
 #include <string>
 #include <vector>
@@ -119,10 +120,11 @@ TG_CL_UNARY(LogKernel, "tg_log")
 TG_CL_UNARY(TanhKernel, "tg_tanh")
 TG_CL_UNARY(SigmoidKernel, "tg_sigmoid")
 TG_CL_UNARY(ReluKernel, "tg_relu")
+TG_CL_UNARY(SoftplusKernel, "tg_softplus")
 #undef TG_CL_UNARY
 
-// Two-input gradient kernels without broadcasting, as TensorFlow's. ReluGrad(gradients,
-// features) wants one shape and may reuse `gradients`; SigmoidGrad / TanhGrad(y, dy) want
+// Two-input gradient kernels without broadcasting, as TensorFlow's. ReluGrad and
+// SoftplusGrad(gradients, features) want one shape and may reuse `gradients`; SigmoidGrad / TanhGrad(y, dy) want
 // one element count, take y's shape and may reuse dy (usually dead after this op).
 class GradKernel {
  public:
@@ -162,6 +164,10 @@ class GradKernel {
 struct ReluGradKernel : GradKernel {
   explicit ReluGradKernel(Construction& c)
       : GradKernel(c, "tg_relu_grad", true, 0, "gradients", "features") {}
+};
+struct SoftplusGradKernel : GradKernel {
+  explicit SoftplusGradKernel(Construction& c)
+      : GradKernel(c, "tg_softplus_grad", true, 0, "gradients", "features") {}
 };
 struct SigmoidGradKernel : GradKernel {
   explicit SigmoidGradKernel(Construction& c)
@@ -218,6 +224,8 @@ void RegisterCwiseKernels(tgraph::plugin::Init& init) {
   init.Kernel<TanhKernel>(f("Tanh"));
   init.Kernel<SigmoidKernel>(f("Sigmoid"));
   init.Kernel<ReluKernel>(f("Relu"));
+  init.Kernel<SoftplusKernel>(f("Softplus"));
+  init.Kernel<SoftplusGradKernel>(f("SoftplusGrad"));
   init.Kernel<ReluGradKernel>(f("ReluGrad"));
   init.Kernel<SigmoidGradKernel>(f("SigmoidGrad"));
   init.Kernel<TanhGradKernel>(f("TanhGrad"));

@@ -93,6 +93,37 @@ TEST_F(ListKernelsTest, BadIndicesAndShapesAreInvalidArgumentNamingTheNode) {
   }
 }
 
+// A size, index or num_elements from the graph must not allocate what it claims (issue 21,
+// item 4; the op_run fuzzer found TensorArrayV3 and TensorListReserve allocating their slots
+// for any size): 2^31 - 1 slots are over 100 GB, RESOURCE_EXHAUSTED naming the node before
+// anything is allocated, where the machine has less memory than that.
+TEST_F(ListKernelsTest, HugeSizesAndIndicesAreResourceExhaustedBeforeAllocating) {
+  const int32_t huge = 0x7fffffff;
+  AttrMap d = {{"dtype", AttrOfType(DT_FLOAT)}};
+  AttrMap t = {{"T", AttrOfType(DT_FLOAT)}};
+  Operation* array = Op("TensorArrayV3", {Int(huge)}, d, "huge_array");
+  AttrMap dynamic = d;
+  dynamic["dynamic_size"] = AttrOfBool(true);
+  Operation* grown = Op("TensorArrayV3", {Int(1)}, dynamic);
+  Output grow_array =
+      Op("TensorArrayWriteV3", {grown->output(0), Int(huge - 1), Floats({1}, {1}), grown->output(1)}, t,
+         "grow_array")->output(0);
+  Output list = Op("TensorListReserve", {Ints({-1}, {1}), Int(huge)}, ListAttrs(), "huge_list")->output(0);
+  Output small = Op("TensorListReserve", {Ints({-1}, {1}), Int(1)}, ListAttrs())->output(0);
+  AttrMap resize = Elem();
+  resize["resize_if_index_out_of_bounds"] = AttrOfBool(true);
+  Output grow_list =
+      Op("TensorListSetItem", {small, Int(huge - 1), Floats({1}, {1})}, resize, "grow_list")->output(0);
+  for (auto [fetch, name] : {std::pair{array->output(0), "huge_array"}, std::pair{grow_array, "grow_array"},
+                             std::pair{list, "huge_list"}, std::pair{grow_list, "grow_list"}}) {
+    std::vector<Tensor> out;
+    Status s = Fetch({fetch}, &out);
+    EXPECT_EQ(s.code(), Code::kResourceExhausted) << s.ToString();
+    EXPECT_NE(s.message().find(name), std::string::npos) << s.ToString();
+    EXPECT_NE(s.message().find("TGRAPH_MAX_TENSOR_BYTES"), std::string::npos) << s.ToString();
+  }
+}
+
 TEST_F(ListKernelsTest, TensorArrayWriteReadGatherScatterSize) {
   Operation* ta = Op("TensorArrayV3", {Int(3)}, {{"dtype", AttrOfType(DT_FLOAT)}});
   AttrMap t = {{"T", AttrOfType(DT_FLOAT)}};

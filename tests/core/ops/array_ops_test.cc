@@ -285,6 +285,24 @@ TEST(ArrayOpsTest, RangeSizesOutsideInt64AreErrors) {
               {"representable number of elements"});
 }
 
+// Found by the op_run fuzzer (UBSan: signed overflow in the shape functions): a slice's end,
+// a tiled dim and a padded dim past int64 are errors, not wrapped-around sizes.
+TEST(ArrayOpsTest, SliceTilePadShapesOutsideInt64AreErrors) {
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  const AttrMap index64{{"Index", AttrOfType(DT_INT64)}};
+  ExpectError("Slice", {F(PS{10}), Ints({8}, DT_INT64), Ints({kMax}, DT_INT64)}, index64,
+              {"out of bounds"});
+  ExpectError("Slice", {F(PS{10}), Ints({kMax}, DT_INT64), Ints({8}, DT_INT64)}, index64,
+              {"out of bounds"});
+  const AttrMap multiples64{{"Tmultiples", AttrOfType(DT_INT64)}};
+  ExpectError("Tile", {F(PS{3}), Ints({kMax / 2}, DT_INT64)}, multiples64, {"does not fit in int64"});
+  Tensor pads = Tensor::Allocate(DT_INT64, {1, 2}).value();
+  pads.flat<int64_t>()[0] = kMax - 1;
+  pads.flat<int64_t>()[1] = kMax - 1;
+  ExpectError("Pad", {F(PS{2}), In{DT_INT64, PS{1, 2}, pads}}, {{"Tpaddings", AttrOfType(DT_INT64)}},
+              {"does not fit in int64"});
+}
+
 TEST(ArrayOpsTest, ScatterShapes) {
   const In ref{DT_FLOAT_REF, PS{4, 2}};
   auto n = BuildNode("ScatterAdd", {}, {ref, I(PS{3}), F(PS{3, 2})});

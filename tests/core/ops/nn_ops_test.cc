@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <limits>
 
 #include "op_test_util.h"
 
@@ -142,6 +143,22 @@ TEST(NnOpsTest, BiasAdd) {
   ExpectBuildError("BiasAdd", {}, {{DT_FLOAT, PS{2, 4}}, {DT_FLOAT, PS{1, 4}}}, {"rank 1"});
   ExpectBuildError("BiasAdd", {{"data_format", AttrOfString("HWCN")}},
                    {{DT_FLOAT, PS{2, 4}}, {DT_FLOAT, PS{4}}}, {"data_format"});
+}
+
+// Found by the op_run fuzzer (UBSan: `in + stride - 1` overflowed for a stride of
+// INT64_MAX): window sizes are exact for any stride, and a dilated window past int64 is an
+// error.
+TEST(NnOpsTest, WindowSizesAtTheEdgesOfInt64) {
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  EXPECT_EQ(OutShapes("MaxPool", PoolAttrs({1, 2, 2, 1}, {1, kMax, 1, 1}, "SAME"),
+                      {{DT_FLOAT, PS{1, 3, 5, 1}}})[0],
+            (PS{1, 1, 5, 1}));
+  EXPECT_EQ(OutShapes("MaxPool", PoolAttrs({1, 2, 2, 1}, {1, kMax, 1, 1}, "VALID"),
+                      {{DT_FLOAT, PS{1, 3, 5, 1}}})[0],
+            (PS{1, 1, 4, 1}));
+  ExpectBuildError("Conv2D", ConvAttrs({1, 1, 1, 1}, "VALID", {1, kMax, 1, 1}),
+                   {{DT_FLOAT, PS{1, 5, 5, 2}}, {DT_FLOAT, PS{3, 3, 2, 4}}},
+                   {"does not fit in int64"});
 }
 
 TEST(NnOpsTest, Conv2D) {

@@ -200,6 +200,95 @@ TEST_F(HolesTest, Conv2DAndGradientsInNchwMatchCpuNhwc) {
   }
 }
 
+// Runs `fetches` of `b`'s graph in a new session with or without soft placement.
+RunResult RunPlaced(Builder& b, const std::vector<TG_Output>& fetches, bool soft) {
+  TG_SessionOptions* options = TG_NewSessionOptions();
+  TG_SetSessionAllowSoftPlacement(options, soft ? 1 : 0);
+  TG_Status* s = TG_NewStatus();
+  TG_Session* session = TG_NewSession(b.graph(), options, s);
+  TG_DeleteSessionOptions(options);
+  RunResult r;
+  if (session == nullptr) {
+    r.code = TG_GetCode(s);
+    r.message = TG_Message(s);
+  } else {
+    r = b.RunIn(session, fetches);
+    TG_DeleteSession(session, s);
+  }
+  TG_DeleteStatus(s);
+  return r;
+}
+
+void ExpectContains(const std::string& message, const std::vector<std::string>& parts) {
+  for (const std::string& part : parts) {
+    EXPECT_NE(message.find(part), std::string::npos) << "no '" << part << "' in: " << message;
+  }
+}
+
+// The CPU plugin's convolution kernels decline NCHW (plugin ABI 6) instead of failing: a
+// convolution in NCHW asked for on the CPU runs on the device under soft placement, with
+// copies to and from it, and gives the CPU's NHWC result; without soft placement the run
+// fails at placement, naming the node, the kernel and the reason.
+TEST_F(HolesTest, NchwConvolutionsTheCpuDeclinesRunOnTheDevice) {
+  const ConvSpec& c = ConvCases()[0];
+  for (ConvOp op : {ConvOp::kForward, ConvOp::kBackpropInput, ConvOp::kBackpropFilter}) {
+    SCOPED_TRACE(std::string(OpName(op)) + " NCHW on " + kCpu);
+    Builder cpu(kCpu), pinned(kCpu);
+    const RunResult want = cpu.Run({BuildConv(cpu, op, c, false)});
+    ASSERT_EQ(want.code, TG_OK) << want.message;
+    const TG_Output conv = BuildConv(pinned, op, c, true);
+    const RunResult got = RunPlaced(pinned, {conv}, /*soft=*/true);
+    ASSERT_EQ(got.code, TG_OK) << got.message;
+    EXPECT_EQ(got.DeviceOf("conv"), kGpu) << got.StepsString();
+    EXPECT_GT(got.Copies(), 0) << got.StepsString();
+    std::vector<double> values = got.values[0].values;
+    if (op != ConvOp::kBackpropFilter) values = NchwToNhwc(values, got.values[0].dims);
+    ASSERT_EQ(values.size(), want.values[0].values.size());
+    for (size_t i = 0; i < values.size(); ++i) {
+      const double a = want.values[0].values[i];
+      ASSERT_NEAR(values[i], a, 1e-4 + 1e-4 * std::abs(a)) << "element " << i;
+    }
+    const RunResult strict = RunPlaced(pinned, {conv}, /*soft=*/false);
+    EXPECT_EQ(strict.code, TG_INVALID_ARGUMENT) << strict.message;
+    ExpectContains(strict.message, {"'conv'", "declined", "plugin 'cpu'",
+                                    "supports only data_format 'NHWC', got 'NCHW'"});
+  }
+}
+
+// Pooling in NCHW and over the depth dimension: no shipped kernel takes them, and each
+// declines (the device's and the CPU's), so placement fails naming every reason instead of
+// a kernel failing when the step runs.
+TEST_F(HolesTest, PoolingNoKernelTakesIsDeclinedEverywhere) {
+  struct Case {
+    std::vector<int64_t> ksize, strides;
+    const char* format;
+    const char* reason;
+  };
+  for (const Case& k : std::vector<Case>{
+           {{1, 1, 2, 2}, {1, 1, 2, 2}, "NCHW", "supports only data_format 'NHWC', got 'NCHW'"},
+           {{1, 1, 1, 2}, {1, 1, 1, 2}, "NHWC", "pooling over the depth dimension"}}) {
+    for (const char* op : {"MaxPool", "AvgPool"}) {
+      SCOPED_TRACE(std::string(op) + " " + k.format + " ksize " + std::to_string(k.ksize[3]));
+      Builder gpu(kGpu);
+      const TG_Output y = gpu.Op(
+          op, {gpu.Feed({1, 2, 4, 4}, Random(32))},
+          [&](TG_OperationDescription* d) {
+            TG_SetAttrIntList(d, "ksize", k.ksize.data(), 4);
+            TG_SetAttrIntList(d, "strides", k.strides.data(), 4);
+            TG_SetAttrString(d, "padding", "VALID", 5);
+            TG_SetAttrString(d, "data_format", k.format, std::strlen(k.format));
+          },
+          "pool");
+      const RunResult r = RunPlaced(gpu, {y}, /*soft=*/true);
+      EXPECT_EQ(r.code, TG_INVALID_ARGUMENT) << r.message;
+      ExpectContains(r.message, {"'pool'", "Declined", "plugin 'cpu'", "on the CPU", k.reason});
+      // The device kernel's reason too (its plugin's name is the backend's).
+      const std::string type = std::string(kGpu).substr(std::strlen("/device:"));
+      ExpectContains(r.message, {"on " + type.substr(0, type.rfind(':')) + " "});
+    }
+  }
+}
+
 // Conv2DBackpropInput's input_sizes may give only height and width (batch from out_backprop,
 // depth from the filter), in either format.
 TEST_F(HolesTest, Conv2DBackpropInputTakesHeightAndWidthOnly) {

@@ -101,7 +101,30 @@ TEST_P(UnaryTest, MatchesCpu) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Ops, UnaryTest,
-                         ::testing::Values("Neg", "Exp", "Log", "Tanh", "Sigmoid", "Relu"));
+                         ::testing::Values("Neg", "Exp", "Log", "Tanh", "Sigmoid", "Relu",
+                                           "Softplus"));
+
+// Softplus at its thresholds (x itself above 13.94, exp(x) below -13.94) and beyond; its
+// gradient, sigmoid(features) times the gradients, where exp(-features) overflows; both on
+// the device (NCE losses' log-sigmoids).
+TEST_F(KernelTest, SoftplusAndGradientAtTheEdgesMatchCpu) {
+  const std::vector<float> x = {-100.0f, -20.0f, -13.95f, -13.9f, -1.0f, 0.0f,
+                                1.0f,    13.9f,  13.95f,  20.0f,  100.0f, -0.0f};
+  RunResult r = ExpectDeviceMatchesCpu([&](Builder& b) {
+    TG_Output features = b.Feed({3, 4}, x);
+    return std::vector<TG_Output>{
+        b.Op("Softplus", {features}, {}, "softplus"),
+        b.Op("SoftplusGrad", {b.Feed({3, 4}, Random(12, -3, 3, 5)), features}, {}, "grad")};
+  }, 1e-5, 1e-30);
+  EXPECT_EQ(r.DeviceOf("softplus"), kGpu) << r.StepsString();
+  EXPECT_EQ(r.DeviceOf("grad"), kGpu) << r.StepsString();
+  ExpectDeviceError(
+      [](Builder& b) {
+        return std::vector<TG_Output>{b.Op(
+            "SoftplusGrad", {b.Feed({2, 3}, Random(6)), b.Feed({3, 2}, Random(6))}, {}, "sg")};
+      },
+      TG_INVALID_ARGUMENT, "sg", "same shape");
+}
 
 TEST_F(KernelTest, ReluGradMatchesCpu) {
   const float nan = std::numeric_limits<float>::quiet_NaN();
@@ -221,6 +244,54 @@ TEST_F(KernelTest, SqueezeAliasesWithoutCopies) {
                                            "sq")};
       },
       TG_INVALID_ARGUMENT, "sq", "Can not squeeze dim[1]");
+}
+
+// Pad with zeros (Slice's gradient: the NCE loss's backward pass), float and int32, on the
+// device: paddings on each side, empty inputs and outputs, size-1 dims, no padding (the input
+// itself), and the CPU's errors.
+TEST_F(KernelTest, PadMatchesCpu) {
+  struct Case {
+    std::vector<int64_t> dims;
+    std::vector<int32_t> paddings;
+  };
+  const std::vector<Case> cases = {
+      {{5}, {2, 3}},
+      {{2, 3}, {1, 0, 0, 2}},
+      {{2, 1, 3}, {0, 1, 2, 2, 1, 0}},
+      {{3, 4}, {0, 0, 0, 0}},        // no padding
+      {{0, 3}, {1, 1, 0, 2}},        // empty input, padded
+      {{3, 0}, {0, 0, 0, 0}},        // empty
+      {{}, {}},                      // scalar
+      {{1, 2, 1, 2, 1, 2}, {1, 0, 0, 1, 0, 0, 1, 1, 0, 0, 2, 0}},
+  };
+  for (bool ints : {false, true}) {
+    for (const Case& c : cases) {
+      SCOPED_TRACE(std::string(ints ? "int32" : "float") + " rank " +
+                   std::to_string(c.dims.size()));
+      size_t n = 1;
+      for (int64_t d : c.dims) n *= static_cast<size_t>(d);
+      std::vector<int32_t> int_values(n);
+      for (size_t i = 0; i < n; ++i) int_values[i] = static_cast<int32_t>(i * 7) - 11;
+      ExpectDeviceMatchesCpu([&](Builder& b) {
+        TG_Output x = ints ? b.FeedInt(c.dims, int_values) : b.Feed(c.dims, Random(n));
+        return std::vector<TG_Output>{b.Op(
+            "Pad", {x, b.HostInts({static_cast<int64_t>(c.dims.size()), 2}, c.paddings)}, {},
+            "pad")};
+      }, 0, 0);
+    }
+  }
+  ExpectDeviceError(
+      [](Builder& b) {
+        return std::vector<TG_Output>{
+            b.Op("Pad", {b.Feed({2, 3}, Random(6)), b.FeedInt({1, 2}, {1, 1})}, {}, "pad")};
+      },
+      TG_INVALID_ARGUMENT, "pad", "paddings must be a matrix of shape [2,2]");
+  ExpectDeviceError(
+      [](Builder& b) {
+        return std::vector<TG_Output>{
+            b.Op("Pad", {b.Feed({2}, Random(2)), b.FeedInt({1, 2}, {0, -1})}, {}, "pad")};
+      },
+      TG_INVALID_ARGUMENT, "pad", "Paddings must be non-negative: 0 -1");
 }
 
 TEST_F(KernelTest, TileMatchesCpu) {

@@ -777,6 +777,17 @@ TEST_P(Word2VecTest, TrainsWithItsVariablesOnTheDeviceAsOnTheCpu) {
     }
     EXPECT_EQ(seen, count) << r.StepsString();
   }
+  // The NCE loss's log-sigmoid (Softplus) and its gradient run on the device too.
+  if (c.loss == Loss::kNce) {
+    int softplus = 0, softplus_grad = 0;
+    for (const devtest::Step& step : r.steps) {
+      if (step.op != "Softplus" && step.op != "SoftplusGrad") continue;
+      (step.op == "Softplus" ? softplus : softplus_grad)++;
+      EXPECT_EQ(step.device, kGpu) << step.name << "\n" << r.StepsString();
+    }
+    EXPECT_GE(softplus, 1) << r.StepsString();
+    EXPECT_GE(softplus_grad, 1) << r.StepsString();
+  }
 }
 
 std::string Word2VecName(const ::testing::TestParamInfo<Word2VecCase>& info) {

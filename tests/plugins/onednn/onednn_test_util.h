@@ -166,6 +166,11 @@ class TwoKernelNode {
     ready_ = true;
   }
 
+  static std::string DeclineReason(const std::string& message) {
+    const size_t at = message.find(" declined node '");
+    return at == std::string::npos ? message : message.substr(at);
+  }
+
   static Outcome RunWith(const Operation& node, const KernelRegistration& kernel,
                          const std::vector<Tensor>& inputs, ThreadPool* pool, int runs) {
     Outcome o;
@@ -192,7 +197,9 @@ class TwoKernelNode {
       const Outcome got = RunWith(*node_, *onednn_, inputs_, pool, 2);
       ASSERT_EQ(got.status.code(), want.status.code()) << "oneDNN: " << got.status.ToString()
                                                        << "\nEigen: " << want.status.ToString();
-      EXPECT_EQ(got.status.message(), want.status.message());
+      // A node both kernels decline (plugin ABI 6) is named with each kernel and plugin;
+      // the reasons must agree.
+      EXPECT_EQ(DeclineReason(got.status.message()), DeclineReason(want.status.message()));
       if (!want.status.ok()) continue;
       ASSERT_EQ(got.outputs.size(), want.outputs.size());
       for (size_t i = 0; i < want.outputs.size(); ++i) {
