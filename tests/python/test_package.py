@@ -30,15 +30,17 @@ def test_installed_by_pip_into_this_venv():
 
 
 def test_library_and_plugins_found_without_environment_variables():
-    pkg = os.path.dirname(os.path.abspath(tf.__file__))
+    # Resolved paths on both sides: the checkout may be reached through a symlink, and the
+    # loader reports the plugins it found by their resolved paths.
+    pkg = os.path.dirname(os.path.realpath(tf.__file__))
     code = ("import tgraph as tf, os\n"
             "from tgraph import _c\n"
             "x = tf.placeholder(tf.float32, [2])\n"
             "with tf.Session() as s: v = s.run(x * 2, {x: [1, 2]})\n"
             "print(v.tolist())\n"
-            "print(os.path.abspath(_c._library_path()))\n"
+            "print(os.path.realpath(_c._library_path()))\n"
             "for i in range(_c.lib.TG_NumPlugins()):\n"
-            "    print(os.path.abspath(_c.pystr(_c.lib.TG_PluginFile(_c.lib.TG_GetPlugin(i)))))\n")
+            "    print(os.path.realpath(_c.pystr(_c.lib.TG_PluginFile(_c.lib.TG_GetPlugin(i)))))\n")
     # Nothing but PATH: no PYTHONPATH, no TGRAPH_LIBRARY, no TGRAPH_PLUGIN_PATH.
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
