@@ -1,0 +1,226 @@
+// Kernels that measure, cut and join strings: StringLength, Substr, StringStrip, ReduceJoin.
+// UTF-8 counts are of bytes that do not continue a character (0b10xxxxxx), as TensorFlow
+// counts them; the bytes themselves are never validated.
+#include "string_kernels.h"
+
+#include "../array_kernel_util.h"
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tgraph_cpu {
+namespace {
+
+using tgraph::plugin::Construction;
+using tgraph::plugin::Context;
+using tgraph::plugin::KernelBuilder;
+using tgraph::plugin::TensorMut;
+using tgraph::plugin::TensorView;
+using array_util::ShapeString;
+
+bool IsContinuation(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }
+
+int64_t Utf8Length(std::string_view s) {
+  int64_t n = 0;
+  for (char c : s) n += IsContinuation(c) ? 0 : 1;
+  return n;
+}
+
+// The unit attr: true for UTF8_CHAR, false for BYTE (the op def allows no other value).
+bool ReadUtf8Unit(Construction& c) {
+  std::string unit;
+  return c.GetAttr("unit", &unit) && unit == "UTF8_CHAR";
+}
+
+class StringLengthOp {
+ public:
+  explicit StringLengthOp(Construction& c) : utf8_(ReadUtf8Unit(c)) {}
+  void Compute(Context& ctx) {
+    TensorView in = ctx.input(0);
+    TensorMut out = ctx.AllocateOutput(0, in.dims());
+    if (!ctx.ok()) return;
+    int32_t* lengths = out.mutable_data<int32_t>();
+    for (int64_t i = 0; i < in.num_elements(); ++i) {
+      const std::string_view s = in.string_at(i);
+      lengths[i] = static_cast<int32_t>(utf8_ ? Utf8Length(s) : static_cast<int64_t>(s.size()));
+    }
+  }
+
+ private:
+  bool utf8_;
+};
+
+class StringStripOp {
+ public:
+  explicit StringStripOp(Construction&) {}
+  void Compute(Context& ctx) {
+    TensorView in = ctx.input(0);
+    TensorMut out = ctx.AllocateOutput(0, in.dims());
+    if (!ctx.ok()) return;
+    constexpr std::string_view kSpace = " \t\n\v\f\r";  // ASCII whitespace, as isspace
+    for (int64_t i = 0; i < in.num_elements(); ++i) {
+      std::string_view s = in.string_at(i);
+      const size_t first = s.find_first_not_of(kSpace);
+      s = first == std::string_view::npos ? std::string_view() : s.substr(first);
+      s = s.substr(0, s.find_last_not_of(kSpace) + 1);  // npos + 1 == 0 when empty
+      out.set_string(i, s);
+    }
+  }
+};
+
+// Substr of one string, or false when pos is outside it. BYTE: a negative pos counts from
+// the end, a negative len takes the rest. UTF8_CHAR: the same in characters, but a negative
+// len takes nothing (TensorFlow's rules for each unit).
+bool Substring(std::string_view s, int64_t pos, int64_t len, bool utf8, std::string_view* out) {
+  if (!utf8) {
+    const int64_t size = static_cast<int64_t>(s.size());
+    const int64_t p = pos < 0 ? pos + size : pos;
+    if (p < 0 || p > size) return false;
+    *out = s.substr(static_cast<size_t>(p),
+                    len < 0 ? std::string_view::npos : static_cast<size_t>(len));
+    return true;
+  }
+  std::vector<size_t> starts;  // byte offset of each character, then the size
+  for (size_t b = 0; b < s.size(); ++b) {
+    if (!IsContinuation(s[b])) starts.push_back(b);
+  }
+  const int64_t chars = static_cast<int64_t>(starts.size());
+  starts.push_back(s.size());
+  const int64_t p = pos < 0 ? pos + chars : pos;
+  if (p < 0 || p > chars) return false;
+  const int64_t end = len < 0 ? p : (len > chars - p ? chars : p + len);
+  const size_t from = starts[static_cast<size_t>(p)];
+  *out = s.substr(from, starts[static_cast<size_t>(end)] - from);
+  return true;
+}
+
+class SubstrOp {
+ public:
+  explicit SubstrOp(Construction& c) : utf8_(ReadUtf8Unit(c)) {}
+  void Compute(Context& ctx) {
+    TensorView in = ctx.input(0), pos = ctx.input(1), len = ctx.input(2);
+    const std::vector<int64_t> dims = in.dims();
+    if (pos.dims() != len.dims()) {
+      ctx.Fail(TG_INVALID_ARGUMENT, std::string("pos and len must have the same shape, but have ")
+                                        .append(ShapeString(pos.dims()))
+                                        .append(" and ")
+                                        .append(ShapeString(len.dims())));
+      return;
+    }
+    const bool scalar = pos.rank() == 0;
+    if (!scalar && pos.dims() != dims) {
+      ctx.Fail(TG_INVALID_ARGUMENT, std::string("pos and len of shape ")
+                                        .append(ShapeString(pos.dims()))
+                                        .append(" must be scalars or have the input's shape ")
+                                        .append(ShapeString(dims)));
+      return;
+    }
+    TensorMut out = ctx.AllocateOutput(0, dims);
+    if (!ctx.ok()) return;
+    const bool wide = pos.dtype() == TG_INT64;
+    auto at = [wide](const TensorView& t, int64_t i) {
+      return wide ? t.data<int64_t>()[i] : static_cast<int64_t>(t.data<int32_t>()[i]);
+    };
+    for (int64_t i = 0; i < in.num_elements(); ++i) {
+      const std::string_view s = in.string_at(i);
+      const int64_t p = at(pos, scalar ? 0 : i), n = at(len, scalar ? 0 : i);
+      std::string_view sub;
+      if (!Substring(s, p, n, utf8_, &sub)) {
+        std::string message = std::string("pos ").append(std::to_string(p));
+        message += " out of range for string b'";
+        message += s;
+        message += "' at index ";
+        message += std::to_string(i);
+        ctx.Fail(TG_INVALID_ARGUMENT, message);
+        return;
+      }
+      out.set_string(i, sub);
+    }
+  }
+
+ private:
+  bool utf8_;
+};
+
+// ReduceJoin: the input walked in row-major order, each string appended to the output
+// element of its kept coordinates, so the reduced axes join in row-major order too.
+class ReduceJoinOp {
+ public:
+  explicit ReduceJoinOp(Construction& c) {
+    c.GetAttr("keep_dims", &keep_dims_);
+    c.GetAttr("separator", &separator_);
+  }
+  void Compute(Context& ctx) {
+    TensorView in = ctx.input(0), axes = ctx.input(1);
+    const std::vector<int64_t> dims = in.dims();
+    const int64_t rank = static_cast<int64_t>(dims.size());
+    if (axes.rank() > 1) {
+      ctx.Fail(TG_INVALID_ARGUMENT, std::string("reduction_indices must be a scalar or a vector, but has shape ")
+                                    .append(ShapeString(axes.dims())));
+      return;
+    }
+    std::vector<bool> reduced(dims.size(), false);
+    for (int64_t k = 0; k < axes.num_elements(); ++k) {
+      const int64_t axis = axes.data<int32_t>()[k];
+      if (axis < -rank || axis >= rank) {
+        ctx.Fail(TG_OUT_OF_RANGE, std::string("Invalid reduction dimension ")
+                                      .append(std::to_string(axis))
+                                      .append(" for input with ")
+                                      .append(std::to_string(rank))
+                                      .append(" dimension(s)"));
+        return;
+      }
+      const size_t d = static_cast<size_t>(axis < 0 ? axis + rank : axis);
+      if (reduced[d]) {
+        ctx.Fail(TG_INVALID_ARGUMENT, std::string("Duplicate reduction dimension ").append(std::to_string(d)));
+        return;
+      }
+      reduced[d] = true;
+    }
+    std::vector<int64_t> out_dims, out_strides(dims.size(), 0);
+    for (size_t d = 0; d < dims.size(); ++d) {
+      if (!reduced[d]) out_dims.push_back(dims[d]);
+      else if (keep_dims_) out_dims.push_back(1);
+    }
+    int64_t stride = 1;  // each kept axis's stride in the output
+    for (size_t d = dims.size(); d-- > 0;) {
+      if (reduced[d]) continue;
+      out_strides[d] = stride;
+      stride *= dims[d];
+    }
+    const int64_t count = stride;
+    std::vector<std::string> joined(static_cast<size_t>(count));
+    std::vector<bool> started(static_cast<size_t>(count), false);
+    std::vector<int64_t> coord(dims.size(), 0);
+    for (int64_t i = 0; i < in.num_elements(); ++i) {
+      int64_t o = 0;
+      for (size_t d = 0; d < dims.size(); ++d) o += coord[d] * out_strides[d];
+      std::string& s = joined[static_cast<size_t>(o)];
+      if (started[static_cast<size_t>(o)]) s += separator_;
+      started[static_cast<size_t>(o)] = true;
+      s += in.string_at(i);
+      for (size_t d = dims.size(); d-- > 0;) {  // the next coordinate, row-major
+        if (++coord[d] < dims[d]) break;
+        coord[d] = 0;
+      }
+    }
+    TensorMut out = ctx.AllocateOutput(0, out_dims);
+    if (!ctx.ok()) return;
+    for (int64_t o = 0; o < count; ++o) out.set_string(o, joined[static_cast<size_t>(o)]);
+  }
+
+ private:
+  bool keep_dims_ = false;
+  std::string separator_;
+};
+
+}  // namespace
+
+void RegisterStringEditKernels(tgraph::plugin::Init& init) {
+  init.Kernel<StringLengthOp>(KernelBuilder("StringLength", "CPU"));
+  init.Kernel<StringStripOp>(KernelBuilder("StringStrip", "CPU"));
+  init.Kernel<SubstrOp>(KernelBuilder("Substr", "CPU").TypeConstraint("T", {TG_INT32, TG_INT64}));
+  init.Kernel<ReduceJoinOp>(KernelBuilder("ReduceJoin", "CPU"));
+}
+
+}  // namespace tgraph_cpu
