@@ -17,7 +17,7 @@ WORDS = [("w%d_" % n + "é" * (n % 3) + "abcdefghij" * (n // 7))[:n + 3] for n i
 WORDS += ["", " a b\t", "\n\v x ", "héllo", "tgraph"]
 
 
-def run_both(build, feed=None):
+def run_both(build):
     results = []
     for m in (tgraph, tf1):
         g = m.Graph()
@@ -132,13 +132,14 @@ def test_bad_inputs_fail_in_both_naming_the_node(case):
                     want, error = "Invalid reduction dimension 2", m.errors.OutOfRangeError
                 else:
                     feed = {axes: [1, -1]}
-                    want, error = "Duplicate reduction dimension 1", m.errors.InvalidArgumentError
+                    want, error = "Duplicate reduction dimension -1", m.errors.InvalidArgumentError
             with m.Session() as sess:
                 with pytest.raises(error) as info:
                     sess.run(out, feed)
-            assert want in str(info.value)
+            message = getattr(info.value, "message", str(info.value))
+            assert want in message
             if m is tgraph:
-                assert "bad_node" in str(info.value)
+                assert "bad_node" in message
 
 
 def test_no_gradients_as_in_tensorflow():

@@ -4,6 +4,7 @@
 #include "string_kernels.h"
 
 #include "../array_kernel_util.h"
+#include <algorithm>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -142,8 +143,9 @@ class SubstrOp {
   bool utf8_;
 };
 
-// ReduceJoin: the input walked in row-major order, each string appended to the output
-// element of its kept coordinates, so the reduced axes join in row-major order too.
+// ReduceJoin: each output element joins the strings over the reduced axes in TensorFlow's
+// order, which follows reduction_indices: the first axis listed varies fastest, the last
+// slowest ([0, 1] over [[a, b], [c, d]] gives "acbd", [1, 0] gives "abcd").
 class ReduceJoinOp {
  public:
   explicit ReduceJoinOp(Construction& c) {
@@ -155,11 +157,13 @@ class ReduceJoinOp {
     const std::vector<int64_t> dims = in.dims();
     const int64_t rank = static_cast<int64_t>(dims.size());
     if (axes.rank() > 1) {
-      ctx.Fail(TG_INVALID_ARGUMENT, std::string("reduction_indices must be a scalar or a vector, but has shape ")
-                                    .append(ShapeString(axes.dims())));
+      ctx.Fail(TG_INVALID_ARGUMENT,
+               std::string("reduction_indices must be a scalar or a vector, but has shape ")
+                   .append(ShapeString(axes.dims())));
       return;
     }
     std::vector<bool> reduced(dims.size(), false);
+    std::vector<size_t> order;  // the reduced axes as listed
     for (int64_t k = 0; k < axes.num_elements(); ++k) {
       const int64_t axis = axes.data<int32_t>()[k];
       if (axis < -rank || axis >= rank) {
@@ -172,41 +176,52 @@ class ReduceJoinOp {
       }
       const size_t d = static_cast<size_t>(axis < 0 ? axis + rank : axis);
       if (reduced[d]) {
-        ctx.Fail(TG_INVALID_ARGUMENT, std::string("Duplicate reduction dimension ").append(std::to_string(d)));
+        ctx.Fail(TG_INVALID_ARGUMENT,
+                 std::string("Duplicate reduction dimension ").append(std::to_string(axis)));
         return;
       }
       reduced[d] = true;
+      order.push_back(d);
     }
-    std::vector<int64_t> out_dims, out_strides(dims.size(), 0);
+    std::vector<int64_t> strides(dims.size(), 1);  // the input's, row-major
+    for (size_t d = dims.size(); d-- > 1;) strides[d - 1] = strides[d] * dims[d];
+    std::vector<int64_t> out_dims;
+    std::vector<size_t> kept;
     for (size_t d = 0; d < dims.size(); ++d) {
-      if (!reduced[d]) out_dims.push_back(dims[d]);
-      else if (keep_dims_) out_dims.push_back(1);
-    }
-    int64_t stride = 1;  // each kept axis's stride in the output
-    for (size_t d = dims.size(); d-- > 0;) {
-      if (reduced[d]) continue;
-      out_strides[d] = stride;
-      stride *= dims[d];
-    }
-    const int64_t count = stride;
-    std::vector<std::string> joined(static_cast<size_t>(count));
-    std::vector<bool> started(static_cast<size_t>(count), false);
-    std::vector<int64_t> coord(dims.size(), 0);
-    for (int64_t i = 0; i < in.num_elements(); ++i) {
-      int64_t o = 0;
-      for (size_t d = 0; d < dims.size(); ++d) o += coord[d] * out_strides[d];
-      std::string& s = joined[static_cast<size_t>(o)];
-      if (started[static_cast<size_t>(o)]) s += separator_;
-      started[static_cast<size_t>(o)] = true;
-      s += in.string_at(i);
-      for (size_t d = dims.size(); d-- > 0;) {  // the next coordinate, row-major
-        if (++coord[d] < dims[d]) break;
-        coord[d] = 0;
+      if (!reduced[d]) {
+        out_dims.push_back(dims[d]);
+        kept.push_back(d);
+      } else if (keep_dims_) {
+        out_dims.push_back(1);
       }
     }
     TensorMut out = ctx.AllocateOutput(0, out_dims);
     if (!ctx.ok()) return;
-    for (int64_t o = 0; o < count; ++o) out.set_string(o, joined[static_cast<size_t>(o)]);
+    int64_t joined_count = 1;
+    for (size_t d : order) joined_count *= dims[d];
+    std::vector<int64_t> kept_coord(kept.size(), 0), red_coord(order.size(), 0);
+    std::string joined;
+    for (int64_t o = 0; o < out.num_elements(); ++o) {
+      int64_t base = 0;
+      for (size_t k = 0; k < kept.size(); ++k) base += kept_coord[k] * strides[kept[k]];
+      joined.clear();
+      std::fill(red_coord.begin(), red_coord.end(), 0);
+      for (int64_t j = 0; j < joined_count; ++j) {
+        int64_t offset = base;
+        for (size_t k = 0; k < order.size(); ++k) offset += red_coord[k] * strides[order[k]];
+        if (j > 0) joined += separator_;
+        joined += in.string_at(offset);
+        for (size_t k = 0; k < order.size(); ++k) {  // the first listed axis fastest
+          if (++red_coord[k] < dims[order[k]]) break;
+          red_coord[k] = 0;
+        }
+      }
+      out.set_string(o, joined);
+      for (size_t k = kept.size(); k-- > 0;) {  // the next output element, row-major
+        if (++kept_coord[k] < dims[kept[k]]) break;
+        kept_coord[k] = 0;
+      }
+    }
   }
 
  private:

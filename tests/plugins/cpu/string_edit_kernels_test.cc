@@ -1,6 +1,6 @@
 // plugins/cpu/strings/string_edit_kernels.cc: StringLength in bytes and UTF-8 characters,
 // StringStrip, Substr's rules for each unit (negative pos and len, per-element pos / len,
-// out-of-range errors naming the string), and ReduceJoin over axes in row-major order with
+// out-of-range errors naming the string), and ReduceJoin over axes in TensorFlow's order with
 // keep_dims and its axis errors. Expected values are TensorFlow 2.21's.
 #include "array_test_util.h"
 #include "core/graph/attr_value_util.h"
@@ -98,10 +98,13 @@ TEST_F(StringEditKernelTest, ReduceJoinJoinsAxesInRowMajorOrder) {
   ASSERT_TRUE(columns.status.ok()) << columns.status.ToString();
   EXPECT_EQ(columns.outputs[0].dims(), (Dims{3}));
   EXPECT_EQ(columns.outputs[0].strings(), (Texts{"a-d", "b-e", "c-f"}));
-  OpRun all = ReduceJoin(in, {1, 0});  // the order of the axes does not matter
+  OpRun all = ReduceJoin(in, {1, 0});  // the first axis listed varies fastest
   ASSERT_TRUE(all.status.ok()) << all.status.ToString();
   EXPECT_EQ(all.outputs[0].dims(), (Dims{}));
   EXPECT_EQ(all.outputs[0].strings(), (Texts{"a-b-c-d-e-f"}));
+  OpRun columns_first = ReduceJoin(in, {0, 1});
+  ASSERT_TRUE(columns_first.status.ok()) << columns_first.status.ToString();
+  EXPECT_EQ(columns_first.outputs[0].strings(), (Texts{"a-d-b-e-c-f"}));
   OpRun none = ReduceJoin(in, {});  // no axes: nothing joined
   ASSERT_TRUE(none.status.ok()) << none.status.ToString();
   EXPECT_EQ(none.outputs[0].strings(), in.strings());
@@ -113,6 +116,7 @@ TEST_F(StringEditKernelTest, ReduceJoinJoinsAxesInRowMajorOrder) {
 TEST_F(StringEditKernelTest, ReduceJoinRefusesBadAxes) {
   const Tensor in = Strings({2, 3}, {"a", "b", "c", "d", "e", "f"});
   ExpectInvalid(ReduceJoin(in, {0, 0}).status, {"Duplicate reduction dimension 0"});
+  ExpectInvalid(ReduceJoin(in, {1, -1}).status, {"Duplicate reduction dimension -1"});  // as given
   ExpectInvalid(RunArgs("ReduceJoin", {In(in), In(I32Vec({2}))}, {}, false).status,
                 {"Invalid reduction dimension 2 for input with 2 dimension(s)"},
                 Code::kOutOfRange);
