@@ -76,6 +76,12 @@ def test_string_to_number_and_as_string_match_tensorflow():
         out["as_i64"] = r.AsString(input=m.constant([7, -9000000000], m.int64), width=12)
         out["as_u8"] = r.AsString(input=m.constant([0, 255], m.uint8), width=4, fill="0")
         out["as_bool"] = r.AsString(input=m.constant([True, False]))
+        out["as_f16"] = r.AsString(input=m.constant([1.1, -3], m.float16))
+        out["as_bf16"] = r.AsString(input=m.cast(m.constant([1.1, -3]), m.bfloat16),
+                                    shortest=True)
+        out["as_c64"] = r.AsString(input=m.constant([1.5 + 2j, -1 - 0.25j], m.complex64))
+        out["as_c128"] = r.AsString(input=m.constant([1.5 + 2j], m.complex128), precision=2,
+                                    width=7)
         out["as_str"] = r.AsString(input=m.constant(["ab", "xyz"]), width=4, precision=2)
         return out
     assert_equal(*run_both(build))

@@ -1,11 +1,13 @@
 // Conversions between strings and numbers, as TensorFlow's feature preprocessing does them:
 // StringToHashBucketFast (Fingerprint64 mod num_buckets, TensorFlow's exact buckets),
 // StringToNumber (whitespace around the number allowed, anything else an error naming the
-// string) and AsString (printf formats built from the attrs, as TensorFlow builds them).
+// string) and AsString (printf formats built from the attrs, as TensorFlow builds them; every
+// dtype of its op def but variant).
 #include "fingerprint64.h"
 #include "string_kernels.h"
 
 #include "../array_kernel_util.h"
+#include <Eigen/Core>  // Eigen::half, Eigen::bfloat16 (AsString widens them to float)
 #include <cerrno>
 #include <charconv>
 #include <cstdio>
@@ -161,7 +163,9 @@ class AsStringOp {
         !c.GetAttr("width", &width) || !c.GetAttr("fill", &fill)) {
       return;
     }
-    const bool is_float = dtype_ == TG_FLOAT || dtype_ == TG_DOUBLE;
+    const bool is_float = dtype_ == TG_FLOAT || dtype_ == TG_DOUBLE || dtype_ == TG_HALF ||
+                          dtype_ == TG_BFLOAT16 || dtype_ == TG_COMPLEX64 ||
+                          dtype_ == TG_COMPLEX128;
     if (fill.size() > 1) return c.Fail(TG_INVALID_ARGUMENT, "Fill string must be one or fewer characters");
     if (scientific && shortest) {
       return c.Fail(TG_INVALID_ARGUMENT, "Cannot select both scientific and shortest notation");
@@ -195,18 +199,25 @@ class AsStringOp {
       case TG_UINT32: format += "u"; break;
       case TG_UINT64: format += "llu"; break;
       case TG_FLOAT:
-      case TG_DOUBLE: format += shortest ? "g" : scientific ? "e" : "f"; break;
+      case TG_DOUBLE:
+      case TG_HALF:
+      case TG_BFLOAT16:
+      case TG_COMPLEX64:
+      case TG_COMPLEX128: format += shortest ? "g" : scientific ? "e" : "f"; break;
       case TG_STRING: format += "s"; break;
       default: break;  // bool: "true" / "false" whatever the attrs
     }
-    format_ = std::move(format);
+    // A complex number is "(real,imag)", each part in the float format.
+    format_ = dtype_ == TG_COMPLEX64 || dtype_ == TG_COMPLEX128
+                  ? std::string("(").append(format).append(",").append(format).append(")")
+                  : std::move(format);
   }
 
-  template <typename V>
-  std::string Printf(V value) const {
-    const int n = std::snprintf(nullptr, 0, format_.c_str(), value);
+  template <typename... V>
+  std::string Printf(V... values) const {
+    const int n = std::snprintf(nullptr, 0, format_.c_str(), values...);
     std::string s(static_cast<size_t>(n < 0 ? 0 : n), '\0');
-    if (n > 0) std::snprintf(s.data(), s.size() + 1, format_.c_str(), value);
+    if (n > 0) std::snprintf(s.data(), s.size() + 1, format_.c_str(), values...);
     return s;
   }
 
@@ -222,6 +233,17 @@ class AsStringOp {
       case TG_UINT64: return Printf(static_cast<unsigned long long>(in.data<uint64_t>()[i]));
       case TG_FLOAT: return Printf(static_cast<double>(in.data<float>()[i]));
       case TG_DOUBLE: return Printf(in.data<double>()[i]);
+      case TG_HALF: return Printf(static_cast<double>(static_cast<float>(in.data<Eigen::half>()[i])));
+      case TG_BFLOAT16:
+        return Printf(static_cast<double>(static_cast<float>(in.data<Eigen::bfloat16>()[i])));
+      case TG_COMPLEX64: {
+        const float* c = in.data<float>() + 2 * i;
+        return Printf(static_cast<double>(c[0]), static_cast<double>(c[1]));
+      }
+      case TG_COMPLEX128: {
+        const double* c = in.data<double>() + 2 * i;
+        return Printf(c[0], c[1]);
+      }
       case TG_BOOL: return in.data<bool>()[i] ? "true" : "false";
       case TG_STRING: return Printf(std::string(in.string_at(i)).c_str());
       default: return std::string();
@@ -241,7 +263,8 @@ void RegisterStringConvertKernels(tgraph::plugin::Init& init) {
           .TypeConstraint("out_type", {TG_FLOAT, TG_DOUBLE, TG_INT32, TG_INT64, TG_UINT32,
                                        TG_UINT64}));
   init.Kernel<AsStringOp>(KernelBuilder("AsString", "CPU")
-                              .TypeConstraint("T", {TG_FLOAT, TG_DOUBLE, TG_INT8, TG_INT16,
+                              .TypeConstraint("T", {TG_FLOAT, TG_DOUBLE, TG_HALF, TG_BFLOAT16,
+                                                    TG_COMPLEX64, TG_COMPLEX128, TG_INT8, TG_INT16,
                                                     TG_INT32, TG_INT64, TG_UINT8, TG_UINT16,
                                                     TG_UINT32, TG_UINT64, TG_BOOL, TG_STRING}));
 }

@@ -5,6 +5,8 @@
 #include "array_test_util.h"
 #include "core/graph/attr_value_util.h"
 
+#include <cstring>
+
 namespace tgraph::testing {
 namespace {
 
@@ -105,6 +107,29 @@ TEST_F(StringConvertKernelTest, AsStringFormatsWithTheAttrs) {
   EXPECT_EQ(run(flags, {{"width", AttrOfInt(6)}}), (std::vector<std::string>{"true", "false"}));
   EXPECT_EQ(run(Strings({1}, {"abc"}), {{"width", AttrOfInt(5)}, {"precision", AttrOfInt(2)}}),
             (std::vector<std::string>{"   ab"}));
+}
+
+TEST_F(StringConvertKernelTest, AsStringFormatsHalvesAndComplexNumbersAsFloats) {
+  auto run = [&](const Tensor& in, AttrMap attrs) {
+    OpRun r = RunArgs("AsString", {In(in)}, std::move(attrs));
+    EXPECT_TRUE(r.status.ok()) << r.status.ToString();
+    return r.status.ok() ? r.outputs[0].strings() : std::vector<std::string>{};
+  };
+  // 1.5 and -3 as IEEE half (0x3e00, 0xc200) and bfloat16 (0x3fc0, 0xc040) bits.
+  EXPECT_EQ(run(MakeTensor<uint16_t>(DT_HALF, {2}, {0x3e00, 0xc200}), {}),
+            (std::vector<std::string>{"1.500000", "-3.000000"}));
+  EXPECT_EQ(run(MakeTensor<uint16_t>(DT_BFLOAT16, {2}, {0x3fc0, 0xc040}),
+                {{"shortest", AttrOfBool(true)}}),
+            (std::vector<std::string>{"1.5", "-3"}));
+  Tensor c64 = Tensor::Allocate(DT_COMPLEX64, {1}).value();
+  const float parts[2] = {1.5f, 2};
+  std::memcpy(c64.data(), parts, sizeof parts);
+  EXPECT_EQ(run(c64, {}), (std::vector<std::string>{"(1.500000,2.000000)"}));
+  Tensor c128 = Tensor::Allocate(DT_COMPLEX128, {1}).value();
+  const double wide[2] = {1.5, 2};
+  std::memcpy(c128.data(), wide, sizeof wide);
+  EXPECT_EQ(run(c128, {{"precision", AttrOfInt(2)}, {"width", AttrOfInt(7)}}),
+            (std::vector<std::string>{"(   1.50,   2.00)"}));
 }
 
 TEST_F(StringConvertKernelTest, AsStringRefusesAttrsThatDoNotFit) {
