@@ -40,25 +40,14 @@ Status RegexFullMatchShape(InferenceContext& c) {
   return Status::OK();
 }
 
-// Substr: pos and len of one shape; a scalar pair applies to every string, otherwise the
-// pair has the input's shape (the kernel's rule; TensorFlow also broadcasts other shapes).
+// Substr: pos and len of one shape, broadcast against the input (TensorFlow's rule).
 Status SubstrShape(InferenceContext& c) {
   PartialShape pos_len;
   if (!c.input_shape(1).Merge(c.input_shape(2), &pos_len).ok()) {
     return c.Error("pos and len must have the same shape, but have ",
                    c.input_shape(1).ToString(), " and ", c.input_shape(2).ToString());
   }
-  if (pos_len.known_rank() && pos_len.rank() == 0) {
-    c.set_output(0, c.input_shape(0));
-    return Status::OK();
-  }
-  PartialShape out;
-  if (!c.input_shape(0).Merge(pos_len, &out).ok()) {
-    return c.Error("pos and len of shape ", pos_len.ToString(),
-                   " must be scalars or have the input's shape ", c.input_shape(0).ToString());
-  }
-  c.set_output(0, std::move(out));
-  return Status::OK();
+  return shape_fns::BroadcastBinaryOpShape(c);
 }
 
 }  // namespace
@@ -128,7 +117,8 @@ Status RegisterStringOps(OpRegistry* registry) {
           .Attr("unit: {'BYTE', 'UTF8_CHAR'} = 'BYTE'")
           .SetShapeFn(SubstrShape)
           .Doc("len bytes (or UTF-8 characters) of each string from pos (negative: from the "
-               "end); a pos outside the string fails the node."),
+               "end), pos / len broadcast against the input; a pos outside the string fails "
+               "the node."),
       OpDefBuilder("StringStrip")
           .Input("input: string")
           .Output("output: string")

@@ -101,6 +101,10 @@ def test_substr_and_reduce_join_match_tensorflow():
                 out[f"{unit}_{pos}_{n}"] = r.Substr(input=w, pos=pos, len=n, unit=unit)
             out[f"{unit}_each"] = r.Substr(input=w, pos=m.constant([0, 1, 2, 3], m.int64),
                                            len=m.constant([1, 2, 3, 4], m.int64), unit=unit)
+        out["broadcast_rows"] = r.Substr(input=m.constant([["hello", "world"], ["abc", "xyz"]]),
+                                         pos=m.constant([[0], [1]]), len=m.constant([[1], [2]]))
+        out["broadcast_scalar"] = r.Substr(input=m.constant("hello"), pos=m.constant([0, 1, 2]),
+                                           len=m.constant([1, 2, 3]))
         for axes in ([], [0], [1], [-1], [0, 1], [1, 0]):
             for keep in (False, True):
                 out[f"join_{axes}_{keep}"] = r.ReduceJoin(inputs=g, reduction_indices=axes,

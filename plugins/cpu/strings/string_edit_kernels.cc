@@ -95,47 +95,80 @@ bool Substring(std::string_view s, int64_t pos, int64_t len, bool utf8, std::str
   return true;
 }
 
+// Strides that read a tensor of `dims` at the coordinates of a broadcast output of rank
+// `rank` (dims aligned right; 0 along an axis the tensor has size 1 on).
+std::vector<int64_t> BroadcastStrides(const std::vector<int64_t>& dims, size_t rank) {
+  std::vector<int64_t> strides(rank, 0);
+  int64_t stride = 1;
+  for (size_t k = 0; k < dims.size(); ++k) {
+    const size_t d = dims.size() - 1 - k;
+    strides[rank - 1 - k] = dims[d] == 1 ? 0 : stride;
+    stride *= dims[d];
+  }
+  return strides;
+}
+
+// Substr: the input and pos / len (of one shape) broadcast against each other, as
+// TensorFlow's binary ops broadcast.
 class SubstrOp {
  public:
   explicit SubstrOp(Construction& c) : utf8_(ReadUtf8Unit(c)) {}
   void Compute(Context& ctx) {
     TensorView in = ctx.input(0), pos = ctx.input(1), len = ctx.input(2);
-    const std::vector<int64_t> dims = in.dims();
-    if (pos.dims() != len.dims()) {
+    const std::vector<int64_t> in_dims = in.dims(), pos_dims = pos.dims();
+    if (pos_dims != len.dims()) {
       ctx.Fail(TG_INVALID_ARGUMENT, std::string("pos and len must have the same shape, but have ")
-                                        .append(ShapeString(pos.dims()))
+                                        .append(ShapeString(pos_dims))
                                         .append(" and ")
                                         .append(ShapeString(len.dims())));
       return;
     }
-    const bool scalar = pos.rank() == 0;
-    if (!scalar && pos.dims() != dims) {
-      ctx.Fail(TG_INVALID_ARGUMENT, std::string("pos and len of shape ")
-                                        .append(ShapeString(pos.dims()))
-                                        .append(" must be scalars or have the input's shape ")
-                                        .append(ShapeString(dims)));
-      return;
+    const size_t rank = std::max(in_dims.size(), pos_dims.size());
+    std::vector<int64_t> dims(rank, 1);
+    for (size_t k = 0; k < rank; ++k) {
+      const int64_t a = k < in_dims.size() ? in_dims[in_dims.size() - 1 - k] : 1;
+      const int64_t b = k < pos_dims.size() ? pos_dims[pos_dims.size() - 1 - k] : 1;
+      if (a != b && a != 1 && b != 1) {
+        ctx.Fail(TG_INVALID_ARGUMENT, std::string("Incompatible shapes: ")
+                                          .append(ShapeString(in_dims))
+                                          .append(" vs. ")
+                                          .append(ShapeString(pos_dims)));
+        return;
+      }
+      dims[rank - 1 - k] = a == 1 ? b : a;
     }
     TensorMut out = ctx.AllocateOutput(0, dims);
     if (!ctx.ok()) return;
+    const std::vector<int64_t> in_strides = BroadcastStrides(in_dims, rank);
+    const std::vector<int64_t> pos_strides = BroadcastStrides(pos_dims, rank);
     const bool wide = pos.dtype() == TG_INT64;
     auto at = [wide](const TensorView& t, int64_t i) {
       return wide ? t.data<int64_t>()[i] : static_cast<int64_t>(t.data<int32_t>()[i]);
     };
-    for (int64_t i = 0; i < in.num_elements(); ++i) {
+    std::vector<int64_t> coord(rank, 0);
+    for (int64_t o = 0; o < out.num_elements(); ++o) {
+      int64_t i = 0, j = 0;
+      for (size_t d = 0; d < rank; ++d) {
+        i += coord[d] * in_strides[d];
+        j += coord[d] * pos_strides[d];
+      }
       const std::string_view s = in.string_at(i);
-      const int64_t p = at(pos, scalar ? 0 : i), n = at(len, scalar ? 0 : i);
+      const int64_t p = at(pos, j), n = at(len, j);
       std::string_view sub;
       if (!Substring(s, p, n, utf8_, &sub)) {
         std::string message = std::string("pos ").append(std::to_string(p));
         message += " out of range for string b'";
         message += s;
         message += "' at index ";
-        message += std::to_string(i);
+        message += std::to_string(o);
         ctx.Fail(TG_INVALID_ARGUMENT, message);
         return;
       }
-      out.set_string(i, sub);
+      out.set_string(o, sub);
+      for (size_t d = rank; d-- > 0;) {  // the next output coordinate, row-major
+        if (++coord[d] < dims[d]) break;
+        coord[d] = 0;
+      }
     }
   }
 

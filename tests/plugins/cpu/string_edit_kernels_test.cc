@@ -1,5 +1,5 @@
 // plugins/cpu/strings/string_edit_kernels.cc: StringLength in bytes and UTF-8 characters,
-// StringStrip, Substr's rules for each unit (negative pos and len, per-element pos / len,
+// StringStrip, Substr's rules for each unit (negative pos and len, per-element and broadcast pos / len,
 // out-of-range errors naming the string), and ReduceJoin over axes in TensorFlow's order with
 // keep_dims and its axis errors. Expected values are TensorFlow 2.21's.
 #include "array_test_util.h"
@@ -80,7 +80,18 @@ TEST_F(StringEditKernelTest, SubstrOutsideTheStringNamesIt) {
                 {"same shape"});
   ExpectInvalid(RunArgs("Substr", {In(in), In(I32Vec({1, 2, 3})), In(I32Vec({1, 2, 3}))}, {},
                         false).status,
-                {"[3]", "[2]"});
+                {"Incompatible shapes: [2] vs. [3]"});
+}
+
+TEST_F(StringEditKernelTest, SubstrBroadcastsPosAndLenAgainstTheInput) {
+  OpRun rows = Substr(Strings({2, 2}, {"hello", "world", "abc", "xyz"}), I32({2, 1}, {0, 1}),
+                      I32({2, 1}, {1, 2}));
+  ASSERT_TRUE(rows.status.ok()) << rows.status.ToString();
+  EXPECT_EQ(rows.outputs[0].dims(), (Dims{2, 2}));
+  EXPECT_EQ(rows.outputs[0].strings(), (Texts{"h", "w", "bc", "yz"}));
+  OpRun one = Substr(Strings({}, {"hello"}), I32Vec({0, 1, 2}), I32Vec({1, 2, 3}));
+  ASSERT_TRUE(one.status.ok()) << one.status.ToString();
+  EXPECT_EQ(one.outputs[0].strings(), (Texts{"h", "el", "llo"}));
 }
 
 OpRun ReduceJoin(const Tensor& in, std::vector<int32_t> axes, bool keep_dims = false) {
