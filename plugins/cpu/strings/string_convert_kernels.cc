@@ -8,10 +8,12 @@
 
 #include "../array_kernel_util.h"
 #include <Eigen/Core>  // Eigen::half, Eigen::bfloat16 (AsString widens them to float)
-#include <cerrno>
 #include <charconv>
 #include <cstdio>
+#include <clocale>
 #include <cstdlib>
+#include <locale.h>  // newlocale, locale_t (POSIX)
+#include <stdlib.h>  // strtod_l, strtof_l
 #include <limits>
 #include <string>
 #include <string_view>
@@ -76,12 +78,14 @@ bool ParseFloat(std::string_view s, T* out) {
   s = StripSpace(s);
   if (s.empty()) return false;
   const std::string text(s);  // strtod needs a terminated string
+  // The "C" locale whatever the process set (a "de_DE" LC_NUMERIC would read "1,5").
+  static const locale_t c_locale = newlocale(LC_ALL_MASK, "C", locale_t{});
+  if (c_locale == locale_t{}) return false;
   char* end = nullptr;
-  errno = 0;
   if constexpr (std::is_same_v<T, float>) {
-    *out = std::strtof(text.c_str(), &end);
+    *out = strtof_l(text.c_str(), &end, c_locale);
   } else {
-    *out = std::strtod(text.c_str(), &end);
+    *out = strtod_l(text.c_str(), &end, c_locale);
   }
   return end == text.c_str() + text.size();
 }
