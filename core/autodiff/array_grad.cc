@@ -339,7 +339,8 @@ Status RegisterArrayGradients(GradientFunctionRegistry& registry) {
            // Checkpoint I/O.
            "SaveV2", "RestoreV2", "MergeV2Checkpoints", "ShardedFilename", "ShardedFilespec",
            // strings
-           "StringJoin", "StaticRegexFullMatch", "RegexFullMatch"}) {
+           "StringJoin", "StaticRegexFullMatch", "RegexFullMatch", "StringToHashBucketFast",
+           "StringToNumber", "AsString", "StringLength", "Substr", "StringStrip", "ReduceJoin"}) {
     keep(registry.RegisterNotDifferentiable(op));
   }
   return first;

@@ -33,8 +33,11 @@ bool ConstantInts(const Tensor* t, std::vector<int64_t>* out) {
   return true;
 }
 
-// Sum, Mean, Prod, Max, Min: input 0 reduced over the axes in input 1 (a scalar or vector).
-// With the axes unknown, only keep_dims with a known input rank says something (the rank).
+}  // namespace
+
+// Sum, Mean, Prod, Max, Min (and ReduceJoin): input 0 reduced over the axes in input 1 (a
+// scalar or vector). With the axes unknown, only keep_dims with a known input rank says
+// something (the rank).
 Status ReductionShape(InferenceContext& c) {
   bool keep_dims = false;
   TG_RETURN_IF_ERROR(c.GetAttr("keep_dims", &keep_dims));
@@ -70,6 +73,8 @@ Status ReductionShape(InferenceContext& c) {
   c.set_output(0, PartialShape(std::move(dims)));
   return Status::OK();
 }
+
+namespace {
 
 // ArgMax, ArgMin: input 0 without the axis in input 1 (a scalar). Inputs of rank <= 1 give
 // a scalar; an unknown axis leaves rank - 1 unknown dims.

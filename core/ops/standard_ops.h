@@ -36,6 +36,7 @@ Status RegisterFunctionalOps(OpRegistry* registry);   // functional_ops.cc
 // the ops they start with.
 Status MatMulShape(InferenceContext& c);  // math_ops.cc
 Status Conv2DShape(InferenceContext& c);  // nn_ops.cc
+Status ReductionShape(InferenceContext& c);  // math_ops.cc (ReduceJoin's too)
 
 // Registers each op in order; the first failure is returned (naming the op).
 Status RegisterOps(OpRegistry* registry, const std::vector<OpDefBuilder>& ops);

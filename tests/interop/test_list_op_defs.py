@@ -1,5 +1,5 @@
-"""The TensorArray, Stack and TensorList ops (and SymbolicGradient, Conv3D and its backprops)
-are TensorFlow's: for each, `tgraph ops NAME`
+"""The TensorArray, Stack and TensorList ops (and SymbolicGradient, Conv3D and its backprops,
+and the string ops of feature preprocessing) are TensorFlow's: for each, `tgraph ops NAME`
 shows the same input and output args (names and types, in order) and the same attrs (names,
 kinds, and which have defaults) as TensorFlow's OpDef, so graphs TensorFlow writes import
 with every attr accounted for. Each also has a CPU kernel here."""
@@ -21,7 +21,10 @@ OPS = ["TensorArrayV3", "TensorArrayWriteV3", "TensorArrayReadV3", "TensorArrayG
        "TensorListLength", "TensorListElementShape", "TensorListPushBack", "TensorListPopBack",
        "TensorListScatter", "TensorListScatterV2", "TensorListScatterIntoExistingList",
        # the call ops' gradient, and Conv3D with its gradients
-       "SymbolicGradient", "Conv3D", "Conv3DBackpropInputV2", "Conv3DBackpropFilterV2"]
+       "SymbolicGradient", "Conv3D", "Conv3DBackpropInputV2", "Conv3DBackpropFilterV2",
+       # string ops
+       "StringToHashBucketFast", "StringToNumber", "AsString", "StringLength", "Substr",
+       "StringStrip", "ReduceJoin"]
 
 
 def tf_args(args):

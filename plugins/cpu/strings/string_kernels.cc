@@ -282,6 +282,8 @@ void RegisterStringKernels(tgraph::plugin::Init& init) {
   init.Kernel<ShardedFilespecOp>(KernelBuilder("ShardedFilespec", "CPU"));
   init.Kernel<StringSelectOp>(KernelBuilder("Select", "CPU").TypeConstraint("T", {TG_STRING}));
   init.Kernel<StringPackOp>(KernelBuilder("Pack", "CPU").TypeConstraint("T", {TG_STRING}));
+  RegisterStringConvertKernels(init);
+  RegisterStringEditKernels(init);
 }
 
 }  // namespace tgraph_cpu
