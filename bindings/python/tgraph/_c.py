@@ -394,7 +394,19 @@ def _preload_deepbind() -> None:
                 if best.get(m.group(1), (-2, ""))[0] < rank:
                     best[m.group(1)] = (rank, f)
         for _, f in best.values():
-            try:
-                ctypes.CDLL(f, mode=ctypes.RTLD_LOCAL | deepbind)
-            except OSError:
-                pass  # discovery reports it
+            preopen_deepbind(f)
+
+
+def preopen_deepbind(path: str) -> None:
+    """Opens the plugin at `path` with RTLD_DEEPBIND before libtgraph loads it (its dlopen
+    then gets this handle): the plugin's calls bind to its own dependencies, not to copies
+    of them that TensorFlow's module (or another library) loaded with global symbols.
+    Failures are left to libtgraph's load, which reports them naming the file."""
+    deepbind = getattr(os, "RTLD_DEEPBIND", 0)
+    if not deepbind or not os.path.isfile(path):
+        return
+    try:
+        # An absolute path: dlopen would search the library path for a bare file name.
+        ctypes.CDLL(os.path.abspath(path), mode=ctypes.RTLD_LOCAL | deepbind)
+    except OSError:
+        pass  # libtgraph's load reports it
