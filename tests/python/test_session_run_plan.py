@@ -26,6 +26,18 @@ def test_repeated_runs_use_one_plan_and_keep_structures():
         assert len(sess._run_plans) == 2
 
 
+def test_equal_fetches_in_other_containers_keep_their_types():
+    a, b = tf.constant(1), tf.constant(2)
+    P = collections.namedtuple("P", ["a", "b"])
+    Q = collections.namedtuple("Q", ["x", "y"])  # P(a, b) == Q(a, b) == (a, b)
+    with tf.Session() as sess:
+        for _ in range(2):
+            assert type(sess.run(P(a, b))) is P
+            assert type(sess.run(Q(a, b))) is Q
+            assert type(sess.run((a, b))) is tuple
+            assert sess.run([a, b]) == [1, 2]
+
+
 def test_errors_on_a_cached_plan_match_the_first_run():
     x = tf.placeholder(tf.float32, [None, 2], name="x")
     y = tf.identity(x)

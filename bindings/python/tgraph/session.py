@@ -276,8 +276,7 @@ class BaseSession:
         where the general path must run: unhashable fetches or keys, a feed_dict that is not
         a dict, or anything the plan cannot resolve (the general path then raises the error
         it always raised, in its order)."""
-        t = type(fetches)
-        fkey = (t, *fetches) if t is list or t is tuple else fetches
+        fkey = _fetch_key(fetches)
         if feed_dict:
             if not isinstance(feed_dict, dict):
                 return None
@@ -301,9 +300,7 @@ class BaseSession:
     def _plan_for(self, fetches: Any) -> "_FetchPlan":
         """The fetch plan, cached for a fetch that is one tensor or op or a list/tuple of
         hashable items (the common loop `sess.run([loss, train_op], feed)`)."""
-        key = fetches
-        if type(fetches) is list or type(fetches) is tuple:
-            key = (type(fetches), *fetches)
+        key = _fetch_key(fetches)
         try:
             plan = self._plans.get(key)
         except TypeError:  # unhashable (a dict, a list inside)
@@ -443,6 +440,16 @@ def _fill_run_metadata(meta: int, run_metadata: Any) -> None:
                            op_end_rel_nanos=dur, all_end_rel_nanos=dur,
                            all_start_micros=start // 1000, op_end_rel_micros=dur // 1000,
                            all_end_rel_micros=dur // 1000, timeline_label=f"{name} = {op}()")
+
+
+def _fetch_key(fetches: Any) -> Any:
+    """The cache key of a fetch structure: a list or tuple (namedtuples included) with its
+    type, since equal items in another container type (or two namedtuple types, which
+    compare equal) must give that type back."""
+    t = type(fetches)
+    if t is list or t is tuple or isinstance(fetches, (list, tuple)):
+        return (t, *fetches)
+    return fetches
 
 
 def _check_feed_value(value: Any, t: Any) -> None:
