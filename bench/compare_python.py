@@ -88,7 +88,11 @@ def main():
         a.append(ours(args.feed_calls))
         b.append(theirs(args.feed_calls))
     ta, tb = statistics.median(a) * 1e6, statistics.median(b) * 1e6
-    print(f"feed: tgraph {ta:.1f} us/call, TensorFlow {tb:.1f} us/call, {tb / ta:.1f}x")
+    # Each round's own ratio too: on a loaded machine the two halves of a round see about the
+    # same load, so the median of those ratios moves less than the ratio of the medians.
+    r = sorted(y / x for x, y in zip(a, b))
+    print(f"feed: tgraph {ta:.1f} us/call, TensorFlow {tb:.1f} us/call, {tb / ta:.1f}x "
+          f"(per round: median {statistics.median(r):.1f}x, {r[0]:.1f}-{r[-1]:.1f}x)")
 
     ours, theirs = mlp_graph(tgraph), mlp_graph(tf1)
     a, b = [], []
@@ -96,7 +100,9 @@ def main():
         a.append(ours(args.mlp_steps))
         b.append(theirs(args.mlp_steps))
     sa, sb = statistics.median(a), statistics.median(b)
-    print(f"mlp:  tgraph {sa:.0f} samples/s, TensorFlow {sb:.0f} samples/s, {sa / sb:.2f}x")
+    r = sorted(x / y for x, y in zip(a, b))
+    print(f"mlp:  tgraph {sa:.0f} samples/s, TensorFlow {sb:.0f} samples/s, {sa / sb:.2f}x "
+          f"(per round: median {statistics.median(r):.2f}x, {r[0]:.2f}-{r[-1]:.2f}x)")
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@
 #include <map>
 #include <unordered_map>
 
+#include "core/autodiff/differentiable.h"
 #include "core/autodiff/gradient_registry.h"
 #include "core/autodiff/list_grad.h"
 #include "core/autodiff/plugin_gradient.h"
@@ -22,7 +23,6 @@
 #include "core/plugin/registry.h"
 
 namespace tgraph {
-namespace {
 
 bool IsDifferentiable(DataType dtype) {
   switch (BaseType(dtype)) {
@@ -37,6 +37,8 @@ bool IsDifferentiable(DataType dtype) {
       return false;
   }
 }
+
+namespace {
 
 // Does a gradient flow along input i of op (a differentiable tensor into a differentiable
 // argument, or a TensorList into a list op with a gradient or the control-flow plumbing)?

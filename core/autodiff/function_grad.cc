@@ -6,6 +6,7 @@
 #include <set>
 
 #include "core/autodiff/add_gradients.h"
+#include "core/autodiff/differentiable.h"
 #include "core/graph/control_flow_builder.h"
 #include "core/graph/function_library.h"
 #include "core/graph/graph.h"
@@ -13,20 +14,6 @@
 
 namespace tgraph {
 namespace {
-
-bool Differentiable(DataType dtype) {
-  switch (BaseType(dtype)) {
-    case DT_FLOAT:
-    case DT_DOUBLE:
-    case DT_HALF:
-    case DT_BFLOAT16:
-    case DT_COMPLEX64:
-    case DT_COMPLEX128:
-      return true;
-    default:
-      return false;
-  }
-}
 
 // Numbers have zeros; a gradient for a handle (resource, list), a string or a bool is the
 // value itself, which no one reads (SymbolicGradient's outputs have its inputs' types).
@@ -57,14 +44,14 @@ StatusOr<std::unique_ptr<FunctionBody>> BuildGradient(FunctionLibrary& library, 
   TG_ASSIGN_OR_RETURN(std::vector<Output> ys, InlineFunction(g, f, xs));
   std::vector<Output> fy, fdy, fx;
   for (size_t j = 0; j < ys.size(); ++j) {
-    if (Differentiable(ys[j].dtype())) {
+    if (IsDifferentiable(ys[j].dtype())) {
       fy.push_back(ys[j]);
       fdy.push_back(dys[j]);
     }
   }
   std::vector<size_t> fx_index;
   for (size_t i = 0; i < xs.size(); ++i) {
-    if (Differentiable(xs[i].dtype())) {
+    if (IsDifferentiable(xs[i].dtype())) {
       fx.push_back(xs[i]);
       fx_index.push_back(i);
     }
@@ -96,7 +83,7 @@ std::vector<Output> OutputGradients(GradientContext& ctx, int first_output = 0) 
   for (int k = first_output; k < ctx.num_outputs(); ++k) {
     if (ctx.has_grad(k)) {
       dys.push_back(ctx.grad(k));
-    } else if (Differentiable(ctx.output(k).dtype())) {
+    } else if (IsDifferentiable(ctx.output(k).dtype())) {
       dys.push_back(ctx.ZerosLike(ctx.output(k)));
     } else {
       dys.push_back(ctx.output(k));
@@ -122,7 +109,7 @@ StatusOr<const tf::NameAttrList*> FuncAttr(GradientContext& ctx, const char* nam
 void SetFloatInputGrads(GradientContext& ctx, const std::vector<Output>& grads, int first_input) {
   for (size_t i = 0; i < grads.size(); ++i) {
     const int input = first_input + static_cast<int>(i);
-    if (Differentiable(ctx.input(input).dtype())) ctx.SetInputGrad(input, grads[i]);
+    if (IsDifferentiable(ctx.input(input).dtype())) ctx.SetInputGrad(input, grads[i]);
   }
 }
 
@@ -293,13 +280,13 @@ Status WhileGrad(GradientContext& ctx) {
   std::vector<Output> ys, dys, xs;
   std::vector<int> x_index;
   for (int k = 0; k < ctx.num_outputs(); ++k) {
-    if (ctx.has_grad(k) && Differentiable((*exits)[static_cast<size_t>(k)].dtype())) {
+    if (ctx.has_grad(k) && IsDifferentiable((*exits)[static_cast<size_t>(k)].dtype())) {
       ys.push_back((*exits)[static_cast<size_t>(k)]);
       dys.push_back(ctx.grad(k));
     }
   }
   for (int i = 0; i < ctx.num_inputs(); ++i) {
-    if (Differentiable(inputs[static_cast<size_t>(i)].dtype())) {
+    if (IsDifferentiable(inputs[static_cast<size_t>(i)].dtype())) {
       xs.push_back(inputs[static_cast<size_t>(i)]);
       x_index.push_back(i);
     }

@@ -22,15 +22,21 @@ Status SetItemGrad(GradientContext& ctx) {
   return ctx.status();
 }
 
-// d(element index of a list): a list as long as the input, only that element set.
-Status GetItemGrad(GradientContext& ctx) {
-  if (!ctx.has_grad(0)) return ctx.status();
+// A list as long as the op's input list (input 0), its element shape and dtype, every
+// element unset (reads as zeros): the gradient of a list the op read some elements of.
+Output UnsetListLikeInput(GradientContext& ctx) {
   const Output list = ctx.input(0);
   const DataType dtype = ctx.AttrType("element_dtype");
   Output shape = ctx.Op("TensorListElementShape", {list}, {{"shape_type", AttrOfType(DT_INT32)}});
   Output length = ctx.Op("TensorListLength", {list});
-  Output zeros = ctx.Op("TensorListReserve", {shape, length}, {{"element_dtype", AttrOfType(dtype)}});
-  ctx.SetInputGrad(0, ctx.Op("TensorListSetItem", {zeros, ctx.input(1), ctx.grad(0)}));
+  return ctx.Op("TensorListReserve", {shape, length}, {{"element_dtype", AttrOfType(dtype)}});
+}
+
+// d(element index of a list): a list as long as the input, only that element set.
+Status GetItemGrad(GradientContext& ctx) {
+  if (!ctx.has_grad(0)) return ctx.status();
+  ctx.SetInputGrad(0, ctx.Op("TensorListSetItem",
+                             {UnsetListLikeInput(ctx), ctx.input(1), ctx.grad(0)}));
   return ctx.status();
 }
 
@@ -59,12 +65,8 @@ Output RowShape(GradientContext& ctx, Output tensor) {
 // (an index read twice keeps one row's gradient, as in TensorFlow).
 Status GatherGrad(GradientContext& ctx) {
   if (!ctx.has_grad(0)) return ctx.status();
-  const Output list = ctx.input(0);
-  const DataType dtype = ctx.AttrType("element_dtype");
-  Output shape = ctx.Op("TensorListElementShape", {list}, {{"shape_type", AttrOfType(DT_INT32)}});
-  Output length = ctx.Op("TensorListLength", {list});
-  Output zeros = ctx.Op("TensorListReserve", {shape, length}, {{"element_dtype", AttrOfType(dtype)}});
-  ctx.SetInputGrad(0, ctx.Op("TensorListScatterIntoExistingList", {zeros, ctx.grad(0), ctx.input(1)}));
+  ctx.SetInputGrad(0, ctx.Op("TensorListScatterIntoExistingList",
+                             {UnsetListLikeInput(ctx), ctx.grad(0), ctx.input(1)}));
   return ctx.status();
 }
 

@@ -111,17 +111,10 @@ class ResizeBicubicGradOp {
  public:
   explicit ResizeBicubicGradOp(Construction& c) { GetResizeAttrs(c, &attrs_); }
   void Compute(Context& ctx) {
-    TensorView grads = ctx.input(0), image = ctx.input(1);
-    const std::vector<int64_t> gd = grads.dims(), id = image.dims();
-    if (gd.size() != 4 || id.size() != 4 || gd[0] != id[0] || gd[3] != id[3] || id[1] <= 0 ||
-        id[2] <= 0) {
-      ctx.Fail(TG_INVALID_ARGUMENT, "grads " + ShapeString(gd) + " and original_image " +
-                                        ShapeString(id) +
-                                        " must be 4-D with the same batch and channels");
-      return;
-    }
-    TensorMut out = ctx.AllocateOutput(0, id);
-    if (!ctx.ok()) return;
+    TensorView grads = ctx.input(0);
+    std::vector<int64_t> gd, id;
+    TensorMut out;
+    if (!PrepareGrad(ctx, &gd, &id, &out)) return;
     const int64_t n = id[0], h = id[1], w = id[2], c = id[3], oh = gd[1], ow = gd[2];
     const std::vector<Cubic> ys = CubicWeights(oh, h, Scale(h, oh, attrs_.align_corners), attrs_.half_pixel);
     const std::vector<Cubic> xs = CubicWeights(ow, w, Scale(w, ow, attrs_.align_corners), attrs_.half_pixel);

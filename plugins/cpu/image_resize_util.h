@@ -1,7 +1,8 @@
 // What the CPU plugin's image resizing kernels share (image_resize_ops.cc: bilinear and
 // nearest; image_resize_bicubic_ops.cc; image_resize_area_op.cc): the align_corners /
-// half_pixel_centers attrs, the checks of images and size with the output's allocation, and
-// TensorFlow's scale (in / out, or (in - 1) / (out - 1) with align_corners).
+// half_pixel_centers attrs, the checks of images and size (and of a gradient's grads and
+// original_image) with the output's allocation, and TensorFlow's scale (in / out, or
+// (in - 1) / (out - 1) with align_corners).
 #pragma once
 
 #include <cstdint>
@@ -72,6 +73,26 @@ inline bool Prepare(Context& ctx, std::vector<int64_t>* in, int64_t* out_h, int6
   *out_h = s[0];
   *out_w = s[1];
   *out = ctx.AllocateOutput(0, {(*in)[0], *out_h, *out_w, (*in)[3]});
+  return ctx.ok();
+}
+
+// The gradients' checks, shared by ResizeBilinearGrad and ResizeBicubicGrad: reads grads
+// [N, h, w, C] (input 0) and original_image [N, H, W, C] (input 1, H and W positive);
+// allocates the output [N, H, W, C]. False when failed.
+inline bool PrepareGrad(Context& ctx, std::vector<int64_t>* grads_dims,
+                        std::vector<int64_t>* image_dims, TensorMut* out) {
+  *grads_dims = ctx.input(0).dims();
+  *image_dims = ctx.input(1).dims();
+  const std::vector<int64_t>& gd = *grads_dims;
+  const std::vector<int64_t>& id = *image_dims;
+  if (gd.size() != 4 || id.size() != 4 || gd[0] != id[0] || gd[3] != id[3] || id[1] <= 0 ||
+      id[2] <= 0) {
+    ctx.Fail(TG_INVALID_ARGUMENT, "grads " + ShapeString(gd) + " and original_image " +
+                                      ShapeString(id) +
+                                      " must be 4-D with the same batch and channels");
+    return false;
+  }
+  *out = ctx.AllocateOutput(0, id);
   return ctx.ok();
 }
 

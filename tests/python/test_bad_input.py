@@ -89,10 +89,38 @@ def test_fetched_arrays_share_the_tensor_buffer():
     with tf.Session() as sess:
         a = sess.run(c)
         b = sess.run(c)
-    assert a.base is not None and type(a.base).__name__ == "_TensorOwner"
+    from tgraph import _tensor_conv
+    assert isinstance(a.base, _tensor_conv._BufferOwner)  # a view of the tensor's buffer
     assert not np.shares_memory(a, b)
     del b
     assert a.sum() == np.arange(1000).sum()  # the owner keeps the buffer alive
+
+
+def _aligned(n: int, offset: int) -> np.ndarray:
+    """n float32s whose data starts `offset` bytes past a 64-byte boundary."""
+    raw = np.zeros(n * 4 + 128, np.uint8)
+    start = (-raw.__array_interface__["data"][0]) % 64 + offset
+    return raw[start:start + n * 4].view(np.float32)
+
+
+def test_large_feeds_adopted_only_when_aligned():
+    # A large feed is adopted (no copy) when its data is 64-byte aligned, else copied once
+    # here (the library would copy it itself, then call back into Python to release it).
+    from tgraph import _tensor_conv
+    x = tf.placeholder(tf.float32, [None])
+    y = tf.reduce_sum(x)
+    aligned, unaligned = _aligned(1 << 16, 0), _aligned(1 << 16, 16)
+    aligned[:] = unaligned[:] = 1.0
+
+    def adoptions(value):
+        before = next(_tensor_conv._keys)
+        assert sess.run(y, {x: value}) == 1 << 16
+        return next(_tensor_conv._keys) - before - 1
+
+    with tf.Session() as sess:
+        assert adoptions(aligned) == 1
+        assert adoptions(unaligned) == 0
+    assert _tensor_conv._pinned == {}
 
 
 def test_large_feeds_are_adopted_and_released():

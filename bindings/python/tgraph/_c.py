@@ -394,7 +394,59 @@ def _preload_deepbind() -> None:
                 if best.get(m.group(1), (-2, ""))[0] < rank:
                     best[m.group(1)] = (rank, f)
         for _, f in best.values():
-            try:
-                ctypes.CDLL(f, mode=ctypes.RTLD_LOCAL | deepbind)
-            except OSError:
-                pass  # discovery reports it
+            preopen_deepbind(f)
+
+
+def preopen_deepbind(path: str) -> None:
+    """Opens the plugin at `path` with RTLD_DEEPBIND before libtgraph loads it (its dlopen
+    then gets this handle): the plugin's calls bind to its own dependencies, not to copies
+    of them that TensorFlow's module (or another library) loaded with global symbols.
+    Failures are left to libtgraph's load, which reports them naming the file."""
+    deepbind = getattr(os, "RTLD_DEEPBIND", 0)
+    if not deepbind or not os.path.isfile(path):
+        return
+    try:
+        # An absolute path: dlopen would search the library path for a bare file name.
+        ctypes.CDLL(os.path.abspath(path), mode=ctypes.RTLD_LOCAL | deepbind)
+    except OSError:
+        return  # libtgraph's load reports it
+    _preopen_opencl_vendors()
+
+
+_opencl_vendors_opened = False
+
+
+def _preopen_opencl_vendors() -> None:
+    """Once a plugin brought in the OpenCL ICD loader (libOpenCL.so.1), opens the OpenCL
+    implementations it will load (the libraries the .icd files of /etc/OpenCL/vendors, or
+    OCL_ICD_VENDORS, name; OCL_ICD_FILENAMES) with RTLD_DEEPBIND first. The loader opens them
+    itself when the plugin asks for platforms, with ordinary binding: PoCL's LLVM then binds
+    to the LLVM inside TensorFlow's libtensorflow_framework (global symbols once TensorFlow's
+    module is imported) and crashes in its static constructors (llvm::cl option registration).
+    Opened here, the loader's dlopen gets this handle, deep-bound to PoCL's own LLVM."""
+    global _opencl_vendors_opened
+    if _opencl_vendors_opened:
+        return
+    try:
+        ctypes.CDLL("libOpenCL.so.1", mode=os.RTLD_NOLOAD)
+    except (OSError, AttributeError):
+        return  # no plugin so far uses the ICD loader
+    _opencl_vendors_opened = True
+    import glob
+    libs = [f for f in os.environ.get("OCL_ICD_FILENAMES", "").split(":") if f]
+    vendors = os.environ.get("OCL_ICD_VENDORS", "/etc/OpenCL/vendors")
+    icds = sorted(glob.glob(os.path.join(vendors, "*.icd"))) if os.path.isdir(vendors) else [
+        vendors]
+    for icd in icds:
+        try:
+            with open(icd, encoding="utf-8", errors="replace") as f:
+                name = f.read().strip()
+        except OSError:
+            continue
+        if name:
+            libs.append(name)
+    for name in libs:
+        try:
+            ctypes.CDLL(name, mode=ctypes.RTLD_LOCAL | os.RTLD_DEEPBIND)
+        except OSError:
+            pass  # the ICD loader skips (and the plugin reports) what does not load

@@ -2,9 +2,9 @@
 
 Out: a fetched tensor becomes a numpy array over the tensor's own buffer; the array's base
 is a small owner that deletes the TG_Tensor when numpy lets go of it (no copy).
-In: small arrays are copied once into a library-allocated tensor; large contiguous arrays are
-adopted (TG_NewTensor) and kept alive until the library releases them, so that they are not
-copied twice (the library copies once itself only when they are not 64-byte aligned).
+In: small arrays are copied once into a library-allocated tensor; large contiguous arrays
+whose data is 64-byte aligned (the library's alignment) are adopted (TG_NewTensor) and kept
+alive until the library releases them, no copy; other arrays are copied once.
 """
 from __future__ import annotations
 
@@ -23,7 +23,8 @@ _ADOPT_MIN_BYTES = 1 << 16
 
 
 class _TensorOwner:
-    """Keeps a TG_Tensor alive for the numpy array that views its buffer."""
+    """Keeps a TG_Tensor alive for the numpy array that views its buffer (the rare paths:
+    empty tensors)."""
 
     __slots__ = ("_handle", "__array_interface__", "__weakref__")
 
@@ -37,6 +38,31 @@ class _TensorOwner:
 
     def __del__(self, _delete=_lib.TG_DeleteTensor) -> None:
         _delete(self._handle)
+
+
+class _BufferOwner(ctypes.Array):
+    """The bytes of a TG_Tensor's buffer as a ctypes array (made with from_address, so it
+    views the buffer, no copy) that deletes the tensor when the numpy array viewing it lets
+    go: numpy's frombuffer over it costs a third of reading an __array_interface__ dict.
+    One subclass per byte length (_buffer_type)."""
+
+    _type_ = ctypes.c_char
+    _length_ = 0
+
+    def __del__(self, _delete=_lib.TG_DeleteTensor) -> None:
+        _delete(getattr(self, "handle", None))
+
+
+_buffer_types: dict = {}
+
+
+def _buffer_type(nbytes: int) -> Any:
+    t = _buffer_types.get(nbytes)
+    if t is None:
+        if len(_buffer_types) > 256:
+            _buffer_types.clear()
+        t = _buffer_types[nbytes] = type("_BufferOwner", (_BufferOwner,), {"_length_": nbytes})
+    return t
 
 
 def tensor_shape_of(handle: int) -> tuple:
@@ -91,10 +117,23 @@ def to_numpy(handle: int) -> Any:
         _lib.TG_DeleteTensor(handle)
         raise errors.UnimplementedError(None, None, f"cannot fetch a tensor of dtype "
                                                     f"{dtypes.as_dtype(dt).name} into numpy")
-    owner = _TensorOwner(handle, np_dtype, shape, d.data.value or 0)
-    arr = np.asarray(owner)
+    data = d.data.value
+    count = 1
+    for x in shape:
+        count *= x
+    if not data or count == 0:
+        return np.asarray(_TensorOwner(handle, np_dtype, shape, data or 0))
+    try:
+        owner = _buffer_type(count * np_dtype.itemsize).from_address(data)
+    except BaseException:
+        _lib.TG_DeleteTensor(handle)
+        raise
+    owner.handle = handle
+    arr = np.frombuffer(owner, np_dtype)
     # As TF: a scalar comes back as a numpy scalar (np.float32(3.0)), not a 0-d array.
-    return arr[()] if n == 0 else arr
+    if n == 1:
+        return arr
+    return arr[0] if n == 0 else arr.reshape(shape)
 
 
 def _dims(shape: tuple) -> Any:
@@ -112,6 +151,8 @@ def _release(data: int, length: int, arg: int) -> None:
 
 
 _TG_NewTensorFromCopy = _lib.TG_NewTensorFromCopy
+_addressof = ctypes.addressof
+_char_from_buffer = ctypes.c_char.from_buffer
 _I64 = ctypes.c_int64
 # ctypes dims arrays by shape (read-only for the library): a feed loop reuses its shapes.
 _dims_cache: dict = {}
@@ -130,7 +171,13 @@ def from_numpy_fast(arr: np.ndarray, enum: int) -> int:
         if len(_dims_cache) > 64:
             _dims_cache.clear()
         dims = _dims_cache[shape] = (_I64 * n)(*shape) if n else None
-    h = _TG_NewTensorFromCopy(enum, dims, n, arr.__array_interface__["data"][0], nbytes)
+    try:
+        # The data pointer through the buffer protocol: a third of reading
+        # __array_interface__ (which builds a dict); read-only and empty arrays take that.
+        data = _addressof(_char_from_buffer(arr))
+    except (TypeError, ValueError):
+        data = arr.__array_interface__["data"][0]
+    h = _TG_NewTensorFromCopy(enum, dims, n, data, nbytes)
     if not h:
         raise errors.InvalidArgumentError(
             None, None, f"cannot make a {dtypes.DType(enum).name} tensor of shape {shape}")
@@ -153,14 +200,16 @@ def from_numpy(arr: np.ndarray, dtype: dtypes.DType) -> int:
     arr = np.ascontiguousarray(arr)
     nbytes = arr.nbytes
     enum = dtype.base_dtype.as_datatype_enum
-    if nbytes >= _ADOPT_MIN_BYTES:
+    data = arr.__array_interface__["data"][0]
+    # Adopted only when 64-byte aligned: the library copies an unaligned buffer itself, and
+    # a copy made here costs the same without the deallocator's call back into Python.
+    if nbytes >= _ADOPT_MIN_BYTES and data % 64 == 0:
         key = next(_keys)
         _pinned[key] = arr
         h = _lib.TG_NewTensor(enum, _dims(shape), len(shape), arr.ctypes.data, nbytes,
                               _release, key)
     else:
-        h = _TG_NewTensorFromCopy(enum, _dims(shape), len(shape),
-                                  arr.__array_interface__["data"][0], nbytes)
+        h = _TG_NewTensorFromCopy(enum, _dims(shape), len(shape), data, nbytes)
     if not h:
         raise errors.InvalidArgumentError(
             None, None, f"cannot make a {dtype.name} tensor of shape {shape} ({nbytes} bytes)")

@@ -16,6 +16,7 @@ def load_op_library(library_filename: str) -> Any:
     registered (snake_case, attrs as keyword arguments); NotFoundError naming the file when it
     cannot be loaded."""
     _c.ensure_plugins()
+    _c.preopen_deepbind(os.fspath(library_filename))  # as discovery's plugins (_c.py says why)
     st = _c.status()
     plugin = _lib.TG_LoadPlugin(_c.cstr(os.fspath(library_filename)), st)
     code = _lib.TG_GetCode(st)

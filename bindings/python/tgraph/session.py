@@ -167,6 +167,7 @@ class BaseSession:
         self._ctx: List[Any] = []
         self._plans: Dict[Any, _FetchPlan] = {}
         self._feed_info: Dict[Any, Any] = {}
+        self._run_plans: Dict[Any, "_RunPlan"] = {}
 
     @property
     def graph(self) -> Any:
@@ -206,7 +207,9 @@ class BaseSession:
     # ---- run ----
 
     def _feed_key(self, key: Any) -> Any:
-        """(tensor, dtype, numpy dtype, static dims or None) for a feed_dict key, cached."""
+        """(tensor, dtype, numpy dtype, static dims or None, the tensor's shape version, dtype
+        enum or None for strings, static shape fully defined, (index, dim) of the known
+        dims) for a feed_dict key, cached."""
         from tgraph.variables import Variable
         try:
             info = self._feed_info.get(key)
@@ -225,7 +228,8 @@ class BaseSession:
                                                       for d in shape.dims)
         info = (t, dt, np.dtype(dt.as_numpy_dtype), dims, t._shape_version,
                 dt.as_datatype_enum if dt != dtypes.string else None,
-                dims is not None and -1 not in dims)
+                dims is not None and -1 not in dims,
+                () if dims is None else tuple((i, d) for i, d in enumerate(dims) if d != -1))
         try:
             self._feed_info[key] = info
         except TypeError:
@@ -233,35 +237,15 @@ class BaseSession:
         return info
 
     def _feeds(self, feed_dict: Any) -> Tuple[List[Any], List[int]]:
-        from tgraph.tensor import Tensor
-        from tgraph.variables import Variable
         keys: List[Any] = []
         handles: List[int] = []
         if not feed_dict:
             return keys, handles
         try:
             for key, value in feed_dict.items():
-                t, dt, np_dt, dims, _, enum, fully_defined = self._feed_key(key)
-                if type(value) is not np.ndarray and isinstance(value, (Tensor, Variable)):
-                    raise TypeError("The value of a feed cannot be a tf.Tensor object. "
-                                    "Acceptable feed values include Python scalars, strings, "
-                                    "lists, numpy ndarrays, or TensorHandles. For reference, "
-                                    f"the tensor object was {value!r} which was passed to the "
-                                    f"argument `feed_dict` with key {t!r}.")
-                if type(value) is np.ndarray and value.dtype == np_dt:
-                    arr = value
-                else:
-                    arr = _feed_array(value, dt, t)
-                if dims is not None:
-                    shape = arr.shape
-                    if (shape != dims if fully_defined else
-                            len(shape) != len(dims) or any(d != -1 and d != s
-                                                           for d, s in zip(dims, shape))):
-                        raise ValueError(f"Cannot feed value of shape {shape!r} for Tensor "
-                                         f"{t.name!r}, which has shape {str(t.shape)!r}")
-                handles.append(_tensor_conv.from_numpy(arr, dt) if enum is None
-                               else _tensor_conv.from_numpy_fast(arr, enum))
-                keys.append(t)
+                info = self._feed_key(key)
+                handles.append(_feed_tensor(info, value))
+                keys.append(info[0])
         except BaseException:
             for h in handles:
                 _lib.TG_DeleteTensor(h)
@@ -275,17 +259,48 @@ class BaseSession:
         Fetched tensors come back as numpy arrays, ops as None, in the fetches' structure."""
         if self._closed:
             raise RuntimeError("Attempted to use a closed Session.")
+        if options is None and run_metadata is None:
+            rp = self._run_plan_for(fetches, feed_dict)
+            if rp is not None:
+                out = rp.run(self, feed_dict.values() if feed_dict else ())
+                if out is not _STALE:
+                    return out
+                self._run_plans.clear()  # made before a feed's set_shape: made again next run
         plan = self._plan_for(fetches)
         feed_keys, feed_handles = self._feeds(feed_dict)
         values = self._run(plan, feed_keys, feed_handles, options, run_metadata)
         return plan.build(values)
 
+    def _run_plan_for(self, fetches: Any, feed_dict: Any) -> Optional["_RunPlan"]:
+        """The run plan of these fetches and feed keys (a loop's repeated run), cached; None
+        where the general path must run: unhashable fetches or keys, a feed_dict that is not
+        a dict, or anything the plan cannot resolve (the general path then raises the error
+        it always raised, in its order)."""
+        fkey = _fetch_key(fetches)
+        if feed_dict:
+            if not isinstance(feed_dict, dict):
+                return None
+            key = (fkey, tuple(feed_dict))
+        else:
+            key = (fkey, None)
+        try:
+            rp = self._run_plans.get(key)
+        except TypeError:  # unhashable (a dict of fetches, a list inside, an array)
+            return None
+        if rp is None:
+            try:
+                rp = _RunPlan(self, self._plan_for(fetches), key[1] or ())
+            except Exception:
+                return None
+            if len(self._run_plans) >= 256:
+                self._run_plans.clear()
+            self._run_plans[key] = rp
+        return rp
+
     def _plan_for(self, fetches: Any) -> "_FetchPlan":
         """The fetch plan, cached for a fetch that is one tensor or op or a list/tuple of
         hashable items (the common loop `sess.run([loss, train_op], feed)`)."""
-        key = fetches
-        if type(fetches) is list or type(fetches) is tuple:
-            key = (type(fetches), *fetches)
+        key = _fetch_key(fetches)
         try:
             plan = self._plans.get(key)
         except TypeError:  # unhashable (a dict, a list inside)
@@ -337,7 +352,7 @@ class BaseSession:
         finally:
             if meta:
                 _lib.TG_DeleteRunMetadata(meta)
-        return [_tensor_conv.to_numpy(out_values[i]) for i in range(nt)]
+        return _to_numpy_all([out_values[i] for i in range(nt)])
 
     def make_callable(self, fetches: Any, feed_list: Any = None, accept_options: bool = False
                       ) -> Any:
@@ -425,6 +440,132 @@ def _fill_run_metadata(meta: int, run_metadata: Any) -> None:
                            op_end_rel_nanos=dur, all_end_rel_nanos=dur,
                            all_start_micros=start // 1000, op_end_rel_micros=dur // 1000,
                            all_end_rel_micros=dur // 1000, timeline_label=f"{name} = {op}()")
+
+
+def _fetch_key(fetches: Any) -> Any:
+    """The cache key of a fetch structure: a list or tuple (namedtuples included) with its
+    type, since equal items in another container type (or two namedtuple types, which
+    compare equal) must give that type back."""
+    t = type(fetches)
+    if t is list or t is tuple or isinstance(fetches, (list, tuple)):
+        return (t, *fetches)
+    return fetches
+
+
+def _check_feed_value(value: Any, t: Any) -> None:
+    from tgraph.tensor import Tensor
+    from tgraph.variables import Variable
+    if isinstance(value, (Tensor, Variable)):
+        raise TypeError("The value of a feed cannot be a tf.Tensor object. "
+                        "Acceptable feed values include Python scalars, strings, "
+                        "lists, numpy ndarrays, or TensorHandles. For reference, "
+                        f"the tensor object was {value!r} which was passed to the "
+                        f"argument `feed_dict` with key {t!r}.")
+
+
+def _feed_tensor(info: Any, value: Any) -> int:
+    """A new TG_Tensor of a feed's value (the caller deletes it), after TF's checks: not a
+    graph tensor, the key's dtype, a shape the key's static shape admits. `info` is
+    BaseSession._feed_key's tuple."""
+    t, dt, np_dt, dims, _, enum, fully_defined, known = info
+    if type(value) is np.ndarray and (value.dtype is np_dt or value.dtype == np_dt):
+        arr = value
+    else:
+        _check_feed_value(value, t)
+        arr = _feed_array(value, dt, t)
+    if dims is not None:
+        shape = arr.shape
+        bad = shape != dims if fully_defined else len(shape) != len(dims)
+        if not bad and not fully_defined:
+            for i, d in known:
+                if shape[i] != d:
+                    bad = True
+                    break
+        if bad:
+            raise ValueError(f"Cannot feed value of shape {shape!r} for Tensor "
+                             f"{t.name!r}, which has shape {str(t.shape)!r}")
+    return (_tensor_conv.from_numpy(arr, dt) if enum is None
+            else _tensor_conv.from_numpy_fast(arr, enum))
+
+
+_STALE = object()  # _RunPlan.run: a feed's static shape changed since the plan was made
+_TG_SessionRun = _lib.TG_SessionRun
+_TG_DeleteTensor = _lib.TG_DeleteTensor
+_TG_GetCode = _lib.TG_GetCode
+
+
+class _RunPlan:
+    """What a repeated `run` with the same fetches and the same feed_dict keys needs, made
+    once: the fetch plan, the feeds' resolved tensors and checks (BaseSession._feed_key),
+    the TG_Output array of the feeds, and reusable ctypes arrays for the feed and fetched
+    handles. A run through it converts the feed values, makes one TG_SessionRun call and
+    wraps the fetched tensors; errors are raised as by the general path."""
+
+    __slots__ = ("plan", "feeds", "inputs", "nf", "nt", "no", "_pool")
+
+    def __init__(self, sess: "BaseSession", plan: _FetchPlan, keys: Tuple[Any, ...]) -> None:
+        self.plan = plan
+        self.feeds = [sess._feed_key(k) for k in keys]
+        self.nf, self.nt, self.no = len(self.feeds), len(plan.tensors), len(plan.ops)
+        self.inputs = ((_c.TG_Output * self.nf)(*[f[0]._tf_output for f in self.feeds])
+                       if self.nf else None)
+        # (feed handles, fetched handles) array pairs: popped for a run, pushed back after
+        # (list.pop and append are atomic, so concurrent runs each get their own pair).
+        self._pool: List[Any] = []
+
+    def run(self, sess: "BaseSession", values: Any) -> Any:
+        handles: List[int] = []
+        try:
+            for info, value in zip(self.feeds, values):
+                if info[0]._shape_version != info[4]:
+                    for h in handles:
+                        _TG_DeleteTensor(h)
+                    return _STALE
+                handles.append(_feed_tensor(info, value))
+        except BaseException:
+            for h in handles:
+                _TG_DeleteTensor(h)
+            raise
+        nf, nt = self.nf, self.nt
+        try:
+            in_values, out_values = self._pool.pop()
+        except IndexError:
+            in_values = (ctypes.c_void_p * nf)() if nf else None
+            out_values = (ctypes.c_void_p * nt)() if nt else None
+        for i, h in enumerate(handles):
+            in_values[i] = h
+        plan = self.plan
+        st = _c.status()
+        try:
+            _TG_SessionRun(sess._handle, None, self.inputs, in_values, nf, plan.outputs,
+                           out_values, nt, plan.targets, self.no, None, st)
+        finally:
+            for h in handles:
+                _TG_DeleteTensor(h)
+        code = _TG_GetCode(st)
+        if code != 0:
+            self._pool.append((in_values, out_values))
+            msg = _c.pystr(_lib.TG_Message(st))
+            if sess._closed and code == errors.FAILED_PRECONDITION:
+                raise RuntimeError("Attempted to use a closed Session.")
+            errors.raise_status(code, msg)
+        fetched = [out_values[i] for i in range(nt)]
+        self._pool.append((in_values, out_values))
+        return plan.build(_to_numpy_all(fetched))
+
+
+def _to_numpy_all(handles: List[int]) -> List[Any]:
+    """The fetched handles as numpy values (each taken over by its array); if one cannot be
+    converted, the handles after it are deleted before the error propagates."""
+    out = []
+    try:
+        for h in handles:
+            out.append(_tensor_conv.to_numpy(h))
+    except BaseException:
+        for h in handles[len(out) + 1:]:
+            _TG_DeleteTensor(h)
+        raise
+    return out
 
 
 class Session(BaseSession):

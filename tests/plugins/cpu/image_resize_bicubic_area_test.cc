@@ -106,13 +106,21 @@ TEST(ImageResizeKernelTest, AreaEveryTypeIsTheCoveredMean) {
 }
 
 TEST(ImageResizeKernelTest, BadArgumentsNameTheNode) {
-  for (const char* op : {"ResizeBicubic", "ResizeArea"}) {
+  // One set of checks (image_resize_util.h) for every resize kernel and both gradients.
+  for (const char* op : {"ResizeBicubic", "ResizeArea", "ResizeBilinear", "ResizeNearestNeighbor"}) {
     SCOPED_TRACE(op);
     ExpectInvalid(RunOp(op, {Row(DT_FLOAT), I32Vec({0, 4})}, {}, false).status, {"node", "positive"});
     ExpectInvalid(RunOp(op, {Row(DT_FLOAT), I32Vec({1, 2, 3})}, {}, false).status,
                   {"node", "size must be a vector of 2"});
     ExpectInvalid(RunOp(op, {F32({4, 1}, {0, 1, 2, 3}), I32Vec({2, 2})}, {}, false).status,
                   {"node", "images must be 4-D"});
+  }
+  for (const char* op : {"ResizeBicubicGrad", "ResizeBilinearGrad"}) {
+    SCOPED_TRACE(op);
+    ExpectInvalid(RunOp(op, {F32({2, 1, 6, 1}, std::vector<float>(12)), Row(DT_FLOAT)}, {}, false).status,
+                  {"node", "same batch and channels"});
+    ExpectInvalid(RunOp(op, {F32({6, 1}, std::vector<float>(6)), Row(DT_FLOAT)}, {}, false).status,
+                  {"node", "must be 4-D"});
   }
   ExpectInvalid(RunOp("ResizeBicubic", {Row(DT_FLOAT), I32Vec({2, 2})},
                       {{"align_corners", AttrOfBool(true)}, {"half_pixel_centers", AttrOfBool(true)}},
