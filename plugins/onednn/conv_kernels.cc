@@ -339,6 +339,23 @@ struct Made {
 
 // ---- Conv2D ----
 
+// For an input of few channels (the first layer of an image model: 1 or 3), oneDNN 2.6 puts
+// brgconv first, whose kernels are built for a reduction over many channels; its direct JIT
+// convolution ("jit:avx512_core") computes the CNN's first layer (28x28x1, 5x5, 32 filters)
+// in 0.054 ms per 8 images on one core against brgconv's 0.074. Moves `pd` to the first
+// "jit:" implementation oneDNN has for the problem, if any (on the pd's own iterator).
+void PreferDirectJitForFewChannels(const ConvShape& s, dnnl::convolution_forward::primitive_desc& pd) {
+  if (s.depth > 4 || s.dtype != kF32) return;
+  if (std::string(pd.impl_info_str()).rfind("brgconv", 0) != 0) return;
+  dnnl::convolution_forward::primitive_desc candidate = pd;
+  while (candidate.next_impl()) {
+    if (std::string(candidate.impl_info_str()).rfind("jit:", 0) == 0) {
+      pd = candidate;
+      return;
+    }
+  }
+}
+
 // `epilogue` (fused only): a bias of out_depth values and the activation as a post-op.
 dnnl::convolution_forward::primitive_desc ForwardDesc(const ConvShape& s,
                                                       const memory::desc& weights,
@@ -349,7 +366,9 @@ dnnl::convolution_forward::primitive_desc ForwardDesc(const ConvShape& s,
         kind, dnnl::algorithm::convolution_direct, s.Input(), weights,
         s.Bias(), s.Output(), s.Strides(), s.Dilations(),
         s.PadBefore(), s.PadAfter());
-    return dnnl::convolution_forward::primitive_desc(desc, EpilogueAttr(epilogue), CpuEngine());
+    dnnl::convolution_forward::primitive_desc pd(desc, EpilogueAttr(epilogue), CpuEngine());
+    PreferDirectJitForFewChannels(s, pd);  // while `desc`, which the iteration reads, lives
+    return pd;
   }
   const dnnl::convolution_forward::desc desc(
       kind, dnnl::algorithm::convolution_direct, s.Input(), weights, s.Output(), s.Strides(),
