@@ -135,15 +135,25 @@ void MaxPoolGradUnits(const MaxPoolGradPlan& p, const T* in, const T* g, const T
   using M = PoolMath<T>;
   using A = typename M::Acc;
   constexpr bool kWide = !std::is_same_v<T, A>;  // computes in a wider type than it stores
+  // Routed and masked gradients are copies of stored values: copied as their bits (plain
+  // integer selects for bfloat16, which vectorise), never widened and rounded back.
+  using Bits = std::conditional_t<kWide, uint16_t, T>;
+  static_assert(sizeof(Bits) == sizeof(T));
   const int64_t depth = p.depth, in_w = p.in_w, image_size = p.in_h * p.in_w * p.depth;
   const T zero = M::Store(A(0));
   std::vector<A> max_buffer(static_cast<size_t>(p.block));
-  std::vector<A> routed_buffer(max_buffer.size()), sum_buffer(max_buffer.size());
+  std::vector<Bits> routed_buffer(max_buffer.size());
+  std::vector<A> sum_buffer(max_buffer.size());
   std::vector<Index> arg_buffer(max_buffer.size());
+  // For bfloat16, the maxima's indices narrowed to 16 bits before the writes, so that the
+  // selects compare and copy 16-bit lanes (mixed 32- and 16-bit lanes do not vectorise).
+  const bool narrow_args = kWide && p.k_h * p.k_w <= 0xffff;
+  std::vector<uint16_t> arg16_buffer(narrow_args ? max_buffer.size() : 0);
+  uint16_t* __restrict arg16 = arg16_buffer.data();
   // Overlapping windows' sums for a wide type: [in_h * in_w, block].
   std::vector<A> acc_buffer(kWide && !p.disjoint ? static_cast<size_t>(p.in_h * p.in_w * p.block) : 0);
   A* __restrict mx = max_buffer.data();
-  A* __restrict routed = routed_buffer.data();
+  Bits* __restrict routed = routed_buffer.data();
   A* __restrict sum = sum_buffer.data();  // per image: a few hundred windows, in A
   Index* __restrict arg = arg_buffer.data();
   const bool relu = features != nullptr;
@@ -220,34 +230,49 @@ void MaxPoolGradUnits(const MaxPoolGradPlan& p, const T* in, const T* g, const T
           }
           continue;
         }
-        // The value each window's maximum receives: the gradient as stored, or (masked by
-        // the maximum's sign, or widened) in `routed`.
-        const T* __restrict value = grad_pixel;
-        const bool masked = relu && features_are_input;
-        if (masked || kWide) {
+        // The value each window's maximum receives: the gradient as stored, or masked by the
+        // maximum's sign in `routed`.
+        const Bits* __restrict stored = reinterpret_cast<const Bits*>(grad_pixel);
+        const Bits* __restrict value = stored;
+        if (relu && features_are_input) {
           for (int64_t c = 0; c < nc; ++c) {
-            const A v = M::Load(grad_pixel[c]);
-            routed[c] = !masked || mx[c] > A(0) ? v : A(0);
-            sum[c] += masked ? routed[c] : A(0);
+            const bool keep = mx[c] > A(0);
+            if constexpr (kWide) {
+              routed[c] = stored[c] & static_cast<uint16_t>(-static_cast<int32_t>(keep));
+            } else {
+              routed[c] = keep ? stored[c] : Bits(0);
+            }
+            sum[c] += keep ? M::Load(grad_pixel[c]) : A(0);
           }
+          value = routed;
+        }
+        if (narrow_args) {
+          for (int64_t c = 0; c < nc; ++c) arg16[c] = static_cast<uint16_t>(arg[c]);
         }
         Index here = 0;
         for (int64_t h = h0; h < h1; ++h) {
           for (int64_t w = w0; w < w1; ++w, ++here) {
             const int64_t at = (h * in_w + w) * depth;
-            T* __restrict d = grad_image + at;
+            Bits* __restrict d = reinterpret_cast<Bits*>(grad_image + at);
+            if constexpr (kWide) {
+              if (narrow_args && !(relu && !features_are_input)) {
+                // As an AND with an all-ones or zero mask: a select of stores would be a branch.
+                const uint16_t here16 = static_cast<uint16_t>(here);
+                for (int64_t c = 0; c < nc; ++c) {
+                  d[c] = value[c] & static_cast<uint16_t>(-static_cast<int32_t>(arg16[c] == here16));
+                }
+                continue;
+              }
+            }
             if (relu && !features_are_input) {
               const T* __restrict f = mask + at;
               for (int64_t c = 0; c < nc; ++c) {
-                const A v = arg[c] == here && M::Load(f[c]) > A(0) ? M::Load(value[c]) : A(0);
-                d[c] = M::Store(v);
-                sum[c] += v;
+                const bool keep = arg[c] == here && M::Load(f[c]) > A(0);
+                d[c] = keep ? value[c] : Bits(0);
+                sum[c] += keep ? M::Load(grad_pixel[c]) : A(0);
               }
-            } else if (masked || kWide) {
-              // For bfloat16 a copy of a stored value (or a zero): rounding it again is exact.
-              for (int64_t c = 0; c < nc; ++c) d[c] = arg[c] == here ? M::Store(routed[c]) : zero;
             } else {
-              for (int64_t c = 0; c < nc; ++c) d[c] = arg[c] == here ? value[c] : zero;
+              for (int64_t c = 0; c < nc; ++c) d[c] = arg[c] == here ? value[c] : Bits(0);
             }
           }
         }
