@@ -367,13 +367,16 @@ dnnl::convolution_forward::primitive_desc ForwardDesc(const ConvShape& s,
         s.Bias(), s.Output(), s.Strides(), s.Dilations(),
         s.PadBefore(), s.PadAfter());
     dnnl::convolution_forward::primitive_desc pd(desc, EpilogueAttr(epilogue), CpuEngine());
-    PreferDirectJitForFewChannels(s, pd);  // while `desc`, which the iteration reads, lives
+    // While `desc`, which the iteration reads, lives. (Not for the gradients' hints.)
+    if (kind == dnnl::prop_kind::forward_inference) PreferDirectJitForFewChannels(s, pd);
     return pd;
   }
   const dnnl::convolution_forward::desc desc(
       kind, dnnl::algorithm::convolution_direct, s.Input(), weights, s.Output(), s.Strides(),
       s.Dilations(), s.PadBefore(), s.PadAfter());
-  return dnnl::convolution_forward::primitive_desc(desc, UserScratchpadAttr(), CpuEngine());
+  dnnl::convolution_forward::primitive_desc pd(desc, UserScratchpadAttr(), CpuEngine());
+  if (kind == dnnl::prop_kind::forward_inference) PreferDirectJitForFewChannels(s, pd);
+  return pd;
 }
 
 // kFused: _FusedConv2D (input 2 the bias).
