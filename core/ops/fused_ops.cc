@@ -2,7 +2,10 @@
 // output goes through the ops named in `fused_ops` (["BiasAdd"], ["BiasAdd", "Relu"], ...)
 // with their extra operands in `args`. TensorFlow's grappler (the remapper) makes them; the
 // plan-time rewrites do too (core/rewrite/fusion.cc), and frozen TF graphs may contain them,
-// so the definitions are TensorFlow's (names, attrs, defaults, allowed types) and import as is.
+// so the definitions are TensorFlow's (names, attrs, defaults, allowed types) and import as is;
+// but _FusedConv2D also allows bfloat16, which TF's definition leaves to its oneDNN twin
+// (_MklNativeFusedConv2D): mixed precision's bf16 Conv2D + BiasAdd + Relu fuse here too
+// (only the plan-time fusion makes such a node; every TF graph still imports).
 // Their shapes are those of the contraction: a bias and an element-wise activation keep them.
 //
 // _FusedMaxPoolGrad is tgraph's own (TensorFlow has no such op; only the plan-time fusion
@@ -62,7 +65,7 @@ Status RegisterFusedOps(OpRegistry* registry) {
           .Input("input: T").Input("filter: T").Input("args: TArgs")
           .Input("host_args: num_host_args * float")
           .Output("output: T")
-          .Attr("T: {half, float, double, int8, qint8}")
+          .Attr("T: {bfloat16, half, float, double, int8, qint8}")
           .Attr("TArgs: list(type) >= 1")
           .Attr("num_args: int >= 0")
           .Attr("num_host_args: int >= 0 = 0")
@@ -88,7 +91,7 @@ Status RegisterFusedOps(OpRegistry* registry) {
           .Attr("padding: {'SAME', 'VALID', 'EXPLICIT'}")
           .Attr("explicit_paddings: list(int) = []")
           .Attr("data_format: {'NHWC'} = 'NHWC'")
-          .Attr("T: {float, double}")
+          .Attr("T: {bfloat16, float, double}")
           .SetShapeFn(FusedMaxPoolGradShape)
           .Doc("ReluGrad(MaxPoolGrad(orig_input, orig_output, grad), features) (features: "
                "orig_input when num_features is 0), and its BiasAddGrad, as one kernel."),

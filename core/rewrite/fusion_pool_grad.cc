@@ -1,6 +1,7 @@
 // Fusion of the max-pool gradient through a ReLU (the backward pass of Conv2D -> BiasAdd ->
 // Relu -> MaxPool, as tf.gradients writes it): MaxPoolGrad -> ReluGrad becomes one
-// _FusedMaxPoolGrad (core/ops/fused_ops.cc; CPU kernel in plugins/cpu/nn_backprop_pool.cc)
+// _FusedMaxPoolGrad (core/ops/fused_ops.cc; CPU kernel in plugins/cpu/nn_backprop_pool.cc, for
+// float, double and bfloat16 — mixed precision's bf16 gradients fuse too)
 // that routes each window's gradient and applies the ReLU mask in one pass, and the
 // BiasAddGrads of the ReluGrad's result read the fused op's second output (the per-channel
 // sums it takes while writing) instead of reading the whole result again. On the CNN step
@@ -47,6 +48,8 @@ int FuseMaxPoolGradients(RewriteGraph& g) {
     NodeSpec spec;
     spec.type = "_FusedMaxPoolGrad";
     spec.name = g.node(relu).op->name();
+    // A ReluGrad that mixed precision made (in bf16) holds that name in the scratch graph.
+    if (g.scratch().FindOperation(spec.name) != nullptr) spec.name += "/fused";
     spec.device = pool.op->device();
     for (const char* name : {"T", "ksize", "strides", "padding", "explicit_paddings", "data_format"}) {
       if (const tf::AttrValue* v = pool.op->FindAttr(name)) spec.attrs[name] = *v;

@@ -50,8 +50,8 @@ StatusOr<std::unique_ptr<RewrittenFragment>> RewriteFragment(const RewriteReques
   pass(o.identity_removal, scan.identity_removal, scan.has_identities, &RemoveIdentities,
        &counts.identity_removal, &RewriteOptions::identity_removal);
   // Mixed precision before fusion, as in TensorFlow: a bf16 MatMul + BiasAdd + Relu then
-  // fuses into a bf16 _FusedMatMul; a bf16 Conv2D's chain stays three bf16 ops (TF's
-  // _FusedConv2D has no bf16).
+  // fuses into a bf16 _FusedMatMul, a bf16 Conv2D's chain into a bf16 _FusedConv2D (TF's
+  // oneDNN build does that too), and MaxPoolGrad -> ReluGrad into a bf16 _FusedMaxPoolGrad.
   pass(o.auto_mixed_precision, scan.has_fusable, scan.has_fusable, &AutoMixedPrecision,
        &counts.auto_mixed_precision, &RewriteOptions::auto_mixed_precision);
   pass(o.remapping, scan.remapping, scan.has_fusable, &Remap, &counts.remapping,

@@ -21,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include "bf16_bits.h"
 #include "conv_pool_common.h"
 #include "cwise_ops_common.h"
 #include "nn_common.h"
@@ -31,28 +32,6 @@ namespace {
 using tgraph::plugin::Construction;
 using tgraph::plugin::Context;
 using nn::ShapeString;
-
-// A bfloat16 value as stored: its bit pattern.
-struct BF16 {
-  uint16_t bits;
-};
-
-inline float F(BF16 x) {
-  const uint32_t u = static_cast<uint32_t>(x.bits) << 16;
-  float f;
-  std::memcpy(&f, &u, sizeof f);
-  return f;
-}
-
-// Rounded to nearest even; NaN becomes the quiet NaN of its sign (0x7fc0 / 0xffc0), as with
-// Eigen's conversion.
-inline BF16 ToBf16(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, sizeof u);
-  const uint32_t rounded = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
-  const bool nan = (u & 0x7fffffffu) > 0x7f800000u;
-  return BF16{static_cast<uint16_t>(nan ? ((u >> 16) & 0x8000u) | 0x7fc0u : rounded)};
-}
 
 // The conversions as plain loops over restrict-qualified buffers (the compiler vectorises
 // them: 8 or 16 elements per instruction).

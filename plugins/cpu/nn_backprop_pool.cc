@@ -6,13 +6,18 @@
 // may overlap, so the work is split into (image, channel block) units that own disjoint parts
 // of the result: no two threads write one element.
 //
+// _FusedMaxPoolGrad (MaxPoolGrad -> ReluGrad, with BiasAddGrad as a second output) runs the
+// same code in float, double and bfloat16 (computed in float: PoolMath below).
+//
 // AvgPoolGrad is a gather: each input element sums grad / count over the windows that cover
 // it, count being the number of input (not padding) elements in the window, as AvgPool
 // divides by. One input pixel per work item.
 #include <algorithm>
 #include <string>
+#include <type_traits>
 #include <vector>
 
+#include "bf16_bits.h"
 #include "nn_backprop_common.h"
 
 namespace tgraph_cpu::nn {
@@ -92,6 +97,22 @@ MaxPoolGradPlan PlanMaxPoolGrad(const PoolAttrs& attrs, const std::vector<int64_
   return p;
 }
 
+// How a storage type computes: float and double in themselves, bfloat16 (_FusedMaxPoolGrad
+// only) in float — widened when read, rounded once when a sum is written; a routed or
+// masked gradient is a copy, exact in any type.
+template <typename T>
+struct PoolMath {
+  using Acc = T;
+  static Acc Load(T x) { return x; }
+  static T Store(Acc x) { return x; }
+};
+template <>
+struct PoolMath<BF16> {
+  using Acc = float;
+  static float Load(BF16 x) { return F(x); }
+  static BF16 Store(float x) { return ToBf16(x); }
+};
+
 // The max-pool gradient of units [begin, end): each output gradient goes to the first
 // maximum of its window, scanning rows then columns (as TensorFlow does: a later element
 // wins only when strictly greater, so a NaN wins only when it comes first).
@@ -104,18 +125,36 @@ MaxPoolGradPlan PlanMaxPoolGrad(const PoolAttrs& attrs, const std::vector<int64_
 // Per window, each loop runs over the unit's channels (contiguous: it vectorises), finding
 // the maxima and their window-local indices (Index: int32 whenever a window fits, so that it
 // shares the floats' vector lanes) without a branch on the data. The kernel is bound by
-// memory: each input pixel is read once and each result pixel written once.
+// memory: each input pixel is read once and each result pixel written once. Overlapping
+// windows add up in the result itself, or for bfloat16 in a float image of the unit's
+// channels, rounded once when the unit is done (as the bf16 MaxPoolGrad sums).
 template <typename T, typename Index>
 void MaxPoolGradUnits(const MaxPoolGradPlan& p, const T* in, const T* g, const T* features,
                       bool features_are_input, T* dx, double* bias_partial, int64_t begin,
                       int64_t end) {
+  using M = PoolMath<T>;
+  using A = typename M::Acc;
+  constexpr bool kWide = !std::is_same_v<T, A>;  // computes in a wider type than it stores
+  // Routed and masked gradients are copies of stored values: copied as their bits (plain
+  // integer selects for bfloat16, which vectorise), never widened and rounded back.
+  using Bits = std::conditional_t<kWide, uint16_t, T>;
+  static_assert(sizeof(Bits) == sizeof(T));
   const int64_t depth = p.depth, in_w = p.in_w, image_size = p.in_h * p.in_w * p.depth;
-  std::vector<T> max_buffer(static_cast<size_t>(p.block));
-  std::vector<T> routed_buffer(max_buffer.size()), sum_buffer(max_buffer.size());
+  const T zero = M::Store(A(0));
+  std::vector<A> max_buffer(static_cast<size_t>(p.block));
+  std::vector<Bits> routed_buffer(max_buffer.size());
+  std::vector<A> sum_buffer(max_buffer.size());
   std::vector<Index> arg_buffer(max_buffer.size());
-  T* __restrict mx = max_buffer.data();
-  T* __restrict routed = routed_buffer.data();
-  T* __restrict sum = sum_buffer.data();  // per image: a few hundred windows, in T
+  // For bfloat16, the maxima's indices narrowed to 16 bits before the writes, so that the
+  // selects compare and copy 16-bit lanes (mixed 32- and 16-bit lanes do not vectorise).
+  const bool narrow_args = kWide && p.k_h * p.k_w <= 0xffff;
+  std::vector<uint16_t> arg16_buffer(narrow_args ? max_buffer.size() : 0);
+  uint16_t* __restrict arg16 = arg16_buffer.data();
+  // Overlapping windows' sums for a wide type: [in_h * in_w, block].
+  std::vector<A> acc_buffer(kWide && !p.disjoint ? static_cast<size_t>(p.in_h * p.in_w * p.block) : 0);
+  A* __restrict mx = max_buffer.data();
+  Bits* __restrict routed = routed_buffer.data();
+  A* __restrict sum = sum_buffer.data();  // per image: a few hundred windows, in A
   Index* __restrict arg = arg_buffer.data();
   const bool relu = features != nullptr;
   for (int64_t u = begin; u < end; ++u) {
@@ -130,14 +169,25 @@ void MaxPoolGradUnits(const MaxPoolGradPlan& p, const T* in, const T* g, const T
     const T* mask = relu ? features + n * image_size + c0 : nullptr;
     T* grad_image = dx + n * image_size + c0;
     const T* grad = g + n * p.out_h * p.out_w * depth + c0;
-    std::fill(sum, sum + nc, T(0));
+    // Where overlapping windows add up: the result, or the float image (pixel stride nc).
+    A* acc_image = nullptr;
+    int64_t acc_stride = depth;
+    if constexpr (kWide) {
+      acc_image = acc_buffer.data();
+      acc_stride = nc;
+    } else {
+      acc_image = grad_image;
+    }
+    std::fill(sum, sum + nc, A(0));
     if (p.tiled) {
       // Every pixel is written below.
+    } else if (kWide && !p.disjoint) {
+      std::fill(acc_image, acc_image + p.in_h * p.in_w * nc, A(0));
     } else if (nc == depth) {
-      std::fill(grad_image, grad_image + image_size, T(0));
+      std::fill(grad_image, grad_image + image_size, zero);
     } else {
       for (int64_t i = 0; i < p.in_h * p.in_w; ++i) {
-        std::fill(grad_image + i * depth, grad_image + i * depth + nc, T(0));
+        std::fill(grad_image + i * depth, grad_image + i * depth + nc, zero);
       }
     }
     for (int64_t oh = 0; oh < p.out_h; ++oh) {
@@ -150,7 +200,7 @@ void MaxPoolGradUnits(const MaxPoolGradPlan& p, const T* in, const T* g, const T
         {
           const T* __restrict v = image + (h0 * in_w + w0) * depth;
           for (int64_t c = 0; c < nc; ++c) {
-            mx[c] = v[c];
+            mx[c] = M::Load(v[c]);
             arg[c] = 0;
           }
         }
@@ -161,7 +211,7 @@ void MaxPoolGradUnits(const MaxPoolGradPlan& p, const T* in, const T* g, const T
             const T* __restrict v = image + (h * in_w + w) * depth;
             const Index here = at_window;
             for (int64_t c = 0; c < nc; ++c) {
-              const T m = mx[c], x = v[c];
+              const A m = mx[c], x = M::Load(v[c]);
               const Index a = arg[c];
               const bool greater = x > m;
               mx[c] = greater ? x : m;
@@ -175,48 +225,73 @@ void MaxPoolGradUnits(const MaxPoolGradPlan& p, const T* in, const T* g, const T
           const int64_t width = w1 - w0;
           for (int64_t c = 0; c < nc; ++c) {
             const int64_t i = static_cast<int64_t>(arg[c]);
-            grad_image[((h0 + i / width) * in_w + w0 + i % width) * depth + c] += grad_pixel[c];
+            acc_image[((h0 + i / width) * in_w + w0 + i % width) * acc_stride + c] +=
+                M::Load(grad_pixel[c]);
           }
           continue;
         }
-        const T* __restrict value = grad_pixel;
+        // The value each window's maximum receives: the gradient as stored, or masked by the
+        // maximum's sign in `routed`.
+        const Bits* __restrict stored = reinterpret_cast<const Bits*>(grad_pixel);
+        const Bits* __restrict value = stored;
         if (relu && features_are_input) {
-          // The routed element is the maximum: ReluGrad keeps it where the maximum is > 0.
           for (int64_t c = 0; c < nc; ++c) {
-            routed[c] = mx[c] > T(0) ? grad_pixel[c] : T(0);
-            sum[c] += routed[c];
+            const bool keep = mx[c] > A(0);
+            if constexpr (kWide) {
+              routed[c] = stored[c] & static_cast<uint16_t>(-static_cast<int32_t>(keep));
+            } else {
+              routed[c] = keep ? stored[c] : Bits(0);
+            }
+            sum[c] += keep ? M::Load(grad_pixel[c]) : A(0);
           }
           value = routed;
+        }
+        if (narrow_args) {
+          for (int64_t c = 0; c < nc; ++c) arg16[c] = static_cast<uint16_t>(arg[c]);
         }
         Index here = 0;
         for (int64_t h = h0; h < h1; ++h) {
           for (int64_t w = w0; w < w1; ++w, ++here) {
             const int64_t at = (h * in_w + w) * depth;
-            T* __restrict d = grad_image + at;
+            Bits* __restrict d = reinterpret_cast<Bits*>(grad_image + at);
+            if constexpr (kWide) {
+              if (narrow_args && !(relu && !features_are_input)) {
+                // As an AND with an all-ones or zero mask: a select of stores would be a branch.
+                const uint16_t here16 = static_cast<uint16_t>(here);
+                for (int64_t c = 0; c < nc; ++c) {
+                  d[c] = value[c] & static_cast<uint16_t>(-static_cast<int32_t>(arg16[c] == here16));
+                }
+                continue;
+              }
+            }
             if (relu && !features_are_input) {
               const T* __restrict f = mask + at;
               for (int64_t c = 0; c < nc; ++c) {
-                d[c] = arg[c] == here && f[c] > T(0) ? value[c] : T(0);
-                sum[c] += d[c];
+                const bool keep = arg[c] == here && M::Load(f[c]) > A(0);
+                d[c] = keep ? value[c] : Bits(0);
+                sum[c] += keep ? M::Load(grad_pixel[c]) : A(0);
               }
             } else {
-              for (int64_t c = 0; c < nc; ++c) d[c] = arg[c] == here ? value[c] : T(0);
+              for (int64_t c = 0; c < nc; ++c) d[c] = arg[c] == here ? value[c] : Bits(0);
             }
           }
         }
       }
     }
-    if (!relu) continue;
-    if (!p.disjoint) {
+    if (!p.disjoint && (relu || kWide)) {
+      // The mask (fused), and for a wide type the rounding of the sums.
       for (int64_t i = 0; i < p.in_h * p.in_w; ++i) {
-        T* __restrict d = grad_image + i * depth;
-        const T* __restrict f = mask + i * depth;
+        T* d = grad_image + i * depth;  // a float result is its own sums: no __restrict
+        const A* a = acc_image + i * acc_stride;
+        const T* __restrict f = relu ? mask + i * depth : nullptr;
         for (int64_t c = 0; c < nc; ++c) {
-          d[c] = f[c] > T(0) ? d[c] : T(0);
-          sum[c] += d[c];
+          const A v = !relu || M::Load(f[c]) > A(0) ? a[c] : A(0);
+          sum[c] += v;
+          d[c] = M::Store(v);
         }
       }
     }
+    if (!relu) continue;
     for (int64_t c = 0; c < nc; ++c) bias_partial[n * depth + c0 + c] = static_cast<double>(sum[c]);
   }
 }
@@ -280,7 +355,8 @@ class MaxPoolGradOp {
     }
     if (p.batch * p.in_h * p.in_w * p.depth == 0) {
       if constexpr (kFused) {
-        std::fill(bias.template mutable_data<T>(), bias.template mutable_data<T>() + p.depth, T(0));
+        std::fill(bias.template mutable_data<T>(), bias.template mutable_data<T>() + p.depth,
+                  PoolMath<T>::Store(0));
       }
       return;
     }
@@ -306,7 +382,7 @@ class MaxPoolGradOp {
       for (int64_t c = 0; c < p.depth; ++c) {
         double s = 0;
         for (int64_t n = 0; n < p.batch; ++n) s += partial[static_cast<size_t>(n * p.depth + c)];
-        b[c] = static_cast<T>(s);
+        b[c] = PoolMath<T>::Store(static_cast<typename PoolMath<T>::Acc>(s));
       }
     }
   }
@@ -404,6 +480,12 @@ void RegisterFor(tgraph::plugin::Init& init) {
 void RegisterPoolingGrad(tgraph::plugin::Init& init) {
   RegisterFor<float>(init);
   RegisterFor<double>(init);
+  // bfloat16 (mixed precision's CNN step): the fused gradient only; MaxPoolGrad and
+  // ReluGrad in bfloat16 are bf16_kernels.cc's. At the priority of its ReluGrad (1), which
+  // the plan-time fusion must not find above the fused kernel's.
+  init.Kernel<MaxPoolGradOp<BF16, true>>(tgraph::plugin::KernelBuilder("_FusedMaxPoolGrad", "CPU")
+                                             .TypeConstraint("T", TG_BFLOAT16)
+                                             .Priority(1));
 }
 
 }  // namespace tgraph_cpu::nn

@@ -10,10 +10,12 @@
 // every barrier (measured on 2 loaded cores: MatMul 256 took 14-26 ms, Eigen 1.1-1.4 ms). So
 // oneDNN never gets more than one thread: every primitive runs with OpenMP's thread count
 // set to 1 on the calling thread (oneDNN then calls its loop bodies directly and no team
-// ever starts), and the kernels split the work themselves — rows of a product, batch
-// elements or row bands of a convolution — into as many parts as the intra-op pool has
-// threads, run with parallel_for on that pool. A session's threads are then the only
-// threads, and small products (under 64^3 multiply-adds) stay in one part.
+// ever starts), and the kernels split the work themselves over the intra-op pool: a product
+// into rows, one part per thread (PartsFor, run with RunParts); a convolution into ranges of
+// batch elements, a few parts per thread that the threads claim one at a time (so one that
+// another process holds up does not hold up the step; conv_kernels.cc), or a single image
+// into bands of rows, one per thread. A session's threads are then the only threads, and
+// small products (under 64^3 multiply-adds) stay in one part.
 #pragma once
 
 #include <cstdint>

@@ -12,10 +12,6 @@
 #include "dnnl_context.h"
 #include "oneapi/dnnl/dnnl.hpp"
 
-namespace tgraph_onednn {
-void RegisterBf16ConvKernels(tgraph::plugin::Init& init);  // bf16_conv_kernels.cc
-}
-
 extern "C" TG_PLUGIN_EXPORT void TG_PluginInit(const TG_PluginInitArgs* args, TG_Status* status) {
   tgraph::plugin::Init init(args, status, "onednn", "0.1.0");
   const char* off = std::getenv("TGRAPH_DISABLE_ONEDNN");
@@ -30,8 +26,7 @@ extern "C" TG_PLUGIN_EXPORT void TG_PluginInit(const TG_PluginInitArgs* args, TG
                         std::to_string(v->minor) + "." + std::to_string(v->patch) +
                         ", OpenMP runtime, ISA " + tgraph_onednn::IsaName();
   tgraph::plugin::Api()->log(TG_LOG_INFO, message.c_str());
-  for (auto* family : {&tgraph_onednn::RegisterMatMulKernels, &tgraph_onednn::RegisterConvKernels,
-                       &tgraph_onednn::RegisterBf16ConvKernels}) {
+  for (auto* family : {&tgraph_onednn::RegisterMatMulKernels, &tgraph_onednn::RegisterConvKernels}) {
     if (!init.ok()) return;
     family(init);
   }

@@ -5,7 +5,8 @@
 // MatMul) and the BiasAdd / Relu gradients between them run in bf16 behind Casts, while the
 // loss, the softmax and everything fetched stay float. Skipped on CPUs without AVX512_BF16
 // or AMX (no native bf16 kernel: the rewrite then changes nothing, tested in
-// tests/core/rewrite/rewriter_test.cc).
+// tests/core/rewrite/rewriter_test.cc). Also a CNN's step, whose bf16 Conv2D + BiasAdd + Relu
+// and MaxPoolGrad -> ReluGrad -> BiasAddGrad fuse: the same results with the fusions off.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -201,6 +202,94 @@ TEST_F(AmpTest, FetchedContractionsStayFloat) {
   EXPECT_EQ(f->counts.auto_mixed_precision, 2);  // the second layer's MatMul and BiasAdd
   // Only the fetched layer's work: nothing to convert.
   EXPECT_EQ(Rewrite({product, hidden_}), nullptr);
+}
+
+// A small CNN's training step in mixed precision: Conv2D -> BiasAdd -> Relu -> MaxPool, a
+// dense layer, softmax cross-entropy. With the remapping on, the bf16 Conv2D + BiasAdd + Relu
+// become one bf16 _FusedConv2D and MaxPoolGrad -> ReluGrad (-> BiasAddGrad) one bf16
+// _FusedMaxPoolGrad; the step's results agree with those with the remapping off within a
+// bfloat16 rounding.
+class AmpCnnTest : public AmpTest {
+ protected:
+  void SetUp() override {
+    if (!HasNativeBf16()) GTEST_SKIP() << "this CPU has neither AVX512_BF16 nor AMX";
+    const AttrMap f = {{"T", AttrOfType(DT_FLOAT)}};
+    AttrMap conv = f;
+    conv["strides"] = AttrOfIntList({1, 1, 1, 1});
+    conv["padding"] = AttrOfString("SAME");
+    AttrMap pool = f;
+    pool["ksize"] = AttrOfIntList({1, 2, 2, 1});
+    pool["strides"] = AttrOfIntList({1, 2, 2, 1});
+    pool["padding"] = AttrOfString("SAME");
+    x_ = Placeholder({kBatch, 9, 9, 2}, "x");
+    y_ = Placeholder({kBatch, 5}, "y");
+    // A zero conv bias: the unfused bf16 chain rounds the product and then the biased sum,
+    // the fused one the biased product once; with the bias 0 both give the same activations
+    // (so the same window maxima), and the comparison below can be tight. (The fused
+    // kernel's bias: fused_kernels_test.cc.)
+    Tensor zeros = Tensor::Allocate(DT_FLOAT, {16}).value();
+    std::fill(zeros.flat<float>(), zeros.flat<float>() + 16, 0.f);
+    params_ = {Const(RandomFloats({3, 3, 2, 16}, 11)), Const(zeros),
+               Const(RandomFloats({5 * 5 * 16, 5}, 13))};
+    const Output relu = Op("Relu", {Op("BiasAdd", {Op("Conv2D", {x_, params_[0]}, conv), params_[1]}, f)}, f);
+    const Output pooled = Op("MaxPool", {relu}, pool);
+    const Output flat = Op("Reshape", {pooled, Const(Int32s({kBatch, 5 * 5 * 16}))},
+                           {{"T", AttrOfType(DT_FLOAT)}, {"Tshape", AttrOfType(DT_INT32)}});
+    const Output logits = Op("MatMul", {flat, params_[2]}, f);
+    loss_ = Op("Mean", {Op("SoftmaxCrossEntropyWithLogits", {logits, y_}, f), Const(Int32s({0}))},
+               {{"T", AttrOfType(DT_FLOAT)}, {"Tidx", AttrOfType(DT_INT32)}});
+    auto grads = AddGradients(g_, {loss_}, params_, {});
+    ASSERT_TRUE(grads.ok()) << grads.status().ToString();
+    fetches_ = {loss_};
+    for (size_t i = 0; i < params_.size(); ++i) {
+      fetches_.push_back(Op("Sub", {params_[i], (*grads)[i].values}, f));
+    }
+  }
+
+  // The step with mixed precision on and the remapping on or off: the bf16 op types that ran.
+  std::multiset<std::string> RunStep(bool remapping, std::vector<Tensor>* out) {
+    SessionOptions options;
+    options.rewrites.auto_mixed_precision = true;
+    options.rewrites.remapping = remapping;
+    auto session = Session::Create(&g_, options);
+    EXPECT_TRUE(session.ok()) << session.status().ToString();
+    RunOptions run_options;
+    run_options.trace_level = 1;
+    RunMetadata metadata;
+    Tensor labels = Tensor::Allocate(DT_FLOAT, {kBatch, 5}).value();
+    for (int64_t i = 0; i < kBatch * 5; ++i) labels.flat<float>()[i] = (i % 5 == i / 5 % 5) ? 1.f : 0.f;
+    const Status s = (*session)->Run(run_options, {{x_, RandomFloats({kBatch, 9, 9, 2}, 19)}, {y_, labels}},
+                                     fetches_, {}, out, &metadata);
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    std::multiset<std::string> types;
+    for (const NodeStepStats& st : metadata.step_stats) types.insert(st.op_type);
+    return types;
+  }
+};
+
+TEST_F(AmpCnnTest, Bf16FusionsOnAndOffAgree) {
+  std::vector<Tensor> fused, unfused;
+  const std::multiset<std::string> on = RunStep(true, &fused);
+  const std::multiset<std::string> off = RunStep(false, &unfused);
+  EXPECT_EQ(on.count("_FusedConv2D"), 1u);
+  EXPECT_EQ(on.count("_FusedMaxPoolGrad"), 1u);
+  EXPECT_EQ(on.count("Conv2D") + on.count("MaxPoolGrad") + on.count("ReluGrad"), 0u);
+  EXPECT_EQ(off.count("_FusedConv2D") + off.count("_FusedMaxPoolGrad"), 0u);
+  EXPECT_EQ(off.count("MaxPoolGrad"), 1u);
+  ASSERT_EQ(fused.size(), unfused.size());
+  for (size_t i = 0; i < fused.size(); ++i) {
+    ASSERT_EQ(fused[i].dims(), unfused[i].dims()) << "fetch " << i;
+    double scale = 0;
+    for (int64_t e = 0; e < unfused[i].NumElements(); ++e) {
+      scale = std::max(scale, std::abs(static_cast<double>(unfused[i].flat<float>()[e])));
+    }
+    // The same bf16 values routed and masked alike; float sums in another order, each
+    // rounded to bf16 once: a bf16 step (2^-8) of the largest value.
+    for (int64_t e = 0; e < unfused[i].NumElements(); ++e) {
+      EXPECT_NEAR(fused[i].flat<float>()[e], unfused[i].flat<float>()[e], 4e-3 * scale + 1e-6)
+          << "fetch " << i << " element " << e;
+    }
+  }
 }
 
 TEST_F(AmpTest, OffByDefaultAndNotSwitchedOnByAll) {

@@ -136,56 +136,21 @@ TEST(OneDnnFusedTest, FusedKernelsRankWithThePlainOnes) {
     EXPECT_EQ(f->priority, p->priority) << fused;
     EXPECT_GT(f->priority, KernelOf("cpu", fused, f32)->priority) << fused;
   }
-  // bfloat16: a fused kernel exactly where the plain one is.
+  // bfloat16: a fused kernel exactly where the plain one is, at its priority.
   const AttrMap bf16 = {{"T", AttrOfType(DT_BFLOAT16)}};
-  EXPECT_EQ(KernelOf("onednn", "_FusedMatMul", bf16) != nullptr,
-            KernelOf("onednn", "MatMul", bf16) != nullptr);
+  for (const auto& [fused, plain] : std::vector<std::pair<std::string, std::string>>{
+           {"_FusedMatMul", "MatMul"}, {"_FusedConv2D", "Conv2D"}}) {
+    const KernelRegistration* f = KernelOf("onednn", fused, bf16);
+    const KernelRegistration* p = KernelOf("onednn", plain, bf16);
+    ASSERT_EQ(f != nullptr, p != nullptr) << fused;
+    if (f != nullptr) {
+      EXPECT_EQ(f->priority, p->priority) << fused;
+    }
+  }
 }
 
 // ---- bfloat16 _FusedMatMul (no Eigen twin): against the Eigen float kernel on the same
 // values, within bfloat16 tolerance ----
-
-Tensor ToBFloat16(const Tensor& f) {
-  Tensor t = Tensor::Allocate(DT_BFLOAT16, f.dims()).value();
-  for (int64_t i = 0; i < f.NumElements(); ++i) {
-    uint32_t bits = 0;
-    std::memcpy(&bits, f.flat<float>() + i, 4);
-    reinterpret_cast<uint16_t*>(t.data())[i] = static_cast<uint16_t>(bits >> 16);
-  }
-  return t;
-}
-Tensor ToFloat(const Tensor& b) {
-  Tensor t = Tensor::Allocate(DT_FLOAT, b.dims()).value();
-  for (int64_t i = 0; i < b.NumElements(); ++i) t.flat<float>()[i] = static_cast<float>(ValueAt(b, i));
-  return t;
-}
-
-// Runs `op_type` with the kernel `plugin` registered for T = dtype, inline.
-Outcome RunOne(const std::string& plugin, const std::string& op_type, DataType dtype,
-               const std::vector<Tensor>& inputs, AttrMap attrs) {
-  Graph graph;
-  NodeSpec spec;
-  spec.type = op_type;
-  spec.name = "node";
-  spec.attrs = std::move(attrs);
-  spec.attrs["T"] = AttrOfType(dtype);
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    NodeSpec p;
-    p.name = Str("input", i);
-    p.type = "Placeholder";
-    p.attrs["dtype"] = AttrOfType(inputs[i].dtype());
-    p.attrs["shape"] = AttrOfShape(inputs[i].shape());
-    auto op = graph.AddOperation(std::move(p));
-    EXPECT_TRUE(op.ok()) << op.status().ToString();
-    spec.inputs.push_back({{op.value()->output(0)}, i == 2});  // args: a list
-  }
-  auto node = graph.AddOperation(std::move(spec));
-  EXPECT_TRUE(node.ok()) << node.status().ToString();
-  const KernelRegistration* kernel = KernelOf(plugin, op_type, node.value()->attrs());
-  EXPECT_NE(kernel, nullptr);
-  if (kernel == nullptr) return Outcome{Status(Code::kNotFound, "no kernel"), {}};
-  return TwoKernelNode::RunWith(*node.value(), *kernel, inputs, nullptr, 2);
-}
 
 TEST(OneDnnFusedMatMulTest, BFloat16WhereTheCpuHasIt) {
   LoadPlugins();
@@ -198,32 +163,16 @@ TEST(OneDnnFusedMatMulTest, BFloat16WhereTheCpuHasIt) {
              {3, 5, 7}, {67, 129, 45}, {1, 512, 300}, {4, 0, 3}, {0, 4, 3}}) {
       for (int t = 0; t < 4; ++t) {
         const bool ta = t & 1, tb = t & 2;
-        SCOPED_TRACE(Str("bfloat16 _FusedMatMul ", Describe(e), " m=", m, " k=", k, " n=", n,
-                         " ta=", ta, " tb=", tb));
         const std::vector<int64_t> a = ta ? std::vector<int64_t>{k, m} : std::vector<int64_t>{m, k};
         const std::vector<int64_t> b = tb ? std::vector<int64_t>{n, k} : std::vector<int64_t>{k, n};
-        const std::vector<Tensor> bf = {ToBFloat16(RandomFloats(a, seed)),
-                                        ToBFloat16(RandomFloats(b, seed + 1)),
-                                        ToBFloat16(Bias(n, seed + 2))};
+        // The bias (in [-8, 8)) adds up to 8 to each sum's bound.
+        ExpectBf16MatchesFloat("_FusedMatMul",
+                               {In(ToBFloat16(RandomFloats(a, seed))),
+                                In(ToBFloat16(RandomFloats(b, seed + 1))),
+                                ListIn(ToBFloat16(Bias(n, seed + 2)))},
+                               MatMulAttrs(ta, tb, e), k + 8,
+                               Str(Describe(e), " m=", m, " k=", k, " n=", n, " ta=", ta, " tb=", tb));
         seed += 3;
-        const std::vector<Tensor> f = {ToFloat(bf[0]), ToFloat(bf[1]), ToFloat(bf[2])};
-        const Outcome got = RunOne("onednn", "_FusedMatMul", DT_BFLOAT16, bf, MatMulAttrs(ta, tb, e));
-        const Outcome want = RunOne("cpu", "_FusedMatMul", DT_FLOAT, f, MatMulAttrs(ta, tb, e));
-        ASSERT_TRUE(got.status.ok()) << got.status.ToString();
-        ASSERT_TRUE(want.status.ok()) << want.status.ToString();
-        ASSERT_EQ(got.outputs[0].dtype(), DT_BFLOAT16);
-        ASSERT_EQ(got.outputs[0].dims(), want.outputs[0].dims());
-        // The float result rounded once to bfloat16 (2^-8 relative), plus the float sums'
-        // order: relative to the largest the sum could be.
-        const double tol = (static_cast<double>(k) + 8) / 128 + 1e-6;
-        int64_t bad = 0;
-        for (int64_t i = 0; i < want.outputs[0].NumElements(); ++i) {
-          const double g = ValueAt(got.outputs[0], i), w = ValueAt(want.outputs[0], i);
-          if (!(std::abs(g - w) <= tol) && bad++ < 5) {
-            ADD_FAILURE() << "element " << i << ": oneDNN bfloat16 " << g << ", Eigen float " << w;
-          }
-        }
-        EXPECT_EQ(bad, 0);
       }
     }
   }
@@ -232,9 +181,9 @@ TEST(OneDnnFusedMatMulTest, BFloat16WhereTheCpuHasIt) {
 // ---- _FusedConv2D ----
 
 // The _FusedConv2D attrs of geometry c with epilogue e.
-AttrMap FusedConvAttrs(const Conv& c, const Epilogue& e) {
+AttrMap FusedConvAttrs(const Conv& c, const Epilogue& e, DataType dtype = DT_FLOAT) {
   AttrMap attrs = c.Attrs();
-  attrs["TArgs"] = AttrOfTypeList({DT_FLOAT});
+  attrs["TArgs"] = AttrOfTypeList({dtype});
   attrs["num_args"] = AttrOfInt(1);
   attrs["fused_ops"] = AttrOfStringList(e.ops);
   attrs["leakyrelu_alpha"] = AttrOfFloat(e.alpha);
@@ -289,6 +238,35 @@ TEST(OneDnnFusedConvTest, EmptyTensors) {
     no_rows.padding = "VALID";
     CheckFusedConv(no_rows, e, 91);
   }
+}
+
+// bfloat16 (mixed precision's Conv2D + BiasAdd + Relu, fused at plan time): against the
+// Eigen float kernel on the same values.
+TEST(OneDnnFusedConvTest, BFloat16WhereTheCpuHasIt) {
+  LoadPlugins();
+  if (KernelOf("onednn", "_FusedConv2D", {{"T", AttrOfType(DT_BFLOAT16)}}) == nullptr) {
+    GTEST_SKIP() << "this CPU has neither AVX512_BF16 nor AMX: no oneDNN bfloat16 _FusedConv2D";
+  }
+  auto check = [](const Conv& c, const Epilogue& e, uint32_t seed) {
+    ExpectBf16MatchesFloat("_FusedConv2D",
+                           {In(ToBFloat16(RandomFloats({c.batch, c.h, c.w, c.c}, seed))),
+                            In(ToBFloat16(RandomFloats({c.kh, c.kw, c.c, c.oc}, seed + 1))),
+                            ListIn(ToBFloat16(Bias(c.oc, seed + 2))), EmptyList()},
+                           FusedConvAttrs(c, e, DT_BFLOAT16), c.kh * c.kw * c.c + 8,
+                           Str(Describe(e), " ", c.Describe()));
+  };
+  std::mt19937 gen(29);
+  for (int i = 0, checked = 0; checked < 18 && i < 200; ++i) {
+    const Conv c = RandomConv(gen, i);
+    if (!c.HasOutput()) continue;
+    check(c, Epilogues()[static_cast<size_t>(i) % Epilogues().size()], 5000 + 3 * static_cast<uint32_t>(i));
+    ++checked;
+  }
+  const Epilogue relu{{"BiasAdd", "Relu"}};
+  check(Geometry(64, 28, 28, 1, 5, 5, 32), relu, 6001);   // the CNN's layers
+  check(Geometry(64, 14, 14, 32, 5, 5, 64), relu, 6004);
+  check(Geometry(1, 29, 23, 16, 3, 3, 32), relu, 6007);   // one image in row bands
+  check(Geometry(0, 5, 5, 3, 3, 3, 4), relu, 6010);       // no images
 }
 
 TEST(OneDnnFusedConvTest, BadAttrsAndBiasesFailAlike) {

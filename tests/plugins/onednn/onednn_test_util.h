@@ -108,6 +108,48 @@ inline double ValueAt(const Tensor& t, int64_t e) {
   return f;
 }
 
+// Adds a node of `op_type` with `attrs` to `graph`, its inputs made from `args` (Placeholders
+// or Consts, in order; their values appended to `values`). Null (and a test failure) when
+// the graph refuses it.
+inline Operation* AddNode(Graph& graph, const std::string& op_type, const std::vector<Arg>& args,
+                          AttrMap attrs, bool known_shapes, std::vector<Tensor>* values) {
+  NodeSpec spec;
+  spec.type = op_type;
+  spec.name = "node";
+  spec.attrs = std::move(attrs);
+  int k = 0;
+  int list_left = 0;  // inputs still to join the current list argument
+  for (const Arg& a : args) {
+    if (a.list < 0) {
+      spec.inputs.push_back({{}, true});
+      continue;
+    }
+    NodeSpec producer;
+    producer.name = "input" + std::to_string(k++);
+    producer.type = a.as_const ? "Const" : "Placeholder";
+    producer.attrs["dtype"] = AttrOfType(a.value.dtype());
+    if (a.as_const) {
+      producer.attrs["value"] = AttrOfTensor(a.value);
+    } else {
+      producer.attrs["shape"] = AttrOfShape(known_shapes ? a.value.shape() : PartialShape::Unknown());
+    }
+    auto op = graph.AddOperation(std::move(producer));
+    EXPECT_TRUE(op.ok()) << op.status().ToString();
+    if (!op.ok()) return nullptr;
+    if (list_left > 0) {
+      spec.inputs.back().tensors.push_back(op.value()->output(0));
+      --list_left;
+    } else {
+      spec.inputs.push_back({{op.value()->output(0)}, a.list > 0});
+      list_left = a.list > 0 ? a.list - 1 : 0;
+    }
+    values->push_back(a.value);
+  }
+  auto node = graph.AddOperation(std::move(spec));
+  EXPECT_TRUE(node.ok()) << node.status().ToString();
+  return node.ok() ? node.value() : nullptr;
+}
+
 class TwoKernelNode {
  public:
   // `known_shapes` false gives the Placeholders unknown shapes, so that bad shapes reach the
@@ -122,41 +164,8 @@ class TwoKernelNode {
     LoadPlugins();
     dtype_ = dtype;
     attrs["T"] = AttrOfType(dtype);
-    NodeSpec spec;
-    spec.type = op_type;
-    spec.name = "node";
-    spec.attrs = attrs;
-    int k = 0;
-    int list_left = 0;  // inputs still to join the current list argument
-    for (Arg& a : args) {
-      if (a.list < 0) {
-        spec.inputs.push_back({{}, true});
-        continue;
-      }
-      NodeSpec producer;
-      producer.name = "input" + std::to_string(k++);
-      producer.type = a.as_const ? "Const" : "Placeholder";
-      producer.attrs["dtype"] = AttrOfType(a.value.dtype());
-      if (a.as_const) {
-        producer.attrs["value"] = AttrOfTensor(a.value);
-      } else {
-        producer.attrs["shape"] =
-            AttrOfShape(known_shapes ? a.value.shape() : PartialShape::Unknown());
-      }
-      auto op = graph_.AddOperation(std::move(producer));
-      ASSERT_TRUE(op.ok()) << op.status().ToString();
-      if (list_left > 0) {
-        spec.inputs.back().tensors.push_back(op.value()->output(0));
-        --list_left;
-      } else {
-        spec.inputs.push_back({{op.value()->output(0)}, a.list > 0});
-        list_left = a.list > 0 ? a.list - 1 : 0;
-      }
-      inputs_.push_back(a.value);
-    }
-    auto node = graph_.AddOperation(std::move(spec));
-    ASSERT_TRUE(node.ok()) << node.status().ToString();
-    node_ = node.value();
+    node_ = AddNode(graph_, op_type, args, std::move(attrs), known_shapes, &inputs_);
+    ASSERT_NE(node_, nullptr);
     eigen_ = KernelOf("cpu", op_type, node_->attrs());
     onednn_ = KernelOf("onednn", op_type, node_->attrs());
     ASSERT_NE(eigen_, nullptr) << "no Eigen kernel for " << op_type;
@@ -234,5 +243,76 @@ class TwoKernelNode {
   DataType dtype_ = DT_FLOAT;
   bool ready_ = false;
 };
+
+// ---- bfloat16 (no Eigen twin): the oneDNN kernel on bf16 values against the Eigen float
+// kernel on the same values ----
+
+// The float values of `f` as bfloat16, truncated (exact for values that are bf16 already).
+inline Tensor ToBFloat16(const Tensor& f) {
+  Tensor t = Tensor::Allocate(DT_BFLOAT16, f.dims()).value();
+  for (int64_t i = 0; i < f.NumElements(); ++i) {
+    uint32_t bits = 0;
+    std::memcpy(&bits, f.flat<float>() + i, 4);
+    reinterpret_cast<uint16_t*>(t.data())[i] = static_cast<uint16_t>(bits >> 16);
+  }
+  return t;
+}
+
+// A bfloat16 tensor widened to float; other dtypes (shape inputs) as they are.
+inline Tensor ToFloat(const Tensor& b) {
+  if (b.dtype() != DT_BFLOAT16) return b;
+  Tensor t = Tensor::Allocate(DT_FLOAT, b.dims()).value();
+  for (int64_t i = 0; i < b.NumElements(); ++i) t.flat<float>()[i] = static_cast<float>(ValueAt(b, i));
+  return t;
+}
+
+// Runs a node of `op_type` (T = dtype) with the kernel `plugin` registers for it, on `pool`
+// (null: inline), twice (the second from the kernel's cached primitives).
+inline Outcome RunOne(const std::string& plugin, const std::string& op_type, DataType dtype,
+                      const std::vector<Arg>& args, AttrMap attrs, ThreadPool* pool) {
+  LoadPlugins();
+  Graph graph;
+  attrs["T"] = AttrOfType(dtype);
+  std::vector<Tensor> values;
+  Operation* node = AddNode(graph, op_type, args, std::move(attrs), true, &values);
+  if (node == nullptr) return Outcome{Status(Code::kInvalidArgument, "no node"), {}};
+  const KernelRegistration* kernel = KernelOf(plugin, op_type, node->attrs());
+  EXPECT_NE(kernel, nullptr) << plugin << " " << op_type;
+  if (kernel == nullptr) return Outcome{Status(Code::kNotFound, "no kernel"), {}};
+  return TwoKernelNode::RunWith(*node, *kernel, values, pool, 2);
+}
+
+// `op_type` on `bf16_args` with the oneDNN bfloat16 kernel against the Eigen float kernel on
+// the same values, inline and on two threads: within one bfloat16 rounding (2^-8 relative)
+// of the largest each output's sum could be, `bound` (the number of its terms when the
+// inputs are in [-1, 1]).
+inline void ExpectBf16MatchesFloat(const std::string& op_type, const std::vector<Arg>& bf16_args,
+                                   const AttrMap& attrs, int64_t bound, const std::string& what) {
+  std::vector<Arg> float_args = bf16_args;
+  for (Arg& a : float_args) a.value = a.list < 0 ? a.value : ToFloat(a.value);
+  AttrMap float_attrs = attrs;  // a fused op's TArgs (its bias) too
+  if (auto it = float_attrs.find("TArgs"); it != float_attrs.end()) {
+    it->second = AttrOfTypeList(std::vector<DataType>(
+        static_cast<size_t>(it->second.list().type_size()), DT_FLOAT));
+  }
+  for (ThreadPool* pool : {static_cast<ThreadPool*>(nullptr), TwoThreadPool()}) {
+    SCOPED_TRACE(Str("bfloat16 ", op_type, " ", what, pool ? " (pool)" : " (inline)"));
+    const Outcome got = RunOne("onednn", op_type, DT_BFLOAT16, bf16_args, attrs, pool);
+    const Outcome want = RunOne("cpu", op_type, DT_FLOAT, float_args, float_attrs, pool);
+    ASSERT_TRUE(got.status.ok()) << got.status.ToString();
+    ASSERT_TRUE(want.status.ok()) << want.status.ToString();
+    ASSERT_EQ(got.outputs[0].dtype(), DT_BFLOAT16);
+    ASSERT_EQ(got.outputs[0].dims(), want.outputs[0].dims());
+    const double tol = static_cast<double>(std::max<int64_t>(bound, 1)) / 128 + 1e-6;
+    int64_t bad = 0;
+    for (int64_t i = 0; i < want.outputs[0].NumElements(); ++i) {
+      const double g = ValueAt(got.outputs[0], i), w = ValueAt(want.outputs[0], i);
+      if (!(std::abs(g - w) <= tol) && bad++ < 5) {
+        ADD_FAILURE() << "element " << i << ": oneDNN bfloat16 " << g << ", Eigen float " << w;
+      }
+    }
+    EXPECT_EQ(bad, 0);
+  }
+}
 
 }  // namespace tgraph::onednn_test
