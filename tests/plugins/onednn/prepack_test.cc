@@ -9,6 +9,7 @@
 #include <cstring>
 #include <thread>
 
+#include "core/exec/session.h"
 #include "core/plugin/buffer_versions.h"
 #include "onednn_test_util.h"
 
@@ -187,6 +188,132 @@ TEST(OneDnnPrepackTest, ConcurrentCallsShareTheKeptPack) {
     for (std::thread& t : threads) t.join();
     for (const Tensor& g : got) ExpectNear(g, want, 96, Str("round ", round));
   }
+}
+
+// End to end in a session: MatMul of two variables, B written between runs by each kind of
+// write the core renumbers (Assign, AssignAdd, re-running its initializer), fed by name for
+// one run, and left alone; every result against a double-precision product of the values B
+// holds then. The kernel keeps B packed from the second run on (the product is large enough
+// to split on the two intra-op threads), so a write the core failed to renumber would show
+// here as a stale result.
+class VariableMatMulGraph {
+ public:
+  static constexpr int64_t kM = 384, kK = 128, kN = 160;
+
+  VariableMatMulGraph() {
+    a_ = Variable("a", {kM, kK});
+    b_ = Variable("b", {kK, kN});
+    a_value_ = RandomFloats({kM, kK}, 40);
+    init_a_ = Assign("Assign", a_, Const(a_value_), "init_a");
+    product_ = Op("MatMul", {a_, b_}, {{"T", AttrOfType(DT_FLOAT)}}, "product");
+  }
+  Output a() const { return a_; }
+  Output b() const { return b_; }
+  Output product() const { return product_; }
+  const Tensor& a_value() const { return a_value_; }
+  Operation* init_a() const { return init_a_; }
+
+  // A write of B with `value`: Assign, AssignAdd.
+  Operation* Write(const std::string& type, const Tensor& value, const std::string& name) {
+    return Assign(type, b_, Const(value), name);
+  }
+  Graph* graph() { return &g_; }
+
+ private:
+  Output Op(const std::string& type, std::vector<Output> inputs, AttrMap attrs,
+            const std::string& name) {
+    NodeSpec spec;
+    spec.type = type;
+    spec.name = name;
+    for (const Output& o : inputs) spec.inputs.push_back({{o}, false});
+    spec.attrs = std::move(attrs);
+    auto op = g_.AddOperation(std::move(spec));
+    EXPECT_TRUE(op.ok()) << op.status().ToString();
+    return op.ok() ? op.value()->output(0) : Output();
+  }
+  Output Variable(const std::string& name, std::vector<int64_t> dims) {
+    return Op("VariableV2", {}, {{"dtype", AttrOfType(DT_FLOAT)}, {"shape", AttrOfShape(PartialShape(dims))}},
+              name);
+  }
+  Output Const(const Tensor& t) {
+    static int counter = 0;
+    return Op("Const", {}, {{"value", AttrOfTensor(t)}, {"dtype", AttrOfType(t.dtype())}},
+              Str("const", counter++));
+  }
+  Operation* Assign(const std::string& type, Output var, Output value, const std::string& name) {
+    const Output out = Op(type, {var, value}, {{"T", AttrOfType(DT_FLOAT)}}, name);
+    return out.op;
+  }
+
+  Graph g_;
+  Output a_, b_, product_;
+  Tensor a_value_;
+  Operation* init_a_ = nullptr;
+};
+
+// a [M, K] times b [K, N], in double.
+void ExpectProduct(const Tensor& got, const Tensor& a, const Tensor& b, const std::string& what) {
+  const int64_t m = a.dims()[0], k = a.dims()[1], n = b.dims()[1];
+  ASSERT_EQ(got.dims(), (std::vector<int64_t>{m, n})) << what;
+  int64_t bad = 0;
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = 0; j < n; ++j) {
+      double sum = 0;
+      for (int64_t p = 0; p < k; ++p) sum += double{a.flat<float>()[i * k + p]} * b.flat<float>()[p * n + j];
+      const double g = got.flat<float>()[i * n + j];
+      if (!(std::abs(g - sum) <= 1e-4 * static_cast<double>(k)) && bad++ < 3) {
+        ADD_FAILURE() << what << ": element [" << i << ", " << j << "]: " << g << ", want " << sum;
+      }
+    }
+  }
+}
+
+Tensor Plus(const Tensor& x, const Tensor& y) {
+  Tensor out = Tensor::Allocate(DT_FLOAT, x.dims()).value();
+  for (int64_t i = 0; i < x.NumElements(); ++i) out.flat<float>()[i] = x.flat<float>()[i] + y.flat<float>()[i];
+  return out;
+}
+
+TEST(OneDnnPrepackTest, VariablesWrittenBetweenRunsInASession) {
+  LoadPlugins();
+  VariableMatMulGraph graph;
+  const int64_t k = VariableMatMulGraph::kK, n = VariableMatMulGraph::kN;
+  const Tensor b1 = RandomFloats({k, n}, 41), b2 = RandomFloats({k, n}, 42);
+  const Tensor d = RandomFloats({k, n}, 43), fed = RandomFloats({k, n}, 44);
+  Operation* init_b = graph.Write("Assign", b1, "init_b");
+  Operation* assign_b2 = graph.Write("Assign", b2, "assign_b2");
+  Operation* add_d = graph.Write("AssignAdd", d, "add_d");
+  SessionOptions options;
+  options.intra_op_threads = 2;
+  auto created = Session::Create(graph.graph(), options);
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  Session& session = *created.value();
+  auto run = [&](const std::vector<Operation*>& targets) {
+    std::vector<Tensor> out;
+    const Status s = session.Run({}, {}, targets, &out);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+  };
+  // Three runs of the product: first sight of B's number, the run that keeps the pack, a hit.
+  auto expect = [&](const Tensor& b, const std::string& what,
+                    const std::vector<std::pair<Output, Tensor>>& feeds = {}) {
+    for (int i = 0; i < 3; ++i) {
+      std::vector<Tensor> out;
+      const Status s = session.Run(feeds, {graph.product()}, {}, &out);
+      ASSERT_TRUE(s.ok()) << s.ToString();
+      ExpectProduct(out[0], graph.a_value(), b, Str(what, ", run ", i));
+    }
+  };
+  run({graph.init_a(), init_b});
+  expect(b1, "initialized");
+  run({assign_b2});
+  expect(b2, "after Assign");
+  run({add_d});
+  const Tensor b2d = Plus(b2, d);
+  expect(b2d, "after AssignAdd");
+  expect(fed, "B fed by name", {{graph.b(), fed}});
+  expect(b2d, "B no longer fed (the variable was not written)");
+  run({init_b});
+  expect(b1, "after re-running B's initializer");
 }
 
 }  // namespace
