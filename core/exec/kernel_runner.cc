@@ -3,6 +3,7 @@
 #include "core/exec/core_kernels.h"
 #include "core/exec/device_copy.h"
 #include "core/ops/op_registry.h"
+#include "core/plugin/buffer_versions.h"
 #include "core/plugin/kernel_context.h"
 #include "core/plugin/registry.h"
 
@@ -87,6 +88,7 @@ Status MoveVariableToSlow(VariableSlot& slot, DeviceInstance* space) {
   if (from == space) return Status::OK();
   if (slot.initialized) {
     TG_ASSIGN_OR_RETURN(Tensor moved, CopyTensor(slot.value, from, space, slot.name));
+    BufferVersions::Drop(slot.value.buffer().get());  // the variable lets go of it (input_version)
     slot.value = std::move(moved);
   }
   slot.space.store(space, std::memory_order_release);
@@ -211,6 +213,7 @@ Status KernelRunner::RunInDeviceMemory(std::vector<KernelInput> inputs,
       continue;
     }
     std::lock_guard<std::mutex> host_lock(host->mu);
+    BufferVersions::Drop(host->value.buffer().get());  // as MoveVariableToSlow
     host->value = std::move(value).value();
     host->initialized = true;
   }

@@ -11,6 +11,7 @@
 #include "core/exec/prune.h"
 #include "core/exec/session_state.h"
 #include "core/graph/graph.h"
+#include "core/plugin/buffer_versions.h"
 #include "core/plugin/kernel_context.h"
 #include "core/plugin/plugin_loader.h"
 #include "core/rewrite/rewriter.h"
@@ -331,6 +332,8 @@ class PlanBuilder {
       step.copy_to = dev.host_accessible ? nullptr : dev.instance;
     } else if (IsHostConstant(op, dev)) {
       step.kind = StepKind::kConstant;
+      // The graph's constant is never written: one version for its life (input_version).
+      BufferVersions::Ensure(op.constant_value()->buffer());
       plan_->constant_views.push_back(op.constant_value()->BorrowedView());
       step.constant = &plan_->constant_views.back();
     } else if (IsControlFlowOp(op)) {

@@ -17,6 +17,7 @@
 #include "core/graph/attr_value_util.h"
 #include "core/graph/proto_convert.h"
 #include "core/plugin/abi_handles.h"
+#include "core/plugin/buffer_versions.h"
 #include "core/plugin/checkpoint_services.h"
 #include "core/plugin/kernel_context.h"
 #include "core/plugin/registry.h"
@@ -761,6 +762,10 @@ TG_Tensor* ApiMutableRefInput(TG_KernelContext* ctx, int i, TG_Status* status) {
         return FailedPrecondition("Attempting to use uninitialized value ", slot.name, " (",
                                   NodeLabel(*ctx->op), ")");
       }
+      // The caller may write the variable from here on: a new version now, and another
+      // when compute returns (FinishKernelCompute), so a reader that ran during the write
+      // and cached what it saw under this number never matches again.
+      BufferVersions::Touch(slot.value.buffer());
       ctx->ref_views.push_back(std::make_unique<TG_Tensor>(TG_Tensor{slot.value}));
       *out = ctx->ref_views.back().get();
       return Status::OK();
@@ -795,7 +800,11 @@ TG_Tensor* ApiReallocateRefInput(TG_KernelContext* ctx, int i, const int64_t* di
                                 : Tensor::Allocate(dtype, std::move(d));
     if (!t.ok()) return t.status().Prepend(where() + ": ");
     return WithSlot(ctx, i, [&](VariableSlot& slot) -> Status {
+      // The old buffer leaves the variable (readers of this run may still hold it): it
+      // loses its number, which could otherwise outlive the variable's hold on it.
+      BufferVersions::Drop(slot.value.buffer().get());
       slot.value = std::move(t).value();
+      BufferVersions::Touch(slot.value.buffer());  // as mutable_ref_input
       slot.initialized = true;
       slot.space.store(ctx->device_memory ? ctx->device : nullptr, std::memory_order_release);
       ctx->ref_views.push_back(std::make_unique<TG_Tensor>(TG_Tensor{slot.value}));
@@ -826,6 +835,14 @@ void ApiForwardRefInputToRefOutput(TG_KernelContext* ctx, int input_index, int o
 int ApiIsRefInitialized(TG_KernelContext* ctx, int i) {
   if (RefSlot(ctx, i) == nullptr) return 0;
   return WithSlot(ctx, i, [](VariableSlot& slot) { return slot.initialized ? 1 : 0; });
+}
+
+// ABI 7: the version of input i's bytes (buffer_versions.h): non-zero only for variables'
+// and graph constants' buffers, which every write path renumbers.
+uint64_t ApiInputVersion(TG_KernelContext* ctx, int i) {
+  if (!InputIndexOk(ctx, i)) return 0;
+  const Tensor& t = ctx->inputs[static_cast<size_t>(i)].value->tensor;
+  return BufferVersions::Get(t.buffer().get());
 }
 
 // ---- shape functions ----
@@ -1151,6 +1168,8 @@ TG_CoreApi MakeApi() {
   api.shape_input_type = ApiShapeInputType;
   api.shape_input_shape = ApiShapeInputShape;
   api.shape_set_output_from_input = ApiShapeSetOutputFromInput;
+  // ABI 7
+  api.input_version = ApiInputVersion;
   return api;
 }
 

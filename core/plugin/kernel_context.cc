@@ -4,6 +4,7 @@
 #include <exception>
 #include <limits>
 
+#include "core/plugin/buffer_versions.h"
 #include "core/plugin/plugin_loader.h"
 
 namespace tgraph {
@@ -163,7 +164,14 @@ void RecordComputeException(TG_KernelContext* ctx, const char* what) {
 Status FinishKernelCompute(const KernelRegistration& kernel, TG_KernelContext* ctx) {
   const Operation& op = *ctx->op;
   if (!ctx->inputs_bound) ReleaseCallInputs(ctx);
-  if (!ctx->ref_views.empty()) ctx->ref_views.clear();
+  if (!ctx->ref_views.empty()) {
+    // The kernel may have written these variables (mutable_ref_input, reallocate_ref_input):
+    // their bytes get a version no reader saw while the kernel ran (plugin.h, ABI 7).
+    for (const auto& view : ctx->ref_views) {
+      BufferVersions::Renumber(view->tensor.buffer().get());
+    }
+    ctx->ref_views.clear();
+  }
   if (!ctx->temps.empty()) ctx->temps.clear();
   if (!ctx->status.status.ok()) {
     ClearOutputs(ctx);

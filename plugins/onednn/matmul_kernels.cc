@@ -12,6 +12,8 @@
 // and the activation as a post-op (fused_epilogue_dnnl.h): the product is written once.
 #include <algorithm>
 #include <cstring>
+#include <mutex>
+#include <new>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -154,6 +156,49 @@ constexpr int64_t kMinPackedRows = 256;
 // loaded machine, a core taken by another process) instead of waiting for it.
 constexpr int64_t kPackedPartRows = 128;
 
+// B packed once and kept across calls, while B's bytes stay the same (a variable between
+// its writes, a constant): plugin.h's input_version (ABI 7) names them. A kernel keeps at
+// most one (`layout`: the blocked layout oneDNN picked for the product it was packed for).
+struct PackedB {
+  uint64_t version = 0;
+  memory::desc layout;
+  struct Free {
+    void operator()(uint8_t* p) const { ::operator delete(p, std::align_val_t{64}); }
+  };
+  std::unique_ptr<uint8_t, Free> bytes;
+};
+
+// The kernel's packed B and the version it last saw. A pack is kept only from the second
+// call that sees one version: a training step writes its weights every step, so packing
+// into memory the kernel keeps would only cost there (the first call packs per call, as
+// without a version). Thread-safe (runs of one session may call the kernel at once): the
+// pack is shared, immutable, and replaced whole.
+class PackedBCache {
+ public:
+  // What a call with B at `version` (0: unknown) finds: the pack (null if none), and
+  // whether a pack made now would be kept (`keep`). A pack of another version is let go.
+  std::shared_ptr<const PackedB> Find(uint64_t version, bool* keep) {
+    *keep = false;
+    if (version == 0) return nullptr;
+    std::lock_guard<std::mutex> lock(mu_);
+    if (packed_ != nullptr && packed_->version != version) packed_.reset();
+    if (packed_ != nullptr) return packed_;
+    *keep = seen_ == version;
+    seen_ = version;
+    return nullptr;
+  }
+  void Store(std::shared_ptr<const PackedB> packed) {
+    std::lock_guard<std::mutex> lock(mu_);
+    // A call that saw a later version first has let this one go already.
+    if (packed->version == seen_) packed_ = std::move(packed);
+  }
+
+ private:
+  std::mutex mu_;
+  uint64_t seen_ = 0;
+  std::shared_ptr<const PackedB> packed_;
+};
+
 // T: float, or BFloat16 (products accumulated in float by oneDNN, the result rounded to
 // bfloat16 once, as the Eigen kernel does). kFused: _FusedMatMul (input 2 the bias).
 template <typename T, bool kFused = false>
@@ -165,6 +210,8 @@ class MatMulOp {
   }
 
   void Compute(Context& ctx) {
+    // B's version before its bytes are read: a write that starts later renumbers them.
+    const uint64_t b_version = ctx.input_version(1);
     const auto a = ctx.input(0);
     const auto b = ctx.input(1);
     if (a.rank() != 2 || b.rank() != 2) {
@@ -224,7 +271,12 @@ class MatMulOp {
     // bfloat16 products run on AMX about 5x faster, so the reorder, on one thread before
     // the parts, is a 5x larger share of them; no gain was measured there (1024^3 on the
     // loaded VM: within the noise of the unchanged code, 0.9-1.0x).
-    const bool pack = std::is_same_v<T, float> && parts > 1 && !by_columns && m >= kMinPackedRows;
+    // B kept packed across calls (PackedBCache): then the reorder costs nothing per call,
+    // for bfloat16 and for fewer rows too.
+    bool keep = false;
+    std::shared_ptr<const PackedB> kept = packed_b_.Find(b_version, &keep);
+    const bool pack = parts > 1 && !by_columns &&
+                      ((std::is_same_v<T, float> && m >= kMinPackedRows) || kept != nullptr || keep);
     std::shared_ptr<const SplitMatMul> e;
     try {
       e = cache_.Get({m, k, n, parts, by_columns, pack}, [&] {
@@ -239,7 +291,7 @@ class MatMulOp {
             const FusedEpilogue* epilogue = kFused ? &epilogue_ : nullptr;
             const memory::desc bias = Matrices(0, 1, n, n, 1, 0, kType);
             auto make = [&](int64_t len, const memory::desc& weights) {
-              return MakeMatMul(Operand(0, len, a_rows, a_cols, trans_a_, kType), weights,
+              return MakeMatMul(Operand(0, len, ar, ac, ta, kType), weights,
                                 Matrices(0, len, n, n, 1, 0, kType), epilogue, bias);
             };
             const memory::desc blocked =
@@ -293,23 +345,44 @@ class MatMulOp {
     if (!scratch.ok()) return;
     const T* pb = b.data<T>();
     if (e->packed) {
-      // Packed B, then the reorder's scratchpad (if any), in one temp.
-      const size_t b_bytes = (e->main.weights.get_size() + 63) / 64 * 64;
-      PartBuffers packed_b(ctx, 1, b_bytes + e->pack_scratchpad.get_size());
-      if (!packed_b.ok()) return;
-      try {
-        RunHere(e->pack, e->pack_scratchpad, static_cast<uint8_t*>(packed_b.at(0)) + b_bytes,
-                {{DNNL_ARG_FROM, Wrap(e->pack_src, pb)},
-                 {DNNL_ARG_TO, Wrap(e->main.weights, packed_b.at(0))}});
-      } catch (const dnnl::error& err) {
-        FailWith(ctx, "matmul weights reorder", err);
-        return;
+      if (kept != nullptr && kept->layout == e->main.weights) {
+        pb = reinterpret_cast<const T*>(kept->bytes.get());  // B unchanged since it was packed
+      } else {
+        // Packed B into memory the kernel keeps (`keep`, or a pack for another product's
+        // layout), else into a temp; either way the reorder's scratchpad in a temp.
+        const size_t b_bytes = (e->main.weights.get_size() + 63) / 64 * 64;
+        std::shared_ptr<PackedB> fresh;
+        if (keep || kept != nullptr) {
+          try {
+            fresh = std::make_shared<PackedB>();
+            fresh->bytes.reset(static_cast<uint8_t*>(::operator new(b_bytes, std::align_val_t{64})));
+          } catch (const std::bad_alloc&) {
+            fresh = nullptr;  // packed per call instead
+          }
+        }
+        PartBuffers packed_b(ctx, 1, (fresh != nullptr ? 0 : b_bytes) + e->pack_scratchpad.get_size());
+        if (!packed_b.ok()) return;
+        uint8_t* to = fresh != nullptr ? fresh->bytes.get() : static_cast<uint8_t*>(packed_b.at(0));
+        void* pack_scratch = static_cast<uint8_t*>(packed_b.at(0)) + (fresh != nullptr ? 0 : b_bytes);
+        try {
+          RunHere(e->pack, e->pack_scratchpad, pack_scratch,
+                  {{DNNL_ARG_FROM, Wrap(e->pack_src, pb)}, {DNNL_ARG_TO, Wrap(e->main.weights, to)}});
+        } catch (const dnnl::error& err) {
+          FailWith(ctx, "matmul weights reorder", err);
+          return;
+        }
+        pb = reinterpret_cast<const T*>(to);
+        if (fresh != nullptr) {
+          fresh->version = b_version;
+          fresh->layout = e->main.weights;
+          kept = fresh;  // keeps the bytes alive for the parts below, whatever Store does
+          packed_b_.Store(std::move(fresh));
+        }
       }
-      pb = static_cast<const T*>(packed_b.at(0));
       RunParts(ctx, e->split.parts, "matmul", [&](int64_t i) {
         const int64_t start = e->split.begin(i);
-        RunMatMul(e->For(i), pa + (trans_a_ ? start : start * a_cols), pb, o + start * n,
-                  scratch.at(i), bias);
+        RunMatMul(e->For(i), pa + (ta ? start : start * ac), pb, o + start * n, scratch.at(i),
+                  bias);
       });
       return;
     }
@@ -347,6 +420,7 @@ class MatMulOp {
   bool trans_b_ = false;
   FusedEpilogue epilogue_;  // kFused only
   PrimitiveCache<SplitMatMul> cache_;
+  PackedBCache packed_b_;
 };
 
 // BatchMatMulV2's primitives: oneDNN's batched matmul over ranges of batch elements, or

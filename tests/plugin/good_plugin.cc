@@ -20,6 +20,11 @@
 //   TestShapeGetters    outputs shaped by every shape-function getter (no kernel).
 //   TestWrongShape  a CPU kernel whose output contradicts its shape function when asked
 //                  (attr wrong = "shape"), for the kernel-output validation mode.
+//   ABI 7:
+//   TestInputVersion  input x's input_version, as an int64 scalar (the tests of which
+//                  writes renumber a variable's bytes).
+//   TestVersionDuringWrite  adds 1 to its ref input's variable (mutable_ref_input) and
+//                  outputs the input_version the variable had while it was written.
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
@@ -521,6 +526,32 @@ struct WrongShapeKernel {
   std::string wrong;
 };
 
+// ---- ABI 7: TestInputVersion ----
+
+struct InputVersionKernel {
+  explicit InputVersionKernel(Construction&) {}
+  void Compute(Context& ctx) {
+    const uint64_t version = ctx.input_version(0);
+    auto out = ctx.AllocateOutput(0, std::vector<int64_t>{});
+    if (!ctx.ok()) return;
+    *out.mutable_data<int64_t>() = static_cast<int64_t>(version);
+  }
+};
+
+// The number a reader running during the write would have seen: after mutable_ref_input.
+struct VersionDuringWriteKernel {
+  explicit VersionDuringWriteKernel(Construction&) {}
+  void Compute(Context& ctx) {
+    auto var = ctx.MutableRefInput(0);
+    if (!ctx.ok()) return;
+    const uint64_t version = ctx.input_version(0);
+    for (int64_t i = 0; i < var.num_elements(); ++i) var.mutable_data<float>()[i] += 1.0f;
+    auto out = ctx.AllocateOutput(0, std::vector<int64_t>{});
+    if (!ctx.ok()) return;
+    *out.mutable_data<int64_t>() = static_cast<int64_t>(version);
+  }
+};
+
 }  // namespace
 
 extern "C" TG_PLUGIN_EXPORT void TG_PluginInit(const TG_PluginInitArgs* args, TG_Status* status) {
@@ -608,6 +639,19 @@ extern "C" TG_PLUGIN_EXPORT void TG_PluginInit(const TG_PluginInitArgs* args, TG
               .Attr("wrong: string = 'none'")
               .SetShapeFn([](ShapeContext& c) { c.SetOutputSameAsInput(0, 0); }));
   init.Kernel<WrongShapeKernel>(KernelBuilder("TestWrongShape", "CPU"));
+  init.Op(OpBuilder("TestInputVersion")
+              .Input("x: T")
+              .Output("version: int64")
+              .Attr("T: type")
+              .Stateful()  // never folded as a constant nor merged with another
+              .SetShapeFn(ScalarShape));
+  init.Kernel<InputVersionKernel>(KernelBuilder("TestInputVersion", "CPU"));
+  init.Op(OpBuilder("TestVersionDuringWrite")
+              .Input("ref: Ref(float)")
+              .Output("version: int64")
+              .Stateful()
+              .SetShapeFn(ScalarShape));
+  init.Kernel<VersionDuringWriteKernel>(KernelBuilder("TestVersionDuringWrite", "CPU"));
   if (!init.ok()) return;
 
   TG_DeviceDefinition device;

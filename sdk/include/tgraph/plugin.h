@@ -60,8 +60,9 @@ extern "C" {
  * input_info (TG_TensorInfo); 5 appended the checkpoint services and the saver's list,
  * exists, remove and merge; 6 appended construction_decline (a kernel declining a node),
  * TG_OpDefinition.allows_uninitialized_input and the shape-function getters (attrs of every
- * kind, input types and partial shapes in one call, "same shape as input i"). */
-#define TG_PLUGIN_ABI_VERSION 6u
+ * kind, input types and partial shapes in one call, "same shape as input i"); 7 appended
+ * input_version (caching what a kernel derives from a variable's or a constant's bytes). */
+#define TG_PLUGIN_ABI_VERSION 7u
 
 /* ===================================================================================== */
 /* Opaque handles, owned by the core (TG_Status and TG_Tensor come from types.h)          */
@@ -530,6 +531,29 @@ typedef struct TG_CoreApi {
   /* Output `output` gets input `input`'s partial shape ("same shape as input i"). An index
    * out of range fails the shape function. */
   void (*shape_set_output_from_input)(TG_ShapeContext* ctx, int output, int input);
+
+  /* ---- input versions (ABI 7) ----
+   * A number naming the bytes of input i's buffer as they are now, for kernels that cache
+   * work derived from an input across calls (a weight matrix packed into a GEMM's blocked
+   * layout): while it returns the same non-zero number, the bytes have not been written.
+   * Numbers are unique in the process: no two buffers, and no two states of one buffer, ever
+   * get the same one, so no pointer comparison is needed (a kernel still keys its cache on
+   * the shapes and layout it derived, which the node's other inputs may change).
+   *  - Variables (ref variables, read through any alias: the ref itself, its `/read`
+   *    Identity): a new number whenever the variable may be written: when a kernel calls
+   *    mutable_ref_input or reallocate_ref_input (before it writes), and again when that
+   *    kernel returns, so that a reader that ran during the write and cached a torn copy
+   *    under the first number never matches again. Assign, AssignAdd/Sub, Scatter*, the
+   *    optimizers' Apply* kernels, restores from a checkpoint (RestoreV2 + Assign) and
+   *    re-initialization all write that way, whatever ABI their plugin was built for. (The
+   *    runtime has no resource variables.)
+   *  - Const outputs: one number for the plan's life.
+   *  - Everything else: 0, "unknown": never cache on it. That includes feeds (a fed
+   *    variable's or constant's tensor too), intermediate tensors and an i out of range.
+   * Read it at the start of compute, before reading the input's bytes (a write that starts
+   * later then renumbers them). It costs a table lookup under a lock: once per input per
+   * call, for inputs worth caching on. */
+  uint64_t (*input_version)(TG_KernelContext* ctx, int i);
 } TG_CoreApi;
 
 /* What the plugin tells the core about itself (filled inside TG_PluginInit). The strings

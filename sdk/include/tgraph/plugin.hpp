@@ -282,6 +282,11 @@ class Context {
     return t != nullptr ? TensorInfo(t, info) : TensorInfo();
   }
   TG_DataType output_type(int i) const { return Api()->expected_output_type(ctx_, i); }
+  // Input i's version (plugin.h, input_version): 0 = unknown, also with a core older than
+  // ABI 7. Equal non-zero numbers mean the bytes were not written in between.
+  uint64_t input_version(int i) const {
+    return TG_PLUGIN_API_HAS(input_version) ? Api()->input_version(ctx_, i) : 0;
+  }
 
   // Output i with `dims`; an invalid TensorMut (and a failed status) when out of memory.
   TensorMut AllocateOutput(int i, const std::vector<int64_t>& dims) {

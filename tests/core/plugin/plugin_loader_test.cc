@@ -40,8 +40,9 @@ TEST(PluginLoaderTest, GoodPluginLoadsAndListsWhatItRegistered) {
                                                "TestPoolInfo", "TestView", "TestScratch",
                                                "TestForwardThenAlias", "TestMisbehave",
                                                "TestRefInitialized", "TestShapeGetters",
-                                               "TestWrongShape"}));
-  ASSERT_EQ(p->kernels.size(), 14u);
+                                               "TestWrongShape", "TestInputVersion",
+                                               "TestVersionDuringWrite"}));
+  ASSERT_EQ(p->kernels.size(), 16u);
   EXPECT_EQ(p->kernels[0], std::make_pair(std::string("TestScaleAdd"), std::string("CPU")));
   EXPECT_EQ(p->kernels[5], std::make_pair(std::string("Identity"), std::string("TESTDEV")));
   EXPECT_EQ(p->devices, std::vector<std::string>{"TESTDEV"});

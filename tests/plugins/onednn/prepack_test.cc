@@ -1,0 +1,320 @@
+// The oneDNN MatMul keeping B packed across calls while B's bytes keep their number
+// (plugin.h input_version, ABI 7; core/plugin/buffer_versions.h gives the numbers): against
+// the Eigen kernel on the same inputs, through KernelRunner on a two-thread pool. The test
+// numbers B's buffer itself, as the core does for a variable's or a constant's bytes, and
+// writes B with and without a new number: with one the next call must see the new bytes
+// (the pack is let go), without one it must still compute with the packed bytes — which
+// shows the pack is kept at all (a kernel that packed on every call would pass everything
+// else here too).
+#include <cstring>
+#include <thread>
+
+#include "core/exec/session.h"
+#include "core/plugin/buffer_versions.h"
+#include "onednn_test_util.h"
+
+namespace tgraph::onednn_test {
+namespace {
+
+struct MatMulPair {
+  Graph graph;
+  const Operation* node = nullptr;
+  std::unique_ptr<KernelRunner> eigen, onednn;
+};
+
+// A MatMul of two Placeholders of unknown shape, with both kernels.
+std::unique_ptr<MatMulPair> MakePair(DataType dtype, bool ta, bool tb) {
+  LoadPlugins();
+  auto p = std::make_unique<MatMulPair>();
+  std::vector<Output> in;
+  for (const char* name : {"a", "b"}) {
+    NodeSpec spec;
+    spec.type = "Placeholder";
+    spec.name = name;
+    spec.attrs["dtype"] = AttrOfType(dtype);
+    spec.attrs["shape"] = AttrOfShape(PartialShape::Unknown());
+    in.push_back(p->graph.AddOperation(std::move(spec)).value()->output(0));
+  }
+  NodeSpec mm;
+  mm.type = "MatMul";
+  mm.name = "mm";
+  mm.attrs = {{"T", AttrOfType(dtype)}, {"transpose_a", AttrOfBool(ta)}, {"transpose_b", AttrOfBool(tb)}};
+  mm.inputs = {{{in[0]}, false}, {{in[1]}, false}};
+  p->node = p->graph.AddOperation(std::move(mm)).value();
+  const KernelRegistration* eigen = KernelOf("cpu", "MatMul", p->node->attrs());
+  const KernelRegistration* onednn = KernelOf("onednn", "MatMul", p->node->attrs());
+  if (eigen == nullptr || onednn == nullptr) return nullptr;
+  p->eigen = std::move(KernelRunner::CreateWithKernel(*p->node, *eigen, TwoThreadPool()).value());
+  p->onednn = std::move(KernelRunner::CreateWithKernel(*p->node, *onednn, TwoThreadPool()).value());
+  return p;
+}
+
+Tensor Random(DataType dtype, std::vector<int64_t> dims, uint32_t seed) {
+  Tensor f = RandomFloats(dims, seed);
+  if (dtype == DT_FLOAT) return f;
+  Tensor t = Tensor::Allocate(DT_BFLOAT16, std::move(dims)).value();
+  for (int64_t i = 0; i < f.NumElements(); ++i) {
+    uint32_t bits = 0;
+    std::memcpy(&bits, f.flat<float>() + i, 4);
+    reinterpret_cast<uint16_t*>(t.data())[i] = static_cast<uint16_t>(bits >> 16);
+  }
+  return t;
+}
+
+// Overwrites `t`'s bytes in place (its buffer, and so its number, stay).
+void Overwrite(Tensor& t, uint32_t seed) {
+  const Tensor fresh = Random(t.dtype(), t.dims(), seed);
+  std::memcpy(t.data(), fresh.data(), t.ByteSize());
+}
+
+Tensor RunMatMul(KernelRunner& runner, const Tensor& a, const Tensor& b) {
+  std::vector<Tensor> out;
+  const Status s = runner.Run(std::vector<Tensor>{a, b}, &out);
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  return out.empty() ? Tensor() : out[0];
+}
+
+// Within the tolerance of onednn_test_util.h's comparison (sums of k terms in [-1, 1]).
+void ExpectNear(const Tensor& got, const Tensor& want, int64_t k, const std::string& what) {
+  ASSERT_EQ(got.dims(), want.dims()) << what;
+  const double tol = (got.dtype() == DT_BFLOAT16 ? 1.0 / 128 : 1e-6) * static_cast<double>(k) + 1e-6;
+  int64_t bad = 0;
+  for (int64_t e = 0; e < want.NumElements(); ++e) {
+    if (!(std::abs(ValueAt(got, e) - ValueAt(want, e)) <= tol) && bad++ < 3) {
+      ADD_FAILURE() << what << ": element " << e << ": oneDNN " << ValueAt(got, e) << ", Eigen "
+                    << ValueAt(want, e);
+    }
+  }
+}
+
+bool SameBytes(const Tensor& x, const Tensor& y) {
+  return x.dims() == y.dims() && std::memcmp(x.data(), y.data(), x.ByteSize()) == 0;
+}
+
+// One kernel through the life of a numbered B: first sight (packed per call), second (kept),
+// hits, a write with a new number, a write without one, another A shape, no number.
+void CheckPrepacked(DataType dtype, int64_t m, int64_t k, int64_t n, bool tb, uint32_t seed) {
+  const std::string what = Str(dtype == DT_FLOAT ? "float" : "bfloat16", " m=", m, " k=", k,
+                               " n=", n, " tb=", tb);
+  SCOPED_TRACE(what);
+  auto p = MakePair(dtype, false, tb);
+  if (p == nullptr) GTEST_SKIP() << "no oneDNN kernel for " << what;
+  const std::vector<int64_t> b_dims = tb ? std::vector<int64_t>{n, k} : std::vector<int64_t>{k, n};
+  Tensor a = Random(dtype, {m, k}, seed);
+  Tensor b = Random(dtype, b_dims, seed + 1);
+  BufferVersions::Touch(b.buffer());
+
+  Tensor last;
+  for (int call = 0; call < 4; ++call) {
+    last = RunMatMul(*p->onednn, a, b);
+    ExpectNear(last, RunMatMul(*p->eigen, a, b), k, Str("call ", call));
+  }
+  // Written with a new number (what every variable write does): the next call sees it.
+  Overwrite(b, seed + 2);
+  BufferVersions::Touch(b.buffer());
+  const Tensor want = RunMatMul(*p->eigen, a, b);
+  Tensor got = RunMatMul(*p->onednn, a, b);
+  ExpectNear(got, want, k, "after a renumbered write");
+  // Kept again from the second call with that number; then a write behind the core's back
+  // (no new number) is not seen: the kernel computes with the B it packed. That is the
+  // contract's other side, and the proof that the pack is kept.
+  got = RunMatMul(*p->onednn, a, b);
+  ExpectNear(got, want, k, "the second call with the new number");
+  Overwrite(b, seed + 3);
+  const Tensor stale = RunMatMul(*p->onednn, a, b);
+  EXPECT_TRUE(SameBytes(stale, got)) << "the kernel did not keep B packed across calls";
+  // Another A shape with the same B: packed for that product's layout, right again.
+  BufferVersions::Touch(b.buffer());
+  const Tensor a2 = Random(dtype, {m + 37, k}, seed + 4);
+  for (int call = 0; call < 3; ++call) {
+    ExpectNear(RunMatMul(*p->onednn, a2, b), RunMatMul(*p->eigen, a2, b), k, Str("m+37, call ", call));
+  }
+  ExpectNear(RunMatMul(*p->onednn, a, b), RunMatMul(*p->eigen, a, b), k, "back to m");
+  // No number (a feed, an intermediate): every write is seen.
+  BufferVersions::Drop(b.buffer().get());
+  for (int call = 0; call < 3; ++call) {
+    Overwrite(b, seed + 10 + static_cast<uint32_t>(call));
+    ExpectNear(RunMatMul(*p->onednn, a, b), RunMatMul(*p->eigen, a, b), k, Str("unnumbered, call ", call));
+  }
+}
+
+TEST(OneDnnPrepackTest, FloatKeepsBPackedWhileItsNumberHolds) {
+  CheckPrepacked(DT_FLOAT, 512, 256, 300, false, 800);
+  CheckPrepacked(DT_FLOAT, 512, 256, 300, true, 810);
+  CheckPrepacked(DT_FLOAT, 128, 200, 512, false, 820);  // fewer rows: packed only when kept
+}
+
+TEST(OneDnnPrepackTest, BFloat16KeepsBPackedWhereTheCpuHasIt) {
+  LoadPlugins();
+  if (KernelOf("onednn", "MatMul", {{"T", AttrOfType(DT_BFLOAT16)}}) == nullptr) {
+    GTEST_SKIP() << "this CPU has neither AVX512_BF16 nor AMX: no oneDNN bfloat16 MatMul";
+  }
+  CheckPrepacked(DT_BFLOAT16, 512, 256, 300, false, 900);
+  CheckPrepacked(DT_BFLOAT16, 512, 256, 300, true, 910);
+}
+
+// A numbered B that changes number on every call (a training step's weights): never kept,
+// always right.
+TEST(OneDnnPrepackTest, ANewNumberEveryCallIsAlwaysSeen) {
+  auto p = MakePair(DT_FLOAT, false, false);
+  ASSERT_NE(p, nullptr);
+  Tensor a = Random(DT_FLOAT, {512, 128}, 1);
+  Tensor b = Random(DT_FLOAT, {128, 256}, 2);
+  for (int call = 0; call < 5; ++call) {
+    Overwrite(b, 10 + static_cast<uint32_t>(call));
+    BufferVersions::Touch(b.buffer());
+    ExpectNear(RunMatMul(*p->onednn, a, b), RunMatMul(*p->eigen, a, b), 128, Str("call ", call));
+  }
+}
+
+// Calls from several threads at once on one kernel (runs of one session), B renumbered
+// between rounds: each result matches the B of its round (TSan checks the kept pack).
+TEST(OneDnnPrepackTest, ConcurrentCallsShareTheKeptPack) {
+  auto p = MakePair(DT_FLOAT, false, false);
+  ASSERT_NE(p, nullptr);
+  Tensor a = Random(DT_FLOAT, {384, 96}, 3);
+  Tensor b = Random(DT_FLOAT, {96, 200}, 4);
+  for (int round = 0; round < 3; ++round) {
+    Overwrite(b, 20 + static_cast<uint32_t>(round));
+    BufferVersions::Touch(b.buffer());
+    const Tensor want = RunMatMul(*p->eigen, a, b);
+    std::vector<Tensor> got(4);
+    std::vector<std::thread> threads;
+    for (size_t t = 0; t < got.size(); ++t) {
+      threads.emplace_back([&, t] {
+        for (int i = 0; i < 3; ++i) got[t] = RunMatMul(*p->onednn, a, b);
+      });
+    }
+    for (std::thread& t : threads) t.join();
+    for (const Tensor& g : got) ExpectNear(g, want, 96, Str("round ", round));
+  }
+}
+
+// End to end in a session: MatMul of two variables, B written between runs by each kind of
+// write the core renumbers (Assign, AssignAdd, re-running its initializer), fed by name for
+// one run, and left alone; every result against a double-precision product of the values B
+// holds then. The kernel keeps B packed from the second run on (the product is large enough
+// to split on the two intra-op threads), so a write the core failed to renumber would show
+// here as a stale result.
+class VariableMatMulGraph {
+ public:
+  static constexpr int64_t kM = 384, kK = 128, kN = 160;
+
+  VariableMatMulGraph() {
+    a_ = Variable("a", {kM, kK});
+    b_ = Variable("b", {kK, kN});
+    a_value_ = RandomFloats({kM, kK}, 40);
+    init_a_ = Assign("Assign", a_, Const(a_value_), "init_a");
+    product_ = Op("MatMul", {a_, b_}, {{"T", AttrOfType(DT_FLOAT)}}, "product");
+  }
+  Output a() const { return a_; }
+  Output b() const { return b_; }
+  Output product() const { return product_; }
+  const Tensor& a_value() const { return a_value_; }
+  Operation* init_a() const { return init_a_; }
+
+  // A write of B with `value`: Assign, AssignAdd.
+  Operation* Write(const std::string& type, const Tensor& value, const std::string& name) {
+    return Assign(type, b_, Const(value), name);
+  }
+  Graph* graph() { return &g_; }
+
+ private:
+  Output Op(const std::string& type, std::vector<Output> inputs, AttrMap attrs,
+            const std::string& name) {
+    NodeSpec spec;
+    spec.type = type;
+    spec.name = name;
+    for (const Output& o : inputs) spec.inputs.push_back({{o}, false});
+    spec.attrs = std::move(attrs);
+    auto op = g_.AddOperation(std::move(spec));
+    EXPECT_TRUE(op.ok()) << op.status().ToString();
+    return op.ok() ? op.value()->output(0) : Output();
+  }
+  Output Variable(const std::string& name, std::vector<int64_t> dims) {
+    return Op("VariableV2", {}, {{"dtype", AttrOfType(DT_FLOAT)}, {"shape", AttrOfShape(PartialShape(dims))}},
+              name);
+  }
+  Output Const(const Tensor& t) {
+    static int counter = 0;
+    return Op("Const", {}, {{"value", AttrOfTensor(t)}, {"dtype", AttrOfType(t.dtype())}},
+              Str("const", counter++));
+  }
+  Operation* Assign(const std::string& type, Output var, Output value, const std::string& name) {
+    const Output out = Op(type, {var, value}, {{"T", AttrOfType(DT_FLOAT)}}, name);
+    return out.op;
+  }
+
+  Graph g_;
+  Output a_, b_, product_;
+  Tensor a_value_;
+  Operation* init_a_ = nullptr;
+};
+
+// a [M, K] times b [K, N], in double.
+void ExpectProduct(const Tensor& got, const Tensor& a, const Tensor& b, const std::string& what) {
+  const int64_t m = a.dims()[0], k = a.dims()[1], n = b.dims()[1];
+  ASSERT_EQ(got.dims(), (std::vector<int64_t>{m, n})) << what;
+  int64_t bad = 0;
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = 0; j < n; ++j) {
+      double sum = 0;
+      for (int64_t p = 0; p < k; ++p) sum += double{a.flat<float>()[i * k + p]} * b.flat<float>()[p * n + j];
+      const double g = got.flat<float>()[i * n + j];
+      if (!(std::abs(g - sum) <= 1e-4 * static_cast<double>(k)) && bad++ < 3) {
+        ADD_FAILURE() << what << ": element [" << i << ", " << j << "]: " << g << ", want " << sum;
+      }
+    }
+  }
+}
+
+Tensor Plus(const Tensor& x, const Tensor& y) {
+  Tensor out = Tensor::Allocate(DT_FLOAT, x.dims()).value();
+  for (int64_t i = 0; i < x.NumElements(); ++i) out.flat<float>()[i] = x.flat<float>()[i] + y.flat<float>()[i];
+  return out;
+}
+
+TEST(OneDnnPrepackTest, VariablesWrittenBetweenRunsInASession) {
+  LoadPlugins();
+  VariableMatMulGraph graph;
+  const int64_t k = VariableMatMulGraph::kK, n = VariableMatMulGraph::kN;
+  const Tensor b1 = RandomFloats({k, n}, 41), b2 = RandomFloats({k, n}, 42);
+  const Tensor d = RandomFloats({k, n}, 43), fed = RandomFloats({k, n}, 44);
+  Operation* init_b = graph.Write("Assign", b1, "init_b");
+  Operation* assign_b2 = graph.Write("Assign", b2, "assign_b2");
+  Operation* add_d = graph.Write("AssignAdd", d, "add_d");
+  SessionOptions options;
+  options.intra_op_threads = 2;
+  auto created = Session::Create(graph.graph(), options);
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  Session& session = *created.value();
+  auto run = [&](const std::vector<Operation*>& targets) {
+    std::vector<Tensor> out;
+    const Status s = session.Run({}, {}, targets, &out);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+  };
+  // Three runs of the product: first sight of B's number, the run that keeps the pack, a hit.
+  auto expect = [&](const Tensor& b, const std::string& what,
+                    const std::vector<std::pair<Output, Tensor>>& feeds = {}) {
+    for (int i = 0; i < 3; ++i) {
+      std::vector<Tensor> out;
+      const Status s = session.Run(feeds, {graph.product()}, {}, &out);
+      ASSERT_TRUE(s.ok()) << s.ToString();
+      ExpectProduct(out[0], graph.a_value(), b, Str(what, ", run ", i));
+    }
+  };
+  run({graph.init_a(), init_b});
+  expect(b1, "initialized");
+  run({assign_b2});
+  expect(b2, "after Assign");
+  run({add_d});
+  const Tensor b2d = Plus(b2, d);
+  expect(b2d, "after AssignAdd");
+  expect(fed, "B fed by name", {{graph.b(), fed}});
+  expect(b2d, "B no longer fed (the variable was not written)");
+  run({init_b});
+  expect(b1, "after re-running B's initializer");
+}
+
+}  // namespace
+}  // namespace tgraph::onednn_test
