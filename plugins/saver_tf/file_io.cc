@@ -100,22 +100,23 @@ BundleStatus FileWriter::Create(const std::string& path, std::unique_ptr<FileWri
 void FileWriter::SetUpDirect() {
   const int flags = ::fcntl(fd_, F_GETFL);
   if (flags < 0 || (flags & O_DIRECT) == 0) return;
-  size_t align = 0;
+  size_t offset_align = 0;
+  size_t memory_align = 0;
 #ifdef STATX_DIOALIGN
   struct statx st {};
   if (::statx(fd_, "", AT_EMPTY_PATH, STATX_DIOALIGN, &st) == 0 &&
       (st.stx_mask & STATX_DIOALIGN) != 0 && st.stx_dio_offset_align != 0) {
-    align = std::max<size_t>(st.stx_dio_offset_align, st.stx_dio_mem_align);
+    offset_align = st.stx_dio_offset_align;
+    memory_align = std::max<uint32_t>(st.stx_dio_mem_align, 1);
   }
 #endif
-  // Whole pages at least: the staging buffer is then also fine for a file system that
-  // reports no alignment but wants the logical block size.
-  align = std::max<size_t>(align, 4096);
+  // Without the file system's word on alignment, direct I/O is not worth the guess.
   void* buffer = nullptr;
-  if (align <= kStagingSize && kStagingSize % align == 0 &&
-      ::posix_memalign(&buffer, align, kStagingSize) == 0) {
+  if (offset_align != 0 && offset_align <= kStagingSize && kStagingSize % offset_align == 0 &&
+      memory_align <= 4096 && ::posix_memalign(&buffer, 4096, kStagingSize) == 0) {
     staging_.reset(static_cast<char*>(buffer));
-    align_ = align;
+    align_ = offset_align;
+    memory_align_ = memory_align;
     return;
   }
   (void)StopDirect();
@@ -135,11 +136,30 @@ BundleStatus FileWriter::StopDirect() {
   return WriteAll(staging.get(), staged);
 }
 
-// Gathers the bytes in the staging buffer and writes it whenever it is full: the copy costs
-// one pass over memory that is read for the CRC anyway, and keeps every direct write aligned
+// Bytes that the disk can take from where they are (a whole-block run of them at an aligned
+// address, the file position aligned) are written straight from the caller's memory: a
+// large tensor (page-aligned, as the core allocates them) is one write, which the block layer
+// splits into requests that are all in flight together. Everything else is gathered in the
+// staging buffer, written whenever it is full, which keeps every direct write aligned
 // whatever the tensors' addresses and sizes are.
 BundleStatus FileWriter::AppendDirect(const char* data, size_t n) {
   while (n > 0) {
+    if (staged_ % align_ == 0 && n >= align_ &&
+        reinterpret_cast<uintptr_t>(data) % memory_align_ == 0) {
+      SAVER_TF_RETURN_IF_ERROR(WriteStaged());  // all of it: it is whole blocks
+      if (staging_ == nullptr) return WriteAll(data, n);
+      const size_t whole = n / align_ * align_;
+      size_t done = 0;
+      bool give_up = false;
+      SAVER_TF_RETURN_IF_ERROR(WriteDirect(data, whole, &done, &give_up));
+      data += done;
+      n -= done;
+      if (give_up) {
+        SAVER_TF_RETURN_IF_ERROR(StopDirect());  // nothing is staged
+        return WriteAll(data, n);
+      }
+      continue;
+    }
     const size_t take = std::min(n, kStagingSize - staged_);
     std::memcpy(staging_.get() + staged_, data, take);
     staged_ += take;
@@ -151,35 +171,46 @@ BundleStatus FileWriter::AppendDirect(const char* data, size_t n) {
   return BundleStatus::OK();
 }
 
-BundleStatus FileWriter::WriteStaged() {
-  const size_t whole = staged_ / align_ * align_;
-  size_t done = 0;
-  while (done < whole) {
-    const size_t chunk = whole - done;
+// Writes [p, p + n) O_DIRECT (n whole blocks, p aligned); *done is what got written. Sets
+// *give_up, leaving the rest, where direct I/O cannot go on: a file system that takes the
+// flag but not the write (EINVAL), or a short write that left the position unaligned.
+BundleStatus FileWriter::WriteDirect(const char* p, size_t n, size_t* done, bool* give_up) {
+  *done = 0;
+  *give_up = false;
+  while (*done < n) {
+    const size_t chunk = std::min(n - *done, kMaxWriteChunk / align_ * align_);
     if (WriteFaultHook hook = g_write_fault_hook.load()) {
       if (const int injected = hook(path_, written_, chunk)) {
         return ErrnoStatus(injected, "cannot write", path_);
       }
     }
-    const ssize_t wrote = ::write(fd_, staging_.get() + done, chunk);
+    const ssize_t wrote = ::write(fd_, p + *done, chunk);
     if (wrote < 0) {
       if (errno == EINTR) continue;
       if (errno != EINVAL) return ErrnoStatus(errno, "cannot write", path_);
-      // Direct I/O refused after all (a file system that takes the flag but not the
-      // write): the rest goes buffered.
-      std::memmove(staging_.get(), staging_.get() + done, staged_ - done);
-      staged_ -= done;
-      return StopDirect();
+      *give_up = true;
+      return BundleStatus::OK();
     }
-    done += static_cast<size_t>(wrote);
+    *done += static_cast<size_t>(wrote);
     written_ += static_cast<uint64_t>(wrote);
-    // A short direct write leaves an unaligned remainder: finish through the cache.
-    if (done % align_ != 0) break;
+    if (*done % align_ != 0) {
+      *give_up = true;
+      return BundleStatus::OK();
+    }
   }
+  return BundleStatus::OK();
+}
+
+BundleStatus FileWriter::WriteStaged() {
+  const size_t whole = staged_ / align_ * align_;
+  if (whole == 0) return BundleStatus::OK();
+  size_t done = 0;
+  bool give_up = false;
+  BundleStatus s = WriteDirect(staging_.get(), whole, &done, &give_up);
   std::memmove(staging_.get(), staging_.get() + done, staged_ - done);
   staged_ -= done;
-  if (done != whole) return StopDirect();
-  return BundleStatus::OK();
+  if (!s.ok()) return s;
+  return give_up ? StopDirect() : BundleStatus::OK();  // StopDirect writes what is staged
 }
 
 FileWriter::~FileWriter() {
@@ -274,7 +305,8 @@ BundleStatus FileReader::Open(const std::string& path, std::unique_ptr<FileReade
 
 struct FileReader::Direct {
   int fd = -1;
-  size_t align = 0;
+  size_t align = 0;         // file offsets and lengths (dio_offset_align)
+  size_t memory_align = 0;  // addresses (dio_mem_align)
   std::unique_ptr<char, FreeAligned> staging;
   ~Direct() {
     if (fd >= 0) ::close(fd);
@@ -309,29 +341,47 @@ bool FileReader::ReadDirect(uint64_t offset, char* out, size_t n, size_t* got) c
     auto direct = std::make_unique<Direct>();
     direct->fd = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC | O_DIRECT);
     size_t align = 0;
+    size_t memory_align = 0;
 #ifdef STATX_DIOALIGN
     struct statx st {};
     if (direct->fd >= 0 && ::statx(direct->fd, "", AT_EMPTY_PATH, STATX_DIOALIGN, &st) == 0 &&
         (st.stx_mask & STATX_DIOALIGN) != 0 && st.stx_dio_offset_align != 0) {
-      align = std::max<size_t>({st.stx_dio_offset_align, st.stx_dio_mem_align, 4096});
+      align = st.stx_dio_offset_align;
+      memory_align = std::max<uint32_t>(st.stx_dio_mem_align, 1);
     }
 #endif
     void* buffer = nullptr;
     if (direct->fd < 0 || align == 0 || align > kReadStagingSize ||
-        kReadStagingSize % align != 0 ||
-        ::posix_memalign(&buffer, align, kReadStagingSize) != 0) {
+        kReadStagingSize % align != 0 || memory_align > 4096 ||
+        ::posix_memalign(&buffer, 4096, kReadStagingSize) != 0) {
       direct_failed_ = true;
       return false;
     }
     direct->staging.reset(static_cast<char*>(buffer));
     direct->align = align;
+    direct->memory_align = memory_align;
     direct_ = std::move(direct);
   }
   const size_t align = direct_->align;
   char* staging = direct_->staging.get();
   while (*got < n) {
-    // The aligned window around the next bytes wanted, at most the staging buffer.
     const uint64_t pos = offset + *got;
+    // Whole blocks at an aligned position, into an aligned address: straight into the
+    // caller's memory, in one read whose requests the block layer keeps in flight together.
+    if (pos % align == 0 && n - *got >= align &&
+        reinterpret_cast<uintptr_t>(out + *got) % direct_->memory_align == 0) {
+      const size_t whole = std::min((n - *got) / align * align, kMaxWriteChunk);
+      const ssize_t r = ::pread(direct_->fd, out + *got, whole, static_cast<off_t>(pos));
+      if (r < 0 && errno == EINTR) continue;
+      if (r < 0) {
+        if (errno == EINVAL) direct_failed_ = true;
+        return true;
+      }
+      *got += static_cast<size_t>(r);
+      if (static_cast<size_t>(r) < whole) return true;  // end of file (or a short read)
+      continue;
+    }
+    // Otherwise the aligned window around the next bytes wanted, at most the staging buffer.
     const uint64_t start = pos / align * align;
     const uint64_t end = std::min<uint64_t>((pos + (n - *got) + align - 1) / align * align,
                                             start + kReadStagingSize);

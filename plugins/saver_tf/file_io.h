@@ -66,6 +66,7 @@ class FileWriter {
   // Turns O_DIRECT off for good: what is staged is then written buffered.
   BundleStatus StopDirect();
   BundleStatus AppendDirect(const char* data, size_t n);
+  BundleStatus WriteDirect(const char* p, size_t n, size_t* done, bool* give_up);
   // Writes the staging buffer's whole aligned blocks O_DIRECT; what is left (less than a
   // block) moves to its front.
   BundleStatus WriteStaged();
@@ -81,10 +82,11 @@ class FileWriter {
   uint64_t written_ = 0;  // handed to the kernel
   uint64_t write_back_from_ = 0;  // queued for the disk up to here (StartWriteBack)
   std::string buffer_;
-  // Direct mode: kStagingSize bytes aligned to align_, staged_ of them filled.
+  // Direct mode: kStagingSize bytes, page-aligned, staged_ of them filled.
   std::unique_ptr<char, FreeAligned> staging_;
   size_t staged_ = 0;
-  size_t align_ = 0;
+  size_t align_ = 0;         // file offsets and lengths of direct writes (dio_offset_align)
+  size_t memory_align_ = 0;  // addresses of direct writes (dio_mem_align)
 };
 
 // Whether FileWriter::Mode::kDirectIfPossible may use O_DIRECT: yes, unless the environment
