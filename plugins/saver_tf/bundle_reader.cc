@@ -16,7 +16,7 @@ namespace tgraph::saver_tf {
 namespace {
 
 // Data is read and checksummed in pieces this large (each piece still in cache).
-constexpr uint64_t kChunk = uint64_t{32} << 20;
+constexpr uint64_t kChunk = uint64_t{8} << 20;
 
 uint32_t ReadLittleEndian32(const char* p) {
   uint32_t v = 0;
