@@ -7,9 +7,9 @@
 // final fsync has little left to wait for. Direct (the data file, by default): every byte is
 // gathered in an aligned staging buffer that is written with O_DIRECT, the disk reading it by
 // DMA; the page cache is never filled. On a VM whose guest page cache is slow to grow (the
-// project's machine: a buffered 1 GiB write took 2-8 s under load, the same bytes written
-// O_DIRECT and fsynced 0.7-1 s), a durable direct save is faster than a buffered one that does
-// not even sync. The unaligned tail of the file is written buffered at the end, and the fsync
+// project's machine: a buffered 1 GiB write took 0.6-8.6 s with the load, the same bytes
+// written O_DIRECT and fsynced 0.65-1 s), a durable direct save is faster than a buffered one
+// that does not even sync. The unaligned tail of the file is written buffered at the end, and the fsync
 // makes it all durable either way.
 #pragma once
 
