@@ -4,13 +4,14 @@
 // Two ways to write. Buffered (the index, and any file where direct I/O is unavailable): small
 // appends are gathered in a buffer, large ones go straight from the caller's memory to the
 // page cache, and every 8 MiB written is queued for the disk at once (sync_file_range) so the
-// final fsync has little left to wait for. Direct (the data file, by default): every byte is
-// gathered in an aligned staging buffer that is written with O_DIRECT, the disk reading it by
-// DMA; the page cache is never filled. On a VM whose guest page cache is slow to grow (the
-// project's machine: a buffered 1 GiB write took 0.6-8.6 s with the load, the same bytes
-// written O_DIRECT and fsynced 0.65-1 s), a durable direct save is faster than a buffered one
-// that does not even sync. The unaligned tail of the file is written buffered at the end, and the fsync
-// makes it all durable either way.
+// final fsync has little left to wait for. Direct (the data file, by default): O_DIRECT, the
+// disk reading the bytes by DMA, straight from the caller's memory where it and the file
+// position are aligned (the core's large tensors are page-aligned) and through an aligned
+// staging buffer otherwise; the page cache is never filled. On a VM whose guest page cache is
+// slow to grow (the project's machine: a buffered 1 GiB write took 0.6-8.6 s with the load,
+// the same bytes written O_DIRECT and fsynced 0.65-1 s), a durable direct save is faster than
+// a buffered one that does not even sync. The unaligned tail of the file is written buffered
+// at the end, and the fsync makes it all durable either way.
 #pragma once
 
 #include <cstddef>
