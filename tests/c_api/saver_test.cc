@@ -227,6 +227,33 @@ TEST_F(SaverTest, AFailedRestoreChangesNoVariable) {
   EXPECT_EQ(RunFloats(sess, Read(w_)), (std::vector<float>{0, 0, 0, 0, 0, 0}));
 }
 
+// A checksum failure in the last tensor of the data file ("w", after "b"): DATA_LOSS naming
+// the tensor, and "b", read fine before it, is not assigned either.
+TEST_F(SaverTest, ACorruptTensorAssignsNoVariable) {
+  TG_Session* sess = TwoVariables();
+  TG_Saver* saver = NewSaver();
+  const std::string path = Save(saver, sess, (dir_ / "model.ckpt").string());
+  TG_ASSERT_OK(s_);
+  Clobber(sess);
+  {
+    // b's 12 bytes come first (keys in order), then w's 24: flip one of w's.
+    std::fstream data(path + ".data-00000-of-00001",
+                      std::ios::in | std::ios::out | std::ios::binary);
+    ASSERT_TRUE(data.good());
+    data.seekg(20);
+    char byte = 0;
+    data.read(&byte, 1);
+    byte = static_cast<char>(byte ^ 0x40);
+    data.seekp(20);
+    data.write(&byte, 1);
+  }
+  TG_SaverRestore(saver, sess, path.c_str(), s_);
+  EXPECT_EQ(code(), TG_DATA_LOSS) << msg();
+  EXPECT_TRUE(Contains(msg(), "'w'")) << msg();
+  EXPECT_EQ(RunFloats(sess, Read(w_)), (std::vector<float>{0, 0, 0, 0, 0, 0}));
+  EXPECT_EQ(RunFloats(sess, Read(b_)), (std::vector<float>{7, 7, 7}));
+}
+
 TEST_F(SaverTest, RestoresThroughASaverDef) {
   TG_Session* sess = TwoVariables();
   TG_Saver* saver = NewSaver();
