@@ -22,9 +22,8 @@
 // gives huge pages only to regions so marked). Why: an optimizer update or a product streams
 // through several such arrays per step, and with 4 KiB pages each 4 KiB costs a TLB miss,
 // which inside a virtual machine is a two-level page walk: on this project's VMs Adam over
-// 400k floats takes 30% less time, the CNN step 4% less CPU time (bench/README.md; products
-// over power-of-two row strides lose a little: huge pages are physically contiguous, so
-// such rows share L2 sets that 4 KiB pages would scatter).
+// 400k floats takes 30% less time, the CNN step 4% less CPU time, the MLP step's
+// ApplyAdams 6% less (bench/README.md; oneDNN's products take the same time either way).
 // A class just under a whole number of huge pages is mapped rounded up to it when that adds
 // at most a quarter (784x512 floats: 1.625 MiB class, 2 MiB mapping); otherwise the mapping
 // is the class and only its whole 2 MiB pieces can be huge. TGRAPH_HUGE_PAGES=0 turns this
