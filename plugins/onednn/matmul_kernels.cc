@@ -219,7 +219,16 @@ class MatMulOp {
     // product of few rows, column ranges of B and of the product (A read whole by each).
     int parts =
         work < kMinSplitProduct ? 1 : PartsFor(ctx, work, std::max(m, n / kMinPartColumns));
-    const bool by_columns = m < parts * kMinPartRows && n > m;
+    bool by_columns = m < parts * kMinPartRows && n > m;
+    // fp32 with few rows (under kMinPackedRows: B is not packed once per call) and more
+    // columns: row parts would each copy all of B into oneDNN's blocked layout, column parts
+    // copy their own columns only; and two parts per thread, claimed as threads come free,
+    // let a thread that was held up be made up for by the other.
+    if (std::is_same_v<T, float> && parts > 1 && !by_columns && m < kMinPackedRows && n > m &&
+        n >= 2 * parts * kMinPartColumns) {
+      by_columns = true;
+      parts *= 2;
+    }
     // Many rows: B packed once, and more parts than threads (kPackedPartRows). fp32 only:
     // bfloat16 products run on AMX about 5x faster, so the reorder, on one thread before
     // the parts, is a 5x larger share of them; no gain was measured there (1024^3 on the
