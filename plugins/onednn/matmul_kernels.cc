@@ -272,8 +272,10 @@ class MatMulOp {
               return sm;
             }
           } catch (const dnnl::error&) {
-            // Unpacked parts below.
-            sm.split = Split::Of(m, parts);
+            // Unpacked parts below (a weight gradient's transposed A): two per thread,
+            // claimed as threads come free, so that a thread held up by another process is
+            // made up for (each part reads all of B, here the small [batch, N] gradient).
+            sm.split = Split::Of(m, 2 * parts);
           }
         }
         auto make = [&](int64_t len) {

@@ -81,6 +81,10 @@ TEST(OneDnnMatMulTest, ManyRowsReadPackedB) {
     CheckMatMul(1000, 33, 515, t & 1, t & 2, seed += 2);
     CheckMatMul(1000, 257, 17, t & 1, t & 2, seed += 2);  // B narrower than a block
   }
+  // A transposed (weight gradients): B stays as stored, rows in two parts per thread.
+  CheckMatMul(784, 128, 512, true, false, seed += 2);  // the MLP's first layer
+  CheckMatMul(513, 64, 300, true, false, seed += 2);   // uneven parts: 129, 129, 129, 126
+  CheckMatMul(257, 100, 77, true, true, seed += 2);
 }
 
 TEST(OneDnnMatMulTest, MismatchedInnerDimensionsFailAlike) {
