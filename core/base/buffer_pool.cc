@@ -96,8 +96,10 @@ size_t BufferPool::MappingOf(size_t class_size, bool huge_pages) {
   if (!huge_pages || class_size > std::numeric_limits<size_t>::max() - kHugePageBytes) {
     return class_size;
   }
-  const size_t rounded = (class_size + kHugePageBytes - 1) / kHugePageBytes * kHugePageBytes;
-  return (rounded - class_size) <= class_size / 4 ? rounded : class_size;
+  // Only a class under one huge page is rounded up (to one): in a larger one the whole huge
+  // pages are huge already, and rounding its tail up would make the last one resident whole.
+  if (class_size >= kHugePageBytes) return class_size;
+  return (kHugePageBytes - class_size) <= class_size / 4 ? kHugePageBytes : class_size;
 }
 
 bool BufferPool::huge_pages() const { return state_->huge_pages; }

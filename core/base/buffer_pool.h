@@ -22,11 +22,12 @@
 // gives huge pages only to regions so marked). Why: an optimizer update or a product streams
 // through several such arrays per step, and with 4 KiB pages each 4 KiB costs a TLB miss,
 // which inside a virtual machine is a two-level page walk: on this project's VMs Adam over
-// 400k floats takes 30% less time, the CNN step 4% less CPU time, the MLP step's
+// 400k floats takes 30% less time, the CNN step 2-4% less CPU time, the MLP step's
 // ApplyAdams 6% less (bench/README.md; oneDNN's products take the same time either way).
-// A class just under a whole number of huge pages is mapped rounded up to it when that adds
-// at most a quarter (784x512 floats: 1.625 MiB class, 2 MiB mapping); otherwise the mapping
-// is the class and only its whole 2 MiB pieces can be huge. TGRAPH_HUGE_PAGES=0 turns this
+// A class just under one huge page is mapped as one when that adds at most a quarter
+// (784x512 floats: 1.625 MiB class, 2 MiB mapping); a larger class is mapped as it is, its
+// whole 2 MiB pieces huge and its tail in small pages (rounding the tail up would make a
+// whole last huge page resident: the CNN's 6.5 MiB activations rose its peak by 4 MiB). TGRAPH_HUGE_PAGES=0 turns this
 // off (mappings as before).
 //
 // Builds with AddressSanitizer skip the pool (every buffer is malloc'd and freed), so that
@@ -51,9 +52,9 @@ class BufferPool {
   // beyond a quarter of the address space.
   static size_t ClassOf(size_t bytes);
   static constexpr size_t kHugePageBytes = size_t{2} << 20;
-  // The bytes mapped for a buffer of class `class_size` (see above): the class, or the class
-  // rounded up to whole huge pages when that adds at most a quarter. With huge pages off
-  // (`huge_pages` false): the class.
+  // The bytes mapped for a buffer of class `class_size` (see above): the class, or one huge
+  // page for a class under one that is at least 3/4 of it. With huge pages off (`huge_pages`
+  // false): the class.
   static size_t MappingOf(size_t class_size, bool huge_pages);
   // Whether this pool maps with huge pages (TGRAPH_HUGE_PAGES unset or not "0"; Linux).
   bool huge_pages() const;
