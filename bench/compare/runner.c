@@ -27,6 +27,9 @@
  *                            min_ns" line per op type, sorted by min_ns: its nodes' total time
  *                            per run, the mean over runs and the least (on a loaded machine
  *                            the least is the kernels' own cost, the mean adds the waits)
+ *   --nodes 1                with --profile: also one "node LEAST_NS TYPE NAME" line per node
+ *                            that took 5 us or more in every traced run, the least over them,
+ *                            slowest first (which product of a step is slow for its size)
  * Output lines (all times in ns): "version V", "plugins NAME[@CPU_VARIANT]..." (tgraph),
  * "load_ns N" (tgraph's plugin loading),
  * "import_ns", "session_ns", "init_ns", "first_run_ns", "first_ns" (their sum: GraphDef bytes
@@ -229,12 +232,17 @@ static void RunOnce(Run* r, Tensor** out, Status* s) {
 #ifndef RUNNER_TF
 /* --profile: per op type, its nodes' total duration in each traced run; the mean and the
  * least over the runs. */
-static void Profile(Run* r, int runs, Status* s) {
-  enum { kMaxTypes = 256 };
+static void Profile(Run* r, int runs, int per_node, Status* s) {
+  enum { kMaxTypes = 256, kMaxNodes = 1024 };
   static char names[kMaxTypes][64];
   static double total[kMaxTypes], least[kMaxTypes], this_run[kMaxTypes];
   static int count[kMaxTypes];
   int ntypes = 0;
+  /* --nodes: each node's least duration, by its index in the run metadata (the first run's
+   * names; a later run that records nodes in another order is matched by name). */
+  static char node_names[kMaxNodes][128], node_types[kMaxNodes][64];
+  static double node_least[kMaxNodes];
+  int nnodes = 0;
   for (int i = 0; i < 20; ++i) RunOnce(r, NULL, s);
   const int64_t w0 = NowNs(), c0 = CpuNs();
   for (int i = 0; i < runs; ++i) RunOnce(r, NULL, s);
@@ -268,6 +276,21 @@ static void Profile(Run* r, int runs, Status* s) {
     }
     for (int k = 0; k < ntypes; ++k)
       if (least[k] < 0 || this_run[k] < least[k]) least[k] = this_run[k];
+    for (int n = 0; per_node && n < TG_RunMetadataNumNodes(metadata); ++n) {
+      const char* name = TG_RunMetadataNodeName(metadata, n);
+      int k = n < nnodes && strcmp(node_names[n], name) == 0 ? n : 0;
+      while (k < nnodes && strcmp(node_names[k], name) != 0) ++k;
+      if (k == kMaxNodes) continue;
+      const double ns = (double)TG_RunMetadataNodeDurationNs(metadata, n);
+      if (k == nnodes) {
+        snprintf(node_names[k], sizeof node_names[k], "%s", name);
+        snprintf(node_types[k], sizeof node_types[k], "%s", TG_RunMetadataNodeOpType(metadata, n));
+        node_least[k] = ns;
+        ++nnodes;
+      } else if (ns < node_least[k]) {
+        node_least[k] = ns;
+      }
+    }
   }
   for (int done = 0; done < ntypes; ++done) {
     int best = -1;
@@ -275,6 +298,14 @@ static void Profile(Run* r, int runs, Status* s) {
       if (count[k] >= 0 && (best < 0 || least[k] > least[best])) best = k;
     printf("op %s %d %.0f %.0f\n", names[best], count[best], total[best] / runs, least[best]);
     count[best] = -1;
+  }
+  for (;;) {
+    int best = -1;
+    for (int k = 0; k < nnodes; ++k)
+      if (node_least[k] >= 5000 && (best < 0 || node_least[k] > node_least[best])) best = k;
+    if (best < 0) break;
+    printf("node %.0f %s %s\n", node_least[best], node_types[best], node_names[best]);
+    node_least[best] = -1;
   }
   TG_DeleteRunMetadata(metadata);
   TG_DeleteRunOptions(options);
@@ -287,7 +318,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   const char* graph_file = argv[1];
-  int threads = 2, check = 0, serve = 0, profile = 0, amp = 0;
+  int threads = 2, check = 0, serve = 0, profile = 0, amp = 0, per_node = 0;
   double warmup_s = 0.2, time_s = 1.0;
   const char* dump = NULL;
   const char* inits[kMaxList];
@@ -307,6 +338,7 @@ int main(int argc, char** argv) {
     else if (strcmp(a, "--serve") == 0) serve = atoi(v);
     else if (strcmp(a, "--check") == 0) check = atoi(v);
     else if (strcmp(a, "--profile") == 0) profile = atoi(v);
+    else if (strcmp(a, "--nodes") == 0) per_node = atoi(v);
     else if (strcmp(a, "--dump") == 0) dump = v;
     else if (strcmp(a, "--warmup") == 0) warmup_s = atof(v);
     else if (strcmp(a, "--time") == 0) time_s = atof(v);
@@ -390,9 +422,10 @@ int main(int argc, char** argv) {
 
   if (profile > 0) {
 #ifdef RUNNER_TF
+    (void)per_node;
     Die("--profile is tgraph's only (run metadata through its C API)", NULL);
 #else
-    Profile(&r, profile, s);
+    Profile(&r, profile, per_node, s);
 #endif
   } else if (check > 0) {
     for (int run = 0; run < check; ++run) {

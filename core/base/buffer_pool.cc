@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -13,7 +14,47 @@
 
 namespace tgraph {
 
+namespace {
+
+bool HugePagesWanted() {
+#ifdef MADV_HUGEPAGE
+  const char* env = std::getenv("TGRAPH_HUGE_PAGES");
+  return env == nullptr || std::strcmp(env, "0") != 0;
+#else
+  return false;
+#endif
+}
+
+// A fresh zeroed mapping of `size` bytes; with `huge`, starting on a huge-page boundary
+// (mapped a huge page longer, the ends trimmed) and marked for transparent huge pages. The
+// marking is advice: where the kernel has none to give, the pages are ordinary ones.
+void* MapBuffer(size_t size, bool huge) {
+  constexpr int kProt = PROT_READ | PROT_WRITE;
+  constexpr int kFlags = MAP_PRIVATE | MAP_ANONYMOUS;
+  if (!huge || size < BufferPool::kHugePageBytes) {
+    void* p = mmap(nullptr, size, kProt, kFlags, -1, 0);
+    return p == MAP_FAILED ? nullptr : p;
+  }
+  const size_t huge_page = BufferPool::kHugePageBytes;
+  if (size > std::numeric_limits<size_t>::max() - huge_page) return nullptr;
+  void* raw = mmap(nullptr, size + huge_page, kProt, kFlags, -1, 0);
+  if (raw == MAP_FAILED) return nullptr;
+  char* const begin = static_cast<char*>(raw);
+  char* const aligned = reinterpret_cast<char*>(
+      (reinterpret_cast<uintptr_t>(begin) + huge_page - 1) & ~(uintptr_t{huge_page} - 1));
+  char* const end = begin + size + huge_page;
+  if (aligned > begin) munmap(begin, static_cast<size_t>(aligned - begin));
+  if (end > aligned + size) munmap(aligned + size, static_cast<size_t>(end - (aligned + size)));
+#ifdef MADV_HUGEPAGE
+  madvise(aligned, size, MADV_HUGEPAGE);
+#endif
+  return aligned;
+}
+
+}  // namespace
+
 struct BufferPool::State {
+  const bool huge_pages = HugePagesWanted();
   mutable std::mutex mutex;
   std::unordered_map<size_t, std::vector<void*>> free;  // class size -> cached buffers
   int64_t mapped = 0;
@@ -51,9 +92,24 @@ size_t BufferPool::ClassOf(size_t bytes) {
   return (bytes + step - 1) / step * step;
 }
 
+size_t BufferPool::MappingOf(size_t class_size, bool huge_pages) {
+  if (!huge_pages || class_size > std::numeric_limits<size_t>::max() - kHugePageBytes) {
+    return class_size;
+  }
+  // Only a class under one huge page is rounded up (to one): in a larger one the whole huge
+  // pages are huge already, and rounding its tail up would make the last one resident whole.
+  if (class_size >= kHugePageBytes) return class_size;
+  return (kHugePageBytes - class_size) <= class_size / 4 ? kHugePageBytes : class_size;
+}
+
+bool BufferPool::huge_pages() const { return state_->huge_pages; }
+
 void* BufferPool::Get(size_t bytes, bool* fresh) {
-  const size_t size = ClassOf(bytes);
-  if (size == 0) return nullptr;
+  const size_t cls = ClassOf(bytes);
+  if (cls == 0) return nullptr;
+  // The free lists and the byte counts are by mapping length (the class, or the class
+  // rounded up to huge pages): classes that map alike share buffers.
+  const size_t size = MappingOf(cls, state_->huge_pages);
   {
     std::lock_guard<std::mutex> lock(state_->mutex);
     auto it = state_->free.find(size);
@@ -66,8 +122,8 @@ void* BufferPool::Get(size_t bytes, bool* fresh) {
       return p;
     }
   }
-  void* p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (p == MAP_FAILED) return nullptr;
+  void* p = MapBuffer(size, state_->huge_pages);
+  if (p == nullptr) return nullptr;
   std::lock_guard<std::mutex> lock(state_->mutex);
   state_->mapped += static_cast<int64_t>(size);
   state_->peak_in_use = std::max(state_->peak_in_use, state_->mapped - state_->cached);
@@ -76,7 +132,7 @@ void* BufferPool::Get(size_t bytes, bool* fresh) {
 }
 
 void BufferPool::Put(void* data, size_t bytes) {
-  const size_t size = ClassOf(bytes);
+  const size_t size = MappingOf(ClassOf(bytes), state_->huge_pages);
   {
     std::lock_guard<std::mutex> lock(state_->mutex);
     if (state_->cached + static_cast<int64_t>(size) <= CacheLimit(state_->peak_in_use)) {

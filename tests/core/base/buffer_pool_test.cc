@@ -40,6 +40,43 @@ TEST(BufferPoolTest, ClassesAreWholePagesAtMostAnEighthLarger) {
   }
 }
 
+// A class under one huge page is mapped as one when that adds at most a quarter (the MLP's
+// 784x512 float weights: a 1.625 MiB class in one 2 MiB page); larger classes are never
+// rounded up (their tails stay in small pages); with huge pages off a mapping is its class.
+TEST(BufferPoolTest, OnlyClassesJustUnderOneHugePageRoundUpToIt) {
+  constexpr size_t kMiB = size_t{1} << 20;
+  const size_t weights = BufferPool::ClassOf(784 * 512 * 4);
+  EXPECT_EQ(weights, 13 * kMiB / 8);
+  EXPECT_EQ(BufferPool::MappingOf(weights, true), 2 * kMiB);
+  EXPECT_EQ(BufferPool::MappingOf(weights, false), weights);
+  EXPECT_EQ(BufferPool::MappingOf(kMiB, true), kMiB);          // would double it
+  EXPECT_EQ(BufferPool::MappingOf(3 * kMiB, true), 3 * kMiB);  // 4 MiB adds a third
+  EXPECT_EQ(BufferPool::MappingOf(7 * kMiB, true), 7 * kMiB);  // 3 huge pages and a tail
+  EXPECT_EQ(BufferPool::MappingOf(BufferPool::ClassOf(64 * 28 * 28 * 32 * 4), true),
+            BufferPool::ClassOf(64 * 28 * 28 * 32 * 4));  // the CNN's activations, 6.5 MiB
+  EXPECT_EQ(BufferPool::MappingOf(4 * kMiB, true), 4 * kMiB);
+  EXPECT_EQ(BufferPool::MappingOf(BufferPool::kMinBytes, true), BufferPool::kMinBytes);
+}
+
+// A buffer whose mapping holds a huge page starts on a huge-page boundary (so that the
+// kernel can back it with huge pages); the pool's counts are by mapping length.
+TEST(BufferPoolTest, HugePageBuffersStartOnAHugePageBoundary) {
+  BufferPool* pool = PoolOrSkip();
+  if (pool == nullptr) GTEST_SKIP() << "no pool in this build (sanitizer) or TGRAPH_BUFFER_POOL=0";
+  if (!pool->huge_pages()) GTEST_SKIP() << "huge pages off (TGRAPH_HUGE_PAGES=0 or not Linux)";
+  pool->Trim();
+  const int64_t before = pool->mapped_bytes();
+  {
+    Tensor t = Tensor::Allocate(DT_FLOAT, {784, 512}).value();
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(t.data()) % BufferPool::kHugePageBytes, 0u);
+    t.flat<float>()[784 * 512 - 1] = 1.0f;  // the whole class is writable
+    EXPECT_EQ(pool->mapped_bytes() - before, static_cast<int64_t>(BufferPool::kHugePageBytes));
+  }
+  EXPECT_EQ(pool->cached_bytes(), static_cast<int64_t>(BufferPool::kHugePageBytes));
+  pool->Trim();
+  EXPECT_EQ(pool->mapped_bytes(), before);
+}
+
 TEST(BufferPoolTest, FreedBufferIsReusedForTheSameClass) {
   BufferPool* pool = PoolOrSkip();
   if (pool == nullptr) GTEST_SKIP() << "no pool in this build (sanitizer) or TGRAPH_BUFFER_POOL=0";
@@ -76,12 +113,12 @@ TEST(BufferPoolTest, CacheIsBoundedByThePeakInUse) {
   if (pool == nullptr) GTEST_SKIP() << "no pool in this build (sanitizer) or TGRAPH_BUFFER_POOL=0";
   pool->Trim();  // also forgets the peak of earlier tests
   const int64_t before = pool->mapped_bytes();
-  std::set<size_t> classes;
+  std::set<size_t> classes;  // mapping lengths of the classes asked for
   for (int i = 0; i < 24; ++i) {
     const int64_t elements = (int64_t{1} << 20) + i * (int64_t{1} << 17);  // 4 MiB, 4.5 MiB, ...
     // In release builds nothing touches a fresh mapping's pages (they are zero already).
     Tensor t = Tensor::Allocate(DT_FLOAT, {elements}).value();
-    classes.insert(BufferPool::ClassOf(t.ByteSize()));
+    classes.insert(BufferPool::MappingOf(BufferPool::ClassOf(t.ByteSize()), pool->huge_pages()));
   }
   const int64_t largest = static_cast<int64_t>(*classes.rbegin());
   EXPECT_LE(pool->peak_in_use_bytes(), before + largest);

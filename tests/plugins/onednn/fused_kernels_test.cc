@@ -68,6 +68,7 @@ TEST(OneDnnFusedMatMulTest, EveryEpilogueEveryTranspose) {
       CheckFusedMatMul(1, 64, 31, ta, tb, e, seed += 3);   // batch 1
       CheckFusedMatMul(67, 129, 45, ta, tb, e, seed += 3);  // split by rows
       CheckFusedMatMul(3, 300, 701, ta, tb, e, seed += 3);  // few rows: split by columns
+      CheckFusedMatMul(100, 200, 450, ta, tb, e, seed += 3);  // 2 column parts per thread
       CheckFusedMatMul(301, 129, 130, ta, tb, e, seed += 3);  // many rows: B packed
     }
   }

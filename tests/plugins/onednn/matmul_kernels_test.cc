@@ -59,6 +59,18 @@ TEST(OneDnnMatMulTest, LargeProducts) {
   }
 }
 
+// Tens to a couple of hundred rows and more columns (fp32, the MLP's batch of 128): split by
+// columns, two parts per thread, each part's columns of B only; uneven last parts too.
+TEST(OneDnnMatMulTest, FewRowsManyColumnsSplitByColumnsTwoPartsPerThread) {
+  uint32_t seed = 80;
+  for (int t = 0; t < 4; ++t) {
+    CheckMatMul(128, 784, 512, t & 1, t & 2, seed += 2);  // the MLP's first layer
+    CheckMatMul(100, 200, 450, t & 1, t & 2, seed += 2);  // 4 parts: 113, 113, 113, 111
+    CheckMatMul(255, 129, 257, t & 1, t & 2, seed += 2);  // just under the packed-B bound
+    CheckMatMul(33, 1000, 300, t & 1, t & 2, seed += 2);
+  }
+}
+
 // Many rows (>= 256): B is reordered once per call into oneDNN's blocked layout and the
 // rows go in parts of 128 (the last one shorter when the rows are not a multiple).
 TEST(OneDnnMatMulTest, ManyRowsReadPackedB) {
@@ -69,6 +81,10 @@ TEST(OneDnnMatMulTest, ManyRowsReadPackedB) {
     CheckMatMul(1000, 33, 515, t & 1, t & 2, seed += 2);
     CheckMatMul(1000, 257, 17, t & 1, t & 2, seed += 2);  // B narrower than a block
   }
+  // A transposed (weight gradients): B stays as stored, rows in two parts per thread.
+  CheckMatMul(784, 128, 512, true, false, seed += 2);  // the MLP's first layer
+  CheckMatMul(513, 64, 300, true, false, seed += 2);   // uneven parts: 129, 129, 129, 126
+  CheckMatMul(257, 100, 77, true, true, seed += 2);
 }
 
 TEST(OneDnnMatMulTest, MismatchedInnerDimensionsFailAlike) {
