@@ -170,8 +170,9 @@ cudaError_t LaunchApplyRMSProp(float* var, float* mg, float* ms, float* mom,
 // ---- any reduction over any axes (reduce.cu), convolutions and pooling (conv.cu) ----
 
 // The kept and the reduced groups of dims of a reduction (sizes and element strides in the
-// input, outermost first: see plugins/device_common/reduce_args.h).
-constexpr int kMaxReduceGroups = 8;
+// input, outermost first: see plugins/device_common/reduce_args.h; 16 of each kind take any
+// input of fewer than 2^31 elements).
+constexpr int kMaxReduceGroups = 16;
 struct ReduceShape {
   int kept_rank;
   int red_rank;

@@ -207,7 +207,7 @@ __kernel void tg_reduce_max(__global const float* x, __global float* y, int redu
  * RG items per output. Max and Min propagate NaN; an empty reduction gives the identity. */
 typedef struct {
   int kept_rank, red_rank, reduce;
-  int kept_dims[8], kept_strides[8], red_dims[8], red_strides[8];
+  int kept_dims[16], kept_strides[16], red_dims[16], red_strides[16];
 } ReduceShape;
 float tg_nan_min(float a, float b) { return isnan(a) ? a : (isnan(b) || b < a) ? b : a; }
 float tg_fold(int op, float a, float b) {
