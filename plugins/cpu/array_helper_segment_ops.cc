@@ -97,8 +97,10 @@ void RegisterFor(tgraph::plugin::Init& init) {
                                            .TypeConstraint("Tindices", TG_ARRAY_INDEX_TYPES)
                                            .TypeConstraint("Tnumsegments", TG_ARRAY_INDEX_TYPES)
                                            .HostMemory("num_segments"));
-  init.Kernel<dynamic_stitch::DynamicStitchOp<T>>(
-      KernelBuilder("DynamicStitch", "CPU").TypeConstraint("T", DTypeOf<T>::value));
+  for (const char* op : {"DynamicStitch", "ParallelDynamicStitch"}) {
+    init.Kernel<dynamic_stitch::DynamicStitchOp<T>>(
+        KernelBuilder(op, "CPU").TypeConstraint("T", DTypeOf<T>::value));
+  }
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// Select, SelectV2 and DynamicStitch on the device, float and int32 (program "misc",
+// Select, SelectV2 and DynamicStitch (and ParallelDynamicStitch) on the device, float and int32 (program "misc",
 // cl_sources.cc), and DynamicStitch of int32 on the host (a stitched shape: the gradient of a
 // reduction builds one), as TensorFlow's GPU kernels. The masks of a ReLU-like gradient and
 // the stitched rows of a partitioned embedding's gradient then stay on the device.
@@ -105,15 +105,17 @@ void RegisterSelectStitchKernels(tgraph::plugin::Init& init) {
       KernelBuilder("Select", DeviceType()).TypeConstraint("T", types));
   init.Kernel<SelectKernel<true>>(
       KernelBuilder("SelectV2", DeviceType()).TypeConstraint("T", types));
-  init.Kernel<DynamicStitchKernel>(KernelBuilder("DynamicStitch", DeviceType())
-                                       .TypeConstraint("T", TG_FLOAT)
-                                       .HostMemory("indices"));
-  init.Kernel<tgraph_cpu::dynamic_stitch::DynamicStitchOp<int32_t>>(
-      KernelBuilder("DynamicStitch", DeviceType())
-          .TypeConstraint("T", TG_INT32)
-          .HostMemory("indices")
-          .HostMemory("data")
-          .HostMemory("merged"));
+  // ParallelDynamicStitch: the same kernels (later inputs win, as on the CPU).
+  for (const char* op : {"DynamicStitch", "ParallelDynamicStitch"}) {
+    init.Kernel<DynamicStitchKernel>(
+        KernelBuilder(op, DeviceType()).TypeConstraint("T", TG_FLOAT).HostMemory("indices"));
+    init.Kernel<tgraph_cpu::dynamic_stitch::DynamicStitchOp<int32_t>>(
+        KernelBuilder(op, DeviceType())
+            .TypeConstraint("T", TG_INT32)
+            .HostMemory("indices")
+            .HostMemory("data")
+            .HostMemory("merged"));
+  }
 }
 
 }  // namespace tgraph_opencl

@@ -3,7 +3,7 @@
 // row conditions, SelectV2's three-way broadcasting, float and int32, empty tensors, the
 // CPU's errors naming the node; DynamicStitch's later writers winning, rows nobody names
 // (zero), trailing dims, empty inputs, int32 data (a host-memory kernel on the device) and
-// negative indices.
+// negative indices; ParallelDynamicStitch.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -131,7 +131,8 @@ TEST_F(SelectStitchTest, SelectErrorsNameTheNode) {
 // kernel the device registers).
 RunResult ExpectStitchMatchesCpu(const std::vector<std::vector<int64_t>>& index_dims,
                                  const std::vector<std::vector<int32_t>>& indices,
-                                 const std::vector<int64_t>& trailing, bool ints) {
+                                 const std::vector<int64_t>& trailing, bool ints,
+                                 const char* op = "DynamicStitch") {
   return ExpectDeviceMatchesCpu(
       [&](Builder& b) {
         std::vector<TG_Output> idx, data;
@@ -143,7 +144,7 @@ RunResult ExpectStitchMatchesCpu(const std::vector<std::vector<int64_t>>& index_
           data.push_back(ints ? b.FeedInt(dims, Ints(Count(dims), 10 * static_cast<int32_t>(m)))
                               : b.Feed(dims, Random(Count(dims), -3, 3, seed)));
         }
-        return std::vector<TG_Output>{b.OpOfLists("DynamicStitch", {idx, data}, "stitch")};
+        return std::vector<TG_Output>{b.OpOfLists(op, {idx, data}, "stitch")};
       },
       0, 0);
 }
@@ -162,6 +163,10 @@ TEST_F(SelectStitchTest, DynamicStitchMatchesCpu) {
     ExpectStitchMatchesCpu({{0}}, {{}}, {4}, ints);
     ExpectStitchMatchesCpu({{0}, {2}}, {{}, {1, 0}}, {3}, ints);
     ExpectStitchMatchesCpu({{2}}, {{0, 1}}, {0}, ints);
+    // ParallelDynamicStitch (TensorFlow's embedding lookup over partitions builds it): the
+    // same kernels.
+    ExpectStitchMatchesCpu({{3}, {2, 2}}, {{1, 1, 2}, {2, 0, 1, 5}}, {2}, ints,
+                           "ParallelDynamicStitch");
   }
 }
 
