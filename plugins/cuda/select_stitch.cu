@@ -10,9 +10,9 @@ namespace {
 
 __global__ void Select32Kernel(const uint8_t* c, const uint32_t* t, const uint32_t* e,
                                uint32_t* y, SelectShape s) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  const int64_t i = FirstItem();  // int64: the last block may reach past 2^31 - 1
   if (i >= s.n) return;
-  int r = i, ci = 0, ti = 0, ei = 0;
+  int r = static_cast<int>(i), ci = 0, ti = 0, ei = 0;
   for (int d = s.rank - 1; d >= 0; --d) {
     const int k = r % s.dims[d];
     r /= s.dims[d];
