@@ -1,7 +1,8 @@
-// Select, SelectV2 and DynamicStitch (and ParallelDynamicStitch) on the device, float and int32 (program "misc",
-// cl_sources.cc), and DynamicStitch of int32 on the host (a stitched shape: the gradient of a
-// reduction builds one), as TensorFlow's GPU kernels. The masks of a ReLU-like gradient and
-// the stitched rows of a partitioned embedding's gradient then stay on the device.
+// Select, SelectV2, DynamicStitch and ParallelDynamicStitch on the device, float and int32
+// (program "misc", cl_sources.cc), and the two stitches of int32 on the host (a stitched
+// shape: the gradient of a reduction builds one), as TensorFlow's GPU kernels. The masks of
+// a ReLU-like gradient and the stitched rows of a partitioned embedding's gradient then stay
+// on the device.
 #include <string>
 #include <vector>
 
