@@ -1,12 +1,17 @@
 #!/usr/bin/env python3
-"""Writes the seed corpora of fuzz/corpus/<target>/ (seed-*.bin; crash-* files are kept).
+"""Writes the seed corpora of fuzz/corpus/<target>/ (seed-*; crash-* files are kept).
+
+Usage: make_corpus.py [TARGET...] (every target without arguments). op_run's seeds need the
+tgraph tool of a build (TGRAPH_TOOL, else build/tools/tgraph) to list the ops.
 
 Run with the TensorFlow venv's python (scripts/tf_venv.sh): the GraphDefs, MetaGraphs,
 checkpoints and event files are TensorFlow's own, the .npy files numpy's. Deterministic
 apart from what TensorFlow itself writes (wall times in event files)."""
+import functools
 import os
 import random
 import struct
+import subprocess
 import sys
 import tempfile
 
@@ -35,6 +40,7 @@ def write(target_dir, name, data):
         f.write(data)
 
 
+@functools.lru_cache(maxsize=None)
 def graphs():
     """Small TF1 graphs: name -> (graph, saver or None)."""
     out = {}
@@ -180,24 +186,51 @@ def npy_corpus():
         write(d, "v2.npy", open(path, "rb").read())
 
 
+def fnv1a32(name):
+    """op_run.cc's OpHash."""
+    h = 2166136261
+    for c in name.encode():
+        h = ((h ^ c) * 16777619) & 0xFFFFFFFF
+    return h
+
+
+# op_run.cc's Excluded: ops the target leaves out (a seed for one would run another op).
+OP_RUN_EXCLUDED = ("Save", "Restore", "File", "Print", "Merge", "Sharded", "Writer", "Queue",
+                   "Barrier")
+
+
 def op_run_corpus():
-    # Op indices 0..299 (taken modulo the number of ops the target sees), each followed by
-    # bytes that decode into attrs and small inputs; values near 0 make valid axes and sizes.
+    # One seed per op the tgraph tool lists (TGRAPH_TOOL, else build/tools/tgraph): the op's
+    # 4-byte name hash, which op_run maps to that op whatever ops are added later, then bytes
+    # that decode into attrs and small inputs (values near 0 make valid axes and sizes), drawn
+    # from a generator seeded with the op's name, so each op's seed stays the same too.
+    tool = os.environ.get("TGRAPH_TOOL", os.path.join(HERE, "..", "build", "tools", "tgraph"))
+    listing = subprocess.run([tool, "ops"], check=True, capture_output=True, text=True).stdout
+    names = sorted({line.split("(", 1)[0] for line in listing.splitlines()
+                    if line and not line[0].isspace() and "(" in line})
     d = out_dir("op_run")
-    rng = random.Random(21)
-    for i in range(300):
+    for name in names:
+        if any(word in name for word in OP_RUN_EXCLUDED):
+            continue
+        rng = random.Random("op_run:" + name)
         tail = bytes(rng.choice([0, 0, 1, 2, 3, 200, 255, rng.randrange(256)]) for _ in range(48))
-        write(d, "op%03d" % i, struct.pack("<H", i) + tail)
+        write(d, name, struct.pack("<I", fnv1a32(name)) + tail)
 
 
 def main():
-    gs = graphs()
-    graphdef_corpus(gs)
-    meta_graph_corpus(gs)
-    checkpoint_corpus()
-    event_corpus()
-    npy_corpus()
-    op_run_corpus()
+    # make_corpus.py [TARGET...]: only those targets' seeds (all without arguments).
+    writers = {"graphdef_import": lambda: graphdef_corpus(graphs()),
+               "meta_graph_import": lambda: meta_graph_corpus(graphs()),
+               "checkpoint_read": checkpoint_corpus, "event_file_read": event_corpus,
+               "npy_read": npy_corpus, "op_run": op_run_corpus}
+    targets = sys.argv[1:] or list(writers)
+    unknown = [t for t in targets if t not in writers]
+    if unknown:
+        print("unknown targets: %s (known: %s)" % (", ".join(unknown), ", ".join(writers)),
+              file=sys.stderr)
+        return 2
+    for target in targets:
+        writers[target]()
     return 0
 
 

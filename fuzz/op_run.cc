@@ -4,9 +4,15 @@
 // and the kernels' input checks: every outcome must be a status, never a crash, a hang, an
 // uncaught exception or an allocation of what an input value claims.
 //
-// The input decodes as: op (2 bytes), then per attr (in definition order) whether to set it
+// The input decodes as: op (4 bytes), then per attr (in definition order) whether to set it
 // and its value, then per input argument its dtype (where the op leaves a choice), shape and
 // values (fuzz/byte_reader.h). Ops that touch files or print are left out.
+//
+// The op is named by a hash of its name, not by its place in the registry: the 4 bytes are a
+// point on a ring of the ops' 32-bit FNV-1a hashes, and the op is the first at or after it
+// (OpHash, PickOp). An input whose 4 bytes are an op's hash runs that op whatever ops are
+// added later (make_corpus.py writes the seeds so, one per op); any other value runs the op
+// after it on the ring, which a new op changes only for the values just before its hash.
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -148,8 +154,16 @@ bool Excluded(const std::string& op) {
   return false;
 }
 
+// FNV-1a, 32 bits: the op's name as fuzz inputs give it (make_corpus.py computes the same).
+uint32_t OpHash(const std::string& name) {
+  uint32_t h = 2166136261u;
+  for (unsigned char c : name) h = (h ^ c) * 16777619u;
+  return h;
+}
+
 struct Registry {
-  std::vector<OpSpec> ops;
+  std::vector<OpSpec> ops;  // ordered by (OpHash(name), name): the ring PickOp walks
+  std::vector<uint32_t> hashes;
 };
 
 const Registry& Ops() {
@@ -176,9 +190,21 @@ const Registry& Ops() {
       r->ops.push_back(std::move(op));
     }
     TG_DeleteStatus(status);
+    std::sort(r->ops.begin(), r->ops.end(), [](const OpSpec& a, const OpSpec& b) {
+      const uint32_t ha = OpHash(a.name), hb = OpHash(b.name);
+      return ha != hb ? ha < hb : a.name < b.name;
+    });
+    for (const OpSpec& op : r->ops) r->hashes.push_back(OpHash(op.name));
     return r;
   }();
   return *registry;
+}
+
+// The first op on the ring at or after `point` (wrapping around).
+const OpSpec& PickOp(uint32_t point) {
+  const Registry& r = Ops();
+  const auto it = std::lower_bound(r.hashes.begin(), r.hashes.end(), point);
+  return r.ops[it == r.hashes.end() ? 0 : static_cast<size_t>(it - r.hashes.begin())];
 }
 
 // Attr values as decided, for the inputs' dtypes and counts.
@@ -493,15 +519,18 @@ extern "C" int LLVMFuzzerInitialize(int* /*argc*/, char*** /*argv*/) {
     std::exit(1);
   }
   TG_DeleteStatus(status);
-  (void)Ops();
+  if (Ops().ops.empty()) {
+    std::fprintf(stderr, "op_run: no ops registered\n");
+    std::exit(1);
+  }
   return 0;
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   ByteReader in(data, size);
   g_last_shape = LastShape();
-  const auto& ops = Ops().ops;
-  const OpSpec& op = ops[in.U16() % ops.size()];
+  const uint32_t low = in.U16();
+  const OpSpec& op = PickOp(low | static_cast<uint32_t>(in.U16()) << 16);
   TG_Status* status = TG_NewStatus();
   TG_Graph* g = TG_NewGraph();
   RunOne(in, op, g, status);

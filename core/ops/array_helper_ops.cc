@@ -195,6 +195,16 @@ Status RegisterArrayHelperOps(OpRegistry* registry) {
           .Attr("T: type")
           .SetShapeFn(DynamicStitchShape)
           .Doc("merged[indices[m][i...]] = data[m][i...]; later inputs win."),
+      // TensorFlow leaves the winner among duplicate indices unspecified here (its CPU kernel
+      // stitches in parallel); tgraph's kernels are DynamicStitch's, so later inputs win.
+      OpDefBuilder("ParallelDynamicStitch")
+          .Input("indices: N * int32")
+          .Input("data: N * T")
+          .Output("merged: T")
+          .Attr("N: int >= 1")
+          .Attr("T: type")
+          .SetShapeFn(DynamicStitchShape)
+          .Doc("DynamicStitch with no promise about which duplicate index wins."),
       OpDefBuilder("ConcatOffset")
           .Input("concat_dim: int32")
           .Input("shape: N * shape_type")

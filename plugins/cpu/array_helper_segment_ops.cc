@@ -1,8 +1,8 @@
 // Index-driven scatters that gradients of Gather, DynamicPartition and reductions build:
 // UnsortedSegmentSum (sums rows into segments; negative ids are dropped as in TensorFlow,
 // ids >= num_segments fail) and DynamicStitch (rows placed at their indices, later inputs
-// win; rows no index names are zero). Both treat data as [rows, inner] with the rows given
-// by the index tensor's elements.
+// win; rows no index names are zero: dynamic_stitch_kernel.h, shared with the GPU plugins).
+// Both treat data as [rows, inner] with the rows given by the index tensor's elements.
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -11,6 +11,7 @@
 
 #include "array_helper_kernels.h"
 #include "array_kernel_util.h"
+#include "dynamic_stitch_kernel.h"
 #include "nn_common.h"
 
 namespace tgraph_cpu {
@@ -88,70 +89,6 @@ class UnsortedSegmentSumOp {
   }
 };
 
-// Inputs: N int32 index tensors, then N data tensors; data[m].shape = indices[m].shape + the
-// common trailing shape.
-template <typename T>
-class DynamicStitchOp {
- public:
-  explicit DynamicStitchOp(Construction&) {}
-  void Compute(Context& ctx) {
-    const int n = ctx.num_inputs() / 2;
-    std::vector<int64_t> extra;
-    int64_t max_index = -1;
-    for (int m = 0; m < n; ++m) {
-      TensorView idx = ctx.input(m);
-      const std::vector<int64_t> data_dims = ctx.input(n + m).dims();
-      const std::vector<int64_t> idx_dims = idx.dims();
-      // Appended piecewise: GCC 12 -O3 gives a false -Wrestrict on "[" + to_string(m).
-      std::string tag = "[";
-      tag += std::to_string(m);
-      tag += ']';
-      if (!StartsWith(ctx, data_dims, idx_dims, "data" + tag, "indices" + tag)) return;
-      const std::vector<int64_t> rest(data_dims.begin() + static_cast<ptrdiff_t>(idx_dims.size()),
-                                      data_dims.end());
-      if (m == 0) {
-        extra = rest;
-      } else if (rest != extra) {
-        ctx.Fail(TG_INVALID_ARGUMENT,
-                 "Need data[0].shape[" + std::to_string(ctx.input(0).rank()) + ":] = " +
-                     ShapeString(extra) + " to match data" + tag + ".shape[" +
-                     std::to_string(idx_dims.size()) + ":] = " + ShapeString(rest));
-        return;
-      }
-      const int32_t* p = idx.data<int32_t>();
-      for (int64_t i = 0; i < idx.num_elements(); ++i) {
-        if (p[i] < 0) {
-          ctx.Fail(TG_INVALID_ARGUMENT, "indices" + tag + " holds " + std::to_string(p[i]) +
-                                            " at flat position " + std::to_string(i) +
-                                            "; indices must be non-negative");
-          return;
-        }
-        max_index = std::max<int64_t>(max_index, p[i]);
-      }
-    }
-    std::vector<int64_t> out_dims{max_index + 1};
-    out_dims.insert(out_dims.end(), extra.begin(), extra.end());
-    int64_t out_n = 0;
-    if (!CheckedNumElements(ctx, out_dims, &out_n)) return;
-    TensorMut out = ctx.AllocateOutput(0, out_dims);
-    if (!ctx.ok()) return;
-    T* o = out.mutable_data<T>();
-    std::fill(o, o + out_n, T(0));  // TensorFlow leaves unnamed rows undefined; zero is safe
-    const int64_t inner = NumElements(extra);
-    if (inner == 0) return;
-    const size_t row_bytes = static_cast<size_t>(inner) * sizeof(T);
-    // In input order, so a later index of the same row overwrites an earlier one.
-    for (int m = 0; m < n; ++m) {
-      TensorView idx = ctx.input(m);
-      const int32_t* p = idx.data<int32_t>();
-      const T* src = ctx.input(n + m).data<T>();
-      for (int64_t i = 0; i < idx.num_elements(); ++i) {
-        std::memcpy(o + static_cast<int64_t>(p[i]) * inner, src + i * inner, row_bytes);
-      }
-    }
-  }
-};
-
 template <typename T>
 void RegisterFor(tgraph::plugin::Init& init) {
   using tgraph::plugin::KernelBuilder;
@@ -160,8 +97,10 @@ void RegisterFor(tgraph::plugin::Init& init) {
                                            .TypeConstraint("Tindices", TG_ARRAY_INDEX_TYPES)
                                            .TypeConstraint("Tnumsegments", TG_ARRAY_INDEX_TYPES)
                                            .HostMemory("num_segments"));
-  init.Kernel<DynamicStitchOp<T>>(
-      KernelBuilder("DynamicStitch", "CPU").TypeConstraint("T", DTypeOf<T>::value));
+  for (const char* op : {"DynamicStitch", "ParallelDynamicStitch"}) {
+    init.Kernel<dynamic_stitch::DynamicStitchOp<T>>(
+        KernelBuilder(op, "CPU").TypeConstraint("T", DTypeOf<T>::value));
+  }
 }
 
 }  // namespace

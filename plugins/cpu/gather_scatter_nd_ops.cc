@@ -163,6 +163,9 @@ class TensorScatterUpdateOp {
       ParallelMemcpy(ctx, dst, tensor.data<unsigned char>(),
                      static_cast<size_t>(tensor.num_elements()) * size);
     }
+    // Empty slices copy nothing (and an empty tensor has no buffer: memcpy of a null pointer,
+    // even for 0 bytes, is undefined; found by op_run under UBSan).
+    if (slice == 0) return;
     const auto* u = updates.data<unsigned char>();
     const size_t bytes = static_cast<size_t>(slice) * size;
     for (size_t i = 0; i < offsets.size(); ++i) {

@@ -30,7 +30,10 @@ inline void ReadMasks(Construction& c, Masks* m) {
   c.GetAttr("ellipsis_mask", &m->ellipsis);
   c.GetAttr("new_axis_mask", &m->new_axis);
   c.GetAttr("shrink_axis_mask", &m->shrink_axis);
-  if (c.ok() && (m->ellipsis & (m->ellipsis - 1)) != 0) {
+  // In unsigned arithmetic: a mask of INT64_MIN (bit 63 alone) is one ellipsis, and
+  // INT64_MIN - 1 would overflow (UBSan; found by the op_run fuzz corpus).
+  const auto e = static_cast<uint64_t>(m->ellipsis);
+  if (c.ok() && (e & (e - 1)) != 0) {
     c.Fail(TG_INVALID_ARGUMENT, "Multiple ellipses in slice spec not allowed");
   }
 }

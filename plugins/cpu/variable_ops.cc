@@ -12,6 +12,7 @@
 
 #include "array_kernel_util.h"
 #include "cpu_kernels.h"
+#include "wrapping_math.h"
 
 namespace tgraph_cpu {
 namespace {
@@ -116,10 +117,11 @@ class AssignUpdateOp {
       const T* v = value.data<T>();
       ctx.ParallelFor(var.num_elements(), 0.5, [&](int64_t b, int64_t e) {
         for (int64_t i = b; i < e; ++i) {
+          // Integers wrap on overflow, as TensorFlow's do (wrapping_math.h).
           if constexpr (kOp == Update::kAdd)
-            p[i] = p[i] + v[i];
+            p[i] = WrapAdd(p[i], v[i]);
           else
-            p[i] = p[i] - v[i];
+            p[i] = WrapSub(p[i], v[i]);
         }
       });
     }
@@ -205,9 +207,9 @@ class ScatterOp {
     if constexpr (kOp == Scatter::kUpdate)
       dst = v;
     else if constexpr (kOp == Scatter::kAdd)
-      dst = dst + v;
+      dst = WrapAdd(dst, v);
     else
-      dst = dst - v;
+      dst = WrapSub(dst, v);
   }
 
   bool use_locking_ = false;

@@ -25,12 +25,10 @@ using tgraph_device_common::ExpandDimsDims;
 using tgraph_device_common::FailBadIndex;
 using tgraph_device_common::FillDims;
 using tgraph_device_common::GatherPlan;
-using tgraph_device_common::FillPadShape;
-using tgraph_device_common::MergeTileDims;
-using tgraph_device_common::PadDims;
 using tgraph_device_common::PlanGatherV2;
+using tgraph_device_common::PlanPad;
+using tgraph_device_common::PlanTile;
 using tgraph_device_common::ReshapeDims;
-using tgraph_device_common::TileDims;
 
 // Const: the value is copied out of the attr at creation (it lives only that long), uploaded
 // to each device once, and copied device-side into every run's output, so a run moves no
@@ -195,19 +193,13 @@ class TileKernel {
   explicit TileKernel(Construction&) {}
   void Compute(Context& ctx) {
     TensorView in = ctx.input(0);
-    const std::vector<int64_t> in_dims = in.dims();
     std::vector<int64_t> out_dims;
-    int64_t n = 1;
-    if (!TileDims(ctx, in_dims, ctx.input(1), &out_dims, &n)) return;
-    if (!CheckIntSized(ctx, n, "the output") || !CheckIntSized(ctx, in.num_elements(), "input")) {
-      return;
-    }
     TileShape s;
-    if (!MergeTileDims(ctx, in_dims, out_dims, n, &s)) return;
+    if (!PlanTile(ctx, CheckIntSized, &out_dims, &s)) return;
     CudaDevice* dev = BindDevice(ctx);
     if (dev == nullptr) return;
     TensorMut out = ctx.AllocateOutput(0, out_dims);
-    if (!ctx.ok() || n == 0) return;
+    if (!ctx.ok() || s.n == 0) return;
     CudaOk(ctx, LaunchTile32(DataOf<const uint32_t>(in), DataOf<uint32_t>(out), s, dev->stream()),
            "launch");
   }
@@ -220,24 +212,13 @@ class PadKernel {
   explicit PadKernel(Construction&) {}
   void Compute(Context& ctx) {
     TensorView in = ctx.input(0);
-    const std::vector<int64_t> in_dims = in.dims();
-    std::vector<int64_t> out_dims, before;
-    int64_t n = 1;
-    bool identity = false;
-    if (!PadDims(ctx, in_dims, ctx.input(1), &out_dims, &before, &n, &identity)) return;
-    if (identity) {
-      ctx.SetOutputAlias(0, in, in_dims);
-      return;
-    }
-    if (!CheckIntSized(ctx, n, "the output") || !CheckIntSized(ctx, in.num_elements(), "input")) {
-      return;
-    }
+    std::vector<int64_t> out_dims;
     PadShape s;
-    if (!FillPadShape(ctx, in_dims, out_dims, before, n, &s)) return;
+    if (!PlanPad(ctx, CheckIntSized, &out_dims, &s)) return;
     CudaDevice* dev = BindDevice(ctx);
     if (dev == nullptr) return;
     TensorMut out = ctx.AllocateOutput(0, out_dims);
-    if (!ctx.ok() || n == 0) return;
+    if (!ctx.ok() || s.n == 0) return;
     CudaOk(ctx, LaunchPad32(DataOf<const uint32_t>(in), DataOf<uint32_t>(out), s, dev->stream()),
            "launch");
   }

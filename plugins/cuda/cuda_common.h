@@ -75,6 +75,11 @@ T* DataOf(const tgraph::plugin::TensorView& t) {
 // Element counts handed to the device code are ints: bigger tensors are refused.
 bool CheckIntSized(tgraph::plugin::Context& ctx, int64_t n, const char* what);
 
+// `data` (not empty) copied into a device temporary (an index plan, alive until the kernel's
+// compute returns); NULL after failing the node.
+const int32_t* Upload(tgraph::plugin::Context& ctx, CudaDevice& dev,
+                      const std::vector<int32_t>& data);
+
 // Reads a one-element flag the device code atomicMin'ed into (set to kNoFlag before the
 // launch): waits for the stream. Returns false after failing the node on a CUDA error.
 constexpr int kNoFlag = 0x7f7f7f7f;  // what cudaMemsetAsync(..., 0x7f, 4) writes

@@ -263,6 +263,21 @@ bool CheckIntSized(tgraph::plugin::Context& ctx, int64_t n, const char* what) {
   return false;
 }
 
+const int32_t* Upload(tgraph::plugin::Context& ctx, CudaDevice& dev,
+                      const std::vector<int32_t>& data) {
+  tgraph::plugin::TensorMut temp =
+      ctx.AllocateTemp(TG_INT32, {static_cast<int64_t>(data.size())});
+  if (!ctx.ok()) return nullptr;
+  int32_t* p = DataOf<int32_t>(temp);
+  if (!CudaOk(ctx,
+              cudaMemcpyAsync(p, data.data(), data.size() * sizeof(int32_t),
+                              cudaMemcpyHostToDevice, dev.stream()),
+              "uploading the index plan")) {
+    return nullptr;
+  }
+  return p;
+}
+
 bool ReadFlag(tgraph::plugin::Context& ctx, CudaDevice& dev, const int* flag, int* value) {
   return CudaOk(ctx,
                 cudaMemcpyAsync(value, flag, sizeof(int), cudaMemcpyDeviceToHost, dev.stream()),

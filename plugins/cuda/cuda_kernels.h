@@ -15,5 +15,6 @@ void RegisterStateKernels(tgraph::plugin::Init& init);  // state_kernels.cc
 void RegisterConvKernels(tgraph::plugin::Init& init);   // conv_kernels.cc
 void RegisterSparseKernels(tgraph::plugin::Init& init);  // sparse_kernels.cc
 void RegisterOptimizerMathKernels(tgraph::plugin::Init& init);  // optimizer_math_kernels.cc
+void RegisterSelectStitchKernels(tgraph::plugin::Init& init);   // select_stitch_kernels.cc
 
 }  // namespace tgraph_cuda

@@ -111,6 +111,28 @@ cudaError_t LaunchGather32(const uint32_t* params, const int32_t* indices, uint3
                            int num_indices, int limit, int inner, int outer, int* bad,
                            cudaStream_t stream);
 
+// ---- Select and DynamicStitch (select_stitch.cu) ----
+
+// Select / SelectV2 over 4-byte t and e: y = c ? t : e over the broadcast of the three
+// (output dims, each operand's element strides, 0 where it is broadcast); any nonzero
+// condition byte is true.
+constexpr int kMaxSelectRank = 6;
+struct SelectShape {
+  int rank;
+  int n;  // output elements
+  int dims[kMaxSelectRank];
+  int cs[kMaxSelectRank];
+  int ts[kMaxSelectRank];
+  int es[kMaxSelectRank];
+};
+cudaError_t LaunchSelect32(const uint8_t* c, const uint32_t* t, const uint32_t* e, uint32_t* y,
+                           const SelectShape& shape, cudaStream_t stream);
+
+// DynamicStitch, 4-byte elements: pair k of `pairs` (count pairs of output row, row of x)
+// copies one row of `inner` elements; no output row is in two pairs of one launch.
+cudaError_t LaunchStitch32(const uint32_t* x, const int32_t* pairs, uint32_t* y, int count,
+                           int inner, cudaStream_t stream);
+
 // float -> int32 truncates toward zero, saturates, NaN gives 0 (as the CPU plugin).
 cudaError_t LaunchCastFloatToInt32(const float* x, int32_t* y, int n, cudaStream_t stream);
 cudaError_t LaunchCastInt32ToFloat(const int32_t* x, float* y, int n, cudaStream_t stream);
@@ -148,8 +170,9 @@ cudaError_t LaunchApplyRMSProp(float* var, float* mg, float* ms, float* mom,
 // ---- any reduction over any axes (reduce.cu), convolutions and pooling (conv.cu) ----
 
 // The kept and the reduced groups of dims of a reduction (sizes and element strides in the
-// input, outermost first: see plugins/device_common/reduce_args.h).
-constexpr int kMaxReduceGroups = 8;
+// input, outermost first: see plugins/device_common/reduce_args.h; 16 of each kind take any
+// input of fewer than 2^31 elements).
+constexpr int kMaxReduceGroups = 16;
 struct ReduceShape {
   int kept_rank;
   int red_rank;

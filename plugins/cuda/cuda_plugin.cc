@@ -15,4 +15,5 @@ extern "C" TG_PLUGIN_EXPORT void TG_PluginInit(const TG_PluginInitArgs* args, TG
   tgraph_cuda::RegisterConvKernels(init);
   tgraph_cuda::RegisterSparseKernels(init);
   tgraph_cuda::RegisterOptimizerMathKernels(init);
+  tgraph_cuda::RegisterSelectStitchKernels(init);
 }

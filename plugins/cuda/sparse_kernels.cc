@@ -38,20 +38,6 @@ using tgraph_device_common::CheckSparseApply;
 using tgraph_device_common::PlanRows;
 using tgraph_device_common::RowPlan;
 
-// `data` (not empty) copied into a device temporary; NULL after failing the node.
-const int32_t* Upload(Context& ctx, CudaDevice& dev, const std::vector<int32_t>& data) {
-  TensorMut temp = ctx.AllocateTemp(TG_INT32, {static_cast<int64_t>(data.size())});
-  if (!ctx.ok()) return nullptr;
-  int32_t* p = DataOf<int32_t>(temp);
-  if (!CudaOk(ctx,
-              cudaMemcpyAsync(p, data.data(), data.size() * sizeof(int32_t),
-                              cudaMemcpyHostToDevice, dev.stream()),
-              "uploading the index plan")) {
-    return nullptr;
-  }
-  return p;
-}
-
 // groups * row work items, and every element they touch, must fit the kernels' ints.
 bool CheckSizes(Context& ctx, const RowPlan& plan, int64_t row, int64_t var_elements,
                 int64_t update_elements) {

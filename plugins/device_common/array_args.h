@@ -1,7 +1,7 @@
 // The host side of the data-movement kernels every device plugin has (Reshape, ExpandDims,
 // Squeeze, Fill, Tile, Pad, GatherV2): argument checks and output shapes, failing the node with the same
 // messages on every device. Element-count limits (CheckIntSized) stay in the plugins: their
-// messages name the plugin's kernels.
+// messages name the plugin's kernels (PlanTile and PlanPad take the plugin's as an argument).
 #pragma once
 
 #include <cstdint>
@@ -228,6 +228,42 @@ bool MergeTileDims(tgraph::plugin::Context& ctx, const std::vector<int64_t>& in_
   }
   s->n = static_cast<Int>(n);
   return true;
+}
+
+// Tile and Pad as a device kernel takes them, from the node's inputs to the shape struct
+// (TileShape / PadShape above): the checks, the output dims, and (Pad with no padding) the
+// input itself as the output. `check_int_sized(ctx, n, what)` is the plugin's element-count
+// limit (its message names the plugin's kernels). True when the caller allocates `out_dims`
+// and launches over s->n elements (none when s->n is 0); false when the node failed or its
+// output is already set.
+template <class TileShape, class CheckIntSized>
+bool PlanTile(tgraph::plugin::Context& ctx, CheckIntSized check_int_sized,
+              std::vector<int64_t>* out_dims, TileShape* s) {
+  const tgraph::plugin::TensorView in = ctx.input(0);
+  const std::vector<int64_t> in_dims = in.dims();
+  int64_t n = 1;
+  return TileDims(ctx, in_dims, ctx.input(1), out_dims, &n) &&
+         check_int_sized(ctx, n, "the output") &&
+         check_int_sized(ctx, in.num_elements(), "input") &&
+         MergeTileDims(ctx, in_dims, *out_dims, n, s);
+}
+
+template <class PadShape, class CheckIntSized>
+bool PlanPad(tgraph::plugin::Context& ctx, CheckIntSized check_int_sized,
+             std::vector<int64_t>* out_dims, PadShape* s) {
+  const tgraph::plugin::TensorView in = ctx.input(0);
+  const std::vector<int64_t> in_dims = in.dims();
+  std::vector<int64_t> before;
+  int64_t n = 1;
+  bool identity = false;
+  if (!PadDims(ctx, in_dims, ctx.input(1), out_dims, &before, &n, &identity)) return false;
+  if (identity) {
+    ctx.SetOutputAlias(0, in, in_dims);
+    return false;
+  }
+  return check_int_sized(ctx, n, "the output") &&
+         check_int_sized(ctx, in.num_elements(), "input") &&
+         FillPadShape(ctx, in_dims, *out_dims, before, n, s);
 }
 
 // GatherV2(params, indices, axis) with batch_dims b: params viewed as [batch, outer, limit,

@@ -94,7 +94,12 @@ inline bool PlanReduction(tgraph::plugin::Context& ctx, const std::vector<int64_
 
 // Fills a device's ReduceShape (int fields kept_rank, red_rank, reduce, and int arrays
 // kept_dims, kept_strides, red_dims, red_strides, as the OpenCL source's and cuda_launch.h's)
-// for an input whose counts fit ints; UNIMPLEMENTED past the arrays' length.
+// for an input whose counts fit ints; UNIMPLEMENTED past the arrays' length. The plugins'
+// arrays hold 16 groups of each kind, which no such input exceeds: groups alternate and
+// have more than one element each, so 17 reduced groups need 16 kept ones between them and
+// at least 2^33 elements. (With 8, a rank-17 input of 2^17 elements reduced over every other
+// axis failed at run time, a hole a kernel cannot decline: ABI 6 kernels see no shapes when
+// they are created.)
 template <class ReduceShape>
 bool FillReduceShape(tgraph::plugin::Context& ctx, const ReducePlan& plan,
                      const std::vector<int64_t>& dims, ReduceShape* s) {

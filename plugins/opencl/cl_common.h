@@ -118,6 +118,9 @@ inline const cl::Buffer& MemOf(const tgraph::plugin::TensorView& t) {
 // Turns an OpenCL exception into a failed node status.
 void FailFromClError(tgraph::plugin::Context& ctx, const std::exception& e, const char* what);
 
+// `data` copied into a new device buffer (an index plan); a null buffer after failing the node.
+cl::Buffer Upload(tgraph::plugin::Context& ctx, const std::vector<int32_t>& data);
+
 // Element counts handed to kernels are ints: bigger tensors are refused with a status.
 bool CheckIntSized(tgraph::plugin::Context& ctx, int64_t n, const char* what);
 

@@ -393,6 +393,16 @@ bool Launch(tgraph::plugin::Context& ctx, const char* program, const char* kerne
   }
 }
 
+cl::Buffer Upload(tgraph::plugin::Context& ctx, const std::vector<int32_t>& data) {
+  try {
+    return cl::Buffer(DeviceOf(ctx).context(), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                      data.size() * sizeof(int32_t), const_cast<int32_t*>(data.data()));
+  } catch (const std::exception& e) {
+    FailFromClError(ctx, e, "uploading the index plan");
+    return cl::Buffer();
+  }
+}
+
 bool CheckIntSized(tgraph::plugin::Context& ctx, int64_t n, const char* what) {
   if (n <= 0x7fffffff) return true;
   ctx.Fail(TG_UNIMPLEMENTED, std::string(what) + " has " + std::to_string(n) +

@@ -207,7 +207,7 @@ __kernel void tg_reduce_max(__global const float* x, __global float* y, int redu
  * RG items per output. Max and Min propagate NaN; an empty reduction gives the identity. */
 typedef struct {
   int kept_rank, red_rank, reduce;
-  int kept_dims[8], kept_strides[8], red_dims[8], red_strides[8];
+  int kept_dims[16], kept_strides[16], red_dims[16], red_strides[16];
 } ReduceShape;
 float tg_nan_min(float a, float b) { return isnan(a) ? a : (isnan(b) || b < a) ? b : a; }
 float tg_fold(int op, float a, float b) {
@@ -387,7 +387,8 @@ __kernel void tg_sparse_xent_i64(__global const float* f, __global const long* l
 }
 )CLC";
 
-// Fill, Tile and GatherV2 (any 4-byte dtype: the bits are copied) and Cast float <-> int32.
+// Fill, Tile, Pad, GatherV2, Select and DynamicStitch (any 4-byte dtype: the bits are copied)
+// and Cast float <-> int32.
 const char kMisc[] = R"CLC(
 __kernel void tg_fill32(__global const uint* v, __global uint* y, int n) {
   int i = get_global_id(0);
@@ -438,6 +439,34 @@ __kernel void tg_gather32(__global const uint* p, __global const int* idx, __glo
   const int v = idx[j];
   if (v < 0 || v >= limit) { atomic_min(bad, j); return; }
   y[i] = p[(bo * limit + v) * inner + q];
+}
+/* Select / SelectV2, any 4-byte dtype: y = c ? t : e over the broadcast of the three (the
+ * host passes the output dims and each operand's strides, 0 where it is broadcast, at most
+ * 6 dims); any nonzero condition byte is true. */
+typedef struct { int rank; int n; int dims[6]; int cs[6]; int ts[6]; int es[6]; } SelectShape;
+__kernel void tg_select32(__global const uchar* c, __global const uint* t,
+                          __global const uint* e, __global uint* y, SelectShape s) {
+  int i = get_global_id(0);
+  if (i >= s.n) return;
+  int r = i, ci = 0, ti = 0, ei = 0;
+  for (int d = s.rank - 1; d >= 0; --d) {
+    const int k = r % s.dims[d];
+    r /= s.dims[d];
+    ci += k * s.cs[d];
+    ti += k * s.ts[d];
+    ei += k * s.es[d];
+  }
+  y[i] = c[ci] ? t[ti] : e[ei];
+}
+/* DynamicStitch, any 4-byte dtype: pair first + k of `pairs` (output row, row of x) copies
+ * one row of `inner` elements. No output row is in two pairs of one launch (the host keeps
+ * each row's last writer only), so no order among work items matters. */
+__kernel void tg_stitch32(__global const uint* x, __global const int* pairs, __global uint* y,
+                          int n, int inner, int first) {
+  int i = get_global_id(0);
+  if (i >= n) return;
+  const int k = first + i / inner, q = i % inner;
+  y[(long)pairs[2 * k] * inner + q] = x[(long)pairs[2 * k + 1] * inner + q];
 }
 /* Truncates toward zero, saturates, NaN gives 0 (as the CPU plugin's Cast). */
 __kernel void tg_cast_f2i(__global const float* x, __global int* y, int n) {

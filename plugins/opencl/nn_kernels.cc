@@ -213,10 +213,11 @@ class SoftmaxKernel {
 // dedicated kernels; everything else tg_reduce_any.
 using tgraph_device_common::ReduceOp;
 
-// Matches the ReduceShape struct of the OpenCL source.
+// Matches the ReduceShape struct of the OpenCL source (16 groups of each kind: see
+// device_common/reduce_args.h).
 struct ReduceShape {
   cl_int kept_rank, red_rank, reduce;
-  cl_int kept_dims[8], kept_strides[8], red_dims[8], red_strides[8];
+  cl_int kept_dims[16], kept_strides[16], red_dims[16], red_strides[16];
 };
 
 class ReduceKernel {

@@ -15,4 +15,5 @@ extern "C" TG_PLUGIN_EXPORT void TG_PluginInit(const TG_PluginInitArgs* args, TG
   tgraph_opencl::RegisterConvKernels(init);
   tgraph_opencl::RegisterSparseKernels(init);
   tgraph_opencl::RegisterOptimizerMathKernels(init);
+  tgraph_opencl::RegisterSelectStitchKernels(init);
 }

@@ -35,18 +35,6 @@ using tgraph_device_common::CheckSparseApply;
 using tgraph_device_common::PlanRows;
 using tgraph_device_common::RowPlan;
 
-// A read-only device buffer holding `data` (not empty), or a null buffer after failing the
-// node.
-cl::Buffer Upload(Context& ctx, const std::vector<int32_t>& data) {
-  try {
-    return cl::Buffer(DeviceOf(ctx).context(), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-                      data.size() * sizeof(int32_t), const_cast<int32_t*>(data.data()));
-  } catch (const std::exception& e) {
-    FailFromClError(ctx, e, "uploading the index plan");
-    return cl::Buffer();
-  }
-}
-
 // groups * row work items, and every element they touch, must fit the kernels' ints.
 bool CheckSizes(Context& ctx, const RowPlan& plan, int64_t row, int64_t var_elements,
                 int64_t update_elements) {

@@ -1,5 +1,5 @@
 """The TensorArray, Stack and TensorList ops (and SymbolicGradient, Conv3D and its backprops,
-and the string ops of feature preprocessing) are TensorFlow's: for each, `tgraph ops NAME`
+the string ops of feature preprocessing, and ParallelDynamicStitch) are TensorFlow's: for each, `tgraph ops NAME`
 shows the same input and output args (names and types, in order) and the same attrs (names,
 kinds, and which have defaults) as TensorFlow's OpDef, so graphs TensorFlow writes import
 with every attr accounted for. Each also has a CPU kernel here."""
@@ -24,7 +24,9 @@ OPS = ["TensorArrayV3", "TensorArrayWriteV3", "TensorArrayReadV3", "TensorArrayG
        "SymbolicGradient", "Conv3D", "Conv3DBackpropInputV2", "Conv3DBackpropFilterV2",
        # string ops
        "StringToHashBucketFast", "StringToNumber", "AsString", "StringLength", "Substr",
-       "StringStrip", "ReduceJoin"]
+       "StringStrip", "ReduceJoin",
+       # what TensorFlow's embedding lookup over partitions stitches its rows with
+       "ParallelDynamicStitch"]
 
 
 def tf_args(args):
@@ -32,6 +34,8 @@ def tf_args(args):
     for a in args:
         # OpDef spelling: DT_FLOAT -> float, DT_RESOURCE -> resource
         kind = a.type_attr or a.type_list_attr or types_pb2.DataType.Name(a.type)[3:].lower()
+        if a.number_attr:  # a list of N: "N * T"
+            kind = a.number_attr + " * " + kind
         out.append((a.name, kind))
     return out
 

@@ -220,6 +220,10 @@ class Builder {
   TG_Output FeedInt64(std::vector<int64_t> dims, const std::vector<int64_t>& values) {
     return FeedOf(MakeTensor(TG_INT64, dims, values.data(), values.size()));
   }
+  TG_Output FeedBool(std::vector<int64_t> dims, const std::vector<bool>& values) {
+    const std::vector<unsigned char> bytes(values.begin(), values.end());
+    return FeedOf(MakeTensor(TG_BOOL, dims, bytes.data(), bytes.size()));
+  }
   // A Const on the default device (the CPU): for host-memory args (shapes, axes).
   TG_Output HostInts(std::vector<int64_t> dims, const std::vector<int32_t>& values) {
     return Const(MakeTensor(TG_INT32, dims, values.data(), values.size()), nullptr);
@@ -235,6 +239,19 @@ class Builder {
     TG_OperationDescription* d = TG_NewOperation(g_, type, name != nullptr ? name : type);
     for (const TG_Output& in : inputs) TG_AddInput(d, in);
     if (attrs) attrs(d);
+    TG_SetDevice(d, device_.c_str());
+    TG_Operation* op = TG_FinishOperation(d, s_);
+    EXPECT_EQ(TG_GetCode(s_), TG_OK) << type << ": " << TG_Message(s_);
+    return TG_Output{op, 0};
+  }
+
+  // An op whose inputs are lists (AddN's, DynamicStitch's `indices` and `data`), in order.
+  TG_Output OpOfLists(const char* type, const std::vector<std::vector<TG_Output>>& lists,
+                      const char* name) {
+    TG_OperationDescription* d = TG_NewOperation(g_, type, name);
+    for (const auto& list : lists) {
+      TG_AddInputList(d, list.data(), static_cast<int>(list.size()));
+    }
     TG_SetDevice(d, device_.c_str());
     TG_Operation* op = TG_FinishOperation(d, s_);
     EXPECT_EQ(TG_GetCode(s_), TG_OK) << type << ": " << TG_Message(s_);
@@ -283,7 +300,7 @@ class Builder {
  private:
   TG_Tensor* MakeTensor(TG_DataType dt, const std::vector<int64_t>& dims, const void* data,
                         size_t n) {
-    const size_t bytes = n * (dt == TG_INT64 ? 8 : 4);
+    const size_t bytes = n * (dt == TG_INT64 ? 8 : dt == TG_BOOL ? 1 : 4);
     TG_Tensor* t = TG_AllocateTensor(dt, dims.data(), static_cast<int>(dims.size()), bytes);
     EXPECT_NE(t, nullptr) << "values do not fit the shape";
     if (t != nullptr && bytes != 0) std::memcpy(TG_TensorData(t), data, bytes);

@@ -25,7 +25,8 @@ const std::set<std::string>& HelpersWithoutGradient() {
       "DepthwiseConv2dNativeBackpropInput", "DepthwiseConv2dNativeBackpropFilter",
       "MirrorPadGrad", "ResizeBilinearGrad", "ResizeNearestNeighborGrad", "ResizeBicubicGrad",
       // index and shape helpers
-      "UnsortedSegmentSum", "DynamicStitch", "StridedSliceGrad", "Cumsum", "Cumprod", "Unique",
+      "UnsortedSegmentSum", "DynamicStitch", "ParallelDynamicStitch", "StridedSliceGrad",
+      "Cumsum", "Cumprod", "Unique",
       // optimizer updates (they write variables; nothing differentiates through them)
       "ApplyGradientDescent", "ApplyMomentum", "ApplyAdam", "ApplyRMSProp",
       "ApplyCenteredRMSProp", "ApplyAdagrad", "SparseApplyMomentum", "SparseApplyAdagrad",

@@ -1,7 +1,8 @@
 // The array-helper kernels that gradient graphs build: BroadcastGradientArgs, ConcatOffset,
-// ShapeN, InvertPermutation, UnsortedSegmentSum, DynamicStitch, Cumsum / Cumprod, Unique and
-// StridedSliceGrad, against hand-computed results (TensorFlow's documented examples where it
-// has them), for every registered dtype, with empty tensors and the error paths.
+// ShapeN, InvertPermutation, UnsortedSegmentSum, DynamicStitch (and ParallelDynamicStitch),
+// Cumsum / Cumprod, Unique and StridedSliceGrad, against hand-computed results (TensorFlow's
+// documented examples where it has them), for every registered dtype, with empty tensors and
+// the error paths.
 #include <cmath>
 #include <limits>
 #include <type_traits>
@@ -226,28 +227,31 @@ TEST(ArrayHelperKernelTest, UnsortedSegmentSumRejectsBadInput) {
 
 // ---- DynamicStitch -------------------------------------------------------------------------
 
+// ParallelDynamicStitch runs the same kernel: later inputs win there too.
 TYPED_TEST(ArrayHelperTypedTest, DynamicStitch) {
   using T = TypeParam;
-  // TensorFlow's documented example.
-  Tensor i0 = I32({}, {6}), i1 = I32Vec({4, 1}), i2 = I32({2, 2}, {5, 2, 0, 3});
-  Tensor d0 = Make<T>({2}, V<T>({61, 62}));
-  Tensor d1 = Make<T>({2, 2}, V<T>({41, 42, 11, 12}));
-  Tensor d2 = Make<T>({2, 2, 2}, V<T>({51, 52, 21, 22, 1, 2, 31, 32}));
-  OpRun r = RunArgs("DynamicStitch", {List({i0, i1, i2}), List({d0, d1, d2})});
-  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
-  EXPECT_EQ(r.outputs[0].dims(), (std::vector<int64_t>{7, 2}));
-  EXPECT_EQ(Values<T>(r.outputs[0]),
-            V<T>({1, 2, 11, 12, 21, 22, 31, 32, 41, 42, 51, 52, 61, 62}));
-  // A later input wins; an index nobody names is zero.
-  r = RunArgs("DynamicStitch", {List({I32Vec({0, 3}), I32Vec({3})}),
-                                List({Make<T>({2}, V<T>({7, 8})), Make<T>({1}, V<T>({9}))})});
-  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
-  EXPECT_EQ(Values<T>(r.outputs[0]), V<T>({7, 0, 0, 9}));
-  // Nothing to stitch.
-  r = RunArgs("DynamicStitch",
-              {List({I32Vec({})}), List({Tensor::Allocate(DT<T>(), {0, 3}).value()})});
-  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
-  EXPECT_EQ(r.outputs[0].dims(), (std::vector<int64_t>{0, 3}));
+  for (const char* op : {"DynamicStitch", "ParallelDynamicStitch"}) {
+    SCOPED_TRACE(op);
+    // TensorFlow's documented example.
+    Tensor i0 = I32({}, {6}), i1 = I32Vec({4, 1}), i2 = I32({2, 2}, {5, 2, 0, 3});
+    Tensor d0 = Make<T>({2}, V<T>({61, 62}));
+    Tensor d1 = Make<T>({2, 2}, V<T>({41, 42, 11, 12}));
+    Tensor d2 = Make<T>({2, 2, 2}, V<T>({51, 52, 21, 22, 1, 2, 31, 32}));
+    OpRun r = RunArgs(op, {List({i0, i1, i2}), List({d0, d1, d2})});
+    ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+    EXPECT_EQ(r.outputs[0].dims(), (std::vector<int64_t>{7, 2}));
+    EXPECT_EQ(Values<T>(r.outputs[0]),
+              V<T>({1, 2, 11, 12, 21, 22, 31, 32, 41, 42, 51, 52, 61, 62}));
+    // A later input wins; an index nobody names is zero.
+    r = RunArgs(op, {List({I32Vec({0, 3}), I32Vec({3})}),
+                     List({Make<T>({2}, V<T>({7, 8})), Make<T>({1}, V<T>({9}))})});
+    ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+    EXPECT_EQ(Values<T>(r.outputs[0]), V<T>({7, 0, 0, 9}));
+    // Nothing to stitch.
+    r = RunArgs(op, {List({I32Vec({})}), List({Tensor::Allocate(DT<T>(), {0, 3}).value()})});
+    ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+    EXPECT_EQ(r.outputs[0].dims(), (std::vector<int64_t>{0, 3}));
+  }
 }
 
 TEST(ArrayHelperKernelTest, DynamicStitchRejectsBadInput) {

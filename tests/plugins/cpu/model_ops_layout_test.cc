@@ -164,6 +164,12 @@ TEST(ModelOpsLayoutKernelTest, TensorScatterUpdateReplacesSlices) {
   EXPECT_EQ(Values<float>(r.outputs[0]), (std::vector<float>{-3, -4, 2, 3, -1, -2}));
   ExpectInvalid(RunOp("TensorScatterUpdate", {Iota({3}), I32({1, 1}, {3}), F32({1}, {0})}, {}, false).status,
                 {"node", "does not index"});
+  // Empty slices of an empty tensor: nothing to copy, and no buffer to copy into (the
+  // kernel passed memcpy a null pointer; op_run under UBSan).
+  r = RunOp("TensorScatterUpdate",
+            {F32({3, 0}, {}), I32({2, 1}, {1, 2}), F32({2, 0}, {})}, {}, false);
+  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+  EXPECT_EQ(r.outputs[0].dims(), (std::vector<int64_t>{3, 0}));
 }
 
 TEST(ModelOpsLayoutKernelTest, SparseToDense) {

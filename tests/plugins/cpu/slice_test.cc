@@ -1,5 +1,7 @@
 // Slice and StridedSlice (TensorFlow semantics: masks, ellipsis, new and shrunk axes,
 // negative indices and strides, clamping), against hand-computed results.
+#include <limits>
+
 #include "array_test_util.h"
 
 namespace tgraph::testing {
@@ -135,6 +137,20 @@ TEST(SliceKernelTest, StridedSliceRejectsBadSpecs) {
                 {"ellipses"});
   ExpectInvalid(StridedSlice(x, {0}, {1, 1}, {1}, {}, false).status, {"equal size"});
   ExpectInvalid(StridedSlice(x, {1}, {2}, {-1}, {.shrink = 1}, false).status, {"only stride 1"});
+}
+
+// An ellipsis_mask of INT64_MIN is bit 63 alone: one ellipsis, past the spec's entries, so
+// none; with bit 0 too, two. (The kernel computed mask - 1 in int64, an overflow UBSan
+// reported on the op_run fuzz corpus.)
+TEST(SliceKernelTest, StridedSliceEllipsisMaskOfTheTopBitAlone) {
+  Tensor x = Iota({3, 4});
+  const int64_t top = std::numeric_limits<int64_t>::min();
+  OpRun r = StridedSlice(x, {1}, {2}, {1}, {.ellipsis = top}, false);
+  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+  EXPECT_EQ(r.outputs[0].dims(), (std::vector<int64_t>{1, 4}));
+  EXPECT_EQ(Values<float>(r.outputs[0]), (std::vector<float>{4, 5, 6, 7}));
+  ExpectInvalid(StridedSlice(x, {0}, {1}, {1}, {.ellipsis = top | 1}, false).status,
+                {"ellipses"});
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <Eigen/Core>
 
 #include <complex>
+#include <limits>
 #include <thread>
 #include <type_traits>
 
@@ -61,6 +62,25 @@ TEST(VariableKernelTest, AssignValidatesShape) {
   ASSERT_TRUE(r.status.ok()) << r.status.ToString();
   EXPECT_EQ(slot->value.dims(), std::vector<int64_t>{2});
   EXPECT_EQ(Values<float>(slot->value), (std::vector<float>{5, 6}));
+}
+
+// Integer updates wrap on overflow, as TensorFlow's do (the op_run fuzz seeds found the
+// signed overflow under UBSan).
+TEST(VariableKernelTest, IntegerUpdatesWrapOnOverflow) {
+  const int32_t big = std::numeric_limits<int32_t>::max();
+  std::unique_ptr<VariableSlot> v(NewSlot("v", I32({2}, {big, -big})));
+  OpRun r = RunArgs("AssignAdd", {Ref(v.get(), v->value), In(I32({2}, {1, 0}))});
+  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+  EXPECT_EQ(Values<int32_t>(v->value), (std::vector<int32_t>{-big - 1, -big}));
+  r = RunArgs("AssignSub", {Ref(v.get(), v->value), In(I32({2}, {1, 2}))});
+  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+  EXPECT_EQ(Values<int32_t>(v->value), (std::vector<int32_t>{big, big}));  // -2^31 - 1, -2^31 - 1
+  r = RunArgs("ScatterAdd", {Ref(v.get(), v->value), In(I32Vec({0, 0})), In(I32Vec({1, 1}))});
+  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+  EXPECT_EQ(Values<int32_t>(v->value), (std::vector<int32_t>{-big, big}));
+  r = RunArgs("ScatterSub", {Ref(v.get(), v->value), In(I32Vec({0})), In(I32Vec({2}))});
+  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+  EXPECT_EQ(Values<int32_t>(v->value), (std::vector<int32_t>{big, big}));
 }
 
 TEST(VariableKernelTest, AssignAddSub) {

@@ -777,16 +777,18 @@ TEST_P(Word2VecTest, TrainsWithItsVariablesOnTheDeviceAsOnTheCpu) {
     }
     EXPECT_EQ(seen, count) << r.StepsString();
   }
-  // The NCE loss's log-sigmoid (Softplus) and its gradient run on the device too.
+  // The NCE loss's log-sigmoid (Softplus) and its gradient run on the device too, and so do
+  // its logistic loss's Selects (max(x, 0) and -|x|) and their gradients' Selects.
   if (c.loss == Loss::kNce) {
-    int softplus = 0, softplus_grad = 0;
+    int softplus = 0, softplus_grad = 0, selects = 0;
     for (const devtest::Step& step : r.steps) {
-      if (step.op != "Softplus" && step.op != "SoftplusGrad") continue;
-      (step.op == "Softplus" ? softplus : softplus_grad)++;
+      if (step.op != "Softplus" && step.op != "SoftplusGrad" && step.op != "Select") continue;
+      (step.op == "Softplus" ? softplus : step.op == "Select" ? selects : softplus_grad)++;
       EXPECT_EQ(step.device, kGpu) << step.name << "\n" << r.StepsString();
     }
     EXPECT_GE(softplus, 1) << r.StepsString();
     EXPECT_GE(softplus_grad, 1) << r.StepsString();
+    EXPECT_GE(selects, 4) << r.StepsString();
   }
 }
 
