@@ -8,6 +8,7 @@
 
 #include "../array_kernel_util.h"
 #include <Eigen/Core>  // Eigen::half, Eigen::bfloat16 (AsString widens them to float)
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
 #include <clocale>
@@ -154,7 +155,21 @@ class AsStringOp {
     TensorView in = ctx.input(0);
     TensorMut out = ctx.AllocateOutput(0, in.dims());
     if (!ctx.ok()) return;
-    for (int64_t i = 0; i < in.num_elements(); ++i) out.set_string(i, Format(in, i));
+    // width and precision are int64 attrs a graph may set to anything: each string's length
+    // is known before it is built, so an absurd one fails here instead of allocating it.
+    uint64_t total = 0;
+    std::string s;
+    for (int64_t i = 0; i < in.num_elements(); ++i) {
+      // A width (or a float's precision) past the budget fails before snprintf pads it.
+      if (min_length_ > kMaxOutputBytes - total || !Format(in, i, kMaxOutputBytes - total, &s)) {
+        return ctx.Fail(TG_RESOURCE_EXHAUSTED,
+                        std::string("AsString: the formatted strings would exceed ")
+                            .append(std::to_string(kMaxOutputBytes))
+                            .append(" bytes (width or precision too large)"));
+      }
+      total += s.size();
+      out.set_string(i, s);
+    }
   }
 
  private:
@@ -189,6 +204,8 @@ class AsStringOp {
       format += fill;
     }
     if (width > -1) format += std::to_string(width);
+    min_length_ = static_cast<uint64_t>(std::max<int64_t>(
+        {width, is_float ? precision : 0, 0}));
     if (precision > -1) {
       format += ".";
       format += std::to_string(precision);
@@ -217,45 +234,51 @@ class AsStringOp {
                   : std::move(format);
   }
 
+  // The whole output's string bytes (snprintf itself stops at INT_MAX per string).
+  static constexpr uint64_t kMaxOutputBytes = uint64_t{1} << 30;
+
+  // False, with nothing allocated, when the string would be longer than `budget` bytes.
   template <typename... V>
-  std::string Printf(V... values) const {
+  bool Printf(uint64_t budget, std::string* s, V... values) const {
     const int n = std::snprintf(nullptr, 0, format_.c_str(), values...);
-    std::string s(static_cast<size_t>(n < 0 ? 0 : n), '\0');
-    if (n > 0) std::snprintf(s.data(), s.size() + 1, format_.c_str(), values...);
-    return s;
+    if (n < 0 || static_cast<uint64_t>(n) > budget) return false;
+    s->assign(static_cast<size_t>(n), '\0');
+    if (n > 0) std::snprintf(s->data(), s->size() + 1, format_.c_str(), values...);
+    return true;
   }
 
-  std::string Format(const TensorView& in, int64_t i) const {
+  bool Format(const TensorView& in, int64_t i, uint64_t budget, std::string* s) const {
     switch (dtype_) {
-      case TG_INT8: return Printf(static_cast<int>(in.data<int8_t>()[i]));
-      case TG_INT16: return Printf(static_cast<int>(in.data<int16_t>()[i]));
-      case TG_INT32: return Printf(static_cast<int>(in.data<int32_t>()[i]));
-      case TG_INT64: return Printf(static_cast<long long>(in.data<int64_t>()[i]));
-      case TG_UINT8: return Printf(static_cast<unsigned>(in.data<uint8_t>()[i]));
-      case TG_UINT16: return Printf(static_cast<unsigned>(in.data<uint16_t>()[i]));
-      case TG_UINT32: return Printf(static_cast<unsigned>(in.data<uint32_t>()[i]));
-      case TG_UINT64: return Printf(static_cast<unsigned long long>(in.data<uint64_t>()[i]));
-      case TG_FLOAT: return Printf(static_cast<double>(in.data<float>()[i]));
-      case TG_DOUBLE: return Printf(in.data<double>()[i]);
-      case TG_HALF: return Printf(static_cast<double>(static_cast<float>(in.data<Eigen::half>()[i])));
+      case TG_INT8: return Printf(budget, s, static_cast<int>(in.data<int8_t>()[i]));
+      case TG_INT16: return Printf(budget, s, static_cast<int>(in.data<int16_t>()[i]));
+      case TG_INT32: return Printf(budget, s, static_cast<int>(in.data<int32_t>()[i]));
+      case TG_INT64: return Printf(budget, s, static_cast<long long>(in.data<int64_t>()[i]));
+      case TG_UINT8: return Printf(budget, s, static_cast<unsigned>(in.data<uint8_t>()[i]));
+      case TG_UINT16: return Printf(budget, s, static_cast<unsigned>(in.data<uint16_t>()[i]));
+      case TG_UINT32: return Printf(budget, s, static_cast<unsigned>(in.data<uint32_t>()[i]));
+      case TG_UINT64: return Printf(budget, s, static_cast<unsigned long long>(in.data<uint64_t>()[i]));
+      case TG_FLOAT: return Printf(budget, s, static_cast<double>(in.data<float>()[i]));
+      case TG_DOUBLE: return Printf(budget, s, in.data<double>()[i]);
+      case TG_HALF: return Printf(budget, s, static_cast<double>(static_cast<float>(in.data<Eigen::half>()[i])));
       case TG_BFLOAT16:
-        return Printf(static_cast<double>(static_cast<float>(in.data<Eigen::bfloat16>()[i])));
+        return Printf(budget, s, static_cast<double>(static_cast<float>(in.data<Eigen::bfloat16>()[i])));
       case TG_COMPLEX64: {
         const float* c = in.data<float>() + 2 * i;
-        return Printf(static_cast<double>(c[0]), static_cast<double>(c[1]));
+        return Printf(budget, s, static_cast<double>(c[0]), static_cast<double>(c[1]));
       }
       case TG_COMPLEX128: {
         const double* c = in.data<double>() + 2 * i;
-        return Printf(c[0], c[1]);
+        return Printf(budget, s, c[0], c[1]);
       }
-      case TG_BOOL: return in.data<bool>()[i] ? "true" : "false";
-      case TG_STRING: return Printf(std::string(in.string_at(i)).c_str());
-      default: return std::string();
+      case TG_BOOL: *s = in.data<bool>()[i] ? "true" : "false"; return true;
+      case TG_STRING: return Printf(budget, s, std::string(in.string_at(i)).c_str());
+      default: s->clear(); return true;
     }
   }
 
   TG_DataType dtype_ = TG_FLOAT;
   std::string format_;
+  uint64_t min_length_ = 0;  // no string of this op is shorter: the width, a float's digits
 };
 
 }  // namespace

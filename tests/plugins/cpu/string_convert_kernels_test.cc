@@ -6,6 +6,7 @@
 #include "core/graph/attr_value_util.h"
 
 #include <cstring>
+#include <tuple>
 
 namespace tgraph::testing {
 namespace {
@@ -146,6 +147,27 @@ TEST_F(StringConvertKernelTest, AsStringRefusesAttrsThatDoNotFit) {
                 {"precision not supported for datatype int32"});
   ExpectInvalid(RunArgs("AsString", {In(i)}, {{"shortest", AttrOfBool(true)}}).status,
                 {"scientific and shortest format not supported for datatype int32"});
+}
+
+// width and precision are int64 attrs: one that would make a gigabyte of text fails before
+// anything of that size is allocated (found by the op_run fuzz target, an OOM kill under ASan).
+TEST_F(StringConvertKernelTest, AsStringRefusesOutputsPastItsBudget) {
+  const Tensor f = MakeTensor<float>(DT_FLOAT, {2}, {1, 2});
+  const Tensor i = MakeTensor<int32_t>(DT_INT32, {2}, {1, 2});
+  for (const auto& [in, attr, value] : std::vector<std::tuple<Tensor, std::string, int64_t>>{
+           {i, "width", int64_t{1} << 40},   // past snprintf's INT_MAX
+           {i, "width", (int64_t{1} << 30) + 1},  // one string past the budget
+           {i, "width", (int64_t{1} << 29) + 1},  // two strings past it together
+           {f, "precision", int64_t{1} << 31}}) {
+    OpRun r = RunArgs("AsString", {In(in)}, {{attr, AttrOfInt(value)}});
+    EXPECT_EQ(r.status.code(), Code::kResourceExhausted) << attr << "=" << value << ": "
+                                                         << r.status.ToString();
+    EXPECT_NE(r.status.message().find("width or precision too large"), std::string::npos)
+        << r.status.ToString();
+  }
+  OpRun wide = RunArgs("AsString", {In(i)}, {{"width", AttrOfInt(1000)}});
+  ASSERT_TRUE(wide.status.ok()) << wide.status.ToString();
+  EXPECT_EQ(wide.outputs[0].strings()[1].size(), 1000u);
 }
 
 }  // namespace
