@@ -267,13 +267,17 @@ class MatMulOp {
     int parts =
         work < kMinSplitProduct ? 1 : PartsFor(ctx, work, std::max(m, n / kMinPartColumns));
     bool by_columns = m < parts * kMinPartRows && n > m;
+    // B kept packed across calls (PackedBCache): then the reorder costs nothing per call,
+    // for bfloat16 and for fewer rows too, and row parts all read the one pack.
+    bool keep = false;
+    std::shared_ptr<const PackedB> kept = packed_b_.Find(b_version, &keep);
     // fp32 with few rows (under kMinPackedRows: B is not packed once per call) and more
     // columns: row parts would each copy all of B into oneDNN's blocked layout, column parts
     // copy their own columns only; and two parts per thread, claimed as threads come free,
     // let a thread that was held up be made up for by the other. Not bf16: oneDNN runs its
     // column blocks of B on gemm:jit instead of AMX (the MLP's layer 1: 0.26 against 0.21 ms).
     if (std::is_same_v<T, float> && parts > 1 && !by_columns && m < kMinPackedRows && n > m &&
-        n >= 2 * parts * kMinPartColumns) {
+        n >= 2 * parts * kMinPartColumns && kept == nullptr && !keep) {
       by_columns = true;
       parts *= 2;
     }
@@ -281,10 +285,6 @@ class MatMulOp {
     // bfloat16 products run on AMX about 5x faster, so the reorder, on one thread before
     // the parts, is a 5x larger share of them; no gain was measured there (1024^3 on the
     // loaded VM: within the noise of the unchanged code, 0.9-1.0x).
-    // B kept packed across calls (PackedBCache): then the reorder costs nothing per call,
-    // for bfloat16 and for fewer rows too.
-    bool keep = false;
-    std::shared_ptr<const PackedB> kept = packed_b_.Find(b_version, &keep);
     const bool pack = parts > 1 && !by_columns &&
                       ((std::is_same_v<T, float> && m >= kMinPackedRows) || kept != nullptr || keep);
     std::shared_ptr<const SplitMatMul> e;
