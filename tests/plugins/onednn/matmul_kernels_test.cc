@@ -87,6 +87,22 @@ TEST(OneDnnMatMulTest, ManyRowsReadPackedB) {
   CheckMatMul(257, 100, 77, true, true, seed += 2);
 }
 
+// 1024 rows and more, A not transposed (fp32, not fused): oneDNN's sgemm in row parts of at
+// least 512 rows, one or two per thread (uneven last parts too); 1023 rows and a transposed A
+// stay on the matmul primitive.
+TEST(OneDnnMatMulTest, ThousandsOfRowsRunOnSgemmInRowParts) {
+  uint32_t seed = 120;
+  for (int tb = 0; tb < 2; ++tb) {
+    CheckMatMul(1023, 67, 130, false, tb, seed += 2);  // just under the sgemm bound
+    CheckMatMul(1024, 67, 130, false, tb, seed += 2);  // 2 parts of 512
+    CheckMatMul(1025, 129, 33, false, tb, seed += 2);  // 2 parts: 513, 512
+    CheckMatMul(2049, 31, 70, false, tb, seed += 2);   // 4 parts: 513, 513, 513, 510
+    CheckMatMul(1500, 1, 45, false, tb, seed += 2);    // k = 1
+    CheckMatMul(1100, 300, 1, false, tb, seed += 2);   // matrix times vector
+  }
+  CheckMatMul(1024, 67, 130, true, false, seed += 2);  // A transposed: the primitive
+}
+
 TEST(OneDnnMatMulTest, MismatchedInnerDimensionsFailAlike) {
   TwoKernelNode node("MatMul", {In(RandomFloats({2, 3}, 1)), In(RandomFloats({4, 5}, 2))},
                      {{"transpose_a", AttrOfBool(false)}, {"transpose_b", AttrOfBool(false)}},
