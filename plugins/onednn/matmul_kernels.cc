@@ -1,5 +1,6 @@
 // MatMul, _FusedMatMul (fp32, and bf16 where the CPU has it) and BatchMatMulV2 (fp32) on
-// oneDNN's matmul primitive.
+// oneDNN's matmul primitive; an fp32 MatMul of 1024 rows or more (A not transposed) on
+// oneDNN's sgemm instead (kSgemmPartRows).
 //
 // The transposes never copy anything: a transposed operand is described to oneDNN by its
 // strides (a [K, M] buffer read as the [M, K] matrix with strides {1, M}). Work is split over
