@@ -85,6 +85,36 @@ TEST(OneDnnConvTest, LargerThanTheOneThreadBound) {
   CheckConv(strided, 61);
 }
 
+// Stride 1 over 16 or more channels each way: the input gradient runs as a forward
+// convolution of out_backprop with the flipped filter where oneDNN has brgconv kernels for
+// that (conv_kernels.cc, FlippedForwardWins). Its paddings are the other side's reach: SAME,
+// VALID, asymmetric EXPLICIT, dilated; odd batches split into parts; batch 1; and explicit
+// padding past the window's reach, which stays on oneDNN's input gradient.
+TEST(OneDnnConvTest, InputGradientAsFlippedForward) {
+  CheckConv(Geometry(64, 14, 14, 32, 5, 5, 64), 301);  // the CNN step's second layer
+  Conv valid = Geometry(5, 11, 9, 16, 3, 5, 24);
+  valid.padding = "VALID";
+  CheckConv(valid, 311);
+  Conv one = Geometry(1, 13, 7, 20, 5, 3, 16);
+  CheckConv(one, 321);
+  Conv dilated = Geometry(3, 12, 10, 16, 3, 3, 17);
+  dilated.dh = 2;
+  dilated.dw = 3;
+  CheckConv(dilated, 331);
+  Conv explicit_pads = Geometry(7, 9, 8, 17, 4, 3, 32);
+  explicit_pads.padding = "EXPLICIT";
+  explicit_pads.pads = {0, 0, 3, 0, 1, 2, 0, 0};
+  CheckConv(explicit_pads, 341);
+  Conv past_reach = Geometry(2, 6, 6, 16, 2, 2, 16);
+  past_reach.padding = "EXPLICIT";
+  past_reach.pads = {0, 0, 2, 0, 0, 3, 0, 0};  // more than the 2-wide window reaches
+  CheckConv(past_reach, 351);
+  Conv one_row_strided = Geometry(2, 1, 9, 16, 1, 3, 16);  // stride 2 over one output row
+  one_row_strided.sh = 2;
+  one_row_strided.padding = "VALID";
+  CheckConv(one_row_strided, 361);
+}
+
 // One image large enough to be split: the forward op and the filter gradient run as bands
 // of output rows, each with the padding that falls inside it.
 TEST(OneDnnConvTest, OneImageSplitIntoRowBands) {
