@@ -2,7 +2,9 @@
 // ones: random geometries (odd sizes, batch 1, strides, dilations, SAME / VALID / asymmetric
 // EXPLICIT padding), 1x1 and whole-image windows, empty tensors, and bad attrs or shapes
 // failing alike.
+#include <cstring>
 #include <random>
+#include <thread>
 
 #include "conv_test_util.h"
 #include "onednn_test_util.h"
@@ -113,6 +115,58 @@ TEST(OneDnnConvTest, InputGradientAsFlippedForward) {
   one_row_strided.sh = 2;
   one_row_strided.padding = "VALID";
   CheckConv(one_row_strided, 361);
+}
+
+// Convolutions called from several threads at once on one pool (as a step's independent
+// gradients run on its inter-op threads): their parts share the cores through the plugin's
+// gate (conv_kernels.cc, CoreGate), and each call gives what it gives alone, bit for bit.
+TEST(OneDnnConvTest, ConcurrentCallsAgreeWithOneAlone) {
+  LoadPlugins();
+  const Conv c = Geometry(16, 14, 14, 32, 5, 5, 64);
+  struct Op {
+    std::string type;
+    std::vector<Arg> args;
+  };
+  const std::vector<Op> ops = {
+      {"Conv2DBackpropInput",
+       {ConstIn(Int32s({c.batch, c.h, c.w, c.c})), In(RandomFloats({c.kh, c.kw, c.c, c.oc}, 401)),
+        In(RandomFloats({c.batch, c.h, c.w, c.oc}, 402))}},
+      {"Conv2DBackpropFilter",
+       {In(RandomFloats({c.batch, c.h, c.w, c.c}, 403)), ConstIn(Int32s({c.kh, c.kw, c.c, c.oc})),
+        In(RandomFloats({c.batch, c.h, c.w, c.oc}, 404))}},
+      {"Conv2D", {In(RandomFloats({c.batch, c.h, c.w, c.c}, 405)),
+                  In(RandomFloats({c.kh, c.kw, c.c, c.oc}, 406))}}};
+  for (const Op& op : ops) {
+    SCOPED_TRACE(op.type);
+    Graph graph;
+    AttrMap attrs = c.Attrs();
+    attrs["T"] = AttrOfType(DT_FLOAT);
+    std::vector<Tensor> values;
+    Operation* node = AddNode(graph, op.type, op.args, attrs, true, &values);
+    ASSERT_NE(node, nullptr);
+    const KernelRegistration* kernel = KernelOf("onednn", op.type, node->attrs());
+    ASSERT_NE(kernel, nullptr);
+    const Outcome alone = TwoKernelNode::RunWith(*node, *kernel, values, TwoThreadPool(), 1);
+    ASSERT_TRUE(alone.status.ok()) << alone.status.ToString();
+    constexpr int kThreads = 4;
+    std::vector<Outcome> got(kThreads);
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t) {
+      threads.emplace_back([&, t] {
+        got[static_cast<size_t>(t)] = TwoKernelNode::RunWith(*node, *kernel, values, TwoThreadPool(), 3);
+      });
+    }
+    for (std::thread& t : threads) t.join();
+    for (const Outcome& o : got) {
+      ASSERT_TRUE(o.status.ok()) << o.status.ToString();
+      ASSERT_EQ(o.outputs.size(), 1u);
+      const Tensor& want = alone.outputs[0];
+      ASSERT_EQ(o.outputs[0].dims(), want.dims());
+      EXPECT_EQ(std::memcmp(o.outputs[0].data(), want.data(),
+                            static_cast<size_t>(want.NumElements()) * sizeof(float)),
+                0);
+    }
+  }
 }
 
 // One image large enough to be split: the forward op and the filter gradient run as bands
