@@ -22,6 +22,10 @@
 // into a few parts per thread, which the threads claim one at a time (RunClaimedParts): when
 // one thread is held up (on a busy machine another process has its core for a time slice),
 // the others take over the parts it has not started instead of the step waiting for it.
+// Parts of every call pass through a process-wide gate of one place per core (CoreGate), so
+// concurrent convolutions of a step share the cores a part at a time instead of
+// oversubscribing them. At stride 1, the input gradient of a convolution over many channels
+// runs as a forward convolution of out_backprop with the flipped filter (FlippedForwardWins).
 #include <sched.h>
 
 #include <algorithm>
