@@ -31,8 +31,8 @@
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
-#include <mutex>
 #include <cstring>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
