@@ -2,7 +2,9 @@
 // ones: random geometries (odd sizes, batch 1, strides, dilations, SAME / VALID / asymmetric
 // EXPLICIT padding), 1x1 and whole-image windows, empty tensors, and bad attrs or shapes
 // failing alike.
+#include <cstring>
 #include <random>
+#include <thread>
 
 #include "conv_test_util.h"
 #include "onednn_test_util.h"
@@ -83,6 +85,88 @@ TEST(OneDnnConvTest, LargerThanTheOneThreadBound) {
   strided.dh = 2;
   strided.padding = "VALID";
   CheckConv(strided, 61);
+}
+
+// Stride 1 over 16 or more channels each way: the input gradient runs as a forward
+// convolution of out_backprop with the flipped filter where oneDNN has brgconv kernels for
+// that (conv_kernels.cc, FlippedForwardWins). Its paddings are the other side's reach: SAME,
+// VALID, asymmetric EXPLICIT, dilated; odd batches split into parts; batch 1; and explicit
+// padding past the window's reach, which stays on oneDNN's input gradient.
+TEST(OneDnnConvTest, InputGradientAsFlippedForward) {
+  CheckConv(Geometry(64, 14, 14, 32, 5, 5, 64), 301);  // the CNN step's second layer
+  Conv valid = Geometry(5, 11, 9, 16, 3, 5, 24);
+  valid.padding = "VALID";
+  CheckConv(valid, 311);
+  Conv one = Geometry(1, 13, 7, 20, 5, 3, 16);
+  CheckConv(one, 321);
+  Conv dilated = Geometry(3, 12, 10, 16, 3, 3, 17);
+  dilated.dh = 2;
+  dilated.dw = 3;
+  CheckConv(dilated, 331);
+  Conv explicit_pads = Geometry(7, 9, 8, 17, 4, 3, 32);
+  explicit_pads.padding = "EXPLICIT";
+  explicit_pads.pads = {0, 0, 3, 0, 1, 2, 0, 0};
+  CheckConv(explicit_pads, 341);
+  Conv past_reach = Geometry(2, 6, 6, 16, 2, 2, 16);
+  past_reach.padding = "EXPLICIT";
+  past_reach.pads = {0, 0, 2, 0, 0, 3, 0, 0};  // more than the 2-wide window reaches
+  CheckConv(past_reach, 351);
+  Conv one_row_strided = Geometry(2, 1, 9, 16, 1, 3, 16);  // stride 2 over one output row
+  one_row_strided.sh = 2;
+  one_row_strided.padding = "VALID";
+  CheckConv(one_row_strided, 361);
+}
+
+// Convolutions called from several threads at once on one pool (as a step's independent
+// gradients run on its inter-op threads): their parts share the cores through the plugin's
+// gate (conv_kernels.cc, CoreGate), and each call gives what it gives alone, bit for bit.
+TEST(OneDnnConvTest, ConcurrentCallsAgreeWithOneAlone) {
+  LoadPlugins();
+  const Conv c = Geometry(16, 14, 14, 32, 5, 5, 64);
+  struct Op {
+    std::string type;
+    std::vector<Arg> args;
+  };
+  const std::vector<Op> ops = {
+      {"Conv2DBackpropInput",
+       {ConstIn(Int32s({c.batch, c.h, c.w, c.c})), In(RandomFloats({c.kh, c.kw, c.c, c.oc}, 401)),
+        In(RandomFloats({c.batch, c.h, c.w, c.oc}, 402))}},
+      {"Conv2DBackpropFilter",
+       {In(RandomFloats({c.batch, c.h, c.w, c.c}, 403)), ConstIn(Int32s({c.kh, c.kw, c.c, c.oc})),
+        In(RandomFloats({c.batch, c.h, c.w, c.oc}, 404))}},
+      {"Conv2D", {In(RandomFloats({c.batch, c.h, c.w, c.c}, 405)),
+                  In(RandomFloats({c.kh, c.kw, c.c, c.oc}, 406))}}};
+  for (const Op& op : ops) {
+    SCOPED_TRACE(op.type);
+    Graph graph;
+    AttrMap attrs = c.Attrs();
+    attrs["T"] = AttrOfType(DT_FLOAT);
+    std::vector<Tensor> values;
+    Operation* node = AddNode(graph, op.type, op.args, attrs, true, &values);
+    ASSERT_NE(node, nullptr);
+    const KernelRegistration* kernel = KernelOf("onednn", op.type, node->attrs());
+    ASSERT_NE(kernel, nullptr);
+    const Outcome alone = TwoKernelNode::RunWith(*node, *kernel, values, TwoThreadPool(), 1);
+    ASSERT_TRUE(alone.status.ok()) << alone.status.ToString();
+    constexpr int kThreads = 4;
+    std::vector<Outcome> got(kThreads);
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t) {
+      threads.emplace_back([&, t] {
+        got[static_cast<size_t>(t)] = TwoKernelNode::RunWith(*node, *kernel, values, TwoThreadPool(), 3);
+      });
+    }
+    for (std::thread& t : threads) t.join();
+    for (const Outcome& o : got) {
+      ASSERT_TRUE(o.status.ok()) << o.status.ToString();
+      ASSERT_EQ(o.outputs.size(), 1u);
+      const Tensor& want = alone.outputs[0];
+      ASSERT_EQ(o.outputs[0].dims(), want.dims());
+      EXPECT_EQ(std::memcmp(o.outputs[0].data(), want.data(),
+                            static_cast<size_t>(want.NumElements()) * sizeof(float)),
+                0);
+    }
+  }
 }
 
 // One image large enough to be split: the forward op and the filter gradient run as bands
