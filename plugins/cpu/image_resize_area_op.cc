@@ -36,6 +36,14 @@ std::vector<Span> Spans(int64_t out, int64_t in, float scale) {
   return spans;
 }
 
+// A Span's taps, as image_resize_util.h's ResizeSeparable takes them.
+struct SpanTaps {
+  using Coord = Span;
+  static int Count(const Span& s) { return static_cast<int>(s.index.size()); }
+  static int64_t Index(const Span& s, int k) { return s.index[static_cast<size_t>(k)]; }
+  static float Weight(const Span& s, int k) { return s.weight[static_cast<size_t>(k)]; }
+};
+
 template <typename T>
 class ResizeAreaOp {
  public:
@@ -48,36 +56,9 @@ class ResizeAreaOp {
     const int64_t h = in[1], w = in[2], c = in[3];
     const float sy = Scale(h, oh, align_corners_), sx = Scale(w, ow, align_corners_);
     const std::vector<Span> ys = Spans(oh, h, sy), xs = Spans(ow, w, sx);
-    const float norm = 1.0f / (sy * sx);
-    const T* src = ctx.input(0).data<T>();
-    float* dst = out.mutable_data<float>();
-    ctx.ParallelFor(in[0] * oh, static_cast<double>(ow * c) * 4 * (sy + 1) * (sx + 1),
-                    [&](int64_t b, int64_t e) {
-      std::vector<float> rows(static_cast<size_t>(w * c));
-      for (int64_t r = b; r < e; ++r) {
-        const int64_t batch = r / oh;
-        const Span& span_y = ys[static_cast<size_t>(r % oh)];
-        // The covered source rows summed by their weights, then the columns of each pixel.
-        std::fill(rows.begin(), rows.end(), 0.0f);
-        for (size_t k = 0; k < span_y.index.size(); ++k) {
-          const T* line = src + (batch * h + span_y.index[k]) * w * c;
-          for (int64_t i = 0; i < w * c; ++i) {
-            rows[static_cast<size_t>(i)] += span_y.weight[k] * static_cast<float>(line[i]);
-          }
-        }
-        float* o = dst + r * ow * c;
-        for (int64_t x = 0; x < ow; ++x) {
-          const Span& span_x = xs[static_cast<size_t>(x)];
-          for (int64_t ch = 0; ch < c; ++ch) {
-            float v = 0;
-            for (size_t k = 0; k < span_x.index.size(); ++k) {
-              v += span_x.weight[k] * rows[static_cast<size_t>(span_x.index[k] * c + ch)];
-            }
-            o[x * c + ch] = v * norm;
-          }
-        }
-      }
-    });
+    ResizeSeparable<SpanTaps>(ctx, ctx.input(0).data<T>(), in, oh, ow, ys, xs, 1.0f / (sy * sx),
+                              static_cast<double>(ow * c) * 4 * (sy + 1) * (sx + 1),
+                              out.mutable_data<float>());
   }
 
  private:
