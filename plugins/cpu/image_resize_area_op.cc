@@ -65,23 +65,10 @@ class ResizeAreaOp {
   bool align_corners_ = false;
 };
 
-template <typename T>
-void RegisterArea(tgraph::plugin::Init& init, TG_DataType dtype) {
-  init.Kernel<ResizeAreaOp<T>>(
-      tgraph::plugin::KernelBuilder("ResizeArea", "CPU").TypeConstraint("T", dtype).HostMemory("size"));
-}
-
 }  // namespace
 
 void RegisterImageResizeAreaKernels(tgraph::plugin::Init& init) {
-  RegisterArea<float>(init, TG_FLOAT);
-  RegisterArea<double>(init, TG_DOUBLE);
-  RegisterArea<uint8_t>(init, TG_UINT8);
-  RegisterArea<int8_t>(init, TG_INT8);
-  RegisterArea<uint16_t>(init, TG_UINT16);
-  RegisterArea<int16_t>(init, TG_INT16);
-  RegisterArea<int32_t>(init, TG_INT32);
-  RegisterArea<int64_t>(init, TG_INT64);
+  RegisterResizeForRealTypes<ResizeAreaOp>(init, "ResizeArea");
 }
 
 }  // namespace tgraph_cpu

@@ -93,24 +93,11 @@ class ResizeBicubicOp {
   ResizeAttrs attrs_;
 };
 
-template <typename T>
-void RegisterBicubic(tgraph::plugin::Init& init, TG_DataType dtype) {
-  init.Kernel<ResizeBicubicOp<T>>(
-      tgraph::plugin::KernelBuilder("ResizeBicubic", "CPU").TypeConstraint("T", dtype).HostMemory("size"));
-}
-
 }  // namespace
 
 void RegisterImageResizeBicubicKernels(tgraph::plugin::Init& init) {
   using tgraph::plugin::KernelBuilder;
-  RegisterBicubic<float>(init, TG_FLOAT);
-  RegisterBicubic<double>(init, TG_DOUBLE);
-  RegisterBicubic<uint8_t>(init, TG_UINT8);
-  RegisterBicubic<int8_t>(init, TG_INT8);
-  RegisterBicubic<uint16_t>(init, TG_UINT16);
-  RegisterBicubic<int16_t>(init, TG_INT16);
-  RegisterBicubic<int32_t>(init, TG_INT32);
-  RegisterBicubic<int64_t>(init, TG_INT64);
+  RegisterResizeForRealTypes<ResizeBicubicOp>(init, "ResizeBicubic");
   init.Kernel<ResizeGradOp<CubicTaps, float>>(
       KernelBuilder("ResizeBicubicGrad", "CPU").TypeConstraint("T", TG_FLOAT));
   init.Kernel<ResizeGradOp<CubicTaps, double>>(

@@ -104,6 +104,25 @@ inline float Scale(int64_t in, int64_t out, bool align_corners) {
                                   : static_cast<float>(in) / static_cast<float>(out);
 }
 
+// Registers Op<T> for `op` on the CPU for one dtype, with the size in host memory; and for
+// every real type ResizeBicubic and ResizeArea read.
+template <template <typename> class Op, typename T>
+void RegisterResize(tgraph::plugin::Init& init, const char* op, TG_DataType dtype) {
+  init.Kernel<Op<T>>(
+      tgraph::plugin::KernelBuilder(op, "CPU").TypeConstraint("T", dtype).HostMemory("size"));
+}
+template <template <typename> class Op>
+void RegisterResizeForRealTypes(tgraph::plugin::Init& init, const char* op) {
+  RegisterResize<Op, float>(init, op, TG_FLOAT);
+  RegisterResize<Op, double>(init, op, TG_DOUBLE);
+  RegisterResize<Op, uint8_t>(init, op, TG_UINT8);
+  RegisterResize<Op, int8_t>(init, op, TG_INT8);
+  RegisterResize<Op, uint16_t>(init, op, TG_UINT16);
+  RegisterResize<Op, int16_t>(init, op, TG_INT16);
+  RegisterResize<Op, int32_t>(init, op, TG_INT32);
+  RegisterResize<Op, int64_t>(init, op, TG_INT64);
+}
+
 // The resizes by weights of source rows and columns (a policy Taps, as below: Count(coord)
 // taps, Index(coord, k), Weight(coord, k)): ResizeBicubic and ResizeArea. Images [N, H, W,
 // C] of T (in, its dims) -> [N, oh, ow, C] float (dst): each output row blends its source rows
