@@ -16,7 +16,6 @@ namespace {
 
 using tgraph::plugin::Construction;
 using tgraph::plugin::Context;
-using tgraph::plugin::KernelBuilder;
 using tgraph::plugin::TensorMut;
 using tgraph_device_common::ConvAttrs;
 using tgraph_device_common::ConvPlan;
@@ -198,16 +197,9 @@ class AvgPoolGradKernel {
 }  // namespace
 
 void RegisterConvKernels(tgraph::plugin::Init& init) {
-  auto f = [](const char* op) {
-    return KernelBuilder(op, DeviceType()).TypeConstraint("T", TG_FLOAT);
-  };
-  init.Kernel<Conv2DKernel>(f("Conv2D"));
-  init.Kernel<Conv2DBackpropInputKernel>(f("Conv2DBackpropInput").HostMemory("input_sizes"));
-  init.Kernel<Conv2DBackpropFilterKernel>(f("Conv2DBackpropFilter").HostMemory("filter_sizes"));
-  init.Kernel<PoolKernel<true>>(f("MaxPool"));
-  init.Kernel<PoolKernel<false>>(f("AvgPool"));
-  init.Kernel<MaxPoolGradKernel>(f("MaxPoolGrad"));
-  init.Kernel<AvgPoolGradKernel>(f("AvgPoolGrad").HostMemory("orig_input_shape"));
+  tgraph_device_common::RegisterConvPool<Conv2DKernel, Conv2DBackpropInputKernel,
+                                         Conv2DBackpropFilterKernel, PoolKernel,
+                                         MaxPoolGradKernel, AvgPoolGradKernel>(init, DeviceType());
 }
 
 }  // namespace tgraph_cuda

@@ -3,7 +3,8 @@
 // plugin's rules (conv_args.h, pool_args.h) and the backend's element-count limit
 // (`check_int_sized`, as PlanTile and PlanPad take it), and says what to allocate and what to
 // launch. The backend binds its device, allocates `out_dims`, and then, unless `n` is 0,
-// fills zeros (`zeros`) or launches over ConvShapeOf(g, n).
+// fills zeros (`zeros`) or launches over ConvShapeOf(g, n). RegisterConvPool registers the
+// backend's kernels of the seven.
 #pragma once
 
 #include <cstdint>
@@ -145,6 +146,23 @@ bool PlanAvgPoolGrad(tgraph::plugin::Context& ctx, const PoolAttrs& a,
   p->n = p->g.InputSize();
   p->zeros = p->g.OutputSize() == 0;
   return true;
+}
+
+// Registers the backend's kernels of the seven ops, float32, the shape inputs in host
+// memory (PoolKernel<true> is MaxPool, <false> AvgPool).
+template <class Conv2DKernel, class BackpropInputKernel, class BackpropFilterKernel,
+          template <bool> class PoolKernel, class MaxPoolGradKernel, class AvgPoolGradKernel>
+void RegisterConvPool(tgraph::plugin::Init& init, const std::string& device_type) {
+  auto f = [&](const char* op) {
+    return tgraph::plugin::KernelBuilder(op, device_type).TypeConstraint("T", TG_FLOAT);
+  };
+  init.Kernel<Conv2DKernel>(f("Conv2D"));
+  init.Kernel<BackpropInputKernel>(f("Conv2DBackpropInput").HostMemory("input_sizes"));
+  init.Kernel<BackpropFilterKernel>(f("Conv2DBackpropFilter").HostMemory("filter_sizes"));
+  init.Kernel<PoolKernel<true>>(f("MaxPool"));
+  init.Kernel<PoolKernel<false>>(f("AvgPool"));
+  init.Kernel<MaxPoolGradKernel>(f("MaxPoolGrad"));
+  init.Kernel<AvgPoolGradKernel>(f("AvgPoolGrad").HostMemory("orig_input_shape"));
 }
 
 }  // namespace tgraph_device_common
