@@ -4,6 +4,7 @@ the same graphs built with each, timed alternately:
 
   feed:  sess.run of a 1-node graph (Identity of a placeholder) with one 16-float feed;
          time per call (target: >= 5x less than TensorFlow's).
+  callable: the same through sess.make_callable(y, [x]); time per call.
   mlp:   one training step of a 784-512-512-10 ReLU MLP with Adam on a batch of 128 random
          samples (sparse softmax cross entropy); samples per second (target: >= 1.3x TF's).
 
@@ -26,20 +27,25 @@ tf1 = tf.compat.v1
 tf1.disable_v2_behavior()
 
 
-def feed_graph(m):
+def feed_graph(m, use_callable=False):
     g = m.Graph()
     with g.as_default():
         x = m.placeholder(m.float32, [None], name="x")
         y = m.identity(x, name="y")
     sess = m.Session(graph=g)
     value = np.ones(16, np.float32)
+    if use_callable:
+        call = sess.make_callable(y, [x])
+    else:
+        def call(v):
+            return sess.run(y, {x: v})
     for _ in range(200):
-        sess.run(y, {x: value})
+        call(value)
 
     def step(n):
         t0 = time.perf_counter()
         for _ in range(n):
-            sess.run(y, {x: value})
+            call(value)
         return (time.perf_counter() - t0) / n
     return step
 
@@ -82,17 +88,19 @@ def main():
     ap.add_argument("--mlp-steps", type=int, default=20)
     args = ap.parse_args()
 
-    ours, theirs = feed_graph(tgraph), feed_graph(tf1)
-    a, b = [], []
-    for _ in range(args.rounds):
-        a.append(ours(args.feed_calls))
-        b.append(theirs(args.feed_calls))
-    ta, tb = statistics.median(a) * 1e6, statistics.median(b) * 1e6
-    # Each round's own ratio too: on a loaded machine the two halves of a round see about the
-    # same load, so the median of those ratios moves less than the ratio of the medians.
-    r = sorted(y / x for x, y in zip(a, b))
-    print(f"feed: tgraph {ta:.1f} us/call, TensorFlow {tb:.1f} us/call, {tb / ta:.1f}x "
-          f"(per round: median {statistics.median(r):.1f}x, {r[0]:.1f}-{r[-1]:.1f}x)")
+    for name, use_callable in (("feed", False), ("callable", True)):
+        ours, theirs = feed_graph(tgraph, use_callable), feed_graph(tf1, use_callable)
+        a, b = [], []
+        for _ in range(args.rounds):
+            a.append(ours(args.feed_calls))
+            b.append(theirs(args.feed_calls))
+        ta, tb = statistics.median(a) * 1e6, statistics.median(b) * 1e6
+        # Each round's own ratio too: on a loaded machine the two halves of a round see about
+        # the same load, so the median of those ratios moves less than the ratio of the medians.
+        r = sorted(y / x for x, y in zip(a, b))
+        print(f"{name + ':':9} tgraph {ta:.1f} us/call, TensorFlow {tb:.1f} us/call, "
+              f"{tb / ta:.1f}x (per round: median {statistics.median(r):.1f}x, "
+              f"{r[0]:.1f}-{r[-1]:.1f}x)")
 
     ours, theirs = mlp_graph(tgraph), mlp_graph(tf1)
     a, b = [], []
@@ -101,7 +109,7 @@ def main():
         b.append(theirs(args.mlp_steps))
     sa, sb = statistics.median(a), statistics.median(b)
     r = sorted(x / y for x, y in zip(a, b))
-    print(f"mlp:  tgraph {sa:.0f} samples/s, TensorFlow {sb:.0f} samples/s, {sa / sb:.2f}x "
+    print(f"mlp:      tgraph {sa:.0f} samples/s, TensorFlow {sb:.0f} samples/s, {sa / sb:.2f}x "
           f"(per round: median {statistics.median(r):.2f}x, {r[0]:.2f}-{r[-1]:.2f}x)")
 
 

@@ -36,6 +36,14 @@ std::vector<Span> Spans(int64_t out, int64_t in, float scale) {
   return spans;
 }
 
+// A Span's taps, as image_resize_util.h's ResizeSeparable takes them.
+struct SpanTaps {
+  using Coord = Span;
+  static int Count(const Span& s) { return static_cast<int>(s.index.size()); }
+  static int64_t Index(const Span& s, int k) { return s.index[static_cast<size_t>(k)]; }
+  static float Weight(const Span& s, int k) { return s.weight[static_cast<size_t>(k)]; }
+};
+
 template <typename T>
 class ResizeAreaOp {
  public:
@@ -48,59 +56,19 @@ class ResizeAreaOp {
     const int64_t h = in[1], w = in[2], c = in[3];
     const float sy = Scale(h, oh, align_corners_), sx = Scale(w, ow, align_corners_);
     const std::vector<Span> ys = Spans(oh, h, sy), xs = Spans(ow, w, sx);
-    const float norm = 1.0f / (sy * sx);
-    const T* src = ctx.input(0).data<T>();
-    float* dst = out.mutable_data<float>();
-    ctx.ParallelFor(in[0] * oh, static_cast<double>(ow * c) * 4 * (sy + 1) * (sx + 1),
-                    [&](int64_t b, int64_t e) {
-      std::vector<float> rows(static_cast<size_t>(w * c));
-      for (int64_t r = b; r < e; ++r) {
-        const int64_t batch = r / oh;
-        const Span& span_y = ys[static_cast<size_t>(r % oh)];
-        // The covered source rows summed by their weights, then the columns of each pixel.
-        std::fill(rows.begin(), rows.end(), 0.0f);
-        for (size_t k = 0; k < span_y.index.size(); ++k) {
-          const T* line = src + (batch * h + span_y.index[k]) * w * c;
-          for (int64_t i = 0; i < w * c; ++i) {
-            rows[static_cast<size_t>(i)] += span_y.weight[k] * static_cast<float>(line[i]);
-          }
-        }
-        float* o = dst + r * ow * c;
-        for (int64_t x = 0; x < ow; ++x) {
-          const Span& span_x = xs[static_cast<size_t>(x)];
-          for (int64_t ch = 0; ch < c; ++ch) {
-            float v = 0;
-            for (size_t k = 0; k < span_x.index.size(); ++k) {
-              v += span_x.weight[k] * rows[static_cast<size_t>(span_x.index[k] * c + ch)];
-            }
-            o[x * c + ch] = v * norm;
-          }
-        }
-      }
-    });
+    ResizeSeparable<SpanTaps>(ctx, ctx.input(0).data<T>(), in, oh, ow, ys, xs, 1.0f / (sy * sx),
+                              static_cast<double>(ow * c) * 4 * (sy + 1) * (sx + 1),
+                              out.mutable_data<float>());
   }
 
  private:
   bool align_corners_ = false;
 };
 
-template <typename T>
-void RegisterArea(tgraph::plugin::Init& init, TG_DataType dtype) {
-  init.Kernel<ResizeAreaOp<T>>(
-      tgraph::plugin::KernelBuilder("ResizeArea", "CPU").TypeConstraint("T", dtype).HostMemory("size"));
-}
-
 }  // namespace
 
 void RegisterImageResizeAreaKernels(tgraph::plugin::Init& init) {
-  RegisterArea<float>(init, TG_FLOAT);
-  RegisterArea<double>(init, TG_DOUBLE);
-  RegisterArea<uint8_t>(init, TG_UINT8);
-  RegisterArea<int8_t>(init, TG_INT8);
-  RegisterArea<uint16_t>(init, TG_UINT16);
-  RegisterArea<int16_t>(init, TG_INT16);
-  RegisterArea<int32_t>(init, TG_INT32);
-  RegisterArea<int64_t>(init, TG_INT64);
+  RegisterResizeForRealTypes<ResizeAreaOp>(init, "ResizeArea");
 }
 
 }  // namespace tgraph_cpu

@@ -60,6 +60,19 @@ std::vector<Cubic> CubicWeights(int64_t out, int64_t in, float scale, bool half_
   return w;
 }
 
+// The 4 taps of Cubic, as image_resize_util.h's ResizeSeparable and ResizeGradOp take them.
+struct CubicTaps {
+  using Coord = Cubic;
+  static constexpr int kTaps = 4;
+  static constexpr double kCost = 64;
+  static std::vector<Cubic> Weights(int64_t out, int64_t in, float scale, bool half_pixel) {
+    return CubicWeights(out, in, scale, half_pixel);
+  }
+  static int Count(const Cubic&) { return kTaps; }
+  static int64_t Index(const Cubic& c, int k) { return c.index[static_cast<size_t>(k)]; }
+  static float Weight(const Cubic& c, int k) { return c.weight[static_cast<size_t>(k)]; }
+};
+
 template <typename T>
 class ResizeBicubicOp {
  public:
@@ -72,103 +85,22 @@ class ResizeBicubicOp {
     const int64_t h = in[1], w = in[2], c = in[3];
     const std::vector<Cubic> ys = CubicWeights(oh, h, Scale(h, oh, attrs_.align_corners), attrs_.half_pixel);
     const std::vector<Cubic> xs = CubicWeights(ow, w, Scale(w, ow, attrs_.align_corners), attrs_.half_pixel);
-    const T* src = ctx.input(0).data<T>();
-    float* dst = out.mutable_data<float>();
-    ctx.ParallelFor(in[0] * oh, static_cast<double>(ow * c) * 40, [&](int64_t b, int64_t e) {
-      std::vector<float> rows(static_cast<size_t>(w * c));
-      for (int64_t r = b; r < e; ++r) {
-        const int64_t batch = r / oh;
-        const Cubic& cy = ys[static_cast<size_t>(r % oh)];
-        // The four source rows blended vertically, then each output pixel horizontally.
-        std::fill(rows.begin(), rows.end(), 0.0f);
-        for (int k = 0; k < 4; ++k) {
-          const T* line = src + (batch * h + cy.index[k]) * w * c;
-          for (int64_t i = 0; i < w * c; ++i) {
-            rows[static_cast<size_t>(i)] += cy.weight[k] * static_cast<float>(line[i]);
-          }
-        }
-        float* o = dst + r * ow * c;
-        for (int64_t x = 0; x < ow; ++x) {
-          const Cubic& cx = xs[static_cast<size_t>(x)];
-          for (int64_t ch = 0; ch < c; ++ch) {
-            float v = 0;
-            for (int k = 0; k < 4; ++k) v += cx.weight[k] * rows[static_cast<size_t>(cx.index[k] * c + ch)];
-            o[x * c + ch] = v;
-          }
-        }
-      }
-    });
+    ResizeSeparable<CubicTaps>(ctx, ctx.input(0).data<T>(), in, oh, ow, ys, xs, 1.0f,
+                               static_cast<double>(ow * c) * 40, out.mutable_data<float>());
   }
 
  private:
   ResizeAttrs attrs_;
 };
-
-// ResizeBicubicGrad(grads [N, h, w, C] float, original_image [N, H, W, C]) -> [N, H, W, C].
-// Split by image, so no two threads add into one element.
-template <typename T>
-class ResizeBicubicGradOp {
- public:
-  explicit ResizeBicubicGradOp(Construction& c) { GetResizeAttrs(c, &attrs_); }
-  void Compute(Context& ctx) {
-    TensorView grads = ctx.input(0);
-    std::vector<int64_t> gd, id;
-    TensorMut out;
-    if (!PrepareGrad(ctx, &gd, &id, &out)) return;
-    const int64_t n = id[0], h = id[1], w = id[2], c = id[3], oh = gd[1], ow = gd[2];
-    const std::vector<Cubic> ys = CubicWeights(oh, h, Scale(h, oh, attrs_.align_corners), attrs_.half_pixel);
-    const std::vector<Cubic> xs = CubicWeights(ow, w, Scale(w, ow, attrs_.align_corners), attrs_.half_pixel);
-    const float* g = grads.data<float>();
-    T* o = out.mutable_data<T>();
-    ctx.ParallelFor(n, static_cast<double>(oh * ow * c) * 64, [&](int64_t b, int64_t e) {
-      std::vector<float> acc(static_cast<size_t>(h * w * c));
-      for (int64_t batch = b; batch < e; ++batch) {
-        std::fill(acc.begin(), acc.end(), 0.0f);
-        for (int64_t y = 0; y < oh; ++y) {
-          const Cubic& cy = ys[static_cast<size_t>(y)];
-          for (int64_t x = 0; x < ow; ++x) {
-            const Cubic& cx = xs[static_cast<size_t>(x)];
-            const float* gp = g + ((batch * oh + y) * ow + x) * c;
-            for (int ky = 0; ky < 4; ++ky) {
-              for (int kx = 0; kx < 4; ++kx) {
-                const float wt = cy.weight[ky] * cx.weight[kx];
-                float* dst = acc.data() + (cy.index[ky] * w + cx.index[kx]) * c;
-                for (int64_t ch = 0; ch < c; ++ch) dst[ch] += wt * gp[ch];
-              }
-            }
-          }
-        }
-        T* dst = o + batch * h * w * c;
-        for (size_t i = 0; i < acc.size(); ++i) dst[i] = static_cast<T>(acc[i]);
-      }
-    });
-  }
-
- private:
-  ResizeAttrs attrs_;
-};
-
-template <typename T>
-void RegisterBicubic(tgraph::plugin::Init& init, TG_DataType dtype) {
-  init.Kernel<ResizeBicubicOp<T>>(
-      tgraph::plugin::KernelBuilder("ResizeBicubic", "CPU").TypeConstraint("T", dtype).HostMemory("size"));
-}
 
 }  // namespace
 
 void RegisterImageResizeBicubicKernels(tgraph::plugin::Init& init) {
   using tgraph::plugin::KernelBuilder;
-  RegisterBicubic<float>(init, TG_FLOAT);
-  RegisterBicubic<double>(init, TG_DOUBLE);
-  RegisterBicubic<uint8_t>(init, TG_UINT8);
-  RegisterBicubic<int8_t>(init, TG_INT8);
-  RegisterBicubic<uint16_t>(init, TG_UINT16);
-  RegisterBicubic<int16_t>(init, TG_INT16);
-  RegisterBicubic<int32_t>(init, TG_INT32);
-  RegisterBicubic<int64_t>(init, TG_INT64);
-  init.Kernel<ResizeBicubicGradOp<float>>(
+  RegisterResizeForRealTypes<ResizeBicubicOp>(init, "ResizeBicubic");
+  init.Kernel<ResizeGradOp<CubicTaps, float>>(
       KernelBuilder("ResizeBicubicGrad", "CPU").TypeConstraint("T", TG_FLOAT));
-  init.Kernel<ResizeBicubicGradOp<double>>(
+  init.Kernel<ResizeGradOp<CubicTaps, double>>(
       KernelBuilder("ResizeBicubicGrad", "CPU").TypeConstraint("T", TG_DOUBLE));
 }
 

@@ -129,53 +129,18 @@ class ResizeNearestNeighborOp {
   ResizeAttrs attrs_;
 };
 
-// ResizeBilinearGrad(grads [N, h, w, C] float, original_image [N, H, W, C]): each output
-// pixel's gradient spread over the four input pixels it interpolated, by the same weights.
-// Split by image, so no two threads add into one element.
-template <typename T>
-class ResizeBilinearGradOp {
- public:
-  explicit ResizeBilinearGradOp(Construction& c) { GetResizeAttrs(c, &attrs_); }
-  void Compute(Context& ctx) {
-    TensorView grads = ctx.input(0);
-    std::vector<int64_t> gd, id;
-    TensorMut out;
-    if (!PrepareGrad(ctx, &gd, &id, &out)) return;
-    const int64_t n = id[0], h = id[1], w = id[2], c = id[3], oh = gd[1], ow = gd[2];
-    const std::vector<Interp> ys = Weights(oh, h, Scale(h, oh, attrs_.align_corners), attrs_.half_pixel);
-    const std::vector<Interp> xs = Weights(ow, w, Scale(w, ow, attrs_.align_corners), attrs_.half_pixel);
-    const float* g = grads.data<float>();
-    T* o = out.mutable_data<T>();
-    ctx.ParallelFor(n, static_cast<double>(oh * ow * c) * 8, [&](int64_t b, int64_t e) {
-      std::vector<float> acc(static_cast<size_t>(h * w * c));
-      for (int64_t batch = b; batch < e; ++batch) {
-        std::fill(acc.begin(), acc.end(), 0.0f);
-        for (int64_t y = 0; y < oh; ++y) {
-          const Interp& iy = ys[static_cast<size_t>(y)];
-          for (int64_t x = 0; x < ow; ++x) {
-            const Interp& ix = xs[static_cast<size_t>(x)];
-            const float* gp = g + ((batch * oh + y) * ow + x) * c;
-            float* tl = acc.data() + (iy.lo * w + ix.lo) * c;
-            float* tr = acc.data() + (iy.lo * w + ix.hi) * c;
-            float* bl = acc.data() + (iy.hi * w + ix.lo) * c;
-            float* br = acc.data() + (iy.hi * w + ix.hi) * c;
-            for (int64_t ch = 0; ch < c; ++ch) {
-              const float top = gp[ch] * (1 - iy.lerp), bottom = gp[ch] * iy.lerp;
-              tl[ch] += top * (1 - ix.lerp);
-              tr[ch] += top * ix.lerp;
-              bl[ch] += bottom * (1 - ix.lerp);
-              br[ch] += bottom * ix.lerp;
-            }
-          }
-        }
-        T* dst = o + batch * h * w * c;
-        for (size_t i = 0; i < acc.size(); ++i) dst[i] = static_cast<T>(acc[i]);
-      }
-    });
+// ResizeBilinearGrad's weights (image_resize_util.h's ResizeGradOp): the 2 taps of Interp,
+// lo by 1 - lerp and hi by lerp.
+struct LinearTaps {
+  using Coord = Interp;
+  static constexpr int kTaps = 2;
+  static constexpr double kCost = 8;
+  static std::vector<Interp> Weights(int64_t out, int64_t in, float scale, bool half_pixel) {
+    return tgraph_cpu::Weights(out, in, scale, half_pixel);
   }
-
- private:
-  ResizeAttrs attrs_;
+  static int Count(const Interp&) { return kTaps; }
+  static int64_t Index(const Interp& i, int k) { return k == 0 ? i.lo : i.hi; }
+  static float Weight(const Interp& i, int k) { return k == 0 ? 1 - i.lerp : i.lerp; }
 };
 
 // ResizeNearestNeighborGrad(grads [N, h, w, C], size [H, W]): each output pixel's gradient
@@ -232,9 +197,9 @@ void RegisterImageResizeKernels(tgraph::plugin::Init& init) {
       KernelBuilder("ResizeBilinear", "CPU").TypeConstraint("T", TG_UINT8).HostMemory("size"));
   init.Kernel<ResizeBilinearOp<int32_t>>(
       KernelBuilder("ResizeBilinear", "CPU").TypeConstraint("T", TG_INT32).HostMemory("size"));
-  init.Kernel<ResizeBilinearGradOp<float>>(
+  init.Kernel<ResizeGradOp<LinearTaps, float>>(
       KernelBuilder("ResizeBilinearGrad", "CPU").TypeConstraint("T", TG_FLOAT));
-  init.Kernel<ResizeBilinearGradOp<double>>(
+  init.Kernel<ResizeGradOp<LinearTaps, double>>(
       KernelBuilder("ResizeBilinearGrad", "CPU").TypeConstraint("T", TG_DOUBLE));
   init.Kernel<ResizeNearestNeighborGradOp<float>>(
       KernelBuilder("ResizeNearestNeighborGrad", "CPU").TypeConstraint("T", TG_FLOAT).HostMemory("size"));

@@ -1,38 +1,43 @@
 // Conv2D, Conv2DBackpropInput and Conv2DBackpropFilter, float32, NHWC or NCHW, padding SAME,
 // VALID or EXPLICIT, any positive strides and dilations; MaxPool, AvgPool and their
-// gradients, NHWC (device code: conv.cu). The attr and shape checks are
-// plugins/device_common/conv_args.h's and pool_args.h's, shared with the OpenCL plugin (the
-// CPU plugin's rules and codes).
+// gradients, NHWC (device code: conv.cu). The host side (attr and shape checks, the output,
+// the device's shape struct) is plugins/device_common/conv_plan.h's, shared with the OpenCL
+// plugin (the CPU plugin's rules and codes); each kernel here only launches.
 #include <string>
 #include <vector>
 
 #include "cuda_common.h"
 #include "cuda_kernels.h"
 #include "cuda_launch.h"
-#include "device_common/conv_args.h"
-#include "device_common/pool_args.h"
+#include "device_common/conv_plan.h"
 
 namespace tgraph_cuda {
 namespace {
 
 using tgraph::plugin::Construction;
 using tgraph::plugin::Context;
-using tgraph::plugin::KernelBuilder;
 using tgraph::plugin::TensorMut;
-using tgraph::plugin::TensorView;
 using tgraph_device_common::ConvAttrs;
-using tgraph_device_common::ConvGeometry;
+using tgraph_device_common::ConvPlan;
+using tgraph_device_common::PoolAttrs;
 
-// Zeros into `t` (an output no term reaches: an empty sum).
-void FillZeros(Context& ctx, CudaDevice& dev, TensorMut& t) {
-  CudaOk(ctx, cudaMemsetAsync(DataOf<void>(t), 0, t.byte_size(), dev.stream()), "filling zeros");
+// Binds the device and allocates the planned output; false when there is nothing to launch
+// (a failure, no elements, or an empty sum: zeros written).
+bool Start(Context& ctx, const ConvPlan& p, CudaDevice** dev, TensorMut* out) {
+  *dev = BindDevice(ctx);
+  if (*dev == nullptr) return false;
+  *out = ctx.AllocateOutput(0, p.out_dims);
+  if (!ctx.ok() || p.n == 0) return false;
+  if (p.zeros) {
+    CudaOk(ctx, cudaMemsetAsync(DataOf<void>(*out), 0, out->byte_size(), (*dev)->stream()),
+           "filling zeros");
+    return false;
+  }
+  return true;
 }
 
-bool IntSized(Context& ctx, const ConvGeometry& g) {
-  return CheckIntSized(ctx, g.InputSize(), "the input") &&
-         CheckIntSized(ctx, g.FilterSize(), "the filter") &&
-         CheckIntSized(ctx, g.OutputSize(), "the output") &&
-         tgraph_device_common::ConvGeometryFitsInt(ctx, g, DeviceType());
+ConvShape ShapeOf(const ConvPlan& p) {
+  return tgraph_device_common::ConvShapeOf<ConvShape>(p.g, p.n);
 }
 
 class Conv2DKernel {
@@ -40,23 +45,16 @@ class Conv2DKernel {
   explicit Conv2DKernel(Construction& c) { tgraph_device_common::ReadConvAttrs(c, DeviceType(), &attrs_); }
 
   void Compute(Context& ctx) {
-    TensorView x = ctx.input(0), f = ctx.input(1);
-    ConvGeometry g;
-    if (!tgraph_device_common::ConvGeometryOf(ctx, attrs_, DeviceType(), x.dims(), f.dims(),
-                                              &g) ||
-        !IntSized(ctx, g)) {
+    ConvPlan p;
+    CudaDevice* dev = nullptr;
+    TensorMut y;
+    if (!tgraph_device_common::PlanConv2D(ctx, attrs_, DeviceType(), CheckIntSized, &p) ||
+        !Start(ctx, p, &dev, &y)) {
       return;
     }
-    const int64_t n = g.OutputSize();
-    CudaDevice* dev = BindDevice(ctx);
-    if (dev == nullptr) return;
-    TensorMut y = ctx.AllocateOutput(0, g.OutputDims());
-    if (!ctx.ok() || n == 0) return;
-    if (x.num_elements() == 0 || f.num_elements() == 0) return FillZeros(ctx, *dev, y);
-    const auto s = tgraph_device_common::ConvShapeOf<ConvShape>(g, n);
     CudaOk(ctx,
-           LaunchConv2D(DataOf<const float>(x), DataOf<const float>(f), DataOf<float>(y), s,
-                        dev->stream()),
+           LaunchConv2D(DataOf<const float>(ctx.input(0)), DataOf<const float>(ctx.input(1)),
+                        DataOf<float>(y), ShapeOf(p), dev->stream()),
            "launch");
   }
 
@@ -64,8 +62,7 @@ class Conv2DKernel {
   ConvAttrs attrs_;
 };
 
-// Conv2DBackpropInput(input_sizes, filter, out_backprop): input_sizes in host memory, 4
-// values (or height and width: batch from out_backprop, depth from the filter).
+// Conv2DBackpropInput(input_sizes, filter, out_backprop).
 class Conv2DBackpropInputKernel {
  public:
   explicit Conv2DBackpropInputKernel(Construction& c) {
@@ -73,35 +70,18 @@ class Conv2DBackpropInputKernel {
   }
 
   void Compute(Context& ctx) {
-    std::vector<int64_t> sizes;
-    if (!tgraph_device_common::ReadConvSizes(ctx, 0, "input_sizes", {4, 2}, &sizes)) return;
-    TensorView f = ctx.input(1), dy = ctx.input(2);
-    if (sizes.size() == 2) {
-      if (dy.rank() != 4 || f.rank() != 4) {
-        ctx.Fail(TG_INVALID_ARGUMENT, "filter and out_backprop must be 4-D, got shapes " +
-                                          ShapeString(f.dims()) + " and " +
-                                          ShapeString(dy.dims()));
-        return;
-      }
-      sizes = attrs_.nchw ? std::vector<int64_t>{dy.dim(0), f.dim(2), sizes[0], sizes[1]}
-                          : std::vector<int64_t>{dy.dim(0), sizes[0], sizes[1], f.dim(2)};
-    }
-    ConvGeometry g;
-    if (!tgraph_device_common::ConvBackpropGeometryOf(ctx, attrs_, DeviceType(), sizes,
-                                                      f.dims(), dy.dims(), &g) ||
-        !IntSized(ctx, g)) {
+    ConvPlan p;
+    CudaDevice* dev = nullptr;
+    TensorMut dx;
+    if (!tgraph_device_common::PlanConv2DBackpropInput(ctx, attrs_, DeviceType(), CheckIntSized,
+                                                       &p) ||
+        !Start(ctx, p, &dev, &dx)) {
       return;
     }
-    const int64_t n = g.InputSize();
-    CudaDevice* dev = BindDevice(ctx);
-    if (dev == nullptr) return;
-    TensorMut dx = ctx.AllocateOutput(0, sizes);
-    if (!ctx.ok() || n == 0) return;
-    if (dy.num_elements() == 0 || f.num_elements() == 0) return FillZeros(ctx, *dev, dx);
-    const auto s = tgraph_device_common::ConvShapeOf<ConvShape>(g, n);
     CudaOk(ctx,
-           LaunchConv2DBackpropInput(DataOf<const float>(dy), DataOf<const float>(f),
-                                     DataOf<float>(dx), s, dev->stream()),
+           LaunchConv2DBackpropInput(DataOf<const float>(ctx.input(2)),
+                                     DataOf<const float>(ctx.input(1)), DataOf<float>(dx),
+                                     ShapeOf(p), dev->stream()),
            "launch");
   }
 
@@ -109,7 +89,7 @@ class Conv2DBackpropInputKernel {
   ConvAttrs attrs_;
 };
 
-// Conv2DBackpropFilter(input, filter_sizes, out_backprop): filter_sizes in host memory.
+// Conv2DBackpropFilter(input, filter_sizes, out_backprop).
 class Conv2DBackpropFilterKernel {
  public:
   explicit Conv2DBackpropFilterKernel(Construction& c) {
@@ -117,38 +97,24 @@ class Conv2DBackpropFilterKernel {
   }
 
   void Compute(Context& ctx) {
-    std::vector<int64_t> sizes;
-    if (!tgraph_device_common::ReadConvSizes(ctx, 1, "filter_sizes", {4}, &sizes)) return;
-    TensorView x = ctx.input(0), dy = ctx.input(2);
-    ConvGeometry g;
-    if (!tgraph_device_common::ConvBackpropGeometryOf(ctx, attrs_, DeviceType(), x.dims(),
-                                                      sizes, dy.dims(), &g) ||
-        !IntSized(ctx, g)) {
+    ConvPlan p;
+    CudaDevice* dev = nullptr;
+    TensorMut df;
+    if (!tgraph_device_common::PlanConv2DBackpropFilter(ctx, attrs_, DeviceType(),
+                                                        CheckIntSized, &p) ||
+        !Start(ctx, p, &dev, &df)) {
       return;
     }
-    const int64_t n = g.FilterSize();
-    CudaDevice* dev = BindDevice(ctx);
-    if (dev == nullptr) return;
-    TensorMut df = ctx.AllocateOutput(0, sizes);
-    if (!ctx.ok() || n == 0) return;
-    if (x.num_elements() == 0 || dy.num_elements() == 0) return FillZeros(ctx, *dev, df);
-    const auto s = tgraph_device_common::ConvShapeOf<ConvShape>(g, n);
     CudaOk(ctx,
-           LaunchConv2DBackpropFilter(DataOf<const float>(x), DataOf<const float>(dy),
-                                      DataOf<float>(df), s, dev->stream()),
+           LaunchConv2DBackpropFilter(DataOf<const float>(ctx.input(0)),
+                                      DataOf<const float>(ctx.input(2)), DataOf<float>(df),
+                                      ShapeOf(p), dev->stream()),
            "launch");
   }
 
  private:
   ConvAttrs attrs_;
 };
-
-// A pooling's counts and window positions fit the kernels' ints (its "filter" is no tensor).
-bool PoolIntSized(Context& ctx, const ConvGeometry& g) {
-  return CheckIntSized(ctx, g.InputSize(), "the input") &&
-         CheckIntSized(ctx, g.OutputSize(), "the output") &&
-         tgraph_device_common::ConvGeometryFitsInt(ctx, g, DeviceType());
-}
 
 // MaxPool / AvgPool (NHWC).
 template <bool kMax>
@@ -159,28 +125,25 @@ class PoolKernel {
   }
 
   void Compute(Context& ctx) {
-    TensorView x = ctx.input(0);
-    ConvGeometry g;
-    if (!tgraph_device_common::PoolGeometryOf(ctx, attrs_, x.dims(), "input", &g) ||
-        !PoolIntSized(ctx, g)) {
+    ConvPlan p;
+    CudaDevice* dev = nullptr;
+    TensorMut y;
+    if (!tgraph_device_common::PlanPool(ctx, attrs_, DeviceType(), CheckIntSized, &p) ||
+        !Start(ctx, p, &dev, &y)) {
       return;
     }
-    const int64_t n = g.OutputSize();
-    CudaDevice* dev = BindDevice(ctx);
-    if (dev == nullptr) return;
-    TensorMut y = ctx.AllocateOutput(0, g.OutputDims());
-    if (!ctx.ok() || n == 0) return;
-    const auto s = tgraph_device_common::ConvShapeOf<ConvShape>(g, n);
-    CudaOk(ctx, LaunchPool(kMax, DataOf<const float>(x), DataOf<float>(y), s, dev->stream()),
+    CudaOk(ctx,
+           LaunchPool(kMax, DataOf<const float>(ctx.input(0)), DataOf<float>(y), ShapeOf(p),
+                      dev->stream()),
            "launch");
   }
 
  private:
-  tgraph_device_common::PoolAttrs attrs_;
+  PoolAttrs attrs_;
 };
 
 // MaxPoolGrad(orig_input, orig_output, grad): the gradient goes to each window's first
-// maximum of orig_input (orig_output is only checked for its shape, as on the CPU).
+// maximum of orig_input.
 class MaxPoolGradKernel {
  public:
   explicit MaxPoolGradKernel(Construction& c) {
@@ -188,32 +151,25 @@ class MaxPoolGradKernel {
   }
 
   void Compute(Context& ctx) {
-    TensorView x = ctx.input(0), y = ctx.input(1), dy = ctx.input(2);
-    ConvGeometry g;
-    if (!tgraph_device_common::PoolGeometryOf(ctx, attrs_, x.dims(), "orig_input", &g) ||
-        !tgraph_device_common::CheckPooledShape(ctx, "orig_output", y.dims(), g) ||
-        !tgraph_device_common::CheckPooledShape(ctx, "grad", dy.dims(), g) ||
-        !PoolIntSized(ctx, g)) {
+    ConvPlan p;
+    CudaDevice* dev = nullptr;
+    TensorMut dx;
+    if (!tgraph_device_common::PlanMaxPoolGrad(ctx, attrs_, DeviceType(), CheckIntSized, &p) ||
+        !Start(ctx, p, &dev, &dx)) {
       return;
     }
-    const int64_t n = g.InputSize();
-    CudaDevice* dev = BindDevice(ctx);
-    if (dev == nullptr) return;
-    TensorMut dx = ctx.AllocateOutput(0, g.InputDims());
-    if (!ctx.ok() || n == 0) return;
-    if (g.OutputSize() == 0) return FillZeros(ctx, *dev, dx);
-    const auto s = tgraph_device_common::ConvShapeOf<ConvShape>(g, n);
     CudaOk(ctx,
-           LaunchPoolGrad(true, DataOf<const float>(x), DataOf<const float>(dy),
-                          DataOf<float>(dx), s, dev->stream()),
+           LaunchPoolGrad(true, DataOf<const float>(ctx.input(0)),
+                          DataOf<const float>(ctx.input(2)), DataOf<float>(dx), ShapeOf(p),
+                          dev->stream()),
            "launch");
   }
 
  private:
-  tgraph_device_common::PoolAttrs attrs_;
+  PoolAttrs attrs_;
 };
 
-// AvgPoolGrad(orig_input_shape, grad): orig_input_shape in host memory.
+// AvgPoolGrad(orig_input_shape, grad).
 class AvgPoolGradKernel {
  public:
   explicit AvgPoolGradKernel(Construction& c) {
@@ -221,45 +177,29 @@ class AvgPoolGradKernel {
   }
 
   void Compute(Context& ctx) {
-    std::vector<int64_t> sizes;
-    if (!tgraph_device_common::ReadConvSizes(ctx, 0, "orig_input_shape", {4}, &sizes)) return;
-    TensorView dy = ctx.input(1);
-    ConvGeometry g;
-    if (!tgraph_device_common::PoolGeometryOf(ctx, attrs_, sizes, "orig_input_shape", &g) ||
-        !tgraph_device_common::CheckPooledShape(ctx, "grad", dy.dims(), g) ||
-        !PoolIntSized(ctx, g)) {
+    ConvPlan p;
+    CudaDevice* dev = nullptr;
+    TensorMut dx;
+    if (!tgraph_device_common::PlanAvgPoolGrad(ctx, attrs_, DeviceType(), CheckIntSized, &p) ||
+        !Start(ctx, p, &dev, &dx)) {
       return;
     }
-    const int64_t n = g.InputSize();
-    CudaDevice* dev = BindDevice(ctx);
-    if (dev == nullptr) return;
-    TensorMut dx = ctx.AllocateOutput(0, sizes);
-    if (!ctx.ok() || n == 0) return;
-    if (g.OutputSize() == 0) return FillZeros(ctx, *dev, dx);
-    const auto s = tgraph_device_common::ConvShapeOf<ConvShape>(g, n);
     CudaOk(ctx,
-           LaunchPoolGrad(false, nullptr, DataOf<const float>(dy), DataOf<float>(dx), s,
-                          dev->stream()),
+           LaunchPoolGrad(false, nullptr, DataOf<const float>(ctx.input(1)), DataOf<float>(dx),
+                          ShapeOf(p), dev->stream()),
            "launch");
   }
 
  private:
-  tgraph_device_common::PoolAttrs attrs_;
+  PoolAttrs attrs_;
 };
 
 }  // namespace
 
 void RegisterConvKernels(tgraph::plugin::Init& init) {
-  auto f = [](const char* op) {
-    return KernelBuilder(op, DeviceType()).TypeConstraint("T", TG_FLOAT);
-  };
-  init.Kernel<Conv2DKernel>(f("Conv2D"));
-  init.Kernel<Conv2DBackpropInputKernel>(f("Conv2DBackpropInput").HostMemory("input_sizes"));
-  init.Kernel<Conv2DBackpropFilterKernel>(f("Conv2DBackpropFilter").HostMemory("filter_sizes"));
-  init.Kernel<PoolKernel<true>>(f("MaxPool"));
-  init.Kernel<PoolKernel<false>>(f("AvgPool"));
-  init.Kernel<MaxPoolGradKernel>(f("MaxPoolGrad"));
-  init.Kernel<AvgPoolGradKernel>(f("AvgPoolGrad").HostMemory("orig_input_shape"));
+  tgraph_device_common::RegisterConvPool<Conv2DKernel, Conv2DBackpropInputKernel,
+                                         Conv2DBackpropFilterKernel, PoolKernel,
+                                         MaxPoolGradKernel, AvgPoolGradKernel>(init, DeviceType());
 }
 
 }  // namespace tgraph_cuda

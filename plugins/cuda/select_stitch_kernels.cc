@@ -6,18 +6,17 @@
 #include <string>
 #include <vector>
 
-#include "cpu/dynamic_stitch_kernel.h"
 #include "cuda_common.h"
 #include "cuda_kernels.h"
 #include "cuda_launch.h"
 #include "device_common/select_args.h"
+#include "device_common/stitch_args.h"
 
 namespace tgraph_cuda {
 namespace {
 
 using tgraph::plugin::Construction;
 using tgraph::plugin::Context;
-using tgraph::plugin::KernelBuilder;
 using tgraph::plugin::TensorMut;
 using tgraph::plugin::TensorView;
 
@@ -50,39 +49,30 @@ class DynamicStitchKernel {
  public:
   explicit DynamicStitchKernel(Construction&) {}
   void Compute(Context& ctx) {
-    tgraph_cpu::dynamic_stitch::StitchShape shape;
-    if (!tgraph_cpu::dynamic_stitch::CheckStitch(ctx, &shape) ||
-        !CheckIntSized(ctx, shape.rows * shape.inner, "the output")) {
-      return;
-    }
-    const int n = ctx.num_inputs() / 2;
-    for (int m = 0; m < n; ++m) {
-      if (!CheckIntSized(ctx, ctx.input(n + m).num_elements(), "data")) return;
-    }
+    tgraph_device_common::StitchPlan plan;
+    if (!tgraph_device_common::CheckStitchArgs(ctx, CheckIntSized, &plan.shape)) return;
     CudaDevice* dev = BindDevice(ctx);
     if (dev == nullptr) return;
-    TensorMut out = ctx.AllocateOutput(0, shape.out_dims);
+    TensorMut out = ctx.AllocateOutput(0, plan.shape.out_dims);
     if (!ctx.ok() || out.byte_size() == 0) return;
-    std::vector<int32_t> pairs;
-    std::vector<int64_t> starts;
-    bool every_row = false;
-    tgraph_cpu::dynamic_stitch::LastWriters(ctx, shape, &pairs, &starts, &every_row);
-    if (!every_row &&
+    tgraph_device_common::PlanStitch(ctx, &plan);
+    if (!plan.every_row &&
         !CudaOk(ctx, cudaMemsetAsync(DataOf<void>(out), 0, out.byte_size(), dev->stream()),
                 "zeroing the output")) {
       return;
     }
-    if (pairs.empty()) return;
-    const int32_t* plan = Upload(ctx, *dev, pairs);
-    if (plan == nullptr) return;
+    if (plan.pairs.empty()) return;
+    const int32_t* pairs = Upload(ctx, *dev, plan.pairs);
+    if (pairs == nullptr) return;
+    const int n = ctx.num_inputs() / 2;
     for (int m = 0; m < n; ++m) {
-      const int64_t first = starts[static_cast<size_t>(m)];
-      const int64_t count = starts[static_cast<size_t>(m) + 1] - first;
+      const int64_t first = plan.starts[static_cast<size_t>(m)];
+      const int64_t count = plan.starts[static_cast<size_t>(m) + 1] - first;
       if (count == 0) continue;
       if (!CudaOk(ctx,
-                  LaunchStitch32(DataOf<const uint32_t>(ctx.input(n + m)), plan + 2 * first,
+                  LaunchStitch32(DataOf<const uint32_t>(ctx.input(n + m)), pairs + 2 * first,
                                  DataOf<uint32_t>(out), static_cast<int>(count),
-                                 static_cast<int>(shape.inner), dev->stream()),
+                                 static_cast<int>(plan.shape.inner), dev->stream()),
                   "launch")) {
         return;
       }
@@ -93,22 +83,7 @@ class DynamicStitchKernel {
 }  // namespace
 
 void RegisterSelectStitchKernels(tgraph::plugin::Init& init) {
-  const std::initializer_list<TG_DataType> types = {TG_FLOAT, TG_INT32};
-  init.Kernel<SelectKernel<false>>(
-      KernelBuilder("Select", DeviceType()).TypeConstraint("T", types));
-  init.Kernel<SelectKernel<true>>(
-      KernelBuilder("SelectV2", DeviceType()).TypeConstraint("T", types));
-  // ParallelDynamicStitch: the same kernels (later inputs win, as on the CPU).
-  for (const char* op : {"DynamicStitch", "ParallelDynamicStitch"}) {
-    init.Kernel<DynamicStitchKernel>(
-        KernelBuilder(op, DeviceType()).TypeConstraint("T", TG_FLOAT).HostMemory("indices"));
-    init.Kernel<tgraph_cpu::dynamic_stitch::DynamicStitchOp<int32_t>>(
-        KernelBuilder(op, DeviceType())
-            .TypeConstraint("T", TG_INT32)
-            .HostMemory("indices")
-            .HostMemory("data")
-            .HostMemory("merged"));
-  }
+  tgraph_device_common::RegisterSelectStitch<SelectKernel, DynamicStitchKernel>(init, DeviceType());
 }
 
 }  // namespace tgraph_cuda

@@ -1,46 +1,48 @@
 // Conv2D, Conv2DBackpropInput and Conv2DBackpropFilter, float32, NHWC or NCHW, padding SAME,
 // VALID or EXPLICIT, any positive strides and dilations; MaxPool, AvgPool and their
-// gradients, NHWC (program "conv", cl_sources_conv.cc). The attr and shape checks are
-// plugins/device_common/conv_args.h's and pool_args.h's, shared with the CUDA plugin (the
-// CPU plugin's rules and codes).
+// gradients, NHWC (program "conv", cl_sources_conv.cc). The host side (attr and shape checks,
+// the output, the device's shape struct) is plugins/device_common/conv_plan.h's, shared with
+// the CUDA plugin (the CPU plugin's rules and codes); each kernel here only launches.
 #include <string>
 #include <vector>
 
 #include "cl_common.h"
 #include "cl_kernels.h"
-#include "device_common/conv_args.h"
-#include "device_common/pool_args.h"
+#include "device_common/conv_plan.h"
 
 namespace tgraph_opencl {
 namespace {
 
 using tgraph::plugin::Construction;
 using tgraph::plugin::Context;
-using tgraph::plugin::KernelBuilder;
 using tgraph::plugin::TensorMut;
-using tgraph::plugin::TensorView;
 using tgraph_device_common::ConvAttrs;
-using tgraph_device_common::ConvGeometry;
+using tgraph_device_common::ConvPlan;
+using tgraph_device_common::PoolAttrs;
 
 // Matches the ConvShape struct of the OpenCL source.
 struct ConvShape {
   cl_int n, batch, h, w, c, oh, ow, oc, kh, kw, sh, sw, dh, dw, pad_top, pad_left, nchw;
 };
 
-// Zeros into `t` (an output no term reaches: an empty sum).
-void FillZeros(Context& ctx, TensorMut& t) {
-  try {
-    DeviceOf(ctx).queue().enqueueFillBuffer(MemOf(t), 0.0f, 0, t.byte_size());
-  } catch (const std::exception& e) {
-    FailFromClError(ctx, e, "filling zeros");
+// Allocates the planned output; false when there is nothing to launch (a failure, no
+// elements, or an empty sum: zeros written).
+bool Start(Context& ctx, const ConvPlan& p, TensorMut* out) {
+  *out = ctx.AllocateOutput(0, p.out_dims);
+  if (!ctx.ok() || p.n == 0) return false;
+  if (p.zeros) {
+    try {
+      DeviceOf(ctx).queue().enqueueFillBuffer(MemOf(*out), 0.0f, 0, out->byte_size());
+    } catch (const std::exception& e) {
+      FailFromClError(ctx, e, "filling zeros");
+    }
+    return false;
   }
+  return true;
 }
 
-bool IntSized(Context& ctx, const ConvGeometry& g) {
-  return CheckIntSized(ctx, g.InputSize(), "the input") &&
-         CheckIntSized(ctx, g.FilterSize(), "the filter") &&
-         CheckIntSized(ctx, g.OutputSize(), "the output") &&
-         tgraph_device_common::ConvGeometryFitsInt(ctx, g, DeviceType());
+ConvShape ShapeOf(const ConvPlan& p) {
+  return tgraph_device_common::ConvShapeOf<ConvShape>(p.g, p.n);
 }
 
 class Conv2DKernel {
@@ -48,28 +50,22 @@ class Conv2DKernel {
   explicit Conv2DKernel(Construction& c) { tgraph_device_common::ReadConvAttrs(c, DeviceType(), &attrs_); }
 
   void Compute(Context& ctx) {
-    TensorView x = ctx.input(0), f = ctx.input(1);
-    ConvGeometry g;
-    if (!tgraph_device_common::ConvGeometryOf(ctx, attrs_, DeviceType(), x.dims(), f.dims(),
-                                              &g) ||
-        !IntSized(ctx, g)) {
+    ConvPlan p;
+    TensorMut y;
+    if (!tgraph_device_common::PlanConv2D(ctx, attrs_, DeviceType(), CheckIntSized, &p) ||
+        !Start(ctx, p, &y)) {
       return;
     }
-    const int64_t n = g.OutputSize();
-    TensorMut y = ctx.AllocateOutput(0, g.OutputDims());
-    if (!ctx.ok() || n == 0) return;
-    if (x.num_elements() == 0 || f.num_elements() == 0) return FillZeros(ctx, y);
-    const auto s = tgraph_device_common::ConvShapeOf<ConvShape>(g, n);
-    const cl_mem xm = BufferOf(x), fm = BufferOf(f), ym = BufferOf(y);
-    Launch(ctx, "conv", "tg_conv2d", {A(xm), A(fm), A(ym), A(s)}, {static_cast<size_t>(n)});
+    const ConvShape s = ShapeOf(p);
+    const cl_mem xm = BufferOf(ctx.input(0)), fm = BufferOf(ctx.input(1)), ym = BufferOf(y);
+    Launch(ctx, "conv", "tg_conv2d", {A(xm), A(fm), A(ym), A(s)}, {static_cast<size_t>(p.n)});
   }
 
  private:
   ConvAttrs attrs_;
 };
 
-// Conv2DBackpropInput(input_sizes, filter, out_backprop): input_sizes in host memory, 4
-// values (or height and width: batch from out_backprop, depth from the filter).
+// Conv2DBackpropInput(input_sizes, filter, out_backprop).
 class Conv2DBackpropInputKernel {
  public:
   explicit Conv2DBackpropInputKernel(Construction& c) {
@@ -77,40 +73,24 @@ class Conv2DBackpropInputKernel {
   }
 
   void Compute(Context& ctx) {
-    std::vector<int64_t> sizes;
-    if (!tgraph_device_common::ReadConvSizes(ctx, 0, "input_sizes", {4, 2}, &sizes)) return;
-    TensorView f = ctx.input(1), dy = ctx.input(2);
-    if (sizes.size() == 2) {
-      if (dy.rank() != 4 || f.rank() != 4) {
-        ctx.Fail(TG_INVALID_ARGUMENT, "filter and out_backprop must be 4-D, got shapes " +
-                                          ShapeString(f.dims()) + " and " +
-                                          ShapeString(dy.dims()));
-        return;
-      }
-      sizes = attrs_.nchw ? std::vector<int64_t>{dy.dim(0), f.dim(2), sizes[0], sizes[1]}
-                          : std::vector<int64_t>{dy.dim(0), sizes[0], sizes[1], f.dim(2)};
-    }
-    ConvGeometry g;
-    if (!tgraph_device_common::ConvBackpropGeometryOf(ctx, attrs_, DeviceType(), sizes,
-                                                      f.dims(), dy.dims(), &g) ||
-        !IntSized(ctx, g)) {
+    ConvPlan p;
+    TensorMut dx;
+    if (!tgraph_device_common::PlanConv2DBackpropInput(ctx, attrs_, DeviceType(), CheckIntSized,
+                                                       &p) ||
+        !Start(ctx, p, &dx)) {
       return;
     }
-    const int64_t n = g.InputSize();
-    TensorMut dx = ctx.AllocateOutput(0, sizes);
-    if (!ctx.ok() || n == 0) return;
-    if (dy.num_elements() == 0 || f.num_elements() == 0) return FillZeros(ctx, dx);
-    const auto s = tgraph_device_common::ConvShapeOf<ConvShape>(g, n);
-    const cl_mem dym = BufferOf(dy), fm = BufferOf(f), dxm = BufferOf(dx);
+    const ConvShape s = ShapeOf(p);
+    const cl_mem dym = BufferOf(ctx.input(2)), fm = BufferOf(ctx.input(1)), dxm = BufferOf(dx);
     Launch(ctx, "conv", "tg_conv2d_backprop_input", {A(dym), A(fm), A(dxm), A(s)},
-           {static_cast<size_t>(n)});
+           {static_cast<size_t>(p.n)});
   }
 
  private:
   ConvAttrs attrs_;
 };
 
-// Conv2DBackpropFilter(input, filter_sizes, out_backprop): filter_sizes in host memory.
+// Conv2DBackpropFilter(input, filter_sizes, out_backprop): a work-group per filter element.
 class Conv2DBackpropFilterKernel {
  public:
   explicit Conv2DBackpropFilterKernel(Construction& c) {
@@ -118,36 +98,23 @@ class Conv2DBackpropFilterKernel {
   }
 
   void Compute(Context& ctx) {
-    std::vector<int64_t> sizes;
-    if (!tgraph_device_common::ReadConvSizes(ctx, 1, "filter_sizes", {4}, &sizes)) return;
-    TensorView x = ctx.input(0), dy = ctx.input(2);
-    ConvGeometry g;
-    if (!tgraph_device_common::ConvBackpropGeometryOf(ctx, attrs_, DeviceType(), x.dims(),
-                                                      sizes, dy.dims(), &g) ||
-        !IntSized(ctx, g)) {
+    ConvPlan p;
+    TensorMut df;
+    if (!tgraph_device_common::PlanConv2DBackpropFilter(ctx, attrs_, DeviceType(),
+                                                        CheckIntSized, &p) ||
+        !Start(ctx, p, &df)) {
       return;
     }
-    const int64_t n = g.FilterSize();
-    TensorMut df = ctx.AllocateOutput(0, sizes);
-    if (!ctx.ok() || n == 0) return;
-    if (x.num_elements() == 0 || dy.num_elements() == 0) return FillZeros(ctx, df);
-    const auto s = tgraph_device_common::ConvShapeOf<ConvShape>(g, n);
-    const cl_mem xm = BufferOf(x), dym = BufferOf(dy), dfm = BufferOf(df);
+    const ConvShape s = ShapeOf(p);
+    const cl_mem xm = BufferOf(ctx.input(0)), dym = BufferOf(ctx.input(2)), dfm = BufferOf(df);
     const size_t rg = static_cast<size_t>(DeviceOf(ctx).reduce_group());
     Launch(ctx, "conv", "tg_conv2d_backprop_filter", {A(xm), A(dym), A(dfm), A(s)},
-           {static_cast<size_t>(n) * rg}, {rg});
+           {static_cast<size_t>(p.n) * rg}, {rg});
   }
 
  private:
   ConvAttrs attrs_;
 };
-
-// A pooling's counts and window positions fit the kernels' ints (its "filter" is no tensor).
-bool PoolIntSized(Context& ctx, const ConvGeometry& g) {
-  return CheckIntSized(ctx, g.InputSize(), "the input") &&
-         CheckIntSized(ctx, g.OutputSize(), "the output") &&
-         tgraph_device_common::ConvGeometryFitsInt(ctx, g, DeviceType());
-}
 
 // MaxPool / AvgPool (NHWC).
 template <bool kMax>
@@ -158,27 +125,24 @@ class PoolKernel {
   }
 
   void Compute(Context& ctx) {
-    TensorView x = ctx.input(0);
-    ConvGeometry g;
-    if (!tgraph_device_common::PoolGeometryOf(ctx, attrs_, x.dims(), "input", &g) ||
-        !PoolIntSized(ctx, g)) {
+    ConvPlan p;
+    TensorMut y;
+    if (!tgraph_device_common::PlanPool(ctx, attrs_, DeviceType(), CheckIntSized, &p) ||
+        !Start(ctx, p, &y)) {
       return;
     }
-    const int64_t n = g.OutputSize();
-    TensorMut y = ctx.AllocateOutput(0, g.OutputDims());
-    if (!ctx.ok() || n == 0) return;
-    const auto s = tgraph_device_common::ConvShapeOf<ConvShape>(g, n);
-    const cl_mem xm = BufferOf(x), ym = BufferOf(y);
+    const ConvShape s = ShapeOf(p);
+    const cl_mem xm = BufferOf(ctx.input(0)), ym = BufferOf(y);
     Launch(ctx, "conv", kMax ? "tg_max_pool" : "tg_avg_pool", {A(xm), A(ym), A(s)},
-           {static_cast<size_t>(n)});
+           {static_cast<size_t>(p.n)});
   }
 
  private:
-  tgraph_device_common::PoolAttrs attrs_;
+  PoolAttrs attrs_;
 };
 
 // MaxPoolGrad(orig_input, orig_output, grad): the gradient goes to each window's first
-// maximum of orig_input (orig_output is only checked for its shape, as on the CPU).
+// maximum of orig_input.
 class MaxPoolGradKernel {
  public:
   explicit MaxPoolGradKernel(Construction& c) {
@@ -186,29 +150,23 @@ class MaxPoolGradKernel {
   }
 
   void Compute(Context& ctx) {
-    TensorView x = ctx.input(0), y = ctx.input(1), dy = ctx.input(2);
-    ConvGeometry g;
-    if (!tgraph_device_common::PoolGeometryOf(ctx, attrs_, x.dims(), "orig_input", &g) ||
-        !tgraph_device_common::CheckPooledShape(ctx, "orig_output", y.dims(), g) ||
-        !tgraph_device_common::CheckPooledShape(ctx, "grad", dy.dims(), g) ||
-        !PoolIntSized(ctx, g)) {
+    ConvPlan p;
+    TensorMut dx;
+    if (!tgraph_device_common::PlanMaxPoolGrad(ctx, attrs_, DeviceType(), CheckIntSized, &p) ||
+        !Start(ctx, p, &dx)) {
       return;
     }
-    const int64_t n = g.InputSize();
-    TensorMut dx = ctx.AllocateOutput(0, g.InputDims());
-    if (!ctx.ok() || n == 0) return;
-    if (g.OutputSize() == 0) return FillZeros(ctx, dx);
-    const auto s = tgraph_device_common::ConvShapeOf<ConvShape>(g, n);
-    const cl_mem xm = BufferOf(x), dym = BufferOf(dy), dxm = BufferOf(dx);
+    const ConvShape s = ShapeOf(p);
+    const cl_mem xm = BufferOf(ctx.input(0)), dym = BufferOf(ctx.input(2)), dxm = BufferOf(dx);
     Launch(ctx, "conv", "tg_max_pool_grad", {A(xm), A(dym), A(dxm), A(s)},
-           {static_cast<size_t>(n)});
+           {static_cast<size_t>(p.n)});
   }
 
  private:
-  tgraph_device_common::PoolAttrs attrs_;
+  PoolAttrs attrs_;
 };
 
-// AvgPoolGrad(orig_input_shape, grad): orig_input_shape in host memory.
+// AvgPoolGrad(orig_input_shape, grad).
 class AvgPoolGradKernel {
  public:
   explicit AvgPoolGradKernel(Construction& c) {
@@ -216,41 +174,27 @@ class AvgPoolGradKernel {
   }
 
   void Compute(Context& ctx) {
-    std::vector<int64_t> sizes;
-    if (!tgraph_device_common::ReadConvSizes(ctx, 0, "orig_input_shape", {4}, &sizes)) return;
-    TensorView dy = ctx.input(1);
-    ConvGeometry g;
-    if (!tgraph_device_common::PoolGeometryOf(ctx, attrs_, sizes, "orig_input_shape", &g) ||
-        !tgraph_device_common::CheckPooledShape(ctx, "grad", dy.dims(), g) ||
-        !PoolIntSized(ctx, g)) {
+    ConvPlan p;
+    TensorMut dx;
+    if (!tgraph_device_common::PlanAvgPoolGrad(ctx, attrs_, DeviceType(), CheckIntSized, &p) ||
+        !Start(ctx, p, &dx)) {
       return;
     }
-    const int64_t n = g.InputSize();
-    TensorMut dx = ctx.AllocateOutput(0, sizes);
-    if (!ctx.ok() || n == 0) return;
-    if (g.OutputSize() == 0) return FillZeros(ctx, dx);
-    const auto s = tgraph_device_common::ConvShapeOf<ConvShape>(g, n);
-    const cl_mem dym = BufferOf(dy), dxm = BufferOf(dx);
-    Launch(ctx, "conv", "tg_avg_pool_grad", {A(dym), A(dxm), A(s)}, {static_cast<size_t>(n)});
+    const ConvShape s = ShapeOf(p);
+    const cl_mem dym = BufferOf(ctx.input(1)), dxm = BufferOf(dx);
+    Launch(ctx, "conv", "tg_avg_pool_grad", {A(dym), A(dxm), A(s)}, {static_cast<size_t>(p.n)});
   }
 
  private:
-  tgraph_device_common::PoolAttrs attrs_;
+  PoolAttrs attrs_;
 };
 
 }  // namespace
 
 void RegisterConvKernels(tgraph::plugin::Init& init) {
-  auto f = [](const char* op) {
-    return KernelBuilder(op, DeviceType()).TypeConstraint("T", TG_FLOAT);
-  };
-  init.Kernel<Conv2DKernel>(f("Conv2D"));
-  init.Kernel<Conv2DBackpropInputKernel>(f("Conv2DBackpropInput").HostMemory("input_sizes"));
-  init.Kernel<Conv2DBackpropFilterKernel>(f("Conv2DBackpropFilter").HostMemory("filter_sizes"));
-  init.Kernel<PoolKernel<true>>(f("MaxPool"));
-  init.Kernel<PoolKernel<false>>(f("AvgPool"));
-  init.Kernel<MaxPoolGradKernel>(f("MaxPoolGrad"));
-  init.Kernel<AvgPoolGradKernel>(f("AvgPoolGrad").HostMemory("orig_input_shape"));
+  tgraph_device_common::RegisterConvPool<Conv2DKernel, Conv2DBackpropInputKernel,
+                                         Conv2DBackpropFilterKernel, PoolKernel,
+                                         MaxPoolGradKernel, AvgPoolGradKernel>(init, DeviceType());
 }
 
 }  // namespace tgraph_opencl

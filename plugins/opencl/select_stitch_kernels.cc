@@ -8,15 +8,14 @@
 
 #include "cl_common.h"
 #include "cl_kernels.h"
-#include "cpu/dynamic_stitch_kernel.h"
 #include "device_common/select_args.h"
+#include "device_common/stitch_args.h"
 
 namespace tgraph_opencl {
 namespace {
 
 using tgraph::plugin::Construction;
 using tgraph::plugin::Context;
-using tgraph::plugin::KernelBuilder;
 using tgraph::plugin::TensorMut;
 using tgraph::plugin::TensorView;
 
@@ -56,22 +55,12 @@ class DynamicStitchKernel {
  public:
   explicit DynamicStitchKernel(Construction&) {}
   void Compute(Context& ctx) {
-    tgraph_cpu::dynamic_stitch::StitchShape shape;
-    if (!tgraph_cpu::dynamic_stitch::CheckStitch(ctx, &shape) ||
-        !CheckIntSized(ctx, shape.rows * shape.inner, "the output")) {
-      return;
-    }
-    const int n = ctx.num_inputs() / 2;
-    for (int m = 0; m < n; ++m) {
-      if (!CheckIntSized(ctx, ctx.input(n + m).num_elements(), "data")) return;
-    }
-    TensorMut out = ctx.AllocateOutput(0, shape.out_dims);
+    tgraph_device_common::StitchPlan plan;
+    if (!tgraph_device_common::CheckStitchArgs(ctx, CheckIntSized, &plan.shape)) return;
+    TensorMut out = ctx.AllocateOutput(0, plan.shape.out_dims);
     if (!ctx.ok() || out.byte_size() == 0) return;
-    std::vector<int32_t> pairs;
-    std::vector<int64_t> starts;
-    bool every_row = false;
-    tgraph_cpu::dynamic_stitch::LastWriters(ctx, shape, &pairs, &starts, &every_row);
-    if (!every_row) {
+    tgraph_device_common::PlanStitch(ctx, &plan);
+    if (!plan.every_row) {
       try {
         DeviceOf(ctx).queue().enqueueFillBuffer(MemOf(out), cl_uint{0}, 0, out.byte_size());
       } catch (const std::exception& e) {
@@ -79,18 +68,20 @@ class DynamicStitchKernel {
         return;
       }
     }
-    if (pairs.empty()) return;
-    cl::Buffer plan = Upload(ctx, pairs);
+    if (plan.pairs.empty()) return;
+    cl::Buffer pairs = Upload(ctx, plan.pairs);
     if (!ctx.ok()) return;
-    const cl_mem pm = plan(), om = BufferOf(out);
-    const cl_int inner = static_cast<cl_int>(shape.inner);
+    const cl_mem pm = pairs(), om = BufferOf(out);
+    const cl_int inner = static_cast<cl_int>(plan.shape.inner);
+    const int n = ctx.num_inputs() / 2;
     for (int m = 0; m < n; ++m) {
-      const int64_t count = starts[static_cast<size_t>(m) + 1] - starts[static_cast<size_t>(m)];
+      const int64_t first = plan.starts[static_cast<size_t>(m)];
+      const int64_t count = plan.starts[static_cast<size_t>(m) + 1] - first;
       if (count == 0) continue;
       const cl_mem xm = BufferOf(ctx.input(n + m));
-      const cl_int items = static_cast<cl_int>(count * shape.inner),
-                   first = static_cast<cl_int>(starts[static_cast<size_t>(m)]);
-      if (!Launch(ctx, "misc", "tg_stitch32", {A(xm), A(pm), A(om), A(items), A(inner), A(first)},
+      const cl_int items = static_cast<cl_int>(count * plan.shape.inner),
+                   start = static_cast<cl_int>(first);
+      if (!Launch(ctx, "misc", "tg_stitch32", {A(xm), A(pm), A(om), A(items), A(inner), A(start)},
                   {static_cast<size_t>(items)})) {
         return;
       }
@@ -101,22 +92,7 @@ class DynamicStitchKernel {
 }  // namespace
 
 void RegisterSelectStitchKernels(tgraph::plugin::Init& init) {
-  const std::initializer_list<TG_DataType> types = {TG_FLOAT, TG_INT32};
-  init.Kernel<SelectKernel<false>>(
-      KernelBuilder("Select", DeviceType()).TypeConstraint("T", types));
-  init.Kernel<SelectKernel<true>>(
-      KernelBuilder("SelectV2", DeviceType()).TypeConstraint("T", types));
-  // ParallelDynamicStitch: the same kernels (later inputs win, as on the CPU).
-  for (const char* op : {"DynamicStitch", "ParallelDynamicStitch"}) {
-    init.Kernel<DynamicStitchKernel>(
-        KernelBuilder(op, DeviceType()).TypeConstraint("T", TG_FLOAT).HostMemory("indices"));
-    init.Kernel<tgraph_cpu::dynamic_stitch::DynamicStitchOp<int32_t>>(
-        KernelBuilder(op, DeviceType())
-            .TypeConstraint("T", TG_INT32)
-            .HostMemory("indices")
-            .HostMemory("data")
-            .HostMemory("merged"));
-  }
+  tgraph_device_common::RegisterSelectStitch<SelectKernel, DynamicStitchKernel>(init, DeviceType());
 }
 
 }  // namespace tgraph_opencl

@@ -113,3 +113,19 @@ def check(status_handle: int) -> None:
     code = _c.lib.TG_GetCode(status_handle)
     if code != OK:
         raise_status(code, _c.pystr(_c.lib.TG_Message(status_handle)))
+
+
+def check_build(status_handle: int, graph: Optional[Any] = None) -> None:
+    """Raises for a TG_Status of a graph-building call that is not OK, as TF's Python raises
+    while building: RuntimeError when `graph` is finalized, ValueError for INVALID_ARGUMENT
+    (TF turns graph-construction errors into ValueError), the OpError class otherwise."""
+    from tgraph import _c
+    code = _c.lib.TG_GetCode(status_handle)
+    if code == OK:
+        return
+    msg = _c.pystr(_c.lib.TG_Message(status_handle))
+    if graph is not None and graph.finalized:
+        raise RuntimeError("Graph is finalized and cannot be modified.")
+    if code == INVALID_ARGUMENT:
+        raise ValueError(msg)
+    raise_status(code, msg)

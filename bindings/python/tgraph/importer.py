@@ -41,12 +41,7 @@ def import_graph_def(graph_def: Any, input_map: Optional[Dict[str, Any]] = None,
                 kinds.append("o")
         st = _c.status()
         res = _lib.TG_GraphImportGraphDefWithResults(g._handle, buf.handle, opts, st)
-        code = _lib.TG_GetCode(st)
-        if code != 0:
-            msg = _c.pystr(_lib.TG_Message(st))
-            if code == errors.INVALID_ARGUMENT:
-                raise ValueError(msg)
-            errors.raise_status(code, msg)
+        errors.check_build(st)
         try:
             n_out, n_ops = ctypes.c_int(), ctypes.c_int()
             outs = ctypes.POINTER(_c.TG_Output)()

@@ -128,14 +128,8 @@ def snake(name: str) -> str:
 def _finish(g: Any, desc: int) -> Any:
     st = _c.status()
     h = _lib.TG_FinishOperation(desc, st)
-    code = _lib.TG_GetCode(st)
-    if code != 0:
-        msg = _c.pystr(_lib.TG_Message(st))
-        if g.finalized:
-            raise RuntimeError("Graph is finalized and cannot be modified.")
-        if code == errors.INVALID_ARGUMENT:
-            raise ValueError(msg)  # TF turns graph-construction errors into ValueError
-        errors.raise_status(code, msg)
+    if _lib.TG_GetCode(st) != 0:
+        errors.check_build(st, g)
     return g._op(h)
 
 

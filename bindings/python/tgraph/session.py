@@ -356,28 +356,33 @@ class BaseSession:
 
     def make_callable(self, fetches: Any, feed_list: Any = None, accept_options: bool = False
                       ) -> Any:
-        """A function running `fetches` with positional feeds for feed_list: the fetch plan
-        is made once (the fast path for a loop of runs)."""
-        plan = _FetchPlan(self._graph, fetches)
-        feeds = [self._graph.as_graph_element(f, allow_tensor=True, allow_operation=False)
-                 for f in (feed_list or [])]
+        """A function running `fetches` with positional values for feed_list's tensors, as
+        `run(fetches, dict(zip(feed_list, values)))` does in TF (its checks and errors),
+        through a run plan made here (the one `run` caches: fetches flattened and feeds
+        resolved once, one TG_SessionRun a call). With `options` or `run_metadata` keywords a
+        call takes run's general path."""
+        if feed_list is not None and not isinstance(feed_list, (list, tuple)):
+            raise TypeError("`feed_list` must be a list or tuple.")
+        keys = tuple(feed_list or ())
+        plan = self._plan_for(fetches)  # bad fetches raise now, as in TF
+        holder = [_RunPlan(self, plan, keys)]  # bad feed keys too
+        nf = len(keys)
 
         def call(*args: Any, **kwargs: Any) -> Any:
             if self._closed:
                 raise RuntimeError("Attempted to use a closed Session.")
-            if len(args) != len(feeds):
-                raise ValueError(f"Expected {len(feeds)} feed values, got {len(args)}")
-            handles = []
-            try:
-                for t, v in zip(feeds, args):
-                    arr = _feed_array(v, t.dtype.base_dtype, t)
-                    handles.append(_tensor_conv.from_numpy(arr, t.dtype.base_dtype))
-            except BaseException:
-                for h in handles:
-                    _lib.TG_DeleteTensor(h)
-                raise
-            return plan.build(self._run(plan, feeds, handles, kwargs.get("options"),
-                                        kwargs.get("run_metadata")))
+            if len(args) != nf:
+                raise ValueError(f"Expected {nf} feed values, got {len(args)}")
+            options, run_metadata = kwargs.get("options"), kwargs.get("run_metadata")
+            if options is None and run_metadata is None:
+                out = holder[0].run(self, args)
+                if out is not _STALE:
+                    return out
+                # A feed's set_shape since the plan was made: resolve the feeds again.
+                holder[0] = _RunPlan(self, plan, keys)
+                return holder[0].run(self, args)
+            feed_keys, handles = self._feeds(dict(zip(keys, args)))
+            return plan.build(self._run(plan, feed_keys, handles, options, run_metadata))
         return call
 
     # ---- context managers ----

@@ -13,12 +13,7 @@ _lib = _c.lib
 
 
 def _out(g: Any, out: _c.TG_Output, st: int) -> Optional[Tensor]:
-    code = _lib.TG_GetCode(st)
-    if code != 0:
-        msg = _c.pystr(_lib.TG_Message(st))
-        if code == errors.INVALID_ARGUMENT:
-            raise ValueError(msg)
-        errors.raise_status(code, msg)
+    errors.check_build(st)
     return g._tensor(out) if out.oper else None
 
 

@@ -68,7 +68,7 @@ class Variable:
                 h = _lib.TG_GraphNewVariableFromTensor(g._handle, th, ctypes.byref(opts), st)
             finally:
                 _lib.TG_DeleteTensor(th)
-        _check_var(st, g)
+        errors.check_build(st, g)
         del keep
         self._init(h, g)
         g._variables[h] = self
@@ -222,18 +222,6 @@ def _options(name: Optional[str], trainable: bool, collections: Optional[List[st
     return opts, keep
 
 
-def _check_var(st: int, g: Any) -> None:
-    code = _lib.TG_GetCode(st)
-    if code == 0:
-        return
-    msg = _c.pystr(_lib.TG_Message(st))
-    if g.finalized:
-        raise RuntimeError("Graph is finalized and cannot be modified.")
-    if code == errors.INVALID_ARGUMENT:
-        raise ValueError(msg)
-    errors.raise_status(code, msg)
-
-
 # ---- get_variable and variable_scope ----
 
 class VariableScope:
@@ -271,7 +259,7 @@ class VariableScope:
                              "the current one")
         st = _c.status()
         _lib.TG_GraphReuseVariables(g._handle, st)
-        _check_var(st, g)
+        errors.check_build(st, g)
         self._reuse = True
 
 
@@ -318,7 +306,7 @@ def variable_scope(name_or_scope: Any, default_name: Optional[str] = None, value
         opts.dtype = dtypes.as_dtype(dtype).as_datatype_enum
     st = _c.status()
     _lib.TG_GraphPushVariableScopeWithOptions(g._handle, _c.cstr(name), ctypes.byref(opts), st)
-    _check_var(st, g)
+    errors.check_build(st, g)
     # Each open variable scope's initializer, innermost last: a C-side one (set above) as
     # True, a Python-side one itself, None when the scope sets none.
     stack = g.__dict__.setdefault("_scope_initializers", [])
@@ -379,7 +367,7 @@ def get_variable(name: str, shape: Any = None, dtype: Any = None, initializer: A
         # A constant's value (tf.get_variable("w", initializer=tf.constant(...))).
         th = ctypes.c_void_p()
         _lib.TG_OperationGetAttrTensor(initializer.op._handle, b"value", ctypes.byref(th), st)
-        _check_var(st, g)
+        errors.check_build(st, g)
         try:
             h = _lib.TG_GraphGetVariable(g._handle, _c.cstr(name), dt, dims, nd, th,
                                          ctypes.byref(opts), st)
@@ -396,7 +384,7 @@ def get_variable(name: str, shape: Any = None, dtype: Any = None, initializer: A
                                          ctypes.byref(opts), st)
         finally:
             _lib.TG_DeleteTensor(th)
-    _check_var(st, g)
+    errors.check_build(st, g)
     del keep
     return g._variable(h)
 
@@ -505,7 +493,7 @@ def global_variables_initializer() -> Any:
     g = get_default_graph()
     st = _c.status()
     h = _lib.TG_GraphGlobalVariablesInitializer(g._handle, st)
-    _check_var(st, g)
+    errors.check_build(st, g)
     return g._op(h)
 
 
@@ -517,7 +505,7 @@ def local_variables_initializer() -> Any:
     g = get_default_graph()
     st = _c.status()
     h = _lib.TG_GraphLocalVariablesInitializer(g._handle, st)
-    _check_var(st, g)
+    errors.check_build(st, g)
     return g._op(h)
 
 
@@ -530,7 +518,7 @@ def variables_initializer(var_list: List[Variable], name: str = "init") -> Any:
     arr = (ctypes.c_void_p * max(len(var_list), 1))(*[v._handle for v in var_list])
     st = _c.status()
     h = _lib.TG_GraphVariablesInitializer(g._handle, arr, len(var_list), _c.cstr(name), st)
-    _check_var(st, g)
+    errors.check_build(st, g)
     return g._op(h)
 
 
@@ -542,7 +530,7 @@ def is_variable_initialized(variable: Variable) -> Any:
     g = variable.graph
     st = _c.status()
     out = _lib.TG_IsVariableInitialized(g._handle, variable._handle, None, st)
-    _check_var(st, g)
+    errors.check_build(st, g)
     return g._tensor(out)
 
 
@@ -554,7 +542,7 @@ def report_uninitialized_variables(var_list: Optional[List[Variable]] = None,
     arr = (ctypes.c_void_p * max(len(var_list or []), 1))(*[v._handle for v in var_list or []])
     st = _c.status()
     out = _lib.TG_ReportUninitializedVariables(g._handle, arr, n, _c.cstr(name), st)
-    _check_var(st, g)
+    errors.check_build(st, g)
     return g._tensor(out)
 
 

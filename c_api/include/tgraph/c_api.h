@@ -1256,20 +1256,25 @@ TG_CAPI_EXPORT extern void TG_SetSessionDefaultDevice(TG_SessionOptions* options
  * plan of each run, never to the graph, and (but for auto_mixed_precision's rounding) leave
  * every fetched value unchanged; they never touch ops that are fetched, fed, targets,
  * stateful, on a device other than the CPU, or in a fragment with control flow. Names:
- *   "constant_folding"            stateless ops with constant inputs computed once, at plan time
+ *   "constant_folding"            stateless ops with constant inputs computed once, at plan
+ *                                 time: Const ops in their place
  *   "common_subgraph_elimination" of identical ops (type, inputs, attrs, device) one runs
  *   "identity_removal"            Identity ops bypassed, NoOps turned into direct control edges
  *   "arithmetic_optimization"     x*1, x+0, x-0, Neg(Neg(x)), inverse Transposes become x
  *   "dependency_optimization"     stateless work that only NoOps wait for is dropped
- *   "remapping"                   MatMul/Conv2D + BiasAdd (+ Relu) fused into _FusedMatMul /
- *                                 _FusedConv2D; MaxPoolGrad + ReluGrad (+ BiasAddGrad) into
- *                                 _FusedMaxPoolGrad
- *   "auto_mixed_precision"        off by default: MatMul / Conv2D (plain, fused, and their
- *                                 gradients) and the BiasAdd / Relu / MaxPool ops between
- *                                 them run in bfloat16 where the CPU has native bf16 kernels
- *                                 (oneDNN's, AVX512_BF16 or AMX), with Casts so that weights,
- *                                 loss and every other op stay float; elsewhere it changes
- *                                 nothing
+ *   "remapping"                   MatMul / Conv2D + BiasAdd (+ Relu, Relu6, Elu or LeakyRelu)
+ *                                 fused into one _FusedMatMul / _FusedConv2D; MaxPoolGrad +
+ *                                 ReluGrad into one _FusedMaxPoolGrad, whose second output
+ *                                 (the per-channel sums) stands in for a BiasAddGrad of the
+ *                                 ReluGrad's result
+ *   "auto_mixed_precision"        off by default: the contractions (MatMul, BatchMatMulV2,
+ *                                 Conv2D, _FusedMatMul, _FusedConv2D, Conv2DBackpropInput,
+ *                                 Conv2DBackpropFilter) run in bfloat16 where the CPU has
+ *                                 native bf16 kernels (oneDNN's, AVX512_BF16 or AMX), and so do
+ *                                 BiasAdd, BiasAddGrad, Relu, ReluGrad, Relu6, Relu6Grad,
+ *                                 MaxPool, MaxPoolGrad and Reshape ops whose inputs are bf16
+ *                                 already; Cast ops (float to bfloat16 and back) keep weights,
+ *                                 loss and every other op float; elsewhere it changes nothing
  *   "all"                         every one of them ("all" on leaves auto_mixed_precision as
  *                                 it is; "all" off switches it off too).
  * TG_INVALID_ARGUMENT naming the known names for another name (or a NULL one). */

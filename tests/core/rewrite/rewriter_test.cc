@@ -15,6 +15,7 @@
 #include "core/graph/attr_value_util.h"
 #include "core/graph/variables.h"
 #include "core/plugin/plugin_loader.h"
+#include "core/plugin/registry.h"
 
 namespace tgraph {
 namespace {
@@ -665,6 +666,13 @@ TEST_F(RewriteTest, NothingIsCopiedWhereNoRewriteCanMatch) {
 // none, and the fragment comes back unchanged. (Its conversions, with the oneDNN plugin's
 // bf16 kernels, are tested in tests/plugins/onednn/amp_test.cc.)
 TEST_F(RewriteTest, MixedPrecisionNeedsNativeBf16Kernels) {
+  // The premise: no plugin but the CPU plugin in this process (plugins never unload, so a
+  // test that loaded oneDNN's before this one would make it convert).
+  const KernelRegistration* bf16 =
+      KernelRegistry::Global()->FindOrNull("MatMul", {{"T", AttrOfType(DT_BFLOAT16)}}, "CPU");
+  ASSERT_TRUE(bf16 == nullptr || bf16->priority <= 0)
+      << "a native bf16 MatMul kernel is loaded (plugin "
+      << (bf16->plugin != nullptr ? bf16->plugin->name : "?") << ")";
   Output x = Placeholder(PartialShape({2, 3}), "x");
   Output w = Const(Floats({3, 2}, {1, -2, 3, -4, 5, -6}), "w");
   Output mm = Op("MatMul", {x, w}, {}, "mm")->output(0);

@@ -132,23 +132,11 @@ TEST_F(AmpTest, TrainingStepAgreesWithFloatWithinBf16Rounding) {
   std::vector<Tensor> fp32, amp;
   const std::multiset<std::string> off_types = Run(false, &fp32);
   const std::multiset<std::string> on_types = Run(true, &amp);
-  ASSERT_EQ(fp32.size(), amp.size());
   EXPECT_EQ(off_types.count("Cast"), 0u);
   EXPECT_GT(on_types.count("Cast"), 0u);
-  for (size_t i = 0; i < fp32.size(); ++i) {
-    ASSERT_EQ(amp[i].dtype(), DT_FLOAT) << "fetch " << i;
-    ASSERT_EQ(amp[i].dims(), fp32[i].dims()) << "fetch " << i;
-    double scale = 0;
-    for (int64_t e = 0; e < fp32[i].NumElements(); ++e) {
-      scale = std::max(scale, std::abs(static_cast<double>(fp32[i].flat<float>()[e])));
-    }
-    // Inputs and products rounded to 8 significant bits along two layers and back: a few
-    // bf16 ulps (2^-8) of the largest value.
-    for (int64_t e = 0; e < fp32[i].NumElements(); ++e) {
-      EXPECT_NEAR(amp[i].flat<float>()[e], fp32[i].flat<float>()[e], 3e-2 * scale + 1e-6)
-          << "fetch " << i << " element " << e;
-    }
-  }
+  // Inputs and products rounded to 8 significant bits along two layers and back: a few
+  // bf16 ulps (2^-8) of the largest value.
+  ExpectNearScaled(amp, fp32, 3e-2);
 }
 
 TEST_F(AmpTest, ContractionsAndTheirGradientsRunInBf16) {
@@ -276,20 +264,9 @@ TEST_F(AmpCnnTest, Bf16FusionsOnAndOffAgree) {
   EXPECT_EQ(on.count("Conv2D") + on.count("MaxPoolGrad") + on.count("ReluGrad"), 0u);
   EXPECT_EQ(off.count("_FusedConv2D") + off.count("_FusedMaxPoolGrad"), 0u);
   EXPECT_EQ(off.count("MaxPoolGrad"), 1u);
-  ASSERT_EQ(fused.size(), unfused.size());
-  for (size_t i = 0; i < fused.size(); ++i) {
-    ASSERT_EQ(fused[i].dims(), unfused[i].dims()) << "fetch " << i;
-    double scale = 0;
-    for (int64_t e = 0; e < unfused[i].NumElements(); ++e) {
-      scale = std::max(scale, std::abs(static_cast<double>(unfused[i].flat<float>()[e])));
-    }
-    // The same bf16 values routed and masked alike; float sums in another order, each
-    // rounded to bf16 once: a bf16 step (2^-8) of the largest value.
-    for (int64_t e = 0; e < unfused[i].NumElements(); ++e) {
-      EXPECT_NEAR(fused[i].flat<float>()[e], unfused[i].flat<float>()[e], 4e-3 * scale + 1e-6)
-          << "fetch " << i << " element " << e;
-    }
-  }
+  // The same bf16 values routed and masked alike; float sums in another order, each
+  // rounded to bf16 once: a bf16 step (2^-8) of the largest value.
+  ExpectNearScaled(fused, unfused, 4e-3);
 }
 
 TEST_F(AmpTest, OffByDefaultAndNotSwitchedOnByAll) {

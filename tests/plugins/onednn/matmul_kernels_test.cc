@@ -120,23 +120,7 @@ TEST(OneDnnMatMulTest, MismatchedInnerDimensionsFailAlike) {
 TEST(OneDnnMatMulTest, ShapesChangingBetweenRuns) {
   LoadPlugins();
   Graph graph;
-  std::vector<Output> in;
-  for (const char* name : {"a", "b"}) {
-    NodeSpec p;
-    p.type = "Placeholder";
-    p.name = name;
-    p.attrs["dtype"] = AttrOfType(DT_FLOAT);
-    p.attrs["shape"] = AttrOfShape(PartialShape::Unknown());
-    in.push_back(graph.AddOperation(std::move(p)).value()->output(0));
-  }
-  NodeSpec mm;
-  mm.type = "MatMul";
-  mm.name = "mm";
-  mm.attrs = {{"T", AttrOfType(DT_FLOAT)},
-              {"transpose_a", AttrOfBool(false)},
-              {"transpose_b", AttrOfBool(true)}};
-  mm.inputs = {{{in[0]}, false}, {{in[1]}, false}};
-  const Operation* node = graph.AddOperation(std::move(mm)).value();
+  const Operation* node = AddMatMulOfUnknownShapes(graph, DT_FLOAT, false, true);
   auto eigen = KernelRunner::CreateWithKernel(*node, *KernelOf("cpu", "MatMul", node->attrs()));
   auto onednn =
       KernelRunner::CreateWithKernel(*node, *KernelOf("onednn", "MatMul", node->attrs()));
@@ -164,19 +148,10 @@ TEST(OneDnnMatMulTest, ShapesChangingBetweenRuns) {
 // may differ by the rounding of a float sum that differs in its last bits: one bfloat16
 // step (2^-8 relative) of the result's magnitude, at most k here.
 void CheckBFloat16MatMul(int64_t m, int64_t k, int64_t n, bool ta, bool tb, uint32_t seed) {
-  auto bf16 = [](std::vector<int64_t> dims, uint32_t s) {
-    const Tensor f = RandomFloats(dims, s);
-    Tensor t = Tensor::Allocate(DT_BFLOAT16, std::move(dims)).value();
-    for (int64_t i = 0; i < f.NumElements(); ++i) {
-      uint32_t bits = 0;
-      std::memcpy(&bits, f.flat<float>() + i, 4);
-      reinterpret_cast<uint16_t*>(t.data())[i] = static_cast<uint16_t>(bits >> 16);
-    }
-    return t;
-  };
   const std::vector<int64_t> a = ta ? std::vector<int64_t>{k, m} : std::vector<int64_t>{m, k};
   const std::vector<int64_t> b = tb ? std::vector<int64_t>{n, k} : std::vector<int64_t>{k, n};
-  TwoKernelNode node("MatMul", {In(bf16(a, seed)), In(bf16(b, seed + 1))},
+  TwoKernelNode node("MatMul",
+                     {In(RandomOf(DT_BFLOAT16, a, seed)), In(RandomOf(DT_BFLOAT16, b, seed + 1))},
                      {{"transpose_a", AttrOfBool(ta)}, {"transpose_b", AttrOfBool(tb)}},
                      /*known_shapes=*/true, DT_BFLOAT16);
   node.ExpectSame(k, Str("bfloat16 MatMul m=", m, " k=", k, " n=", n, " ta=", ta, " tb=", tb));

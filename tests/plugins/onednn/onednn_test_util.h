@@ -81,6 +81,27 @@ inline std::string DimsString(const std::vector<int64_t>& dims) {
   return out.str();
 }
 
+// MatMul "mm" (T = dtype, transpose_a/_b = ta/tb) of two Placeholders "a" and "b" of unknown
+// shape, added to `graph`: one kernel then sees shapes that change from run to run.
+inline const Operation* AddMatMulOfUnknownShapes(Graph& graph, DataType dtype, bool ta,
+                                                 bool tb) {
+  std::vector<Output> in;
+  for (const char* name : {"a", "b"}) {
+    NodeSpec p;
+    p.type = "Placeholder";
+    p.name = name;
+    p.attrs["dtype"] = AttrOfType(dtype);
+    p.attrs["shape"] = AttrOfShape(PartialShape::Unknown());
+    in.push_back(graph.AddOperation(std::move(p)).value()->output(0));
+  }
+  NodeSpec mm;
+  mm.type = "MatMul";
+  mm.name = "mm";
+  mm.attrs = {{"T", AttrOfType(dtype)}, {"transpose_a", AttrOfBool(ta)}, {"transpose_b", AttrOfBool(tb)}};
+  mm.inputs = {{{in[0]}, false}, {{in[1]}, false}};
+  return graph.AddOperation(std::move(mm)).value();
+}
+
 // One input of the node: a Placeholder fed `value`, or a Const of it (shape inputs).
 // `list` > 0: this input starts a list argument of `list` inputs (this and the next ones);
 // < 0: an empty list argument (no input at all).
@@ -258,6 +279,12 @@ inline Tensor ToBFloat16(const Tensor& f) {
   return t;
 }
 
+// RandomFloats' values as a float or bfloat16 (truncated) tensor.
+inline Tensor RandomOf(DataType dtype, std::vector<int64_t> dims, uint32_t seed) {
+  Tensor f = RandomFloats(std::move(dims), seed);
+  return dtype == DT_FLOAT ? f : ToBFloat16(f);
+}
+
 // A bfloat16 tensor widened to float; other dtypes (shape inputs) as they are.
 inline Tensor ToFloat(const Tensor& b) {
   if (b.dtype() != DT_BFLOAT16) return b;
@@ -312,6 +339,26 @@ inline void ExpectBf16MatchesFloat(const std::string& op_type, const std::vector
       }
     }
     EXPECT_EQ(bad, 0);
+  }
+}
+
+// `got` against `want`, tensor by tensor (results of one computation made two ways, e.g. in
+// bfloat16 and in float): float, the same shapes, and each element within `relative` times
+// the largest magnitude of want's tensor (+ 1e-6).
+inline void ExpectNearScaled(const std::vector<Tensor>& got, const std::vector<Tensor>& want,
+                             double relative) {
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < want.size(); ++i) {
+    ASSERT_EQ(got[i].dtype(), DT_FLOAT) << "fetch " << i;
+    ASSERT_EQ(got[i].dims(), want[i].dims()) << "fetch " << i;
+    double scale = 0;
+    for (int64_t e = 0; e < want[i].NumElements(); ++e) {
+      scale = std::max(scale, std::abs(static_cast<double>(want[i].flat<float>()[e])));
+    }
+    for (int64_t e = 0; e < want[i].NumElements(); ++e) {
+      EXPECT_NEAR(got[i].flat<float>()[e], want[i].flat<float>()[e], relative * scale + 1e-6)
+          << "fetch " << i << " element " << e;
+    }
   }
 }
 

@@ -26,21 +26,7 @@ struct MatMulPair {
 std::unique_ptr<MatMulPair> MakePair(DataType dtype, bool ta, bool tb) {
   LoadPlugins();
   auto p = std::make_unique<MatMulPair>();
-  std::vector<Output> in;
-  for (const char* name : {"a", "b"}) {
-    NodeSpec spec;
-    spec.type = "Placeholder";
-    spec.name = name;
-    spec.attrs["dtype"] = AttrOfType(dtype);
-    spec.attrs["shape"] = AttrOfShape(PartialShape::Unknown());
-    in.push_back(p->graph.AddOperation(std::move(spec)).value()->output(0));
-  }
-  NodeSpec mm;
-  mm.type = "MatMul";
-  mm.name = "mm";
-  mm.attrs = {{"T", AttrOfType(dtype)}, {"transpose_a", AttrOfBool(ta)}, {"transpose_b", AttrOfBool(tb)}};
-  mm.inputs = {{{in[0]}, false}, {{in[1]}, false}};
-  p->node = p->graph.AddOperation(std::move(mm)).value();
+  p->node = AddMatMulOfUnknownShapes(p->graph, dtype, ta, tb);
   const KernelRegistration* eigen = KernelOf("cpu", "MatMul", p->node->attrs());
   const KernelRegistration* onednn = KernelOf("onednn", "MatMul", p->node->attrs());
   if (eigen == nullptr || onednn == nullptr) return nullptr;
@@ -49,21 +35,9 @@ std::unique_ptr<MatMulPair> MakePair(DataType dtype, bool ta, bool tb) {
   return p;
 }
 
-Tensor Random(DataType dtype, std::vector<int64_t> dims, uint32_t seed) {
-  Tensor f = RandomFloats(dims, seed);
-  if (dtype == DT_FLOAT) return f;
-  Tensor t = Tensor::Allocate(DT_BFLOAT16, std::move(dims)).value();
-  for (int64_t i = 0; i < f.NumElements(); ++i) {
-    uint32_t bits = 0;
-    std::memcpy(&bits, f.flat<float>() + i, 4);
-    reinterpret_cast<uint16_t*>(t.data())[i] = static_cast<uint16_t>(bits >> 16);
-  }
-  return t;
-}
-
 // Overwrites `t`'s bytes in place (its buffer, and so its number, stay).
 void Overwrite(Tensor& t, uint32_t seed) {
-  const Tensor fresh = Random(t.dtype(), t.dims(), seed);
+  const Tensor fresh = RandomOf(t.dtype(), t.dims(), seed);
   std::memcpy(t.data(), fresh.data(), t.ByteSize());
 }
 
@@ -100,8 +74,8 @@ void CheckPrepacked(DataType dtype, int64_t m, int64_t k, int64_t n, bool tb, ui
   auto p = MakePair(dtype, false, tb);
   if (p == nullptr) GTEST_SKIP() << "no oneDNN kernel for " << what;
   const std::vector<int64_t> b_dims = tb ? std::vector<int64_t>{n, k} : std::vector<int64_t>{k, n};
-  Tensor a = Random(dtype, {m, k}, seed);
-  Tensor b = Random(dtype, b_dims, seed + 1);
+  Tensor a = RandomOf(dtype, {m, k}, seed);
+  Tensor b = RandomOf(dtype, b_dims, seed + 1);
   BufferVersions::Touch(b.buffer());
 
   Tensor last;
@@ -125,7 +99,7 @@ void CheckPrepacked(DataType dtype, int64_t m, int64_t k, int64_t n, bool tb, ui
   EXPECT_TRUE(SameBytes(stale, got)) << "the kernel did not keep B packed across calls";
   // Another A shape with the same B: packed for that product's layout, right again.
   BufferVersions::Touch(b.buffer());
-  const Tensor a2 = Random(dtype, {m + 37, k}, seed + 4);
+  const Tensor a2 = RandomOf(dtype, {m + 37, k}, seed + 4);
   for (int call = 0; call < 3; ++call) {
     ExpectNear(RunMatMul(*p->onednn, a2, b), RunMatMul(*p->eigen, a2, b), k, Str("m+37, call ", call));
   }
@@ -158,8 +132,8 @@ TEST(OneDnnPrepackTest, BFloat16KeepsBPackedWhereTheCpuHasIt) {
 TEST(OneDnnPrepackTest, ANewNumberEveryCallIsAlwaysSeen) {
   auto p = MakePair(DT_FLOAT, false, false);
   ASSERT_NE(p, nullptr);
-  Tensor a = Random(DT_FLOAT, {512, 128}, 1);
-  Tensor b = Random(DT_FLOAT, {128, 256}, 2);
+  Tensor a = RandomOf(DT_FLOAT, {512, 128}, 1);
+  Tensor b = RandomOf(DT_FLOAT, {128, 256}, 2);
   for (int call = 0; call < 5; ++call) {
     Overwrite(b, 10 + static_cast<uint32_t>(call));
     BufferVersions::Touch(b.buffer());
@@ -172,8 +146,8 @@ TEST(OneDnnPrepackTest, ANewNumberEveryCallIsAlwaysSeen) {
 TEST(OneDnnPrepackTest, ConcurrentCallsShareTheKeptPack) {
   auto p = MakePair(DT_FLOAT, false, false);
   ASSERT_NE(p, nullptr);
-  Tensor a = Random(DT_FLOAT, {384, 96}, 3);
-  Tensor b = Random(DT_FLOAT, {96, 200}, 4);
+  Tensor a = RandomOf(DT_FLOAT, {384, 96}, 3);
+  Tensor b = RandomOf(DT_FLOAT, {96, 200}, 4);
   for (int round = 0; round < 3; ++round) {
     Overwrite(b, 20 + static_cast<uint32_t>(round));
     BufferVersions::Touch(b.buffer());

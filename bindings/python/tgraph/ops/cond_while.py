@@ -22,18 +22,6 @@ from tgraph.tensor_shape import TensorShape
 _lib = _c.lib
 
 
-def _check_builder(st: int) -> None:
-    """Builder errors as TensorFlow raises them while building: ValueError for invalid
-    arguments (a non-bool predicate, mismatched dtypes), the OpError class otherwise."""
-    code = _lib.TG_GetCode(st)
-    if code == errors.OK:
-        return
-    msg = _c.pystr(_lib.TG_Message(st))
-    if code == errors.INVALID_ARGUMENT:
-        raise ValueError(msg)
-    errors.raise_status(code, msg)
-
-
 def _graph_for(values: Any) -> Any:
     return _graph_of([v for v in _nest.flatten(values) if _is_tensorlike(v)]) or \
         get_default_graph()
@@ -118,14 +106,14 @@ def cond(pred: Any, true_fn: Optional[Callable[[], Any]] = None,
         st = _c.status()
         # scope ends with '/': the builder re-enters the scope opened here.
         handle = _lib.TG_NewCond(g._handle, pred_t._tf_output, _c.cstr(scope), st)
-        _check_builder(st)
+        errors.check_build(st)
         try:
             orig_t, res_t = _branch(g, true_fn, scope + "switch_t")
             if orig_t is None:
                 raise ValueError("'true_fn' must have a return value.")
             _lib.TG_CondElse(handle, _c.output_array([t._tf_output for t in res_t]),
                              len(res_t), st)
-            _check_builder(st)
+            errors.check_build(st)
             orig_f, res_f = _branch(g, false_fn, scope + "switch_f")
             if orig_f is None:
                 raise ValueError("'false_fn' must have a return value.")
@@ -152,7 +140,7 @@ def cond(pred: Any, true_fn: Optional[Callable[[], Any]] = None,
         outs = (_c.TG_Output * len(res_f))()
         _lib.TG_FinishCond(handle, _c.output_array([t._tf_output for t in res_f]), len(res_f),
                            outs, st)  # deletes the builder, whatever the outcome
-        _check_builder(st)
+        errors.check_build(st)
         merged = _nest.pack_sequence_as(orig_t, [g._tensor(o) for o in outs])
         return merged if strict else _unpack_if_singleton(merged)
 
@@ -275,12 +263,12 @@ def _build_loop(g: Any, scope: str, cond_fn: Callable[..., Any], body: Callable[
     n = len(flat_in)
     w = _lib.TG_NewWhile(g._handle, _c.output_array([t._tf_output for t in flat_in]), n,
                          _c.cstr(scope), int(parallel_iterations), st)
-    _check_builder(st)
+    errors.check_build(st)
     try:
         merges = [g._tensor(_lib.TG_WhileCondInput(w, i)) for i in range(n)]
         pred = convert_to_tensor(cond_fn(*_nest.pack_sequence_as(loop_vars, merges)))
         _lib.TG_WhileSetCond(w, pred._tf_output, st)
-        _check_builder(st)
+        errors.check_build(st)
         body_in = [g._tensor(_lib.TG_WhileBodyInput(w, i)) for i in range(n)]
         packed = _nest.pack_sequence_as(loop_vars, body_in)
         result = body(*packed)
@@ -309,7 +297,7 @@ def _build_loop(g: Any, scope: str, cond_fn: Callable[..., Any], body: Callable[
         raise
     outs = (_c.TG_Output * n)()
     _lib.TG_FinishWhile(w, _c.output_array([t._tf_output for t in nexts]), outs, st)
-    _check_builder(st)  # the builder is deleted, whatever the outcome
+    errors.check_build(st)  # the builder is deleted, whatever the outcome
     exits = _nest.pack_sequence_as(result, [g._tensor(o) for o in outs])
     if return_same_structure:
         return exits

@@ -58,12 +58,7 @@ class Saver:
         if filename:
             opts.filename = _c.cstr(filename)
         self._handle = _lib.TG_NewSaver(self._graph._handle, ctypes.byref(opts), st)
-        code = _lib.TG_GetCode(st)
-        if code != 0:
-            msg = _c.pystr(_lib.TG_Message(st))
-            if code == errors.INVALID_ARGUMENT:
-                raise ValueError(msg)
-            errors.raise_status(code, msg)
+        errors.check_build(st)
 
     def __del__(self) -> None:
         h = getattr(self, "_handle", None)
