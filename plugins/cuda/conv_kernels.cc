@@ -253,13 +253,13 @@ void RegisterConvKernels(tgraph::plugin::Init& init) {
   auto f = [](const char* op) {
     return KernelBuilder(op, DeviceType()).TypeConstraint("T", TG_FLOAT);
   };
-  init.Kernel<Conv2DKernel>(f("Conv2D"));
-  init.Kernel<Conv2DBackpropInputKernel>(f("Conv2DBackpropInput").HostMemory("input_sizes"));
-  init.Kernel<Conv2DBackpropFilterKernel>(f("Conv2DBackpropFilter").HostMemory("filter_sizes"));
-  init.Kernel<PoolKernel<true>>(f("MaxPool"));
-  init.Kernel<PoolKernel<false>>(f("AvgPool"));
-  init.Kernel<MaxPoolGradKernel>(f("MaxPoolGrad"));
-  init.Kernel<AvgPoolGradKernel>(f("AvgPoolGrad").HostMemory("orig_input_shape"));
+  AddDeviceKernel<Conv2DKernel>(init, f("Conv2D"));
+  AddDeviceKernel<Conv2DBackpropInputKernel>(init, f("Conv2DBackpropInput").HostMemory("input_sizes"));
+  AddDeviceKernel<Conv2DBackpropFilterKernel>(init, f("Conv2DBackpropFilter").HostMemory("filter_sizes"));
+  AddDeviceKernel<PoolKernel<true>>(init, f("MaxPool"));
+  AddDeviceKernel<PoolKernel<false>>(init, f("AvgPool"));
+  AddDeviceKernel<MaxPoolGradKernel>(init, f("MaxPoolGrad"));
+  AddDeviceKernel<AvgPoolGradKernel>(init, f("AvgPoolGrad").HostMemory("orig_input_shape"));
 }
 
 }  // namespace tgraph_cuda

@@ -94,15 +94,15 @@ class DynamicStitchKernel {
 
 void RegisterSelectStitchKernels(tgraph::plugin::Init& init) {
   const std::initializer_list<TG_DataType> types = {TG_FLOAT, TG_INT32};
-  init.Kernel<SelectKernel<false>>(
+  AddDeviceKernel<SelectKernel<false>>(init, 
       KernelBuilder("Select", DeviceType()).TypeConstraint("T", types));
-  init.Kernel<SelectKernel<true>>(
+  AddDeviceKernel<SelectKernel<true>>(init, 
       KernelBuilder("SelectV2", DeviceType()).TypeConstraint("T", types));
   // ParallelDynamicStitch: the same kernels (later inputs win, as on the CPU).
   for (const char* op : {"DynamicStitch", "ParallelDynamicStitch"}) {
-    init.Kernel<DynamicStitchKernel>(
+    AddDeviceKernel<DynamicStitchKernel>(init, 
         KernelBuilder(op, DeviceType()).TypeConstraint("T", TG_FLOAT).HostMemory("indices"));
-    init.Kernel<tgraph_cpu::dynamic_stitch::DynamicStitchOp<int32_t>>(
+    AddDeviceKernel<tgraph_cpu::dynamic_stitch::DynamicStitchOp<int32_t>>(init, 
         KernelBuilder(op, DeviceType())
             .TypeConstraint("T", TG_INT32)
             .HostMemory("indices")
