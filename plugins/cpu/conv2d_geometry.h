@@ -39,7 +39,8 @@ inline bool Conv2DForwardGeometry(tgraph::plugin::Context& ctx, const ConvAttrs&
     return false;
   }
   if (k_depth != g->depth) {
-    if (k_depth > 0 && g->depth % k_depth == 0 && groups != nullptr) {
+    // (An empty input depth is no group: it fails as a mismatch below.)
+    if (k_depth > 0 && g->depth > 0 && g->depth % k_depth == 0 && groups != nullptr) {
       const int64_t k = g->depth / k_depth;
       if (g->out_depth % k != 0) {
         ctx.Fail(TG_INVALID_ARGUMENT,
@@ -49,7 +50,7 @@ inline bool Conv2DForwardGeometry(tgraph::plugin::Context& ctx, const ConvAttrs&
         return false;
       }
       *groups = k;
-    } else if (k_depth > 0 && g->depth % k_depth == 0) {
+    } else if (k_depth > 0 && g->depth > 0 && g->depth % k_depth == 0) {
       ctx.Fail(TG_UNIMPLEMENTED, "grouped convolution (input depth " +
                                      std::to_string(g->depth) + ", filter input depth " +
                                      std::to_string(k_depth) + ") is not supported on the CPU");

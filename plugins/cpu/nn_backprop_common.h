@@ -38,7 +38,7 @@ inline bool ConvBackpropGeometry(tgraph::plugin::Context& ctx, const ConvAttrs& 
   g->out_depth = filter[3];
   if (filter[2] != g->depth) {
     // A grouped convolution (conv2d_geometry.h): accepted where the caller computes it.
-    const bool grouped = filter[2] > 0 && g->depth % filter[2] == 0;
+    const bool grouped = filter[2] > 0 && g->depth > 0 && g->depth % filter[2] == 0;
     if (grouped && groups != nullptr && g->out_depth % (g->depth / filter[2]) == 0) {
       *groups = g->depth / filter[2];
     } else if (grouped && groups == nullptr) {

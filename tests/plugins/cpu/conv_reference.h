@@ -75,7 +75,8 @@ template <typename F>
 void ForEachProduct(const ConvCase& c, const ConvShape& s, F fn) {
   const int64_t n = c.input[0], h = c.input[1], w = c.input[2], ch = c.input[3];
   const int64_t kh = c.filter[0], kw = c.filter[1], kd = c.filter[2], oc = c.filter[3];
-  const int64_t ocg = oc / (ch / kd);
+  const int64_t groups = kd > 0 && ch >= kd && ch % kd == 0 ? ch / kd : 1;
+  const int64_t ocg = oc / groups;
   for (int64_t b = 0; b < n; ++b)
     for (int64_t i = 0; i < s.oh; ++i)
       for (int64_t j = 0; j < s.ow; ++j)
