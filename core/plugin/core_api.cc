@@ -405,6 +405,28 @@ void ApiConstructionDecline(TG_KernelConstruction* ctx, const char* reason) {
     return 0;
   });
 }
+// ABI 8: a static shape (the graph's inference) into the caller's array, as
+// shape_input_shape gives one: the rank, -1 for an unknown rank.
+int CopyStaticShape(const PartialShape& s, int64_t* dims, int max_dims) {
+  if (!s.known_rank()) return -1;
+  if (dims != nullptr) {
+    const int count = std::min(std::max(max_dims, 0), s.rank());
+    for (int d = 0; d < count; ++d) dims[d] = s.dim(d);
+  }
+  return s.rank();
+}
+int ApiConstructionInputShape(const TG_KernelConstruction* ctx, int i, int64_t* dims,
+                              int max_dims) {
+  const Operation* op = ConsOp(ctx);
+  if (op == nullptr || i < 0 || i >= op->num_inputs()) return -1;
+  return CopyStaticShape(op->input(i).shape(), dims, max_dims);
+}
+int ApiConstructionOutputShape(const TG_KernelConstruction* ctx, int i, int64_t* dims,
+                               int max_dims) {
+  const Operation* op = ConsOp(ctx);
+  if (op == nullptr || i < 0 || i >= op->num_outputs()) return -1;
+  return CopyStaticShape(op->output_shape(i), dims, max_dims);
+}
 int ApiHasAttr(const TG_KernelConstruction* ctx, const char* name) {
   const Operation* op = ConsOp(ctx);
   if (op == nullptr || name == nullptr) return 0;
@@ -845,6 +867,37 @@ uint64_t ApiInputVersion(TG_KernelContext* ctx, int i) {
   return BufferVersions::Get(t.buffer().get());
 }
 
+// ABI 8: the variable behind ref input `ref_index` takes input `input_index`'s buffer when
+// this call is its only holder (TensorFlow's Assign forwarding its value): as
+// forward_input_to_output decides that, then as reallocate_ref_input replaces the
+// variable's tensor, numbers included.
+int ApiForwardInputToRefInput(TG_KernelContext* ctx, int input_index, int ref_index) {
+  if (ctx == nullptr || !InputIndexOk(ctx, input_index) || RefSlot(ctx, ref_index) == nullptr) {
+    return 0;
+  }
+  return NoThrow(0, [&]() -> int {
+    KernelCallInput& call = ctx->inputs[static_cast<size_t>(input_index)];
+    if (!call.may_forward || call.ref != nullptr) return 0;  // read again later, or a variable's
+    if (ctx->device_memory && call.host_memory) return 0;    // not in the variable's memory
+    Tensor& in = call.value->tensor;
+    const DataType dtype = BaseType(ctx->op->input_type(ref_index));
+    if (in.dtype() != dtype || !IsPlainDataType(dtype) || !in.buffer()) return 0;
+    // Only this call holds the buffer: no caller, feed, fetch, other consumer or constant.
+    if (in.buffer().use_count() != 1) return 0;
+    return WithSlot(ctx, ref_index, [&](VariableSlot& slot) -> int {
+      // The old buffer leaves the variable (readers of this run may still hold it), as in
+      // reallocate_ref_input; the adopted one gets a number no reader has seen.
+      BufferVersions::Drop(slot.value.buffer().get());
+      // The input reads on through a view until compute returns, as after forwarding.
+      in.TakeLeavingViewInto(&slot.value);
+      BufferVersions::Touch(slot.value.buffer());
+      slot.initialized = true;
+      slot.space.store(ctx->device_memory ? ctx->device : nullptr, std::memory_order_release);
+      return 1;
+    });
+  });
+}
+
 // ---- shape functions ----
 
 const InferenceContext* Ic(const TG_ShapeContext* ctx) { return ctx == nullptr ? nullptr : ctx->ic; }
@@ -1170,6 +1223,10 @@ TG_CoreApi MakeApi() {
   api.shape_set_output_from_input = ApiShapeSetOutputFromInput;
   // ABI 7
   api.input_version = ApiInputVersion;
+  // ABI 8
+  api.construction_input_shape = ApiConstructionInputShape;
+  api.construction_output_shape = ApiConstructionOutputShape;
+  api.forward_input_to_ref_input = ApiForwardInputToRefInput;
   return api;
 }
 

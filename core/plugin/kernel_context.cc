@@ -122,6 +122,10 @@ void PrepareKernelContext(TG_KernelContext* ctx, const Operation& op,
   ctx->device_memory = device != nullptr && !device->device->host_accessible();
   // Only a device without host access places outputs by it.
   std::vector<char> host_memory;
+  if (ctx->device_memory) {
+    HostMemoryArgFlags(op, &kernel, /*outputs=*/false, &host_memory);
+    for (size_t i = 0; i < num_inputs; ++i) ctx->inputs[i].host_memory = host_memory[i] != 0;
+  }
   HostMemoryArgFlags(op, ctx->device_memory ? &kernel : nullptr, /*outputs=*/true, &host_memory);
   for (size_t i = 0; i < num_outputs; ++i) {
     KernelCallOutput& out = ctx->outputs[i];

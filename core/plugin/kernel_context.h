@@ -42,6 +42,9 @@ struct KernelCallInput {
   // slot this call is the last reader of.
   bool may_forward = false;
   bool locked = false;  // this call holds ref's mutex (lock_ref_input)
+  // A host-memory arg of a kernel whose other inputs live in a device's memory: its buffer
+  // cannot become a variable's there (forward_input_to_ref_input).
+  bool host_memory = false;
   TG_Tensor own;
 };
 

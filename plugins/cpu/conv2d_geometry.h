@@ -9,10 +9,16 @@
 namespace tgraph_cpu::nn {
 
 // Fills `g` from a 4-D NHWC input, a 4-D HWIO filter and the attrs; on bad inputs fails
-// `ctx` (INVALID_ARGUMENT, or UNIMPLEMENTED for a grouped convolution) and returns false.
+// `ctx` (INVALID_ARGUMENT) and returns false. A grouped convolution (TensorFlow's: the input
+// depth a multiple k of the filter's input depth, k groups of input channels, each feeding
+// out_depth / k filters) sets *groups to k when `groups` is given, and fails with
+// UNIMPLEMENTED otherwise (a caller that computes only plain convolutions). g->depth is the
+// whole input depth either way.
 inline bool Conv2DForwardGeometry(tgraph::plugin::Context& ctx, const ConvAttrs& attrs,
                                   const tgraph::plugin::TensorView& input,
-                                  const tgraph::plugin::TensorView& filter, ConvGeometry* g) {
+                                  const tgraph::plugin::TensorView& filter, ConvGeometry* g,
+                                  int64_t* groups = nullptr) {
+  if (groups != nullptr) *groups = 1;
   if (input.rank() != 4 || filter.rank() != 4) {
     ctx.Fail(TG_INVALID_ARGUMENT, "Conv2D needs a 4-D input and a 4-D filter, got shapes " +
                                       ShapeString(input.dims()) + " and " +
@@ -33,16 +39,28 @@ inline bool Conv2DForwardGeometry(tgraph::plugin::Context& ctx, const ConvAttrs&
     return false;
   }
   if (k_depth != g->depth) {
-    if (k_depth > 0 && g->depth % k_depth == 0) {
+    // (An empty input depth is no group: it fails as a mismatch below.)
+    if (k_depth > 0 && g->depth > 0 && g->depth % k_depth == 0 && groups != nullptr) {
+      const int64_t k = g->depth / k_depth;
+      if (g->out_depth % k != 0) {
+        ctx.Fail(TG_INVALID_ARGUMENT,
+                 std::string("a grouped convolution's output depth must be a multiple of its ") +
+                     std::to_string(k) + " groups: input " + ShapeString(input.dims()) +
+                     ", filter " + ShapeString(filter.dims()));
+        return false;
+      }
+      *groups = k;
+    } else if (k_depth > 0 && g->depth > 0 && g->depth % k_depth == 0) {
       ctx.Fail(TG_UNIMPLEMENTED, "grouped convolution (input depth " +
                                      std::to_string(g->depth) + ", filter input depth " +
                                      std::to_string(k_depth) + ") is not supported on the CPU");
+      return false;
     } else {
       ctx.Fail(TG_INVALID_ARGUMENT, "input depth must equal the filter's input depth: input " +
                                         ShapeString(input.dims()) + ", filter " +
                                         ShapeString(filter.dims()));
+      return false;
     }
-    return false;
   }
   if (g->k_h <= 0 || g->k_w <= 0) {
     ctx.Fail(TG_INVALID_ARGUMENT, "filter height and width must be > 0, got filter shape " +
@@ -55,6 +73,22 @@ inline bool Conv2DForwardGeometry(tgraph::plugin::Context& ctx, const ConvAttrs&
                                       ShapeString(filter.dims()));
     return false;
   }
+  return true;
+}
+
+// For a kernel that computes only plain convolutions (the oneDNN plugin's): declines the node
+// (and returns true) when the static shapes of its data (NHWC) and filter (HWIO) already show
+// a grouped convolution, so that placement gives it to the Eigen kernel, which computes
+// groups. Depths known only at run time reach the kernel, which then fails with
+// UNIMPLEMENTED (Conv2DForwardGeometry without `groups`).
+inline bool DeclineGroupedConv(tgraph::plugin::Construction& c,
+                               const tgraph::plugin::PartialShape& data,
+                               const tgraph::plugin::PartialShape& filter) {
+  if (data.rank() != 4 || filter.rank() != 4) return false;
+  const int64_t depth = data.dims[3], k_depth = filter.dims[2];
+  if (depth < 0 || k_depth <= 0 || depth == k_depth) return false;
+  c.Decline(std::string("grouped convolution (input depth ") + std::to_string(depth) +
+            ", filter input depth " + std::to_string(k_depth) + "): this kernel takes none");
   return true;
 }
 

@@ -222,6 +222,29 @@ void Im2Col(tgraph::plugin::Context& ctx, const T* in, const ConvGeometry& g, in
   });
 }
 
+// Copies `width` columns starting at column `from` of each of `rows` rows of `src` (rows of
+// `src_stride` elements) into `dst` at column `to` (rows of `dst_stride`): how the grouped
+// convolutions (and their gradients) gather one group's channels into contiguous scratch and
+// scatter its results back.
+template <typename T>
+void CopyColumns(tgraph::plugin::Context& ctx, const T* src, int64_t src_stride, int64_t from,
+                 T* dst, int64_t dst_stride, int64_t to, int64_t rows, int64_t width) {
+  ctx.ParallelFor(rows, static_cast<double>(width) * 0.25, [&](int64_t b, int64_t e) {
+    for (int64_t r = b; r < e; ++r) {
+      std::memcpy(dst + r * dst_stride + to, src + r * src_stride + from,
+                  static_cast<size_t>(width) * sizeof(T));
+    }
+  });
+}
+
+// One group's geometry in a convolution of `groups` groups.
+inline ConvGeometry GroupGeometry(const ConvGeometry& g, int64_t groups) {
+  ConvGeometry gg = g;
+  gg.depth = g.depth / groups;
+  gg.out_depth = g.out_depth / groups;
+  return gg;
+}
+
 // Conv2D (NHWC) of inputs 0 and 1 into output 0 (conv_ops.cc; also _FusedConv2D's first
 // part). On failure the context holds the error. Instantiated for float and double.
 template <typename T>

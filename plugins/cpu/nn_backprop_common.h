@@ -20,7 +20,9 @@ void RegisterPoolingGrad(tgraph::plugin::Init& init);           // nn_backprop_p
 inline bool ConvBackpropGeometry(tgraph::plugin::Context& ctx, const ConvAttrs& attrs,
                                  const std::vector<int64_t>& input,
                                  const std::vector<int64_t>& filter,
-                                 const std::vector<int64_t>& out_backprop, ConvGeometry* g) {
+                                 const std::vector<int64_t>& out_backprop, ConvGeometry* g,
+                                 int64_t* groups = nullptr) {
+  if (groups != nullptr) *groups = 1;
   const std::string shapes = "input " + ShapeString(input) + ", filter " + ShapeString(filter) +
                              ", out_backprop " + ShapeString(out_backprop);
   if (input.size() != 4 || filter.size() != 4 || out_backprop.size() != 4) {
@@ -35,12 +37,19 @@ inline bool ConvBackpropGeometry(tgraph::plugin::Context& ctx, const ConvAttrs& 
   g->k_w = filter[1];
   g->out_depth = filter[3];
   if (filter[2] != g->depth) {
-    if (filter[2] > 0 && g->depth % filter[2] == 0) {
+    // A grouped convolution (conv2d_geometry.h): accepted where the caller computes it.
+    const bool grouped = filter[2] > 0 && g->depth > 0 && g->depth % filter[2] == 0;
+    if (grouped && groups != nullptr && g->out_depth % (g->depth / filter[2]) == 0) {
+      *groups = g->depth / filter[2];
+    } else if (grouped && groups == nullptr) {
       ctx.Fail(TG_UNIMPLEMENTED, "grouped convolution is not supported on the CPU: " + shapes);
+      return false;
     } else {
-      ctx.Fail(TG_INVALID_ARGUMENT, "input depth must equal the filter's input depth: " + shapes);
+      ctx.Fail(TG_INVALID_ARGUMENT,
+               grouped ? "a grouped convolution's output depth must be a multiple of its groups: " + shapes
+                       : "input depth must equal the filter's input depth: " + shapes);
+      return false;
     }
-    return false;
   }
   if (g->k_h <= 0 || g->k_w <= 0) {
     ctx.Fail(TG_INVALID_ARGUMENT, "filter height and width must be > 0: " + shapes);

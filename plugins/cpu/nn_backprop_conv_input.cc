@@ -6,7 +6,8 @@
 // are summed back into the input positions they were gathered from. The sum is done as a
 // gather, one input row per work item (each input row adds up the patch entries that came
 // from it), so no two threads ever write the same element. 1x1 convolutions at stride 1 and
-// windows covering the whole image skip col2im: dx is dy * F^T directly.
+// windows covering the whole image skip col2im: dx is dy * F^T directly. A grouped
+// convolution's dx is computed group by group.
 #include <algorithm>
 #include <vector>
 
@@ -64,6 +65,62 @@ void FillZero(Context& ctx, T* p, int64_t n) {
   ctx.ParallelFor(n, 0.25, [&](int64_t b, int64_t e) { std::fill(p + b, p + e, T(0)); });
 }
 
+// dx [input_size] of one plain convolution from dy [pixels, out_depth] and the filter f
+// [patch, out_depth]. False when the context failed.
+template <typename T>
+bool PlainBackpropInput(Context& ctx, EigenCpu& eigen, const T* grad, const T* f,
+                        const ConvGeometry& g, T* dx) {
+  const int64_t total = g.input_size();
+  const int64_t pixels = g.pixels(), patch = g.patch(), out_depth = g.out_depth;
+  if (pixels == 0 || out_depth == 0) {
+    FillZero(ctx, dx, total);  // no window touches the input, or no filters: no gradient
+    return true;
+  }
+  if (g.InputIsPatchMatrix()) {
+    Contract<T>(eigen.device(), grad, pixels, out_depth, false, f, patch, out_depth, true, dx);
+    return true;
+  }
+  FillZero(ctx, dx, total);
+  const int64_t out_rows = g.batch * g.out_h;
+  const int64_t chunk = ChunkRows<T>(g.out_w * patch, out_rows);
+  auto scratch = ctx.AllocateTemp(DTypeOf<T>::value, {chunk * g.out_w, patch});
+  if (!ctx.ok()) return false;
+  T* cols = scratch.template mutable_data<T>();
+  for (int64_t r0 = 0; r0 < out_rows; r0 += chunk) {
+    const int64_t r1 = std::min(r0 + chunk, out_rows);
+    const int64_t rows = (r1 - r0) * g.out_w;
+    Contract<T>(eigen.device(), grad + r0 * g.out_w * out_depth, rows, out_depth, false, f, patch,
+                out_depth, true, cols);
+    Col2Im(ctx, cols, g, r0, r1, dx);
+    if (!ctx.ok()) return false;
+  }
+  return true;
+}
+
+// A grouped convolution's dx, group by group (conv_ops.cc's GroupedConv): group k's channels
+// of dx come from its columns of dy and of the filter.
+template <typename T>
+bool GroupedBackpropInput(Context& ctx, EigenCpu& eigen, const T* grad, const T* f,
+                          const ConvGeometry& g, int64_t groups, T* dx) {
+  const ConvGeometry gg = GroupGeometry(g, groups);
+  const int64_t positions = g.batch * g.in_h * g.in_w, rows = g.k_h * g.k_w * gg.depth;
+  const int64_t pixels = g.pixels();
+  auto grad_g = ctx.AllocateTemp(DTypeOf<T>::value, {pixels, gg.out_depth});
+  auto f_g = ctx.AllocateTemp(DTypeOf<T>::value, {rows, gg.out_depth});
+  auto dx_g = ctx.AllocateTemp(DTypeOf<T>::value, {positions, gg.depth});
+  if (!ctx.ok()) return false;
+  T* dg = grad_g.template mutable_data<T>();
+  T* fg = f_g.template mutable_data<T>();
+  T* xg = dx_g.template mutable_data<T>();
+  for (int64_t k = 0; k < groups; ++k) {
+    CopyColumns(ctx, grad, g.out_depth, k * gg.out_depth, dg, gg.out_depth, 0, pixels, gg.out_depth);
+    CopyColumns(ctx, f, g.out_depth, k * gg.out_depth, fg, gg.out_depth, 0, rows, gg.out_depth);
+    if (!PlainBackpropInput(ctx, eigen, dg, fg, gg, xg)) return false;
+    CopyColumns(ctx, xg, gg.depth, 0, dx, g.depth, k * gg.depth, positions, gg.depth);
+  }
+  return true;
+}
+
 template <typename T>
 class Conv2DBackpropInputOp {
  public:
@@ -85,37 +142,19 @@ class Conv2DBackpropInputOp {
       sizes = {dy.dim(0), sizes[0], sizes[1], filter.dim(2)};
     }
     ConvGeometry g;
-    if (!ConvBackpropGeometry(ctx, attrs_, sizes, filter.dims(), dy.dims(), &g)) return;
+    int64_t groups = 1;
+    if (!ConvBackpropGeometry(ctx, attrs_, sizes, filter.dims(), dy.dims(), &g, &groups)) return;
     auto out = ctx.AllocateOutput(0, sizes);
     if (!ctx.ok()) return;
-    const int64_t total = g.input_size();
-    if (total == 0) return;
+    if (g.input_size() == 0) return;
     T* dx = out.template mutable_data<T>();
-    const int64_t pixels = g.pixels(), patch = g.patch(), out_depth = g.out_depth;
-    if (pixels == 0 || out_depth == 0) {
-      FillZero(ctx, dx, total);  // no window touches the input, or no filters: no gradient
-      return;
-    }
     const T* f = filter.template data<T>();
     const T* grad = dy.template data<T>();
     EigenCpu eigen(ctx);
-    if (g.InputIsPatchMatrix()) {
-      Contract<T>(eigen.device(), grad, pixels, out_depth, false, f, patch, out_depth, true, dx);
-      return;
-    }
-    FillZero(ctx, dx, total);
-    const int64_t out_rows = g.batch * g.out_h;
-    const int64_t chunk = ChunkRows<T>(g.out_w * patch, out_rows);
-    auto scratch = ctx.AllocateTemp(DTypeOf<T>::value, {chunk * g.out_w, patch});
-    if (!ctx.ok()) return;
-    T* cols = scratch.template mutable_data<T>();
-    for (int64_t r0 = 0; r0 < out_rows; r0 += chunk) {
-      const int64_t r1 = std::min(r0 + chunk, out_rows);
-      const int64_t rows = (r1 - r0) * g.out_w;
-      Contract<T>(eigen.device(), grad + r0 * g.out_w * out_depth, rows, out_depth, false, f, patch,
-                  out_depth, true, cols);
-      Col2Im(ctx, cols, g, r0, r1, dx);
-      if (!ctx.ok()) return;
+    if (groups > 1) {
+      GroupedBackpropInput(ctx, eigen, grad, f, g, groups, dx);
+    } else {
+      PlainBackpropInput(ctx, eigen, grad, f, g, dx);
     }
   }
 

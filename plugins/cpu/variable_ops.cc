@@ -45,6 +45,16 @@ void CopyInto(Context& ctx, const TensorMut& dst, const TensorView& src) {
   ParallelMemcpy(ctx, d, s, src.byte_size());
 }
 
+// Assign: when nobody else holds the value's buffer (a restored checkpoint tensor on its way
+// from RestoreV2, an initializer's fresh output), the variable takes that buffer and nothing
+// is copied (ForwardInputToRefInput, plugin ABI 8), as TensorFlow's Assign forwards its
+// value. TensorFlow does that only where it would otherwise allocate (an uninitialized
+// variable, or one of another size) and copies into a variable of the same size; here a
+// variable of the same shape adopts the buffer too, which saves the copy of every restore
+// into an initialized session. The difference shows only to a reader that took the
+// variable's value (its `/read` Identity) before the Assign and reads it after: it keeps
+// the old bytes, as after an Assign that changes the shape (in both runtimes), where with
+// a copy it would see the new ones -- an unordered read in TF1's own terms.
 class AssignOp {
  public:
   explicit AssignOp(Construction& c) {
@@ -60,13 +70,17 @@ class AssignOp {
         TensorMut current = ctx.MutableRefInput(0);
         if (!ctx.ok()) return;
         if (current.dims() == value.dims()) {
-          target = current;  // same shape: write in place
+          target = current;  // same shape: write in place, unless the buffer is adopted
         } else if (validate_shape_) {
           ctx.Fail(TG_INVALID_ARGUMENT,
                    "Assign requires shapes of both tensors to match. lhs shape= " +
                        ShapeString(current.dims()) + " rhs shape= " + ShapeString(value.dims()));
           return;
         }
+      }
+      if (ctx.ForwardInputToRefInput(1, 0)) {
+        ctx.ForwardRefInputToRefOutput(0, 0);
+        return;
       }
       if (!target.valid()) {
         target = ctx.ReallocateRefInput(0, value.dims());

@@ -315,39 +315,39 @@ class CastKernel {
 void RegisterArrayKernels(tgraph::plugin::Init& init) {
   const std::string& type = DeviceType();
   const std::initializer_list<TG_DataType> types = {TG_FLOAT, TG_INT32};
-  init.Kernel<NoOpKernel>(KernelBuilder("NoOp", type));
-  init.Kernel<ConstKernel>(KernelBuilder("Const", type).TypeConstraint("dtype", TG_FLOAT));
-  init.Kernel<ConstKernel>(
+  AddDeviceKernel<NoOpKernel>(init, KernelBuilder("NoOp", type));
+  AddDeviceKernel<ConstKernel>(init, KernelBuilder("Const", type).TypeConstraint("dtype", TG_FLOAT));
+  AddDeviceKernel<ConstKernel>(init, 
       KernelBuilder("Const", type).TypeConstraint("dtype", TG_INT32).HostMemory("output"));
-  init.Kernel<IdentityKernel>(KernelBuilder("Identity", type).TypeConstraint("T", types));
-  init.Kernel<ReshapeKernel>(KernelBuilder("Reshape", type)
+  AddDeviceKernel<IdentityKernel>(init, KernelBuilder("Identity", type).TypeConstraint("T", types));
+  AddDeviceKernel<ReshapeKernel>(init, KernelBuilder("Reshape", type)
                                  .TypeConstraint("T", types)
                                  .TypeConstraint("Tshape", {TG_INT32, TG_INT64})
                                  .HostMemory("shape"));
-  init.Kernel<SqueezeKernel>(KernelBuilder("Squeeze", type).TypeConstraint("T", types));
-  init.Kernel<ExpandDimsKernel>(KernelBuilder("ExpandDims", type)
+  AddDeviceKernel<SqueezeKernel>(init, KernelBuilder("Squeeze", type).TypeConstraint("T", types));
+  AddDeviceKernel<ExpandDimsKernel>(init, KernelBuilder("ExpandDims", type)
                                     .TypeConstraint("T", types)
                                     .TypeConstraint("Tdim", {TG_INT32, TG_INT64})
                                     .HostMemory("dim"));
-  init.Kernel<FillKernel>(KernelBuilder("Fill", type)
+  AddDeviceKernel<FillKernel>(init, KernelBuilder("Fill", type)
                               .TypeConstraint("T", types)
                               .TypeConstraint("index_type", {TG_INT32, TG_INT64})
                               .HostMemory("dims"));
-  init.Kernel<TileKernel>(KernelBuilder("Tile", type)
+  AddDeviceKernel<TileKernel>(init, KernelBuilder("Tile", type)
                               .TypeConstraint("T", types)
                               .TypeConstraint("Tmultiples", {TG_INT32, TG_INT64})
                               .HostMemory("multiples"));
-  init.Kernel<PadKernel>(KernelBuilder("Pad", type)
+  AddDeviceKernel<PadKernel>(init, KernelBuilder("Pad", type)
                              .TypeConstraint("T", types)
                              .TypeConstraint("Tpaddings", {TG_INT32, TG_INT64})
                              .HostMemory("paddings"));
-  init.Kernel<GatherV2Kernel>(KernelBuilder("GatherV2", type)
+  AddDeviceKernel<GatherV2Kernel>(init, KernelBuilder("GatherV2", type)
                                   .TypeConstraint("Tparams", TG_FLOAT)
                                   .TypeConstraint("Tindices", TG_INT32)
                                   .TypeConstraint("Taxis", {TG_INT32, TG_INT64})
                                   .HostMemory("axis"));
-  init.Kernel<ZerosLikeKernel>(KernelBuilder("ZerosLike", type).TypeConstraint("T", types));
-  init.Kernel<CastKernel>(KernelBuilder("Cast", type)
+  AddDeviceKernel<ZerosLikeKernel>(init, KernelBuilder("ZerosLike", type).TypeConstraint("T", types));
+  AddDeviceKernel<CastKernel>(init, KernelBuilder("Cast", type)
                               .TypeConstraint("SrcT", types)
                               .TypeConstraint("DstT", types));
 }

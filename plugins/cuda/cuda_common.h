@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "device_common/host_shapes.h"
+#include "device_common/int_sized.h"
 #include "tgraph/plugin.hpp"
 
 namespace tgraph_cuda {
@@ -74,6 +75,18 @@ T* DataOf(const tgraph::plugin::TensorView& t) {
 
 // Element counts handed to the device code are ints: bigger tensors are refused.
 bool CheckIntSized(tgraph::plugin::Context& ctx, int64_t n, const char* what);
+
+// Every kernel of the plugin is registered through AddDeviceKernel: a node with a tensor
+// statically known to have 2^31 elements or more is declined at creation and placed
+// elsewhere (the CPU), while CheckIntSized above still refuses sizes known only at run time
+// (device_common/int_sized.h).
+struct CudaBackend {
+  static constexpr const char* kName = "CUDA";
+};
+template <typename K>
+void AddDeviceKernel(tgraph::plugin::Init& init, const tgraph::plugin::KernelBuilder& builder) {
+  init.Kernel<tgraph_device_common::IntSizedKernel<CudaBackend, K>>(builder);
+}
 
 // `data` (not empty) copied into a device temporary (an index plan, alive until the kernel's
 // compute returns); NULL after failing the node.

@@ -164,24 +164,24 @@ void RegisterCwiseKernels(tgraph::plugin::Init& init) {
   auto f = [](const char* op) {
     return KernelBuilder(op, DeviceType()).TypeConstraint("T", TG_FLOAT);
   };
-  init.Kernel<BinaryKernel<BinaryOp::kAdd>>(f("Add"));
-  init.Kernel<BinaryKernel<BinaryOp::kAdd>>(f("AddV2"));
-  init.Kernel<BinaryKernel<BinaryOp::kSub>>(f("Sub"));
-  init.Kernel<BinaryKernel<BinaryOp::kMul>>(f("Mul"));
-  init.Kernel<BinaryKernel<BinaryOp::kDiv>>(f("RealDiv"));
-  init.Kernel<BinaryKernel<BinaryOp::kMaximum>>(f("Maximum"));
-  init.Kernel<UnaryKernel<UnaryOp::kNeg>>(f("Neg"));
-  init.Kernel<UnaryKernel<UnaryOp::kExp>>(f("Exp"));
-  init.Kernel<UnaryKernel<UnaryOp::kLog>>(f("Log"));
-  init.Kernel<UnaryKernel<UnaryOp::kTanh>>(f("Tanh"));
-  init.Kernel<UnaryKernel<UnaryOp::kSigmoid>>(f("Sigmoid"));
-  init.Kernel<UnaryKernel<UnaryOp::kRelu>>(f("Relu"));
-  init.Kernel<UnaryKernel<UnaryOp::kSoftplus>>(f("Softplus"));
-  init.Kernel<GradKernel<GradOp::kRelu>>(f("ReluGrad"));
-  init.Kernel<GradKernel<GradOp::kSigmoid>>(f("SigmoidGrad"));
-  init.Kernel<GradKernel<GradOp::kTanh>>(f("TanhGrad"));
-  init.Kernel<GradKernel<GradOp::kSoftplus>>(f("SoftplusGrad"));
-  init.Kernel<AddNKernel>(f("AddN"));
+  AddDeviceKernel<BinaryKernel<BinaryOp::kAdd>>(init, f("Add"));
+  AddDeviceKernel<BinaryKernel<BinaryOp::kAdd>>(init, f("AddV2"));
+  AddDeviceKernel<BinaryKernel<BinaryOp::kSub>>(init, f("Sub"));
+  AddDeviceKernel<BinaryKernel<BinaryOp::kMul>>(init, f("Mul"));
+  AddDeviceKernel<BinaryKernel<BinaryOp::kDiv>>(init, f("RealDiv"));
+  AddDeviceKernel<BinaryKernel<BinaryOp::kMaximum>>(init, f("Maximum"));
+  AddDeviceKernel<UnaryKernel<UnaryOp::kNeg>>(init, f("Neg"));
+  AddDeviceKernel<UnaryKernel<UnaryOp::kExp>>(init, f("Exp"));
+  AddDeviceKernel<UnaryKernel<UnaryOp::kLog>>(init, f("Log"));
+  AddDeviceKernel<UnaryKernel<UnaryOp::kTanh>>(init, f("Tanh"));
+  AddDeviceKernel<UnaryKernel<UnaryOp::kSigmoid>>(init, f("Sigmoid"));
+  AddDeviceKernel<UnaryKernel<UnaryOp::kRelu>>(init, f("Relu"));
+  AddDeviceKernel<UnaryKernel<UnaryOp::kSoftplus>>(init, f("Softplus"));
+  AddDeviceKernel<GradKernel<GradOp::kRelu>>(init, f("ReluGrad"));
+  AddDeviceKernel<GradKernel<GradOp::kSigmoid>>(init, f("SigmoidGrad"));
+  AddDeviceKernel<GradKernel<GradOp::kTanh>>(init, f("TanhGrad"));
+  AddDeviceKernel<GradKernel<GradOp::kSoftplus>>(init, f("SoftplusGrad"));
+  AddDeviceKernel<AddNKernel>(init, f("AddN"));
 }
 
 }  // namespace tgraph_cuda

@@ -317,19 +317,19 @@ void RegisterNnKernels(tgraph::plugin::Init& init) {
   auto f = [](const char* op) {
     return KernelBuilder(op, DeviceType()).TypeConstraint("T", TG_FLOAT);
   };
-  init.Kernel<MatMulKernel>(f("MatMul"));
-  init.Kernel<BiasAddKernel>(f("BiasAdd"));
-  init.Kernel<BiasAddGradKernel>(f("BiasAddGrad"));
-  init.Kernel<SoftmaxKernel>(f("Softmax"));
+  AddDeviceKernel<MatMulKernel>(init, f("MatMul"));
+  AddDeviceKernel<BiasAddKernel>(init, f("BiasAdd"));
+  AddDeviceKernel<BiasAddGradKernel>(init, f("BiasAddGrad"));
+  AddDeviceKernel<SoftmaxKernel>(init, f("Softmax"));
   auto reduction = [&](const char* op) {
     return f(op).TypeConstraint("Tidx", {TG_INT32, TG_INT64}).HostMemory("reduction_indices");
   };
-  init.Kernel<ReduceKernel<ReduceOp::kSum, false>>(reduction("Sum"));
-  init.Kernel<ReduceKernel<ReduceOp::kSum, true>>(reduction("Mean"));
-  init.Kernel<ReduceKernel<ReduceOp::kMax, false>>(reduction("Max"));
-  init.Kernel<ReduceKernel<ReduceOp::kMin, false>>(reduction("Min"));
-  init.Kernel<ReduceKernel<ReduceOp::kProd, false>>(reduction("Prod"));
-  init.Kernel<ArgMaxKernel>(f("ArgMax")
+  AddDeviceKernel<ReduceKernel<ReduceOp::kSum, false>>(init, reduction("Sum"));
+  AddDeviceKernel<ReduceKernel<ReduceOp::kSum, true>>(init, reduction("Mean"));
+  AddDeviceKernel<ReduceKernel<ReduceOp::kMax, false>>(init, reduction("Max"));
+  AddDeviceKernel<ReduceKernel<ReduceOp::kMin, false>>(init, reduction("Min"));
+  AddDeviceKernel<ReduceKernel<ReduceOp::kProd, false>>(init, reduction("Prod"));
+  AddDeviceKernel<ArgMaxKernel>(init, f("ArgMax")
                                 .TypeConstraint("Tidx", {TG_INT32, TG_INT64})
                                 .TypeConstraint("output_type", {TG_INT32, TG_INT64})
                                 .HostMemory("dimension"));

@@ -43,8 +43,8 @@ void RegisterOptimizerMathKernels(tgraph::plugin::Init& init) {
   auto f = [](const char* op) {
     return KernelBuilder(op, DeviceType()).TypeConstraint("T", TG_FLOAT);
   };
-  init.Kernel<UnaryKernel<OptimizerMathOp::kSqrt>>(f("Sqrt"));
-  init.Kernel<UnaryKernel<OptimizerMathOp::kSquare>>(f("Square"));
+  AddDeviceKernel<UnaryKernel<OptimizerMathOp::kSqrt>>(init, f("Sqrt"));
+  AddDeviceKernel<UnaryKernel<OptimizerMathOp::kSquare>>(init, f("Square"));
 }
 
 }  // namespace tgraph_cuda

@@ -280,7 +280,7 @@ class GatherV2Int64Kernel {
 
 template <typename Rule>
 void RegisterSparseApply(tgraph::plugin::Init& init, const char* op) {
-  init.Kernel<SparseApplyKernel<Rule>>(KernelBuilder(op, DeviceType())
+  AddDeviceKernel<SparseApplyKernel<Rule>>(init, KernelBuilder(op, DeviceType())
                                            .TypeConstraint("T", TG_FLOAT)
                                            .TypeConstraint("Tindices", {TG_INT32, TG_INT64})
                                            .HostMemory("indices"));
@@ -296,14 +296,14 @@ void RegisterSparseKernels(tgraph::plugin::Init& init) {
         .TypeConstraint("Tindices", {TG_INT32, TG_INT64})
         .HostMemory("indices");
   };
-  init.Kernel<ScatterKernel<ScatterOp::kUpdate>>(scatter("ScatterUpdate", {TG_FLOAT, TG_INT32}));
-  init.Kernel<ScatterKernel<ScatterOp::kAdd>>(scatter("ScatterAdd", {TG_FLOAT}));
-  init.Kernel<ScatterKernel<ScatterOp::kSub>>(scatter("ScatterSub", {TG_FLOAT}));
+  AddDeviceKernel<ScatterKernel<ScatterOp::kUpdate>>(init, scatter("ScatterUpdate", {TG_FLOAT, TG_INT32}));
+  AddDeviceKernel<ScatterKernel<ScatterOp::kAdd>>(init, scatter("ScatterAdd", {TG_FLOAT}));
+  AddDeviceKernel<ScatterKernel<ScatterOp::kSub>>(init, scatter("ScatterSub", {TG_FLOAT}));
   RegisterSparseApply<MomentumRule>(init, "SparseApplyMomentum");
   RegisterSparseApply<AdagradRule>(init, "SparseApplyAdagrad");
   RegisterSparseApply<RMSPropRule>(init, "SparseApplyRMSProp");
   RegisterSparseApply<CenteredRMSPropRule>(init, "SparseApplyCenteredRMSProp");
-  init.Kernel<UnsortedSegmentSumKernel>(KernelBuilder("UnsortedSegmentSum", type)
+  AddDeviceKernel<UnsortedSegmentSumKernel>(init, KernelBuilder("UnsortedSegmentSum", type)
                                             .TypeConstraint("T", TG_FLOAT)
                                             .TypeConstraint("Tindices", {TG_INT32, TG_INT64})
                                             .TypeConstraint("Tnumsegments", {TG_INT32, TG_INT64})
@@ -311,7 +311,7 @@ void RegisterSparseKernels(tgraph::plugin::Init& init) {
                                             .HostMemory("num_segments"));
   // Unique, Shape and int32 StridedSlice, the rest of a sparse update's deduplication.
   tgraph_device_common::RegisterHostKernels(init, type);
-  init.Kernel<GatherV2Int64Kernel>(KernelBuilder("GatherV2", type)
+  AddDeviceKernel<GatherV2Int64Kernel>(init, KernelBuilder("GatherV2", type)
                                        .TypeConstraint("Tparams", TG_FLOAT)
                                        .TypeConstraint("Tindices", TG_INT64)
                                        .TypeConstraint("Taxis", {TG_INT32, TG_INT64})

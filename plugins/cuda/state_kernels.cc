@@ -249,17 +249,17 @@ class DenseApplyKernel {
 void RegisterStateKernels(tgraph::plugin::Init& init) {
   const std::string& type = DeviceType();
   const std::initializer_list<TG_DataType> types = {TG_FLOAT, TG_INT32};
-  init.Kernel<VariableV2Kernel>(KernelBuilder("VariableV2", type).TypeConstraint("dtype", types));
-  init.Kernel<AssignKernel>(KernelBuilder("Assign", type).TypeConstraint("T", types));
+  AddDeviceKernel<VariableV2Kernel>(init, KernelBuilder("VariableV2", type).TypeConstraint("dtype", types));
+  AddDeviceKernel<AssignKernel>(init, KernelBuilder("Assign", type).TypeConstraint("T", types));
   auto f = [&](const char* op) { return KernelBuilder(op, type).TypeConstraint("T", TG_FLOAT); };
-  init.Kernel<AssignUpdateKernel<false>>(f("AssignAdd"));
-  init.Kernel<AssignUpdateKernel<true>>(f("AssignSub"));
-  init.Kernel<DenseApplyKernel<GradientDescentRule>>(f("ApplyGradientDescent"));
-  init.Kernel<DenseApplyKernel<MomentumRule>>(f("ApplyMomentum"));
-  init.Kernel<DenseApplyKernel<AdamRule>>(f("ApplyAdam"));
-  init.Kernel<DenseApplyKernel<AdagradRule>>(f("ApplyAdagrad"));
-  init.Kernel<DenseApplyKernel<RMSPropRule>>(f("ApplyRMSProp"));
-  init.Kernel<DenseApplyKernel<CenteredRMSPropRule>>(f("ApplyCenteredRMSProp"));
+  AddDeviceKernel<AssignUpdateKernel<false>>(init, f("AssignAdd"));
+  AddDeviceKernel<AssignUpdateKernel<true>>(init, f("AssignSub"));
+  AddDeviceKernel<DenseApplyKernel<GradientDescentRule>>(init, f("ApplyGradientDescent"));
+  AddDeviceKernel<DenseApplyKernel<MomentumRule>>(init, f("ApplyMomentum"));
+  AddDeviceKernel<DenseApplyKernel<AdamRule>>(init, f("ApplyAdam"));
+  AddDeviceKernel<DenseApplyKernel<AdagradRule>>(init, f("ApplyAdagrad"));
+  AddDeviceKernel<DenseApplyKernel<RMSPropRule>>(init, f("ApplyRMSProp"));
+  AddDeviceKernel<DenseApplyKernel<CenteredRMSPropRule>>(init, f("ApplyCenteredRMSProp"));
 }
 
 }  // namespace tgraph_cuda

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "device_common/conv_args.h"
+#include "device_common/int_sized.h"
 #include "device_common/pool_args.h"
 #include "tgraph/plugin.hpp"
 
@@ -149,20 +150,24 @@ bool PlanAvgPoolGrad(tgraph::plugin::Context& ctx, const PoolAttrs& a,
 }
 
 // Registers the backend's kernels of the seven ops, float32, the shape inputs in host
-// memory (PoolKernel<true> is MaxPool, <false> AvgPool).
-template <class Conv2DKernel, class BackpropInputKernel, class BackpropFilterKernel,
+// memory (PoolKernel<true> is MaxPool, <false> AvgPool), each through
+// IntSizedKernel<Backend, ...> (int_sized.h).
+template <class Backend, class Conv2DKernel, class BackpropInputKernel, class BackpropFilterKernel,
           template <bool> class PoolKernel, class MaxPoolGradKernel, class AvgPoolGradKernel>
 void RegisterConvPool(tgraph::plugin::Init& init, const std::string& device_type) {
   auto f = [&](const char* op) {
     return tgraph::plugin::KernelBuilder(op, device_type).TypeConstraint("T", TG_FLOAT);
   };
-  init.Kernel<Conv2DKernel>(f("Conv2D"));
-  init.Kernel<BackpropInputKernel>(f("Conv2DBackpropInput").HostMemory("input_sizes"));
-  init.Kernel<BackpropFilterKernel>(f("Conv2DBackpropFilter").HostMemory("filter_sizes"));
-  init.Kernel<PoolKernel<true>>(f("MaxPool"));
-  init.Kernel<PoolKernel<false>>(f("AvgPool"));
-  init.Kernel<MaxPoolGradKernel>(f("MaxPoolGrad"));
-  init.Kernel<AvgPoolGradKernel>(f("AvgPoolGrad").HostMemory("orig_input_shape"));
+  init.Kernel<IntSizedKernel<Backend, Conv2DKernel>>(f("Conv2D"));
+  init.Kernel<IntSizedKernel<Backend, BackpropInputKernel>>(
+      f("Conv2DBackpropInput").HostMemory("input_sizes"));
+  init.Kernel<IntSizedKernel<Backend, BackpropFilterKernel>>(
+      f("Conv2DBackpropFilter").HostMemory("filter_sizes"));
+  init.Kernel<IntSizedKernel<Backend, PoolKernel<true>>>(f("MaxPool"));
+  init.Kernel<IntSizedKernel<Backend, PoolKernel<false>>>(f("AvgPool"));
+  init.Kernel<IntSizedKernel<Backend, MaxPoolGradKernel>>(f("MaxPoolGrad"));
+  init.Kernel<IntSizedKernel<Backend, AvgPoolGradKernel>>(
+      f("AvgPoolGrad").HostMemory("orig_input_shape"));
 }
 
 }  // namespace tgraph_device_common

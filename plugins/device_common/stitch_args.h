@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cpu/dynamic_stitch_kernel.h"
+#include "device_common/int_sized.h"
 #include "tgraph/plugin.hpp"
 
 namespace tgraph_device_common {
@@ -49,18 +50,20 @@ inline void PlanStitch(tgraph::plugin::Context& ctx, StitchPlan* plan) {
 // Registers Select (SelectKernel<false>) and SelectV2 (<true>) of float and int32, and
 // DynamicStitch and ParallelDynamicStitch: float on the device (StitchKernel, indices in host
 // memory), int32 as the CPU plugin's kernel with everything in host memory (a stitched shape,
-// as TensorFlow's GPU int32 kernel).
-template <template <bool> class SelectKernel, class StitchKernel>
+// as TensorFlow's GPU int32 kernel). Each through IntSizedKernel<Backend, ...> (int_sized.h).
+template <class Backend, template <bool> class SelectKernel, class StitchKernel>
 void RegisterSelectStitch(tgraph::plugin::Init& init, const std::string& device_type) {
   using tgraph::plugin::KernelBuilder;
   const std::initializer_list<TG_DataType> types = {TG_FLOAT, TG_INT32};
-  init.Kernel<SelectKernel<false>>(KernelBuilder("Select", device_type).TypeConstraint("T", types));
-  init.Kernel<SelectKernel<true>>(KernelBuilder("SelectV2", device_type).TypeConstraint("T", types));
+  init.Kernel<IntSizedKernel<Backend, SelectKernel<false>>>(
+      KernelBuilder("Select", device_type).TypeConstraint("T", types));
+  init.Kernel<IntSizedKernel<Backend, SelectKernel<true>>>(
+      KernelBuilder("SelectV2", device_type).TypeConstraint("T", types));
   // ParallelDynamicStitch: the same kernels (later inputs win, as on the CPU).
   for (const char* op : {"DynamicStitch", "ParallelDynamicStitch"}) {
-    init.Kernel<StitchKernel>(
+    init.Kernel<IntSizedKernel<Backend, StitchKernel>>(
         KernelBuilder(op, device_type).TypeConstraint("T", TG_FLOAT).HostMemory("indices"));
-    init.Kernel<tgraph_cpu::dynamic_stitch::DynamicStitchOp<int32_t>>(
+    init.Kernel<IntSizedKernel<Backend, tgraph_cpu::dynamic_stitch::DynamicStitchOp<int32_t>>>(
         KernelBuilder(op, device_type)
             .TypeConstraint("T", TG_INT32)
             .HostMemory("indices")

@@ -450,6 +450,7 @@ class Conv2DOp {
 
   explicit Conv2DOp(Construction& c) {
     if (!tgraph_cpu::nn::GetConvAttrs(c, &attrs_)) return;
+    if (tgraph_cpu::nn::DeclineGroupedConv(c, c.input_shape(0), c.input_shape(1))) return;
     if constexpr (kFused) {
       if (tgraph_cpu::nn::CheckFusedConvAttrs(c)) epilogue_.Read(c);
     }
@@ -597,7 +598,10 @@ class Conv2DBackpropInputOp {
  public:
   using T = typename D::Storage;
 
-  explicit Conv2DBackpropInputOp(Construction& c) { tgraph_cpu::nn::GetConvAttrs(c, &attrs_); }
+  explicit Conv2DBackpropInputOp(Construction& c) {
+    if (!tgraph_cpu::nn::GetConvAttrs(c, &attrs_)) return;
+    tgraph_cpu::nn::DeclineGroupedConv(c, c.output_shape(0), c.input_shape(1));
+  }
 
   void Compute(Context& ctx) {
     std::vector<int64_t> sizes;
@@ -715,7 +719,10 @@ class Conv2DBackpropFilterOp {
  public:
   using T = typename D::Storage;
 
-  explicit Conv2DBackpropFilterOp(Construction& c) { tgraph_cpu::nn::GetConvAttrs(c, &attrs_); }
+  explicit Conv2DBackpropFilterOp(Construction& c) {
+    if (!tgraph_cpu::nn::GetConvAttrs(c, &attrs_)) return;
+    tgraph_cpu::nn::DeclineGroupedConv(c, c.input_shape(0), c.output_shape(0));
+  }
 
   void Compute(Context& ctx) {
     const auto input = ctx.input(0);

@@ -310,39 +310,39 @@ class CastKernel {
 
 void RegisterArrayKernels(tgraph::plugin::Init& init) {
   const std::initializer_list<TG_DataType> types = {TG_FLOAT, TG_INT32};
-  init.Kernel<ConstKernel>(KernelBuilder("Const", DeviceType()).TypeConstraint("dtype", TG_FLOAT));
-  init.Kernel<ConstKernel>(
+  AddDeviceKernel<ConstKernel>(init, KernelBuilder("Const", DeviceType()).TypeConstraint("dtype", TG_FLOAT));
+  AddDeviceKernel<ConstKernel>(init, 
       KernelBuilder("Const", DeviceType()).TypeConstraint("dtype", TG_INT32).HostMemory("output"));
-  init.Kernel<NoOpKernel>(KernelBuilder("NoOp", DeviceType()));
-  init.Kernel<IdentityKernel>(KernelBuilder("Identity", DeviceType()).TypeConstraint("T", types));
-  init.Kernel<ReshapeKernel>(KernelBuilder("Reshape", DeviceType())
+  AddDeviceKernel<NoOpKernel>(init, KernelBuilder("NoOp", DeviceType()));
+  AddDeviceKernel<IdentityKernel>(init, KernelBuilder("Identity", DeviceType()).TypeConstraint("T", types));
+  AddDeviceKernel<ReshapeKernel>(init, KernelBuilder("Reshape", DeviceType())
                                  .TypeConstraint("T", types)
                                  .TypeConstraint("Tshape", {TG_INT32, TG_INT64})
                                  .HostMemory("shape"));
-  init.Kernel<SqueezeKernel>(KernelBuilder("Squeeze", DeviceType()).TypeConstraint("T", types));
-  init.Kernel<FillKernel>(KernelBuilder("Fill", DeviceType())
+  AddDeviceKernel<SqueezeKernel>(init, KernelBuilder("Squeeze", DeviceType()).TypeConstraint("T", types));
+  AddDeviceKernel<FillKernel>(init, KernelBuilder("Fill", DeviceType())
                               .TypeConstraint("T", types)
                               .TypeConstraint("index_type", {TG_INT32, TG_INT64})
                               .HostMemory("dims"));
-  init.Kernel<ExpandDimsKernel>(KernelBuilder("ExpandDims", DeviceType())
+  AddDeviceKernel<ExpandDimsKernel>(init, KernelBuilder("ExpandDims", DeviceType())
                                     .TypeConstraint("T", types)
                                     .TypeConstraint("Tdim", {TG_INT32, TG_INT64})
                                     .HostMemory("dim"));
-  init.Kernel<TileKernel>(KernelBuilder("Tile", DeviceType())
+  AddDeviceKernel<TileKernel>(init, KernelBuilder("Tile", DeviceType())
                               .TypeConstraint("T", types)
                               .TypeConstraint("Tmultiples", {TG_INT32, TG_INT64})
                               .HostMemory("multiples"));
-  init.Kernel<PadKernel>(KernelBuilder("Pad", DeviceType())
+  AddDeviceKernel<PadKernel>(init, KernelBuilder("Pad", DeviceType())
                              .TypeConstraint("T", types)
                              .TypeConstraint("Tpaddings", {TG_INT32, TG_INT64})
                              .HostMemory("paddings"));
-  init.Kernel<GatherV2Kernel>(KernelBuilder("GatherV2", DeviceType())
+  AddDeviceKernel<GatherV2Kernel>(init, KernelBuilder("GatherV2", DeviceType())
                                   .TypeConstraint("Tparams", TG_FLOAT)
                                   .TypeConstraint("Tindices", TG_INT32)
                                   .TypeConstraint("Taxis", {TG_INT32, TG_INT64})
                                   .HostMemory("axis"));
-  init.Kernel<ZerosLikeKernel>(KernelBuilder("ZerosLike", DeviceType()).TypeConstraint("T", types));
-  init.Kernel<CastKernel>(KernelBuilder("Cast", DeviceType())
+  AddDeviceKernel<ZerosLikeKernel>(init, KernelBuilder("ZerosLike", DeviceType()).TypeConstraint("T", types));
+  AddDeviceKernel<CastKernel>(init, KernelBuilder("Cast", DeviceType())
                               .TypeConstraint("SrcT", types)
                               .TypeConstraint("DstT", types));
 }

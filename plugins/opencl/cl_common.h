@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "device_common/host_shapes.h"
+#include "device_common/int_sized.h"
 #include "tgraph/plugin.hpp"
 
 namespace tgraph_opencl {
@@ -123,6 +124,18 @@ cl::Buffer Upload(tgraph::plugin::Context& ctx, const std::vector<int32_t>& data
 
 // Element counts handed to kernels are ints: bigger tensors are refused with a status.
 bool CheckIntSized(tgraph::plugin::Context& ctx, int64_t n, const char* what);
+
+// Every kernel of the plugin is registered through AddDeviceKernel: a node with a tensor
+// statically known to have 2^31 elements or more is declined at creation and placed
+// elsewhere (the CPU), while CheckIntSized above still refuses sizes known only at run time
+// (device_common/int_sized.h).
+struct OpenclBackend {
+  static constexpr const char* kName = "OpenCL";
+};
+template <typename K>
+void AddDeviceKernel(tgraph::plugin::Init& init, const tgraph::plugin::KernelBuilder& builder) {
+  init.Kernel<tgraph_device_common::IntSizedKernel<OpenclBackend, K>>(builder);
+}
 
 using tgraph_device_common::ShapeString;
 

@@ -192,9 +192,9 @@ class AvgPoolGradKernel {
 }  // namespace
 
 void RegisterConvKernels(tgraph::plugin::Init& init) {
-  tgraph_device_common::RegisterConvPool<Conv2DKernel, Conv2DBackpropInputKernel,
-                                         Conv2DBackpropFilterKernel, PoolKernel,
-                                         MaxPoolGradKernel, AvgPoolGradKernel>(init, DeviceType());
+  tgraph_device_common::RegisterConvPool<OpenclBackend, Conv2DKernel, Conv2DBackpropInputKernel,
+                                         Conv2DBackpropFilterKernel, PoolKernel, MaxPoolGradKernel,
+                                         AvgPoolGradKernel>(init, DeviceType());
 }
 
 }  // namespace tgraph_opencl

@@ -212,24 +212,24 @@ class AddNKernel {
 
 void RegisterCwiseKernels(tgraph::plugin::Init& init) {
   auto f = [](const char* op) { return KernelBuilder(op, DeviceType()).TypeConstraint("T", TG_FLOAT); };
-  init.Kernel<AddKernel>(f("Add"));
-  init.Kernel<AddKernel>(f("AddV2"));
-  init.Kernel<SubKernel>(f("Sub"));
-  init.Kernel<MulKernel>(f("Mul"));
-  init.Kernel<DivKernel>(f("RealDiv"));
-  init.Kernel<MaximumKernel>(f("Maximum"));
-  init.Kernel<NegKernel>(f("Neg"));
-  init.Kernel<ExpKernel>(f("Exp"));
-  init.Kernel<LogKernel>(f("Log"));
-  init.Kernel<TanhKernel>(f("Tanh"));
-  init.Kernel<SigmoidKernel>(f("Sigmoid"));
-  init.Kernel<ReluKernel>(f("Relu"));
-  init.Kernel<SoftplusKernel>(f("Softplus"));
-  init.Kernel<SoftplusGradKernel>(f("SoftplusGrad"));
-  init.Kernel<ReluGradKernel>(f("ReluGrad"));
-  init.Kernel<SigmoidGradKernel>(f("SigmoidGrad"));
-  init.Kernel<TanhGradKernel>(f("TanhGrad"));
-  init.Kernel<AddNKernel>(f("AddN"));
+  AddDeviceKernel<AddKernel>(init, f("Add"));
+  AddDeviceKernel<AddKernel>(init, f("AddV2"));
+  AddDeviceKernel<SubKernel>(init, f("Sub"));
+  AddDeviceKernel<MulKernel>(init, f("Mul"));
+  AddDeviceKernel<DivKernel>(init, f("RealDiv"));
+  AddDeviceKernel<MaximumKernel>(init, f("Maximum"));
+  AddDeviceKernel<NegKernel>(init, f("Neg"));
+  AddDeviceKernel<ExpKernel>(init, f("Exp"));
+  AddDeviceKernel<LogKernel>(init, f("Log"));
+  AddDeviceKernel<TanhKernel>(init, f("Tanh"));
+  AddDeviceKernel<SigmoidKernel>(init, f("Sigmoid"));
+  AddDeviceKernel<ReluKernel>(init, f("Relu"));
+  AddDeviceKernel<SoftplusKernel>(init, f("Softplus"));
+  AddDeviceKernel<SoftplusGradKernel>(init, f("SoftplusGrad"));
+  AddDeviceKernel<ReluGradKernel>(init, f("ReluGrad"));
+  AddDeviceKernel<SigmoidGradKernel>(init, f("SigmoidGrad"));
+  AddDeviceKernel<TanhGradKernel>(init, f("TanhGrad"));
+  AddDeviceKernel<AddNKernel>(init, f("AddN"));
 }
 
 }  // namespace tgraph_opencl

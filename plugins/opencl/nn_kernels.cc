@@ -336,21 +336,21 @@ class ArgMaxKernel {
 
 void RegisterNnKernels(tgraph::plugin::Init& init) {
   auto f = [](const char* op) { return KernelBuilder(op, DeviceType()).TypeConstraint("T", TG_FLOAT); };
-  init.Kernel<MatMulKernel>(f("MatMul"));
-  init.Kernel<BiasAddKernel>(f("BiasAdd"));
-  init.Kernel<BiasAddGradKernel>(f("BiasAddGrad"));
-  init.Kernel<SoftmaxKernel>(f("Softmax"));
-  init.Kernel<SumKernel>(
+  AddDeviceKernel<MatMulKernel>(init, f("MatMul"));
+  AddDeviceKernel<BiasAddKernel>(init, f("BiasAdd"));
+  AddDeviceKernel<BiasAddGradKernel>(init, f("BiasAddGrad"));
+  AddDeviceKernel<SoftmaxKernel>(init, f("Softmax"));
+  AddDeviceKernel<SumKernel>(init, 
       f("Sum").TypeConstraint("Tidx", {TG_INT32, TG_INT64}).HostMemory("reduction_indices"));
-  init.Kernel<MeanKernel>(
+  AddDeviceKernel<MeanKernel>(init, 
       f("Mean").TypeConstraint("Tidx", {TG_INT32, TG_INT64}).HostMemory("reduction_indices"));
-  init.Kernel<MaxKernel>(
+  AddDeviceKernel<MaxKernel>(init, 
       f("Max").TypeConstraint("Tidx", {TG_INT32, TG_INT64}).HostMemory("reduction_indices"));
-  init.Kernel<MinKernel>(
+  AddDeviceKernel<MinKernel>(init, 
       f("Min").TypeConstraint("Tidx", {TG_INT32, TG_INT64}).HostMemory("reduction_indices"));
-  init.Kernel<ProdKernel>(
+  AddDeviceKernel<ProdKernel>(init, 
       f("Prod").TypeConstraint("Tidx", {TG_INT32, TG_INT64}).HostMemory("reduction_indices"));
-  init.Kernel<ArgMaxKernel>(f("ArgMax")
+  AddDeviceKernel<ArgMaxKernel>(init, f("ArgMax")
                                 .TypeConstraint("Tidx", {TG_INT32, TG_INT64})
                                 .TypeConstraint("output_type", {TG_INT32, TG_INT64})
                                 .HostMemory("dimension"));

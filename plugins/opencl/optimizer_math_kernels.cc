@@ -47,8 +47,8 @@ struct SquareKernel : UnaryKernel {
 }  // namespace
 
 void RegisterOptimizerMathKernels(tgraph::plugin::Init& init) {
-  init.Kernel<SqrtKernel>(KernelBuilder("Sqrt", DeviceType()).TypeConstraint("T", TG_FLOAT));
-  init.Kernel<SquareKernel>(KernelBuilder("Square", DeviceType()).TypeConstraint("T", TG_FLOAT));
+  AddDeviceKernel<SqrtKernel>(init, KernelBuilder("Sqrt", DeviceType()).TypeConstraint("T", TG_FLOAT));
+  AddDeviceKernel<SquareKernel>(init, KernelBuilder("Square", DeviceType()).TypeConstraint("T", TG_FLOAT));
 }
 
 }  // namespace tgraph_opencl

@@ -92,7 +92,8 @@ class DynamicStitchKernel {
 }  // namespace
 
 void RegisterSelectStitchKernels(tgraph::plugin::Init& init) {
-  tgraph_device_common::RegisterSelectStitch<SelectKernel, DynamicStitchKernel>(init, DeviceType());
+  tgraph_device_common::RegisterSelectStitch<OpenclBackend, SelectKernel, DynamicStitchKernel>(
+      init, DeviceType());
 }
 
 }  // namespace tgraph_opencl

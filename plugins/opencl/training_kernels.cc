@@ -251,19 +251,19 @@ class ApplyKernel {
 
 void RegisterTrainingKernels(tgraph::plugin::Init& init) {
   const std::string& type = DeviceType();
-  init.Kernel<VariableV2Kernel>(
+  AddDeviceKernel<VariableV2Kernel>(init, 
       KernelBuilder("VariableV2", type).TypeConstraint("dtype", {TG_FLOAT, TG_INT32}));
-  init.Kernel<AssignKernel>(
+  AddDeviceKernel<AssignKernel>(init, 
       KernelBuilder("Assign", type).TypeConstraint("T", {TG_FLOAT, TG_INT32}));
-  init.Kernel<AssignAddKernel>(KernelBuilder("AssignAdd", type).TypeConstraint("T", TG_FLOAT));
-  init.Kernel<AssignSubKernel>(KernelBuilder("AssignSub", type).TypeConstraint("T", TG_FLOAT));
+  AddDeviceKernel<AssignAddKernel>(init, KernelBuilder("AssignAdd", type).TypeConstraint("T", TG_FLOAT));
+  AddDeviceKernel<AssignSubKernel>(init, KernelBuilder("AssignSub", type).TypeConstraint("T", TG_FLOAT));
   auto apply = [&](const char* op) { return KernelBuilder(op, type).TypeConstraint("T", TG_FLOAT); };
-  init.Kernel<ApplyKernel<GradientDescentRule>>(apply(GradientDescentRule::kOp));
-  init.Kernel<ApplyKernel<MomentumRule>>(apply(MomentumRule::kOp));
-  init.Kernel<ApplyKernel<AdamRule>>(apply(AdamRule::kOp));
-  init.Kernel<ApplyKernel<AdagradRule>>(apply(AdagradRule::kOp));
-  init.Kernel<ApplyKernel<RMSPropRule>>(apply(RMSPropRule::kOp));
-  init.Kernel<ApplyKernel<CenteredRMSPropRule>>(apply(CenteredRMSPropRule::kOp));
+  AddDeviceKernel<ApplyKernel<GradientDescentRule>>(init, apply(GradientDescentRule::kOp));
+  AddDeviceKernel<ApplyKernel<MomentumRule>>(init, apply(MomentumRule::kOp));
+  AddDeviceKernel<ApplyKernel<AdamRule>>(init, apply(AdamRule::kOp));
+  AddDeviceKernel<ApplyKernel<AdagradRule>>(init, apply(AdagradRule::kOp));
+  AddDeviceKernel<ApplyKernel<RMSPropRule>>(init, apply(RMSPropRule::kOp));
+  AddDeviceKernel<ApplyKernel<CenteredRMSPropRule>>(init, apply(CenteredRMSPropRule::kOp));
 }
 
 }  // namespace tgraph_opencl

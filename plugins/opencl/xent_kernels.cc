@@ -127,10 +127,10 @@ void RegisterXentKernels(tgraph::plugin::Init& init) {
   auto f = [](const char* op) {
     return KernelBuilder(op, DeviceType()).TypeConstraint("T", TG_FLOAT);
   };
-  init.Kernel<SoftmaxXentKernel>(f("SoftmaxCrossEntropyWithLogits"));
-  init.Kernel<SparseSoftmaxXentKernel<int32_t>>(
+  AddDeviceKernel<SoftmaxXentKernel>(init, f("SoftmaxCrossEntropyWithLogits"));
+  AddDeviceKernel<SparseSoftmaxXentKernel<int32_t>>(init, 
       f("SparseSoftmaxCrossEntropyWithLogits").TypeConstraint("Tlabels", TG_INT32));
-  init.Kernel<SparseSoftmaxXentKernel<int64_t>>(
+  AddDeviceKernel<SparseSoftmaxXentKernel<int64_t>>(init, 
       f("SparseSoftmaxCrossEntropyWithLogits").TypeConstraint("Tlabels", TG_INT64));
 }
 

@@ -47,14 +47,14 @@ TEST_F(PluginsTest, LoadAndList) {
   EXPECT_STREQ(TG_PluginVersion(p), "1.2.3");
   EXPECT_EQ(TG_PluginAbiVersion(p), TG_CorePluginAbiVersion());
   EXPECT_TRUE(Contains(TG_PluginFile(p), "libtg_test_good.so"));
-  ASSERT_EQ(TG_PluginNumOps(p), 13);
+  ASSERT_EQ(TG_PluginNumOps(p), 16);
   EXPECT_STREQ(TG_PluginOpName(p, 0), "TestScaleAdd");
-  EXPECT_EQ(TG_PluginOpName(p, 13), nullptr);
+  EXPECT_EQ(TG_PluginOpName(p, 16), nullptr);
   EXPECT_EQ(TG_PluginOpName(p, -1), nullptr);
-  ASSERT_EQ(TG_PluginNumKernels(p), 16);
+  ASSERT_EQ(TG_PluginNumKernels(p), 19);
   EXPECT_STREQ(TG_PluginKernelOpType(p, 5), "Identity");
   EXPECT_STREQ(TG_PluginKernelDeviceType(p, 5), "TESTDEV");
-  EXPECT_EQ(TG_PluginKernelOpType(p, 16), nullptr);
+  EXPECT_EQ(TG_PluginKernelOpType(p, 19), nullptr);
   ASSERT_EQ(TG_PluginNumDevices(p), 1);
   EXPECT_STREQ(TG_PluginDeviceType(p, 0), "TESTDEV");
   ASSERT_EQ(TG_PluginNumSavers(p), 1);

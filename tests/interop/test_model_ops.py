@@ -2,7 +2,8 @@
 Split/SplitV, SelectV2, Erf, LeakyRelu, Selu, Round, All/Any, SquaredDifference,
 StopGradient, Einsum, BroadcastTo; PadV2, MirrorPad, ReverseV2, SpaceToDepth/DepthToSpace,
 SpaceToBatchND/BatchToSpaceND, GatherNd, ScatterNd, TensorScatterUpdate, SparseToDense,
-TopKV2, ResizeBilinear/ResizeNearestNeighbor, Assert, Print, Conv3D and its backprops),
+TopKV2, ResizeBilinear/ResizeNearestNeighbor, Assert, Print, Conv3D and its backprops;
+grouped Conv2D and its backprops),
 differentially against TensorFlow: each case builds a
 small TF1 graph with the op (through tf.raw_ops, so the node is exactly that op type), runs it
 in TensorFlow with graph rewrites off (so TF's own kernel computes it), writes the GraphDef,
@@ -243,6 +244,31 @@ def test_depthwise_conv2d_backprops(tmp_path, padding, strides, dilations, multi
                 RAW.DepthwiseConv2dNativeBackpropFilter(
                     input=v, filter_sizes=tf.shape(w), out_backprop=dy, strides=strides,
                     padding=padding, dilations=dilations)]
+    check(tmp_path, build, {"x:0": x, "f:0": f}, rtol=1e-4, atol=1e-4)
+
+
+# ---- grouped Conv2D and its gradients ----
+
+# The input depth a multiple of the filter's (TensorFlow's grouped convolution); with static
+# shapes, the oneDNN kernel declines the nodes and the Eigen kernels compute them.
+@pytest.mark.parametrize("padding,strides,depth,kd,out", [
+    ("SAME", [1, 1, 1, 1], 6, 2, 9),
+    ("VALID", [1, 2, 2, 1], 6, 3, 4),
+    ("SAME", [1, 2, 1, 1], 4, 1, 8),
+])
+def test_grouped_conv2d_and_backprops(tmp_path, padding, strides, depth, kd, out):
+    x = rng(31).randn(2, 7, 6, depth).astype(np.float32)
+    f = rng(32).randn(3, 3, kd, out).astype(np.float32)
+
+    def build():
+        v, w = ph("x", x), ph("f", f)
+        y = RAW.Conv2D(input=v, filter=w, strides=strides, padding=padding)
+        dy = y * 0.5 + 1.0  # any out_backprop of y's shape
+        return [y,
+                RAW.Conv2DBackpropInput(input_sizes=tf.shape(v), filter=w, out_backprop=dy,
+                                        strides=strides, padding=padding),
+                RAW.Conv2DBackpropFilter(input=v, filter_sizes=tf.shape(w), out_backprop=dy,
+                                         strides=strides, padding=padding)]
     check(tmp_path, build, {"x:0": x, "f:0": f}, rtol=1e-4, atol=1e-4)
 
 

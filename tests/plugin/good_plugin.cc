@@ -25,6 +25,15 @@
 //                  writes renumber a variable's bytes).
 //   TestVersionDuringWrite  adds 1 to its ref input's variable (mutable_ref_input) and
 //                  outputs the input_version the variable had while it was written.
+//   ABI 8:
+//   TestStaticShapes  what its kernel's create read of the static shapes, as int64s: input
+//                  0's [rank, dims...], then output 0's, then input 1's (out of range: [-1]);
+//                  declines a node whose input 0 is known to have more than attr `limit`
+//                  elements (limit >= 0).
+//   TestFreshFill  output y, newly allocated with attr `shape` and filled with attr `value`,
+//                  and output address, y's data pointer (what a variable adopting y's buffer
+//                  then has).
+//   TestBufferAddress  its input's data pointer, as an int64 scalar.
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
@@ -552,6 +561,62 @@ struct VersionDuringWriteKernel {
   }
 };
 
+// ---- ABI 8: TestStaticShapes, TestFreshFill, TestBufferAddress ----
+
+struct StaticShapesKernel {
+  explicit StaticShapesKernel(Construction& c) {
+    int64_t limit = -1;
+    if (!c.GetAttr("limit", &limit)) return;
+    const tgraph::plugin::PartialShape in = c.input_shape(0);
+    if (limit >= 0 && in.fully_defined()) {
+      int64_t n = 1;
+      for (int64_t d : in.dims) n *= d;
+      if (n > limit) {
+        c.Decline("input 0 has " + std::to_string(n) + " elements, more than " +
+                  std::to_string(limit));
+        return;
+      }
+    }
+    for (const tgraph::plugin::PartialShape& s : {in, c.output_shape(0), c.input_shape(1)}) {
+      seen.push_back(s.rank());
+      seen.insert(seen.end(), s.dims.begin(), s.dims.end());
+    }
+  }
+  void Compute(Context& ctx) {
+    auto out = ctx.AllocateOutput(0, std::vector<int64_t>{static_cast<int64_t>(seen.size())});
+    if (!ctx.ok()) return;
+    std::copy(seen.begin(), seen.end(), out.mutable_data<int64_t>());
+  }
+  std::vector<int64_t> seen;
+};
+
+struct FreshFillKernel {
+  explicit FreshFillKernel(Construction& c) {
+    c.GetAttr("value", &value);
+    c.GetAttr("shape", &shape);
+  }
+  void Compute(Context& ctx) {
+    auto y = ctx.AllocateOutput(0, shape);
+    if (!ctx.ok()) return;
+    for (int64_t i = 0; i < y.num_elements(); ++i) y.mutable_data<float>()[i] = value;
+    auto address = ctx.AllocateOutput(1, std::vector<int64_t>{});
+    if (!ctx.ok()) return;
+    *address.mutable_data<int64_t>() = static_cast<int64_t>(reinterpret_cast<intptr_t>(y.data<float>()));
+  }
+  float value = 0;
+  std::vector<int64_t> shape;
+};
+
+struct BufferAddressKernel {
+  explicit BufferAddressKernel(Construction&) {}
+  void Compute(Context& ctx) {
+    const void* data = Api()->tensor_data(ctx.input(0).raw());
+    auto out = ctx.AllocateOutput(0, std::vector<int64_t>{});
+    if (!ctx.ok()) return;
+    *out.mutable_data<int64_t>() = static_cast<int64_t>(reinterpret_cast<intptr_t>(data));
+  }
+};
+
 }  // namespace
 
 extern "C" TG_PLUGIN_EXPORT void TG_PluginInit(const TG_PluginInitArgs* args, TG_Status* status) {
@@ -652,6 +717,34 @@ extern "C" TG_PLUGIN_EXPORT void TG_PluginInit(const TG_PluginInitArgs* args, TG
               .Stateful()
               .SetShapeFn(ScalarShape));
   init.Kernel<VersionDuringWriteKernel>(KernelBuilder("TestVersionDuringWrite", "CPU"));
+  init.Op(OpBuilder("TestStaticShapes")
+              .Input("x: T")
+              .Output("seen: int64")
+              .Attr("T: type")
+              .Attr("limit: int = -1")
+              .Stateful()
+              .SetShapeFn([](ShapeContext& c) { c.SetOutput(0, std::vector<int64_t>{-1}); }));
+  init.Kernel<StaticShapesKernel>(KernelBuilder("TestStaticShapes", "CPU"));
+  init.Op(OpBuilder("TestFreshFill")
+              .Output("y: float")
+              .Output("address: int64")
+              .Attr("shape: list(int)")
+              .Attr("value: float")
+              .Stateful()
+              .SetShapeFn([](ShapeContext& c) {
+                std::vector<int64_t> shape;
+                c.GetAttr("shape", &shape);
+                c.SetOutput(0, shape);
+                c.SetOutput(1, std::vector<int64_t>{});
+              }));
+  init.Kernel<FreshFillKernel>(KernelBuilder("TestFreshFill", "CPU"));
+  init.Op(OpBuilder("TestBufferAddress")
+              .Input("x: T")
+              .Output("address: int64")
+              .Attr("T: type")
+              .Stateful()
+              .SetShapeFn(ScalarShape));
+  init.Kernel<BufferAddressKernel>(KernelBuilder("TestBufferAddress", "CPU"));
   if (!init.ok()) return;
 
   TG_DeviceDefinition device;

@@ -61,8 +61,11 @@ extern "C" {
  * exists, remove and merge; 6 appended construction_decline (a kernel declining a node),
  * TG_OpDefinition.allows_uninitialized_input and the shape-function getters (attrs of every
  * kind, input types and partial shapes in one call, "same shape as input i"); 7 appended
- * input_version (caching what a kernel derives from a variable's or a constant's bytes). */
-#define TG_PLUGIN_ABI_VERSION 7u
+ * input_version (caching what a kernel derives from a variable's or a constant's bytes); 8
+ * appended construction_input_shape / construction_output_shape (a kernel's create reads the
+ * static shapes, to decline a node by shape) and forward_input_to_ref_input (Assign adopting
+ * its value's buffer). */
+#define TG_PLUGIN_ABI_VERSION 8u
 
 /* ===================================================================================== */
 /* Opaque handles, owned by the core (TG_Status and TG_Tensor come from types.h)          */
@@ -554,6 +557,35 @@ typedef struct TG_CoreApi {
    * later then renumbers them). It costs a table lookup under a lock: once per input per
    * call, for inputs worth caching on. */
   uint64_t (*input_version)(TG_KernelContext* ctx, int i);
+
+  /* ---- kernel construction: static shapes (ABI 8) ----
+   * Input i's (output i's) shape as the graph's shape inference knows it when the kernel is
+   * created, for a create that declines a node by shape (construction_decline): returns the
+   * rank (-1 for an unknown rank, or i out of range) and copies at most max_dims dims (dims
+   * may be NULL when max_dims is 0), -1 for a size known only at run time. The kernel is
+   * created once per node and session, so this is the graph's static shape, never a
+   * particular run's: a feed or a loop variable whose shape invariant is looser than its
+   * shape on entry may bring other shapes at run time, so compute still checks what it
+   * needs (a decline by shape saves a run-time failure where the shape is known; it is
+   * never the only check). */
+  int (*construction_input_shape)(const TG_KernelConstruction* ctx, int i, int64_t* dims,
+                                  int max_dims);
+  int (*construction_output_shape)(const TG_KernelConstruction* ctx, int i, int64_t* dims,
+                                   int max_dims);
+
+  /* ---- variables adopting a buffer (ABI 8) ----
+   * Makes input `input_index`'s buffer the variable's behind ref input `ref_index` (the
+   * variable takes the input's shape; its previous buffer is let go of), when nobody else
+   * holds that buffer: no other consumer reads it later, it is not fetched, fed by the
+   * caller or a constant's, nor another variable's. Returns non-zero when it did (nothing
+   * to copy: TensorFlow's Assign forwards its value so), 0 when it did not (the kernel then
+   * writes the variable as before: mutable_ref_input or reallocate_ref_input, and copies).
+   * It also needs the input's dtype to be the variable's (a plain dtype, not DT_STRING),
+   * and, in a device's memory, the input not to be a host-memory arg. The caller checks
+   * any shape rule first (Assign's validate_shape); the variable is initialized after a
+   * non-zero return. Takes the variable's lock unless the caller holds it (lock_ref_input);
+   * the variable's input_version is renumbered as by reallocate_ref_input. */
+  int (*forward_input_to_ref_input)(TG_KernelContext* ctx, int input_index, int ref_index);
 } TG_CoreApi;
 
 /* What the plugin tells the core about itself (filled inside TG_PluginInit). The strings

@@ -249,7 +249,36 @@ class Construction {
   }
   bool declined() const { return declined_; }
 
+  // Input i's (output i's) static shape, as the graph's shape inference knows it (plugin.h,
+  // construction_input_shape): for declining a node by shape. Unknown rank with a core
+  // older than ABI 8, or i out of range.
+  PartialShape input_shape(int i) const {
+    return TG_PLUGIN_API_HAS(construction_input_shape)
+               ? StaticShape(Api()->construction_input_shape, i)
+               : PartialShape();
+  }
+  PartialShape output_shape(int i) const {
+    return TG_PLUGIN_API_HAS(construction_output_shape)
+               ? StaticShape(Api()->construction_output_shape, i)
+               : PartialShape();
+  }
+
  private:
+  template <typename Getter>
+  PartialShape StaticShape(Getter get, int i) const {
+    PartialShape s;
+    int64_t small[8];
+    const int rank = get(ctx_, i, small, 8);
+    if (rank < 0) return s;
+    s.known_rank = true;
+    if (rank <= 8) {
+      s.dims.assign(small, small + rank);
+    } else {
+      s.dims.resize(static_cast<size_t>(rank));
+      get(ctx_, i, s.dims.data(), rank);
+    }
+    return s;
+  }
   template <typename F>
   bool Run(F&& f) {
     if (!ok()) return false;
@@ -352,6 +381,13 @@ class Context {
   }
   bool IsRefInitialized(int i) { return Api()->is_ref_initialized(ctx_, i) != 0; }
   void ForwardRefInputToRefOutput(int in, int out) { Api()->forward_ref_input_to_ref_output(ctx_, in, out); }
+  // The variable behind ref input `ref` takes input `in`'s buffer when nobody else holds it
+  // (plugin.h, forward_input_to_ref_input): true when it did, false when the kernel must
+  // write the variable itself (also with a core older than ABI 8).
+  bool ForwardInputToRefInput(int in, int ref) {
+    return TG_PLUGIN_API_HAS(forward_input_to_ref_input) &&
+           Api()->forward_input_to_ref_input(ctx_, in, ref) != 0;
+  }
   // Holds the variable's lock for the guard's lifetime when `lock` (use_locking).
   class RefLock {
    public:

@@ -41,8 +41,9 @@ TEST(PluginLoaderTest, GoodPluginLoadsAndListsWhatItRegistered) {
                                                "TestForwardThenAlias", "TestMisbehave",
                                                "TestRefInitialized", "TestShapeGetters",
                                                "TestWrongShape", "TestInputVersion",
-                                               "TestVersionDuringWrite"}));
-  ASSERT_EQ(p->kernels.size(), 16u);
+                                               "TestVersionDuringWrite", "TestStaticShapes",
+                                               "TestFreshFill", "TestBufferAddress"}));
+  ASSERT_EQ(p->kernels.size(), 19u);
   EXPECT_EQ(p->kernels[0], std::make_pair(std::string("TestScaleAdd"), std::string("CPU")));
   EXPECT_EQ(p->kernels[5], std::make_pair(std::string("Identity"), std::string("TESTDEV")));
   EXPECT_EQ(p->devices, std::vector<std::string>{"TESTDEV"});

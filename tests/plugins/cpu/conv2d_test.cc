@@ -1,6 +1,7 @@
 // Conv2D (NHWC) on the CPU plugin against a naive float64 convolution: VALID / SAME /
 // EXPLICIT padding, strides, dilations, odd sizes, 1x1 and whole-image filters, empty batch,
-// large inputs (several im2col chunks), float and double, and bad inputs.
+// large inputs (several im2col chunks), grouped convolutions, float and double, and bad
+// inputs.
 #include "conv_reference.h"
 #include "nn_test_util.h"
 
@@ -114,6 +115,22 @@ TEST(Conv2DKernelTest, HandComputed) {
   EXPECT_EQ(Values<float>(r.outputs[0]), (std::vector<float>{12, 16, 24, 28}));
 }
 
+// Grouped convolutions (TensorFlow's: the input depth a multiple of the filter's), which
+// the kernel computes group by group: several groups, strides, padding, dilations, 1x1
+// filters (the patch-matrix path) and one filter per channel.
+TEST(Conv2DKernelTest, Grouped) {
+  uint32_t seed = 100;
+  for (DataType dtype : {DT_FLOAT, DT_DOUBLE}) {
+    Check(dtype, {{2, 7, 9, 6}, {3, 3, 2, 9}, {1, 1, 1, 1}, "SAME"}, seed++);
+    Check(dtype, {{2, 7, 9, 6}, {3, 3, 3, 4}, {1, 2, 2, 1}, "VALID"}, seed++);
+    Check(dtype, {{1, 8, 6, 4}, {2, 2, 1, 8}, {1, 1, 2, 1}, "SAME", {1, 2, 1, 1}}, seed++);
+    Check(dtype, {{2, 5, 5, 8}, {1, 1, 2, 4}, {1, 1, 1, 1}, "VALID"}, seed++);
+    Check(dtype, {{1, 6, 6, 4}, {3, 3, 1, 4}, {1, 1, 1, 1}, "SAME"}, seed++);
+  }
+  // Large enough for several im2col chunks per group.
+  Check(DT_FLOAT, {{4, 64, 64, 16}, {3, 3, 8, 8}, {1, 1, 1, 1}, "SAME"}, seed++);
+}
+
 TEST(Conv2DKernelTest, BadInputs) {
   const Tensor x = MakeTyped(DT_FLOAT, {1, 5, 5, 3}, std::vector<double>(75, 1));
   const Tensor f = MakeTyped(DT_FLOAT, {3, 3, 3, 2}, std::vector<double>(54, 1));
@@ -137,9 +154,10 @@ TEST(Conv2DKernelTest, BadInputs) {
   const Tensor f_bad = MakeTyped(DT_FLOAT, {3, 3, 4, 2}, std::vector<double>(72, 1));
   ExpectStatus(RunOp("Conv2D", {x, f_bad}, attrs({1, 1, 1, 1}, "SAME"), false).status,
                Code::kInvalidArgument, {"node", "depth", "[1,5,5,3]", "[3,3,4,2]"});
+  // Three groups of one channel cannot share two filters.
   const Tensor f_group = MakeTyped(DT_FLOAT, {3, 3, 1, 2}, std::vector<double>(18, 1));
   ExpectStatus(RunOp("Conv2D", {x, f_group}, attrs({1, 1, 1, 1}, "SAME"), false).status,
-               Code::kUnimplemented, {"node", "grouped"});
+               Code::kInvalidArgument, {"node", "grouped", "3 groups"});
   const Tensor f3 = MakeTyped(DT_FLOAT, {3, 3, 3}, std::vector<double>(27, 1));
   ExpectStatus(RunOp("Conv2D", {x, f3}, attrs({1, 1, 1, 1}, "SAME"), false).status,
                Code::kInvalidArgument, {"node", "4-D"});

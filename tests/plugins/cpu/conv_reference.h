@@ -67,11 +67,16 @@ inline ConvShape ShapeOf(const ConvCase& c) {
   return s;
 }
 
-// Calls fn(x index, filter index, output index) for every product of the convolution.
+// Calls fn(x index, filter index, output index) for every product of the convolution. A
+// filter whose input depth kd divides the input's depth ch into groups (TensorFlow's grouped
+// convolution): input channel d meets filter channel d % kd and the output channels of
+// group d / kd, oc / (ch / kd) of them.
 template <typename F>
 void ForEachProduct(const ConvCase& c, const ConvShape& s, F fn) {
   const int64_t n = c.input[0], h = c.input[1], w = c.input[2], ch = c.input[3];
-  const int64_t kh = c.filter[0], kw = c.filter[1], oc = c.filter[3];
+  const int64_t kh = c.filter[0], kw = c.filter[1], kd = c.filter[2], oc = c.filter[3];
+  const int64_t groups = kd > 0 && ch >= kd && ch % kd == 0 ? ch / kd : 1;
+  const int64_t ocg = oc / groups;
   for (int64_t b = 0; b < n; ++b)
     for (int64_t i = 0; i < s.oh; ++i)
       for (int64_t j = 0; j < s.ow; ++j)
@@ -81,8 +86,9 @@ void ForEachProduct(const ConvCase& c, const ConvShape& s, F fn) {
             const int64_t xx = j * c.strides[2] - s.pl + q * c.dilations[2];
             if (y < 0 || y >= h || xx < 0 || xx >= w) continue;
             for (int64_t d = 0; d < ch; ++d)
-              for (int64_t o = 0; o < oc; ++o) {
-                fn(Idx(((b * h + y) * w + xx) * ch + d), Idx(((p * kw + q) * ch + d) * oc + o),
+              for (int64_t o = (d / kd) * ocg; o < (d / kd + 1) * ocg; ++o) {
+                fn(Idx(((b * h + y) * w + xx) * ch + d),
+                   Idx(((p * kw + q) * kd + d % kd) * oc + o),
                    Idx(((b * s.oh + i) * s.ow + j) * oc + o));
               }
           }

@@ -210,9 +210,11 @@ TEST(OneDnnConvTest, BadInputsFailAlike) {
   TwoKernelNode fmt("Conv2D", {In(RandomFloats({1, 3, 5, 5}, 1)), In(RandomFloats({3, 3, 3, 4}, 2))},
                     nchw, /*known_shapes=*/false);
   fmt.ExpectSame(27, "Conv2D NCHW");
-  // Depth mismatch, grouped depth, and a filter of the wrong rank, past the shape function.
+  // Depth mismatch and a filter of the wrong rank, past the shape function. (A grouped
+  // depth is no error: the Eigen kernel computes groups, and the oneDNN kernel declines
+  // the node when its static shapes show one, or fails with UNIMPLEMENTED when they don't.)
   for (const auto& [input, filter] : std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>>{
-           {{1, 5, 5, 3}, {3, 3, 4, 2}}, {{1, 5, 5, 4}, {3, 3, 2, 2}}, {{1, 5, 5, 3}, {3, 3, 3}}}) {
+           {{1, 5, 5, 3}, {3, 3, 4, 2}}, {{1, 5, 5, 3}, {3, 3, 3}}}) {
     TwoKernelNode bad("Conv2D", {In(RandomFloats(input, 3)), In(RandomFloats(filter, 4))},
                       c.Attrs(), /*known_shapes=*/false);
     bad.ExpectSame(27, Str("Conv2D ", DimsString(input), " ", DimsString(filter)));
