@@ -40,6 +40,12 @@ std::atomic<WriteFaultHook> g_write_fault_hook{nullptr};
 std::atomic<ReadFaultHook> g_read_fault_hook{nullptr};
 std::atomic<size_t> g_read_block_for_testing{0};
 
+// Reads at least this large are overlapped: kOverlapMin, or two blocks of a test's size.
+size_t OverlapMin() {
+  const size_t forced = g_read_block_for_testing.load();
+  return forced != 0 ? 2 * forced : kOverlapMin;
+}
+
 // The block of large reads, a multiple of `align`.
 size_t ReadBlockSize(size_t align) {
   const size_t forced = g_read_block_for_testing.load();
@@ -526,7 +532,7 @@ bool FileReader::Cached(uint64_t offset, size_t n) const {
 IoStatus FileReader::Read(uint64_t offset, char* out, size_t n, size_t* got,
                           const PieceFn* on_piece) const {
   *got = 0;
-  if (n >= kOverlapMin && offset < size_) {
+  if (n >= OverlapMin() && offset < size_) {
     const size_t available = static_cast<size_t>(std::min<uint64_t>(n, size_ - offset));
     // Bytes the cache lacks (a checkpoint written direct, or evicted) are read O_DIRECT;
     // what it holds is copied from it, by several reads at once too.

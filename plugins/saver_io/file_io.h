@@ -181,7 +181,8 @@ void SetWriteFaultHookForTesting(WriteFaultHook hook);
 using ReadFaultHook = int (*)(const std::string& path, uint64_t offset, size_t n);
 void SetReadFaultHookForTesting(ReadFaultHook hook);
 // Test seam: the block size of large reads (0: the default, 8 MiB), so that tests cross many
-// block boundaries with small files. Rounded up to the direct-I/O alignment.
+// block boundaries with small files. Rounded up to the direct-I/O alignment; reads of two
+// blocks or more are then overlapped (by default: of 2 MiB or more).
 void SetReadBlockSizeForTesting(size_t bytes);
 
 }  // namespace tgraph::saver_io

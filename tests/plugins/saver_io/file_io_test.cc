@@ -283,7 +283,7 @@ TEST_F(FileIo, DirectWriteFailureIsReported) {
 
 // ---- overlapped reads (ReadAhead), with small blocks so that every case crosses many ----
 
-constexpr size_t kBlock = 64 << 10;
+constexpr size_t kBlock = 16 << 10;
 
 // Drops the file's pages from the page cache (after a sync: dirty pages stay).
 void Evict(const std::string& path) {
@@ -320,7 +320,7 @@ class OverlappedRead : public FileIo, public ::testing::WithParamInterface<bool>
     SetDirectIoForTesting(direct_ ? 1 : 0);
     path_ = dir_ / "f";
     bool unused = false;
-    expected_ = WriteFile(path_, {3 * kMiB + 4096 * 5 + 123}, &unused);
+    expected_ = WriteFile(path_, {40 * kBlock + 4096 * 5 + 123}, &unused);
   }
   // Before each read: out of the cache for a direct read, in it for a cached one.
   void Prepare() {
@@ -328,7 +328,7 @@ class OverlappedRead : public FileIo, public ::testing::WithParamInterface<bool>
       Evict(path_);
     } else {
       (void)FileBytes(path_);  // a plain read fills the cache
-      ASSERT_EQ(CachedPages(path_, 0, 2 * kMiB), 2 * kMiB / 4096);
+      ASSERT_EQ(CachedPages(path_, 0, 20 * kBlock), 20 * kBlock / 4096);
     }
   }
 
@@ -351,7 +351,7 @@ TEST_P(OverlappedRead, ExactBytesAtEveryBoundary) {
       {kBlock - 1, 33 * kBlock + 2},  // from one byte before a block
       {4096, size - 4096},            // page-aligned, to the end
       {7, size - 7},                  // odd offset, to the end
-      {3 * kBlock + 100, 2 * kMiB + 4095},
+      {3 * kBlock + 100, 20 * kBlock + 4095},
   };
   const std::vector<char> zeros(size + 4096, 0);
   for (const auto& [offset, n] : ranges) {
@@ -374,7 +374,7 @@ TEST_P(OverlappedRead, ExactBytesAtEveryBoundary) {
   }
   if (direct_) {
     // Read direct: the cache still lacks the bytes.
-    EXPECT_EQ(CachedPages(path_, 0, 3 * kMiB), 0u);
+    EXPECT_EQ(CachedPages(path_, 0, 40 * kBlock), 0u);
   }
 }
 
@@ -383,7 +383,7 @@ TEST_P(OverlappedRead, ExactBytesAtEveryBoundary) {
 TEST_P(OverlappedRead, ShortReadIsDataLoss) {
   std::unique_ptr<FileReader> reader;
   ASSERT_TRUE(FileReader::Open(path_, &reader).ok());
-  ASSERT_EQ(::truncate(path_.c_str(), static_cast<off_t>(2 * kMiB + 5 * kBlock + 77)), 0);
+  ASSERT_EQ(::truncate(path_.c_str(), static_cast<off_t>(25 * kBlock + 77)), 0);
   Prepare();
   std::vector<char> dst(expected_.size());
   size_t consumed = 0;
@@ -391,7 +391,7 @@ TEST_P(OverlappedRead, ShortReadIsDataLoss) {
                               [&](const char*, size_t n) { consumed += n; });
   EXPECT_EQ(s.code, TG_DATA_LOSS);
   EXPECT_NE(s.message.find(path_), std::string::npos) << s.message;
-  EXPECT_LE(consumed, 2 * kMiB + 5 * kBlock + 77);
+  EXPECT_LE(consumed, 25 * kBlock + 77);
   EXPECT_TRUE(std::memcmp(dst.data(), expected_.data(), consumed) == 0);
 }
 

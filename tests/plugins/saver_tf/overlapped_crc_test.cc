@@ -23,7 +23,7 @@ using testing::ReadRawTensor;
 using testing::SaveRaw;
 using testing::ScratchDir;
 
-constexpr size_t kBlock = 64 << 10;
+constexpr size_t kBlock = 16 << 10;
 
 void Evict(const std::string& path) {
   const int fd = ::open(path.c_str(), O_RDONLY);
@@ -68,7 +68,7 @@ TEST_P(OverlappedCrc, FlippedByteAtEveryBlockBoundaryIsDataLoss) {
   const std::string prefix = dir / "model.ckpt";
   // A small tensor first, so that "w" starts at an unaligned offset (read through the staging
   // ring when direct), then "v" at an aligned one (read in place).
-  std::string w(40 * kBlock + 123, '\0'), v(36 * kBlock, '\0');
+  std::string w(10 * kBlock + 123, '\0'), v(9 * kBlock, '\0');
   for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<char>(i * 7 + 3);
   for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<char>(i * 13 + 1);
   const std::string pad(4096 - 123, 'p');  // realigns "v"
