@@ -29,6 +29,7 @@ def test_evict_drops_every_page_and_warm_reads_them_back(tmp_path):
     write_file(path, size)  # dirty in the cache: evict must sync before dropping
     pages = (size + 4095) // 4096
     assert page_cache.resident_pages(path) == (pages, pages)
+    page_cache.sync([path])  # the slow part first, so that little else moves Cached meanwhile
     before = cached_kib()
     assert page_cache.evict([path]) == 0.0
     assert page_cache.resident_pages(path) == (0, pages)
