@@ -1,8 +1,12 @@
 /* The tgraph half of bench/compare_saver.py: N float variables of M MiB each (filled by a
- * Fill op, so the graph holds no large constant), a tf.train.Saver over them, and R timed
- * saves and restores through the C API. Prints one line per operation:
- *   save <seconds>      restore <seconds>
- * Usage: saver_runs DIR VARIABLES MIB_EACH RUNS */
+ * Fill op, so the graph holds no large constant), a tf.train.Saver over them, saved to and
+ * restored from DIR/tgraph.ckpt through the C API when told to. Reads one command a line on
+ * stdin and answers each with one line on stdout, so that the caller can evict or warm the
+ * checkpoint's pages between the operations:
+ *   save     ->  save <seconds>
+ *   restore  ->  restore <seconds>
+ * Prints "ready" once the variables are initialized; ends at end of input.
+ * Usage: saver_runs DIR VARIABLES MIB_EACH */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,12 +42,12 @@ static TG_Output int_vector_const(TG_Graph* g, const int32_t* values, int64_t n)
 }
 
 int main(int argc, char** argv) {
-  if (argc != 5) {
-    fprintf(stderr, "usage: saver_runs DIR VARIABLES MIB_EACH RUNS\n");
+  if (argc != 4) {
+    fprintf(stderr, "usage: saver_runs DIR VARIABLES MIB_EACH\n");
     return 2;
   }
   const char* dir = argv[1];
-  const int variables = atoi(argv[2]), mib = atoi(argv[3]), runs = atoi(argv[4]);
+  const int variables = atoi(argv[2]), mib = atoi(argv[3]);
   status = TG_NewStatus();
   TG_LoadPluginsFromSearchPath(status);
   check("loading plugins");
@@ -87,15 +91,23 @@ int main(int argc, char** argv) {
   check("init run");
   char prefix[4096];
   snprintf(prefix, sizeof prefix, "%s/tgraph.ckpt", dir);
-  for (int r = 0; r < runs; ++r) {
-    double t0 = now();
-    TG_SaverSave(saver, sess, prefix, NULL, NULL, NULL, status);
-    check("save");
-    printf("save %.6f\n", now() - t0);
-    t0 = now();
-    TG_SaverRestore(saver, sess, prefix, status);
-    check("restore");
-    printf("restore %.6f\n", now() - t0);
+  printf("ready\n");
+  fflush(stdout);
+  char command[64];
+  while (fgets(command, sizeof command, stdin) != NULL) {
+    const double t0 = now();
+    if (strncmp(command, "save", 4) == 0) {
+      TG_SaverSave(saver, sess, prefix, NULL, NULL, NULL, status);
+      check("save");
+      printf("save %.6f\n", now() - t0);
+    } else if (strncmp(command, "restore", 7) == 0) {
+      TG_SaverRestore(saver, sess, prefix, status);
+      check("restore");
+      printf("restore %.6f\n", now() - t0);
+    } else {
+      fprintf(stderr, "saver_runs: unknown command %s", command);
+      return 2;
+    }
     fflush(stdout);
   }
   TG_DeleteSaver(saver);

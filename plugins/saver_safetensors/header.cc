@@ -210,8 +210,12 @@ Status SerializeHeader(std::vector<WriteEntry>* entries, std::string* text) {
   }
   *text = root.dump();
   // 8 bytes of length + the header end on an 8-byte boundary: every tensor's data then starts
-  // aligned to its element size (the caller orders wider elements first).
-  text->append((8 - text->size() % 8) % 8, ' ');
+  // aligned to its element size (the caller orders wider elements first). With a MiB of data
+  // or more, on a 4096-byte boundary (the format allows trailing spaces in the header): the
+  // data section then starts on a page, so that page-aligned tensors are written and read
+  // O_DIRECT in place rather than through a staging copy (plugins/saver_io).
+  const size_t boundary = offset >= (uint64_t{1} << 20) ? 4096 : 8;
+  text->append((boundary - (8 + text->size()) % boundary) % boundary, ' ');
   return Status();
 }
 

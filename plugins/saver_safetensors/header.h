@@ -52,7 +52,8 @@ struct WriteEntry {
 };
 
 // Assigns consecutive offsets to `entries` (in their order) and returns the header's JSON,
-// padded with spaces so the data starts 8-byte aligned (as the reference writer does).
+// padded with spaces so the data starts 8-byte aligned (as the reference writer does), or
+// page-aligned when there is a MiB of data or more (for direct I/O).
 // INVALID_ARGUMENT naming the tensor whose name is not valid UTF-8.
 Status SerializeHeader(std::vector<WriteEntry>* entries, std::string* json);
 

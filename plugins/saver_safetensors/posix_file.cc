@@ -13,12 +13,6 @@
 namespace tgraph_safetensors {
 namespace {
 
-// Linux moves at most this much per read/write call; asking for less keeps every call
-// well-defined on other systems too.
-constexpr size_t kMaxIoChunk = size_t{1} << 30;
-// How much a save writes (in one call) before starting the disk write of it.
-constexpr uint64_t kWriteBackChunk = uint64_t{8} << 20;
-
 TG_Code CodeForErrno(int err) {
   switch (err) {
     case ENOENT:
@@ -68,51 +62,41 @@ Status ErrnoStatus(int err, std::string_view what) {
   return Status(CodeForErrno(err), StrCat(what, ": ", std::strerror(err)));
 }
 
+// The shared I/O's status as this plugin's.
+static Status FromIo(const tgraph::saver_io::IoStatus& s) {
+  return s.ok() ? Status() : Status(s.code, s.message);
+}
+
 // ---- ReadFile ----
 
-ReadFile::~ReadFile() {
-  if (fd_ >= 0) ::close(fd_);
-}
+ReadFile::~ReadFile() = default;
 
 Status ReadFile::Open(const std::string& path) {
   path_ = path;
-  fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd_ < 0) {
+  // Checked here first, for this plugin's messages and codes.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
     const int err = errno;
     if (err == ENOENT) return NotFound(StrCat("safetensors file '", path, "' not found"));
     return ErrnoStatus(err, StrCat("opening safetensors file '", path, "'"));
   }
   struct stat st {};
-  if (::fstat(fd_, &st) != 0) return ErrnoStatus(errno, StrCat("stat of '", path, "'"));
+  const bool stat_ok = ::fstat(fd, &st) == 0;
+  const int stat_errno = errno;
+  CloseKeepingErrno(fd);
+  if (!stat_ok) return ErrnoStatus(stat_errno, StrCat("stat of '", path, "'"));
   if (!S_ISREG(st.st_mode)) {
     return Status(TG_FAILED_PRECONDITION,
                   StrCat("safetensors file '", path, "' is not a regular file"));
   }
-  size_ = static_cast<uint64_t>(st.st_size);
+  TGRAPH_SAFETENSORS_RETURN_IF_ERROR(FromIo(tgraph::saver_io::FileReader::Open(path, &reader_)));
+  size_ = reader_->size();
   return Status();
 }
 
 Status ReadFile::ReadAt(uint64_t offset, void* buffer, size_t n) const {
-  auto* out = static_cast<char*>(buffer);
-  while (n > 0) {
-    const ssize_t got = ::pread(fd_, out, std::min(n, kMaxIoChunk), static_cast<off_t>(offset));
-    if (got < 0) {
-      if (errno == EINTR) continue;
-      return ErrnoStatus(errno, StrCat("reading safetensors file '", path_, "'"));
-    }
-    if (got == 0) {
-      return DataLoss(StrCat("safetensors file '", path_, "' ends at byte ", offset, ", ", n,
-                             " bytes before the data it describes (truncated while reading?)"));
-    }
-    out += got;
-    offset += static_cast<uint64_t>(got);
-    n -= static_cast<size_t>(got);
-  }
-  return Status();
-}
-
-void ReadFile::AdviseSequential() const {
-  (void)::posix_fadvise(fd_, 0, 0, POSIX_FADV_SEQUENTIAL);  // a hint: failure changes nothing
+  if (reader_ == nullptr) return Status(TG_FAILED_PRECONDITION, "ReadFile: not open");
+  return FromIo(reader_->ReadAt(offset, buffer, n));
 }
 
 // ---- AtomicFileWriter ----
@@ -120,9 +104,7 @@ void ReadFile::AdviseSequential() const {
 AtomicFileWriter::~AtomicFileWriter() { Abandon(); }
 
 void AtomicFileWriter::Abandon() {
-  if (fd_ >= 0) CloseKeepingErrno(fd_);
-  fd_ = -1;
-  written_ = flushing_from_ = 0;
+  writer_.reset();  // closes without syncing
   if (!temp_path_.empty()) {
     const int saved = errno;
     ::unlink(temp_path_.c_str());
@@ -135,14 +117,19 @@ Status AtomicFileWriter::Open(const std::string& path) {
   Abandon();
   path_ = path;
   // A name no other writer uses, in the destination's directory (rename works within one
-  // file system only). O_EXCL: a leftover of a crashed save is never written into.
+  // file system only). O_EXCL: a leftover of a crashed save is never written into; the
+  // name, once ours, is reopened by the shared writer.
   static std::atomic<uint64_t> counter{0};
   for (int attempt = 0; attempt < 100; ++attempt) {
     std::string temp = StrCat(path, ".tmp-", ::getpid(), "-", counter.fetch_add(1));
-    fd_ = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    if (fd_ >= 0) {
+    const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd >= 0) {
+      ::close(fd);
       temp_path_ = std::move(temp);
-      return Status();
+      const Status s = FromIo(tgraph::saver_io::FileWriter::Create(
+          temp_path_, &writer_, tgraph::saver_io::FileWriter::Mode::kDirectIfPossible));
+      if (!s.ok()) Abandon();
+      return s;
     }
     if (errno != EEXIST) {
       return ErrnoStatus(errno, StrCat("creating a temporary file for '", path, "'"));
@@ -152,52 +139,23 @@ Status AtomicFileWriter::Open(const std::string& path) {
 }
 
 Status AtomicFileWriter::Write(const void* data, size_t n) {
-  const auto* in = static_cast<const char*>(data);
-  while (n > 0) {
-    const ssize_t put = ::write(fd_, in, std::min<size_t>(n, kWriteBackChunk));
-    if (put < 0) {
-      if (errno == EINTR) continue;
-      const Status s = ErrnoStatus(errno, StrCat("writing '", temp_path_, "' (for '", path_, "')"));
-      Abandon();
-      return s;
-    }
-    in += put;
-    n -= static_cast<size_t>(put);
-    written_ += static_cast<uint64_t>(put);
-    StartWriteBack();
-  }
-  return Status();
-}
-
-void AtomicFileWriter::StartWriteBack() {
-#ifdef __linux__
-  if (written_ - flushing_from_ < kWriteBackChunk) return;
-  // Asynchronous: queues the pages for the disk and returns. A failure here changes nothing
-  // (Commit's fsync reports any I/O error), so it is not checked.
-  (void)::sync_file_range(fd_, static_cast<off_t>(flushing_from_),
-                          static_cast<off_t>(written_ - flushing_from_), SYNC_FILE_RANGE_WRITE);
-  flushing_from_ = written_;
-#endif
+  if (writer_ == nullptr) return Status(TG_FAILED_PRECONDITION, "AtomicFileWriter: not open");
+  const Status s = FromIo(writer_->Append(data, n));
+  if (!s.ok()) Abandon();
+  return s;
 }
 
 Status AtomicFileWriter::Commit() {
-  if (::fsync(fd_) != 0) {
-    const Status s = ErrnoStatus(errno, StrCat("flushing '", temp_path_, "' to disk"));
+  if (writer_ == nullptr) return Status(TG_FAILED_PRECONDITION, "AtomicFileWriter: not open");
+  Status s = FromIo(writer_->SyncAndClose());  // flushed to disk: then the rename
+  if (s.ok() && ::rename(temp_path_.c_str(), path_.c_str()) != 0) {
+    s = ErrnoStatus(errno, StrCat("renaming '", temp_path_, "' to '", path_, "'"));
+  }
+  if (!s.ok()) {
     Abandon();
     return s;
   }
-  const int fd = fd_;
-  fd_ = -1;
-  if (::close(fd) != 0) {
-    const Status s = ErrnoStatus(errno, StrCat("closing '", temp_path_, "'"));
-    Abandon();
-    return s;
-  }
-  if (::rename(temp_path_.c_str(), path_.c_str()) != 0) {
-    const Status s = ErrnoStatus(errno, StrCat("renaming '", temp_path_, "' to '", path_, "'"));
-    Abandon();
-    return s;
-  }
+  writer_.reset();
   temp_path_.clear();  // it is `path_` now
   return SyncParentDirectory(path_);
 }

@@ -1,10 +1,16 @@
 // The file system calls the saver needs, with errno turned into statuses that name the
-// file: reading at an offset, writing everything, and writing a file atomically.
+// file: reading at an offset, writing everything, and writing a file atomically. The bytes
+// go through the savers' shared I/O (plugins/saver_io/file_io.h), as the tensorflow_v2
+// saver's do: the file is written O_DIRECT where the file system allows it, and large reads
+// are overlapped, O_DIRECT when the page cache lacks the bytes.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
+
+#include "saver_io/file_io.h"
 
 #include "status.h"
 
@@ -26,11 +32,9 @@ class ReadFile {
   uint64_t size() const { return size_; }
   // Exactly `n` bytes at `offset` into `buffer`; DATA_LOSS naming the file if it ends first.
   Status ReadAt(uint64_t offset, void* buffer, size_t n) const;
-  // The kernel may read ahead aggressively: the whole data section is read in order.
-  void AdviseSequential() const;
 
  private:
-  int fd_ = -1;
+  std::unique_ptr<tgraph::saver_io::FileReader> reader_;
   uint64_t size_ = 0;
   std::string path_;
 };
@@ -47,21 +51,18 @@ class AtomicFileWriter {
   AtomicFileWriter& operator=(const AtomicFileWriter&) = delete;
 
   Status Open(const std::string& path);
-  // All `n` bytes, straight from `data` (no copy is made). Every few MiB, the disk write
-  // of what is written so far is started (Linux), so that it overlaps the rest of the save
-  // instead of all waiting for Commit's fsync.
+  // All `n` bytes: O_DIRECT straight from `data` where it and the file position are aligned
+  // (the core's large tensors are page-aligned, and a large file's data section starts on a
+  // page: header.h), through an aligned staging buffer otherwise (saver_io::FileWriter).
   Status Write(const void* data, size_t n);
   Status Commit();
 
  private:
   void Abandon();
-  void StartWriteBack();
 
-  int fd_ = -1;
+  std::unique_ptr<tgraph::saver_io::FileWriter> writer_;
   std::string path_;
   std::string temp_path_;
-  uint64_t written_ = 0;  // bytes so far
-  uint64_t flushing_from_ = 0;  // where the write-back not yet started begins
 };
 
 // fsyncs the directory holding `path`, so a rename or unlink in it survives a crash.

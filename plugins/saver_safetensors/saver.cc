@@ -179,7 +179,6 @@ Status Restore(const std::string& path, const char* const* names, size_t count,
     }
     wanted[i] = &it->second;
   }
-  f.file.AdviseSequential();
   for (size_t i = 0; i < count; ++i) {
     const TensorEntry& e = *wanted[i];
     tensors[i] = Api()->new_host_tensor(e.dtype->dtype, e.shape.data(),

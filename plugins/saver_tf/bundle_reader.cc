@@ -15,9 +15,6 @@
 namespace tgraph::saver_tf {
 namespace {
 
-// Data is read and checksummed in pieces this large (each piece still in cache).
-constexpr uint64_t kChunk = uint64_t{8} << 20;
-
 uint32_t ReadLittleEndian32(const char* p) {
   uint32_t v = 0;
   for (int i = 3; i >= 0; --i) v = (v << 8) | static_cast<uint8_t>(p[i]);
@@ -174,15 +171,14 @@ BundleStatus BundleReader::ReadRaw(const std::string& name, const tf::BundleEntr
   const FileReader* file = nullptr;
   SAVER_TF_RETURN_IF_ERROR(DataFile(name, entry, &file));
   SAVER_TF_RETURN_IF_ERROR(CheckExtent(name, entry, *file));
-  char* out = static_cast<char*>(dst);
-  const uint64_t offset = static_cast<uint64_t>(entry.offset());
+  // The CRC runs over each block as soon as it is read, while the next ones are read
+  // (FileReader: several reads in flight).
   uint32_t crc = 0;
-  for (uint64_t done = 0; done < bytes;) {
-    const size_t n = static_cast<size_t>(bytes - done < kChunk ? bytes - done : kChunk);
-    SAVER_TF_RETURN_IF_ERROR(file->ReadAt(offset + done, out + done, n));
-    crc = crc32c::Extend(crc, out + done, n);
-    done += n;
-  }
+  SAVER_TF_RETURN_IF_ERROR(file->ReadAt(static_cast<uint64_t>(entry.offset()), dst,
+                                        static_cast<size_t>(bytes),
+                                        [&crc](const char* piece, size_t n) {
+                                          crc = crc32c::Extend(crc, piece, n);
+                                        }));
   const uint32_t expected = crc32c::Unmask(entry.crc32c());
   if (crc != expected) return ChecksumMismatch(name, *file, expected, crc);
   return BundleStatus::OK();

@@ -14,21 +14,47 @@
 #include <random>
 #include <vector>
 
-namespace tgraph::saver_tf {
+#include "read_ahead.h"
+
+namespace tgraph::saver_io {
 namespace {
 
 // Appends at least this large go straight from the caller's memory to the file.
 constexpr size_t kBufferSize = 1 << 20;
-// Reads at least this large try the page cache, then O_DIRECT (FileReader).
-constexpr size_t kDirectReadMin = 1 << 20;
-constexpr size_t kReadStagingSize = size_t{8} << 20;
+// Reads at least this large are read in blocks by several threads at once, O_DIRECT when the
+// page cache lacks them (FileReader).
+constexpr size_t kOverlapMin = size_t{2} << 20;
+constexpr size_t kDefaultReadBlock = size_t{8} << 20;
+// Reads in flight at once (ReadAhead threads): two keep the virtual disk busy while the caller
+// checksums; more gained nothing on the project's VM.
+constexpr int kReaders = 2;
+// In-place blocks read ahead of the consumer, and the staging ring's size.
+constexpr size_t kInPlaceWindow = 4;
+constexpr size_t kStagingSlots = kReaders + 1;
+// Larger direct-I/O alignments than this are not worth staging for.
+constexpr size_t kMaxDirectAlign = size_t{1} << 20;
 // One write() call writes at most this much (Linux caps a write at about 2 GiB anyway).
 constexpr size_t kMaxWriteChunk = size_t{1} << 30;
 
 std::atomic<WriteFaultHook> g_write_fault_hook{nullptr};
+std::atomic<ReadFaultHook> g_read_fault_hook{nullptr};
+std::atomic<size_t> g_read_block_for_testing{0};
+
+// Reads at least this large are overlapped: kOverlapMin, or two blocks of a test's size.
+size_t OverlapMin() {
+  const size_t forced = g_read_block_for_testing.load();
+  return forced != 0 ? 2 * forced : kOverlapMin;
+}
+
+// The block of large reads, a multiple of `align`.
+size_t ReadBlockSize(size_t align) {
+  const size_t forced = g_read_block_for_testing.load();
+  const size_t block = forced != 0 ? forced : kDefaultReadBlock;
+  return (block + align - 1) / align * align;
+}
 std::atomic<int> g_direct_io_for_testing{-1};
 
-BundleStatus ErrnoStatus(int error, const std::string& what, const std::string& path) {
+IoStatus ErrnoStatus(int error, const std::string& what, const std::string& path) {
   return Error(CodeForErrno(error), Str(what, " '", path, "': ", std::strerror(error)));
 }
 
@@ -67,6 +93,8 @@ TG_Code CodeForErrno(int error) {
 }
 
 void SetWriteFaultHookForTesting(WriteFaultHook hook) { g_write_fault_hook.store(hook); }
+void SetReadFaultHookForTesting(ReadFaultHook hook) { g_read_fault_hook.store(hook); }
+void SetReadBlockSizeForTesting(size_t bytes) { g_read_block_for_testing.store(bytes); }
 
 bool DirectIoEnabled() {
   const int forced = g_direct_io_for_testing.load();
@@ -84,7 +112,7 @@ void SetDirectIoForTesting(int enabled) { g_direct_io_for_testing.store(enabled)
 
 void FreeAligned::operator()(char* p) const { std::free(p); }
 
-BundleStatus FileWriter::Create(const std::string& path, std::unique_ptr<FileWriter>* out,
+IoStatus FileWriter::Create(const std::string& path, std::unique_ptr<FileWriter>* out,
                                 Mode mode) {
   const bool direct = mode == Mode::kDirectIfPossible && DirectIoEnabled();
   constexpr int kFlags = O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC;
@@ -94,7 +122,7 @@ BundleStatus FileWriter::Create(const std::string& path, std::unique_ptr<FileWri
   if (fd < 0) return ErrnoStatus(errno, "cannot create", path);
   out->reset(new FileWriter(path, fd));
   if (direct) (*out)->SetUpDirect();
-  return BundleStatus::OK();
+  return IoStatus::OK();
 }
 
 void FileWriter::SetUpDirect() {
@@ -122,12 +150,12 @@ void FileWriter::SetUpDirect() {
   (void)StopDirect();
 }
 
-BundleStatus FileWriter::StopDirect() {
+IoStatus FileWriter::StopDirect() {
   const int flags = ::fcntl(fd_, F_GETFL);
   if (flags < 0 || ::fcntl(fd_, F_SETFL, flags & ~O_DIRECT) != 0) {
     return ErrnoStatus(errno, "cannot turn off direct I/O on", path_);
   }
-  if (staging_ == nullptr) return BundleStatus::OK();
+  if (staging_ == nullptr) return IoStatus::OK();
   // What was staged goes on as an ordinary buffered append.
   const size_t staged = staged_;
   std::unique_ptr<char, FreeAligned> staging = std::move(staging_);
@@ -142,20 +170,20 @@ BundleStatus FileWriter::StopDirect() {
 // splits into requests that are all in flight together. Everything else is gathered in the
 // staging buffer, written whenever it is full, which keeps every direct write aligned
 // whatever the tensors' addresses and sizes are.
-BundleStatus FileWriter::AppendDirect(const char* data, size_t n) {
+IoStatus FileWriter::AppendDirect(const char* data, size_t n) {
   while (n > 0) {
     if (staged_ % align_ == 0 && n >= align_ &&
         reinterpret_cast<uintptr_t>(data) % memory_align_ == 0) {
-      SAVER_TF_RETURN_IF_ERROR(WriteStaged());  // all of it: it is whole blocks
+      SAVER_IO_RETURN_IF_ERROR(WriteStaged());  // all of it: it is whole blocks
       if (staging_ == nullptr) return WriteAll(data, n);
       const size_t whole = n / align_ * align_;
       size_t done = 0;
       bool give_up = false;
-      SAVER_TF_RETURN_IF_ERROR(WriteDirect(data, whole, &done, &give_up));
+      SAVER_IO_RETURN_IF_ERROR(WriteDirect(data, whole, &done, &give_up));
       data += done;
       n -= done;
       if (give_up) {
-        SAVER_TF_RETURN_IF_ERROR(StopDirect());  // nothing is staged
+        SAVER_IO_RETURN_IF_ERROR(StopDirect());  // nothing is staged
         return WriteAll(data, n);
       }
       continue;
@@ -165,16 +193,16 @@ BundleStatus FileWriter::AppendDirect(const char* data, size_t n) {
     staged_ += take;
     data += take;
     n -= take;
-    if (staged_ == kStagingSize) SAVER_TF_RETURN_IF_ERROR(WriteStaged());
+    if (staged_ == kStagingSize) SAVER_IO_RETURN_IF_ERROR(WriteStaged());
     if (staging_ == nullptr) return WriteAll(data, n);  // fell back to buffered writes
   }
-  return BundleStatus::OK();
+  return IoStatus::OK();
 }
 
 // Writes [p, p + n) O_DIRECT (n whole blocks, p aligned); *done is what got written. Sets
 // *give_up, leaving the rest, where direct I/O cannot go on: a file system that takes the
 // flag but not the write (EINVAL), or a short write that left the position unaligned.
-BundleStatus FileWriter::WriteDirect(const char* p, size_t n, size_t* done, bool* give_up) {
+IoStatus FileWriter::WriteDirect(const char* p, size_t n, size_t* done, bool* give_up) {
   *done = 0;
   *give_up = false;
   while (*done < n) {
@@ -189,35 +217,35 @@ BundleStatus FileWriter::WriteDirect(const char* p, size_t n, size_t* done, bool
       if (errno == EINTR) continue;
       if (errno != EINVAL) return ErrnoStatus(errno, "cannot write", path_);
       *give_up = true;
-      return BundleStatus::OK();
+      return IoStatus::OK();
     }
     *done += static_cast<size_t>(wrote);
     written_ += static_cast<uint64_t>(wrote);
     if (*done % align_ != 0) {
       *give_up = true;
-      return BundleStatus::OK();
+      return IoStatus::OK();
     }
   }
-  return BundleStatus::OK();
+  return IoStatus::OK();
 }
 
-BundleStatus FileWriter::WriteStaged() {
+IoStatus FileWriter::WriteStaged() {
   const size_t whole = staged_ / align_ * align_;
-  if (whole == 0) return BundleStatus::OK();
+  if (whole == 0) return IoStatus::OK();
   size_t done = 0;
   bool give_up = false;
-  BundleStatus s = WriteDirect(staging_.get(), whole, &done, &give_up);
+  IoStatus s = WriteDirect(staging_.get(), whole, &done, &give_up);
   std::memmove(staging_.get(), staging_.get() + done, staged_ - done);
   staged_ -= done;
   if (!s.ok()) return s;
-  return give_up ? StopDirect() : BundleStatus::OK();  // StopDirect writes what is staged
+  return give_up ? StopDirect() : IoStatus::OK();  // StopDirect writes what is staged
 }
 
 FileWriter::~FileWriter() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-BundleStatus FileWriter::WriteAll(const char* data, size_t n) {
+IoStatus FileWriter::WriteAll(const char* data, size_t n) {
   while (n > 0) {
     const size_t chunk = n < kMaxWriteChunk ? n : kMaxWriteChunk;
     if (WriteFaultHook hook = g_write_fault_hook.load()) {
@@ -235,7 +263,7 @@ BundleStatus FileWriter::WriteAll(const char* data, size_t n) {
     written_ += static_cast<uint64_t>(wrote);
     StartWriteBack();
   }
-  return BundleStatus::OK();
+  return IoStatus::OK();
 }
 
 // Queues what was written since the last call for the disk, every kWriteBackChunk bytes, so
@@ -249,44 +277,44 @@ void FileWriter::StartWriteBack() {
   write_back_from_ = written_;
 }
 
-BundleStatus FileWriter::Append(const void* data, size_t n) {
+IoStatus FileWriter::Append(const void* data, size_t n) {
   if (fd_ < 0) return Error(TG_FAILED_PRECONDITION, Str("'", path_, "' is closed"));
   const char* bytes = static_cast<const char*>(data);
   size_ += n;
   if (staging_ != nullptr) return AppendDirect(bytes, n);
   if (buffer_.size() + n <= kBufferSize) {
     buffer_.append(bytes, n);
-    return BundleStatus::OK();
+    return IoStatus::OK();
   }
-  SAVER_TF_RETURN_IF_ERROR(Flush());
+  SAVER_IO_RETURN_IF_ERROR(Flush());
   if (n >= kBufferSize) return WriteAll(bytes, n);
   buffer_.append(bytes, n);
-  return BundleStatus::OK();
+  return IoStatus::OK();
 }
 
 // Direct mode hands over the whole blocks staged; the last partial block stays staged until
 // SyncAndClose, which writes it through the cache.
-BundleStatus FileWriter::Flush() {
+IoStatus FileWriter::Flush() {
   if (staging_ != nullptr) return WriteStaged();
-  if (buffer_.empty()) return BundleStatus::OK();
-  BundleStatus s = WriteAll(buffer_.data(), buffer_.size());
+  if (buffer_.empty()) return IoStatus::OK();
+  IoStatus s = WriteAll(buffer_.data(), buffer_.size());
   buffer_.clear();
   return s;
 }
 
-BundleStatus FileWriter::SyncAndClose() {
-  SAVER_TF_RETURN_IF_ERROR(Flush());
-  if (staging_ != nullptr) SAVER_TF_RETURN_IF_ERROR(StopDirect());  // the unaligned tail
+IoStatus FileWriter::SyncAndClose() {
+  SAVER_IO_RETURN_IF_ERROR(Flush());
+  if (staging_ != nullptr) SAVER_IO_RETURN_IF_ERROR(StopDirect());  // the unaligned tail
   if (::fsync(fd_) != 0) return ErrnoStatus(errno, "cannot sync", path_);
   const int fd = fd_;
   fd_ = -1;
   if (::close(fd) != 0) return ErrnoStatus(errno, "cannot close", path_);
-  return BundleStatus::OK();
+  return IoStatus::OK();
 }
 
 // ---- FileReader ----
 
-BundleStatus FileReader::Open(const std::string& path, std::unique_ptr<FileReader>* out) {
+IoStatus FileReader::Open(const std::string& path, std::unique_ptr<FileReader>* out) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return ErrnoStatus(errno, "cannot open", path);
   struct stat st {};
@@ -300,14 +328,16 @@ BundleStatus FileReader::Open(const std::string& path, std::unique_ptr<FileReade
     return Error(TG_INVALID_ARGUMENT, Str("'", path, "' is not a regular file"));
   }
   out->reset(new FileReader(path, fd, static_cast<uint64_t>(st.st_size)));
-  return BundleStatus::OK();
+  return IoStatus::OK();
 }
 
 struct FileReader::Direct {
   int fd = -1;
   size_t align = 0;         // file offsets and lengths (dio_offset_align)
   size_t memory_align = 0;  // addresses (dio_mem_align)
+  // kStagingSlots buffers of staging_block bytes, for reads into unaligned memory.
   std::unique_ptr<char, FreeAligned> staging;
+  size_t staging_block = 0;
   ~Direct() {
     if (fd >= 0) ::close(fd);
   }
@@ -320,84 +350,163 @@ FileReader::~FileReader() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-BundleStatus FileReader::ReadBuffered(uint64_t offset, char* out, size_t n, size_t* got) const {
-  while (*got < n) {
-    const size_t want = n - *got < kMaxWriteChunk ? n - *got : kMaxWriteChunk;
-    const ssize_t r = ::pread(fd_, out + *got, want, static_cast<off_t>(offset + *got));
+int64_t FileReader::ReadBlock(int fd, uint64_t offset, char* dst, size_t n) const {
+  if (ReadFaultHook hook = g_read_fault_hook.load()) {
+    if (const int injected = hook(path_, offset, n)) return -injected;
+  }
+  size_t done = 0;
+  while (done < n) {
+    const size_t want = std::min(n - done, kMaxWriteChunk);
+    const ssize_t r = ::pread(fd, dst + done, want, static_cast<off_t>(offset + done));
     if (r < 0) {
       if (errno == EINTR) continue;
-      return ErrnoStatus(errno, "cannot read", path_);
+      return -errno;
     }
     if (r == 0) break;  // end of file
-    *got += static_cast<size_t>(r);
+    done += static_cast<size_t>(r);
   }
-  return BundleStatus::OK();
+  return static_cast<int64_t>(done);
 }
 
-bool FileReader::ReadDirect(uint64_t offset, char* out, size_t n, size_t* got) const {
-  std::lock_guard<std::mutex> lock(direct_mutex_);
-  if (direct_failed_) return false;
-  if (direct_ == nullptr) {
-    auto direct = std::make_unique<Direct>();
-    direct->fd = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC | O_DIRECT);
-    size_t align = 0;
-    size_t memory_align = 0;
-#ifdef STATX_DIOALIGN
-    struct statx st {};
-    if (direct->fd >= 0 && ::statx(direct->fd, "", AT_EMPTY_PATH, STATX_DIOALIGN, &st) == 0 &&
-        (st.stx_mask & STATX_DIOALIGN) != 0 && st.stx_dio_offset_align != 0) {
-      align = st.stx_dio_offset_align;
-      memory_align = std::max<uint32_t>(st.stx_dio_mem_align, 1);
-    }
-#endif
-    void* buffer = nullptr;
-    if (direct->fd < 0 || align == 0 || align > kReadStagingSize ||
-        kReadStagingSize % align != 0 || memory_align > 4096 ||
-        ::posix_memalign(&buffer, 4096, kReadStagingSize) != 0) {
-      direct_failed_ = true;
-      return false;
-    }
-    direct->staging.reset(static_cast<char*>(buffer));
-    direct->align = align;
-    direct->memory_align = memory_align;
-    direct_ = std::move(direct);
-  }
-  const size_t align = direct_->align;
-  char* staging = direct_->staging.get();
+IoStatus FileReader::ReadBuffered(uint64_t offset, char* out, size_t n, size_t* got,
+                                  const PieceFn* on_piece) const {
+  // With a consumer, pieces of a block each, so that each is still in cache when consumed.
+  const size_t piece = on_piece != nullptr ? ReadBlockSize(1) : kMaxWriteChunk;
   while (*got < n) {
-    const uint64_t pos = offset + *got;
-    // Whole blocks at an aligned position, into an aligned address: straight into the
-    // caller's memory, in one read whose requests the block layer keeps in flight together.
-    if (pos % align == 0 && n - *got >= align &&
-        reinterpret_cast<uintptr_t>(out + *got) % direct_->memory_align == 0) {
-      const size_t whole = std::min((n - *got) / align * align, kMaxWriteChunk);
-      const ssize_t r = ::pread(direct_->fd, out + *got, whole, static_cast<off_t>(pos));
-      if (r < 0 && errno == EINTR) continue;
-      if (r < 0) {
-        if (errno == EINVAL) direct_failed_ = true;
-        return true;
-      }
-      *got += static_cast<size_t>(r);
-      if (static_cast<size_t>(r) < whole) return true;  // end of file (or a short read)
-      continue;
+    const size_t want = std::min(n - *got, piece);
+    const int64_t r = ReadBlock(fd_, offset + *got, out + *got, want);
+    if (r < 0) return ErrnoStatus(static_cast<int>(-r), "cannot read", path_);
+    if (r > 0 && on_piece != nullptr) (*on_piece)(out + *got, static_cast<size_t>(r));
+    *got += static_cast<size_t>(r);
+    if (static_cast<size_t>(r) < want) break;  // end of file
+  }
+  return IoStatus::OK();
+}
+
+void FileReader::ReadInPlace(int fd, size_t align, uint64_t offset, char* out, size_t n,
+                             size_t* got, const PieceFn* on_piece) const {
+  const size_t block = ReadBlockSize(align);
+  const size_t begin = *got;
+  const size_t whole = begin + (n - begin) / align * align;
+  const size_t count = (whole - begin + block - 1) / block;
+  if (count == 0) return;
+  if (count == 1) {  // nothing to overlap with
+    const int64_t r = ReadBlock(fd, offset + begin, out + begin, whole - begin);
+    if (r == -EINVAL && fd != fd_) direct_failed_ = true;
+    if (r != static_cast<int64_t>(whole - begin)) return;
+    if (on_piece != nullptr) (*on_piece)(out + begin, whole - begin);
+    *got = whole;
+    return;
+  }
+  auto extent = [&](size_t i, size_t* at, size_t* length) {
+    *at = begin + i * block;
+    *length = std::min(block, whole - *at);
+  };
+  ReadAhead reads(count, kInPlaceWindow, [&](size_t i) {
+    size_t at = 0, length = 0;
+    extent(i, &at, &length);
+    return ReadBlock(fd, offset + at, out + at, length);
+  });
+  if (!reads.Start(kReaders)) return;
+  for (size_t i = 0; i < count; ++i) {
+    size_t at = 0, length = 0;
+    extent(i, &at, &length);
+    const int64_t r = reads.Wait(i);
+    if (r != static_cast<int64_t>(length)) {
+      // A direct read refused (EINVAL: the file system took the flag but not the read) stops
+      // direct reads for this file; any other failure, or the end of the file, is the
+      // caller's plain read's to report.
+      if (r == -EINVAL && fd != fd_) direct_failed_ = true;
+      return;
     }
-    // Otherwise the aligned window around the next bytes wanted, at most the staging buffer.
-    const uint64_t start = pos / align * align;
-    const uint64_t end = std::min<uint64_t>((pos + (n - *got) + align - 1) / align * align,
-                                            start + kReadStagingSize);
-    const ssize_t r = ::pread(direct_->fd, staging, static_cast<size_t>(end - start),
-                              static_cast<off_t>(start));
-    if (r < 0 && errno == EINTR) continue;
-    // Any failure (EINVAL from a file system that took the flag but not the read, an I/O
-    // error) leaves the rest to the buffered read, which reports real errors.
+    if (on_piece != nullptr) (*on_piece)(out + at, length);
+    *got = at + length;
+    reads.Release(i);
+  }
+}
+
+bool FileReader::SetUpDirect() const {
+  if (direct_failed_) return false;
+  if (direct_ != nullptr) return true;
+  auto direct = std::make_unique<Direct>();
+  direct->fd = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC | O_DIRECT);
+  size_t align = 0;
+  size_t memory_align = 0;
+#ifdef STATX_DIOALIGN
+  struct statx st {};
+  if (direct->fd >= 0 && ::statx(direct->fd, "", AT_EMPTY_PATH, STATX_DIOALIGN, &st) == 0 &&
+      (st.stx_mask & STATX_DIOALIGN) != 0 && st.stx_dio_offset_align != 0) {
+    align = st.stx_dio_offset_align;
+    memory_align = std::max<uint32_t>(st.stx_dio_mem_align, 1);
+  }
+#endif
+  // Without the file system's word on alignment, direct I/O is not worth the guess.
+  if (direct->fd < 0 || align == 0 || align > kMaxDirectAlign || memory_align > 4096) {
+    direct_failed_ = true;
+    return false;
+  }
+  direct->align = align;
+  direct->memory_align = memory_align;
+  direct_ = std::move(direct);
+  return true;
+}
+
+bool FileReader::ReadDirect(uint64_t offset, char* out, size_t n, size_t* got,
+                            const PieceFn* on_piece) const {
+  std::lock_guard<std::mutex> lock(direct_mutex_);
+  if (!SetUpDirect()) return false;
+  Direct& direct = *direct_;
+  const size_t align = direct.align;
+  // Whole blocks at an aligned position, into an aligned address: straight into the
+  // caller's memory. The unaligned tail is left to the caller's plain read.
+  if (offset % align == 0 && reinterpret_cast<uintptr_t>(out) % direct.memory_align == 0) {
+    ReadInPlace(direct.fd, align, offset, out, n, got, on_piece);
+    return true;
+  }
+  // Otherwise the aligned window around the bytes wanted, block by block into a ring of
+  // staging buffers, each block's part of the range copied out in order.
+  const size_t block = ReadBlockSize(align);
+  if (direct.staging == nullptr || direct.staging_block != block) {
+    void* buffer = nullptr;
+    if (::posix_memalign(&buffer, 4096, kStagingSlots * block) != 0) return true;
+    direct.staging.reset(static_cast<char*>(buffer));
+    direct.staging_block = block;
+  }
+  const uint64_t start = offset / align * align;
+  const uint64_t end = (offset + n + align - 1) / align * align;
+  const size_t count = static_cast<size_t>((end - start + block - 1) / block);
+  char* staging = direct.staging.get();
+  auto extent = [&](size_t i, uint64_t* at, size_t* length) {
+    *at = start + i * block;
+    *length = static_cast<size_t>(std::min<uint64_t>(block, end - *at));
+  };
+  ReadAhead reads(count, kStagingSlots, [&](size_t i) {
+    uint64_t at = 0;
+    size_t length = 0;
+    extent(i, &at, &length);
+    return ReadBlock(direct.fd, at, staging + (i % kStagingSlots) * block, length);
+  });
+  if (!reads.Start(kReaders)) return true;
+  for (size_t i = 0; i < count; ++i) {
+    uint64_t at = 0;
+    size_t length = 0;
+    extent(i, &at, &length);
+    const int64_t r = reads.Wait(i);
     if (r < 0) {
-      if (errno == EINVAL) direct_failed_ = true;
+      if (r == -EINVAL) direct_failed_ = true;
       return true;
     }
-    if (static_cast<uint64_t>(r) <= pos - start) return true;  // end of file
-    const size_t take = std::min<size_t>(static_cast<size_t>(r) - (pos - start), n - *got);
-    std::memcpy(out + *got, staging + (pos - start), take);
-    *got += take;
+    // The block's valid bytes, [at, at + r), that fall in what is still wanted.
+    const uint64_t from = offset + *got;
+    const uint64_t to = std::min<uint64_t>(at + static_cast<uint64_t>(r), offset + n);
+    if (to > from) {
+      const size_t take = static_cast<size_t>(to - from);
+      std::memcpy(out + *got, staging + (i % kStagingSlots) * block + (from - at), take);
+      if (on_piece != nullptr) (*on_piece)(out + *got, take);
+      *got += take;
+    }
+    if (static_cast<size_t>(r) < length) return true;  // end of file (or a short read)
+    reads.Release(i);
   }
   return true;
 }
@@ -420,26 +529,39 @@ bool FileReader::Cached(uint64_t offset, size_t n) const {
   return true;
 }
 
-BundleStatus FileReader::ReadUpTo(uint64_t offset, void* dst, size_t n, size_t* got) const {
-  char* out = static_cast<char*>(dst);
+IoStatus FileReader::Read(uint64_t offset, char* out, size_t n, size_t* got,
+                          const PieceFn* on_piece) const {
   *got = 0;
-  // A large read of bytes the cache lacks (a checkpoint written direct, or evicted) goes
-  // O_DIRECT; what the cache holds is copied from it.
-  if (n >= kDirectReadMin && DirectIoEnabled() && offset < size_ &&
-      !Cached(offset, static_cast<size_t>(std::min<uint64_t>(n, size_ - offset)))) {
-    (void)ReadDirect(offset, out, n, got);
+  if (n >= OverlapMin() && offset < size_) {
+    const size_t available = static_cast<size_t>(std::min<uint64_t>(n, size_ - offset));
+    // Bytes the cache lacks (a checkpoint written direct, or evicted) are read O_DIRECT;
+    // what it holds is copied from it, by several reads at once too.
+    if (!(DirectIoEnabled() && !Cached(offset, available) &&
+          ReadDirect(offset, out, available, got, on_piece))) {
+      ReadInPlace(fd_, 1, offset, out, available, got, on_piece);
+    }
   }
-  return ReadBuffered(offset, out, n, got);
+  // The rest (all of a small read; the tail of a large one; anything after a failure).
+  return ReadBuffered(offset, out, n, got, on_piece);
 }
 
-BundleStatus FileReader::ReadAt(uint64_t offset, void* dst, size_t n) const {
+IoStatus FileReader::ReadUpTo(uint64_t offset, void* dst, size_t n, size_t* got) const {
+  return Read(offset, static_cast<char*>(dst), n, got, nullptr);
+}
+
+IoStatus FileReader::ReadAt(uint64_t offset, void* dst, size_t n, const PieceFn& on_piece) const {
   size_t got = 0;
-  SAVER_TF_RETURN_IF_ERROR(ReadUpTo(offset, dst, n, &got));
+  SAVER_IO_RETURN_IF_ERROR(
+      Read(offset, static_cast<char*>(dst), n, &got, on_piece ? &on_piece : nullptr));
   if (got != n) {
     return Error(TG_DATA_LOSS, Str("'", path_, "' is truncated: wanted ", n, " bytes at offset ",
                                    offset, ", the file has ", size_, " bytes"));
   }
-  return BundleStatus::OK();
+  return IoStatus::OK();
+}
+
+IoStatus FileReader::ReadAt(uint64_t offset, void* dst, size_t n) const {
+  return ReadAt(offset, dst, n, PieceFn());
 }
 
 // ---- paths ----
@@ -449,21 +571,21 @@ bool FileExists(const std::string& path) {
   return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
 }
 
-BundleStatus RenameFile(const std::string& from, const std::string& to) {
+IoStatus RenameFile(const std::string& from, const std::string& to) {
   if (::rename(from.c_str(), to.c_str()) != 0) {
     return ErrnoStatus(errno, Str("cannot rename '", from, "' to"), to);
   }
-  return BundleStatus::OK();
+  return IoStatus::OK();
 }
 
-BundleStatus RemoveFileIfExists(const std::string& path) {
+IoStatus RemoveFileIfExists(const std::string& path) {
   if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
     return ErrnoStatus(errno, "cannot delete", path);
   }
-  return BundleStatus::OK();
+  return IoStatus::OK();
 }
 
-BundleStatus SyncDirectoryOf(const std::string& path) {
+IoStatus SyncDirectoryOf(const std::string& path) {
   const std::string dir = DirectoryOf(path);
   const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) return ErrnoStatus(errno, "cannot open directory", dir);
@@ -472,7 +594,7 @@ BundleStatus SyncDirectoryOf(const std::string& path) {
   ::close(fd);
   // Some file systems cannot sync a directory (EINVAL); the renames happened anyway.
   if (rc != 0 && error != EINVAL) return ErrnoStatus(error, "cannot sync directory", dir);
-  return BundleStatus::OK();
+  return IoStatus::OK();
 }
 
 std::string TemporaryNameFor(const std::string& final_path) {
@@ -482,4 +604,4 @@ std::string TemporaryNameFor(const std::string& final_path) {
   return Str(final_path, ".tempstate", hex);
 }
 
-}  // namespace tgraph::saver_tf
+}  // namespace tgraph::saver_io

@@ -12,19 +12,37 @@
 #include <cerrno>
 #include <cstring>
 #include <cstdint>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "bundle_test_util.h"
-#include "file_io.h"
+#include "saver_io/file_io.h"
 
-namespace tgraph::saver_tf {
+namespace tgraph::saver_io {
 namespace {
 
-using testing::ScratchDir;
+// A fresh directory per test under gtest's TempDir, removed afterwards.
+class ScratchDir {
+ public:
+  ScratchDir() {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    path_ = std::filesystem::path(::testing::TempDir()) /
+            (std::string("saver_io_") + info->test_suite_name() + "_" + info->name());
+    std::filesystem::remove_all(path_);
+    std::filesystem::create_directories(path_);
+  }
+  ~ScratchDir() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path_, ignored);
+  }
+  std::string operator/(const std::string& name) const { return (path_ / name).string(); }
+
+ private:
+  std::filesystem::path path_;
+};
 
 constexpr size_t kMiB = size_t{1} << 20;
 
@@ -91,6 +109,8 @@ class FileIo : public ::testing::Test {
   void TearDown() override {
     SetDirectIoForTesting(-1);
     SetWriteFaultHookForTesting(nullptr);
+    SetReadFaultHookForTesting(nullptr);
+    SetReadBlockSizeForTesting(0);
   }
 
   // Appends the pieces (each from an odd address, to defeat any alignment luck) and
@@ -98,7 +118,7 @@ class FileIo : public ::testing::Test {
   std::string WriteFile(const std::string& path, const std::vector<size_t>& sizes,
                         bool* direct) {
     std::unique_ptr<FileWriter> file;
-    BundleStatus s = FileWriter::Create(path, &file, FileWriter::Mode::kDirectIfPossible);
+    IoStatus s = FileWriter::Create(path, &file, FileWriter::Mode::kDirectIfPossible);
     EXPECT_TRUE(s.ok()) << s.message;
     *direct = file->direct();
     std::string expected;
@@ -198,7 +218,7 @@ TEST_F(FileIo, ReadsUncachedBytesDirectAtAnyOffset) {
   const uint64_t offset = 3;
   const size_t n = expected.size() - 3;
   std::vector<char> got(n);
-  BundleStatus s = reader->ReadAt(offset, got.data(), n);
+  IoStatus s = reader->ReadAt(offset, got.data(), n);
   ASSERT_TRUE(s.ok()) << s.message;
   EXPECT_TRUE(std::string(got.data(), n) == expected.substr(3));
   // Read direct: the cache still does not hold the bytes.
@@ -224,7 +244,7 @@ TEST_F(FileIo, ReadsIntoAlignedMemoryInPlace) {
   const auto dst = AlignedCopy(zeros);
   // From offset 4095 the file position is aligned one byte later: read from 4096.
   const size_t n = expected.size() - 4096;
-  BundleStatus s = reader->ReadAt(4096, dst.get(), n);
+  IoStatus s = reader->ReadAt(4096, dst.get(), n);
   ASSERT_TRUE(s.ok()) << s.message;
   EXPECT_TRUE(std::string(dst.get(), n) == expected.substr(4096));
   EXPECT_EQ(CachedPages(path, 0, 10 * kMiB), 0u);
@@ -255,11 +275,147 @@ TEST_F(FileIo, DirectWriteFailureIsReported) {
   const std::string path = dir_ / "f";
   ASSERT_TRUE(FileWriter::Create(path, &file, FileWriter::Mode::kDirectIfPossible).ok());
   const std::vector<char> bytes = Pattern(20 * kMiB, 7);
-  BundleStatus s = file->Append(bytes.data(), bytes.size());
+  IoStatus s = file->Append(bytes.data(), bytes.size());
   if (s.ok()) s = file->SyncAndClose();
   EXPECT_EQ(s.code, TG_UNKNOWN);
   EXPECT_NE(s.message.find(path), std::string::npos) << s.message;
 }
 
+// ---- overlapped reads (ReadAhead), with small blocks so that every case crosses many ----
+
+constexpr size_t kBlock = 16 << 10;
+
+// Drops the file's pages from the page cache (after a sync: dirty pages stay).
+void Evict(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY);
+  ASSERT_GE(fd, 0);
+  ::fsync(fd);
+  ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+  ::close(fd);
+}
+
+// Reads [offset, offset + n) into dst with a consumer that checks the pieces come in order,
+// contiguous, each holding the file's bytes already; returns the pieces' sizes.
+std::vector<size_t> ReadInPieces(const FileReader& reader, uint64_t offset, char* dst, size_t n,
+                                 const std::string& file, IoStatus* status) {
+  std::vector<size_t> pieces;
+  size_t next = 0;
+  *status = reader.ReadAt(offset, dst, n, [&](const char* data, size_t size) {
+    EXPECT_EQ(data, dst + next) << "piece " << pieces.size() << " out of order";
+    EXPECT_TRUE(std::memcmp(data, file.data() + offset + next, size) == 0)
+        << "piece " << pieces.size() << " consumed before its bytes were read";
+    next += size;
+    pieces.push_back(size);
+  });
+  return pieces;
+}
+
+class OverlappedRead : public FileIo, public ::testing::WithParamInterface<bool> {
+ protected:
+  void SetUp() override {
+    FileIo::SetUp();
+    SetReadBlockSizeForTesting(kBlock);
+    direct_ = GetParam();
+    if (direct_ && !DirectIoWorksIn(dir_ / "")) GTEST_SKIP() << "no direct I/O here";
+    SetDirectIoForTesting(direct_ ? 1 : 0);
+    path_ = dir_ / "f";
+    bool unused = false;
+    expected_ = WriteFile(path_, {40 * kBlock + 4096 * 5 + 123}, &unused);
+  }
+  // Before each read: out of the cache for a direct read, in it for a cached one.
+  void Prepare() {
+    if (direct_) {
+      Evict(path_);
+    } else {
+      (void)FileBytes(path_);  // a plain read fills the cache
+      ASSERT_EQ(CachedPages(path_, 0, 20 * kBlock), 20 * kBlock / 4096);
+    }
+  }
+
+  bool direct_ = false;
+  std::string path_;
+  std::string expected_;
+};
+
+// Offsets and lengths at, before and after block and page boundaries, into aligned memory (read
+// in place when direct) and unaligned memory (through the staging ring when direct): the
+// exact bytes, and the consumer sees all of them, in order, each piece already read.
+TEST_P(OverlappedRead, ExactBytesAtEveryBoundary) {
+  std::unique_ptr<FileReader> reader;
+  ASSERT_TRUE(FileReader::Open(path_, &reader).ok());
+  const size_t size = expected_.size();
+  const std::vector<std::pair<uint64_t, size_t>> ranges = {
+      {0, size},                      // all, unaligned tail
+      {0, 40 * kBlock},               // whole blocks
+      {kBlock, 33 * kBlock + 1},      // one byte into a block
+      {kBlock - 1, 33 * kBlock + 2},  // from one byte before a block
+      {4096, size - 4096},            // page-aligned, to the end
+      {7, size - 7},                  // odd offset, to the end
+      {3 * kBlock + 100, 20 * kBlock + 4095},
+  };
+  const std::vector<char> zeros(size + 4096, 0);
+  for (const auto& [offset, n] : ranges) {
+    for (int misalign : {0, 1, 513}) {
+      SCOPED_TRACE(testing::Message() << "offset " << offset << " n " << n << " misalign "
+                                      << misalign);
+      Prepare();
+      const auto memory = AlignedCopy(zeros);
+      char* dst = memory.get() + misalign;
+      IoStatus s;
+      const std::vector<size_t> pieces = ReadInPieces(*reader, offset, dst, n, expected_, &s);
+      ASSERT_TRUE(s.ok()) << s.message;
+      EXPECT_TRUE(std::memcmp(dst, expected_.data() + offset, n) == 0);
+      size_t total = 0;
+      for (size_t p : pieces) total += p;
+      EXPECT_EQ(total, n);
+      // Several pieces: the consumer ran block by block, not once at the end.
+      EXPECT_GE(pieces.size(), n / kBlock);
+    }
+  }
+  if (direct_) {
+    // Read direct: the cache still lacks the bytes.
+    EXPECT_EQ(CachedPages(path_, 0, 40 * kBlock), 0u);
+  }
+}
+
+// A file that shrank after it was opened: every read past its new end is DATA_LOSS naming
+// the file (a short read inside a block, then the plain read finding the end).
+TEST_P(OverlappedRead, ShortReadIsDataLoss) {
+  std::unique_ptr<FileReader> reader;
+  ASSERT_TRUE(FileReader::Open(path_, &reader).ok());
+  ASSERT_EQ(::truncate(path_.c_str(), static_cast<off_t>(25 * kBlock + 77)), 0);
+  Prepare();
+  std::vector<char> dst(expected_.size());
+  size_t consumed = 0;
+  IoStatus s = reader->ReadAt(0, dst.data(), dst.size(),
+                              [&](const char*, size_t n) { consumed += n; });
+  EXPECT_EQ(s.code, TG_DATA_LOSS);
+  EXPECT_NE(s.message.find(path_), std::string::npos) << s.message;
+  EXPECT_LE(consumed, 25 * kBlock + 77);
+  EXPECT_TRUE(std::memcmp(dst.data(), expected_.data(), consumed) == 0);
+}
+
+// A read that fails half-way (an I/O error in block 20) fails the whole read with the errno's
+// code and the file's name; nothing after the failure is handed to the consumer.
+TEST_P(OverlappedRead, InjectedReadFailureNamesTheFile) {
+  std::unique_ptr<FileReader> reader;
+  ASSERT_TRUE(FileReader::Open(path_, &reader).ok());
+  SetReadFaultHookForTesting([](const std::string&, uint64_t offset, size_t n) {
+    return offset < 21 * kBlock && offset + n > 20 * kBlock ? EIO : 0;
+  });
+  Prepare();
+  std::vector<char> dst(expected_.size());
+  size_t consumed = 0;
+  IoStatus s = reader->ReadAt(0, dst.data(), dst.size(),
+                              [&](const char*, size_t n) { consumed += n; });
+  EXPECT_EQ(s.code, TG_UNKNOWN);
+  EXPECT_NE(s.message.find(path_), std::string::npos) << s.message;
+  EXPECT_NE(s.message.find("cannot read"), std::string::npos) << s.message;
+  EXPECT_LE(consumed, 20 * kBlock);
+}
+
+INSTANTIATE_TEST_SUITE_P(DirectAndCached, OverlappedRead, ::testing::Bool(),
+                         [](const auto& info) { return info.param ? "Direct" : "Cached"; });
+
 }  // namespace
-}  // namespace tgraph::saver_tf
+}  // namespace tgraph::saver_io
