@@ -243,7 +243,10 @@ Status ScatterRows(TensorListValue* l, const Tensor& t, const std::vector<int64_
   for (size_t i = 0; i < indices.size(); ++i) {
     const int64_t index = indices[i];
     if (index < 0) return InvalidArgument("Indices in TensorListScatter must all be non-negative, got ", index);
-    if (index >= static_cast<int64_t>(l->items.size())) l->items.resize(static_cast<size_t>(index) + 1);
+    if (index >= static_cast<int64_t>(l->items.size())) {
+      TG_RETURN_IF_ERROR(CheckSlots(index, "a scattered TensorList"));
+      l->items.resize(static_cast<size_t>(index) + 1);
+    }
     TG_ASSIGN_OR_RETURN(Tensor r, SliceRow(t, static_cast<int64_t>(i)));
     l->items[static_cast<size_t>(index)] = std::move(r);
   }
@@ -259,6 +262,7 @@ Status TensorListScatter(const CoreKernelIo& io) {
   if (io.num_inputs() > 3) {
     TG_ASSIGN_OR_RETURN(int64_t n, ScalarInt(io, 3, "num_elements"));
     if (n < -1) return InvalidArgument("num_elements must be >= -1, got ", n);
+    TG_RETURN_IF_ERROR(CheckSlots(n, "a scattered TensorList"));
     if (n > 0) l->items.resize(static_cast<size_t>(n));
     for (int64_t index : indices) {
       if (n >= 0 && index >= n) {

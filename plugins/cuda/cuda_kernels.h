@@ -8,6 +8,7 @@ namespace tgraph_cuda {
 // Registers the device type; false (having registered nothing) when there is no device.
 bool RegisterDevice(tgraph::plugin::Init& init);        // cuda_device.cc
 void RegisterCwiseKernels(tgraph::plugin::Init& init);  // cwise_kernels.cc
+void RegisterCompareKernels(tgraph::plugin::Init& init); // compare_kernels.cc
 void RegisterNnKernels(tgraph::plugin::Init& init);     // nn_kernels.cc
 void RegisterArrayKernels(tgraph::plugin::Init& init);  // array_kernels.cc
 void RegisterXentKernels(tgraph::plugin::Init& init);   // xent_kernels.cc

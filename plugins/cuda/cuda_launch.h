@@ -44,6 +44,23 @@ cudaError_t LaunchBiasAdd(const float* x, const float* bias, float* y, int n, in
 cudaError_t LaunchAssignUpdate(float* var, const float* value, int n, bool subtract,
                                cudaStream_t stream);
 
+// ---- comparisons and logical ops (compare.cu) ----
+
+// z = x op y as bools (bytes 0 or 1), over n elements of one shape when `shape` is NULL,
+// else over the broadcast `shape` describes. Bool operands are bytes, any nonzero one true.
+enum class CompareOp { kEqual, kNotEqual, kLess, kLessEqual, kGreater, kGreaterEqual };
+cudaError_t LaunchCompare(CompareOp op, const float* x, const float* y, uint8_t* z, int n,
+                          const BroadcastShape* shape, cudaStream_t stream);
+cudaError_t LaunchCompare(CompareOp op, const int32_t* x, const int32_t* y, uint8_t* z, int n,
+                          const BroadcastShape* shape, cudaStream_t stream);
+// Bools: kEqual and kNotEqual only.
+cudaError_t LaunchCompare(CompareOp op, const uint8_t* x, const uint8_t* y, uint8_t* z, int n,
+                          const BroadcastShape* shape, cudaStream_t stream);
+enum class LogicalOp { kAnd, kOr };
+cudaError_t LaunchLogical(LogicalOp op, const uint8_t* x, const uint8_t* y, uint8_t* z, int n,
+                          const BroadcastShape* shape, cudaStream_t stream);
+cudaError_t LaunchLogicalNot(const uint8_t* x, uint8_t* y, int n, cudaStream_t stream);
+
 // ---- reductions and softmax (reduce.cu) ----
 
 // x viewed as [outer, reduce, inner]: y[p * inner + q] = scale * sum_r x[p, r, q], one

@@ -8,6 +8,7 @@ extern "C" TG_PLUGIN_EXPORT void TG_PluginInit(const TG_PluginInitArgs* args, TG
   tgraph::plugin::Init init(args, status, "cuda", "0.1.0");
   if (!tgraph_cuda::RegisterDevice(init)) return;
   tgraph_cuda::RegisterCwiseKernels(init);
+  tgraph_cuda::RegisterCompareKernels(init);
   tgraph_cuda::RegisterNnKernels(init);
   tgraph_cuda::RegisterArrayKernels(init);
   tgraph_cuda::RegisterXentKernels(init);

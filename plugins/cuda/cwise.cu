@@ -3,6 +3,7 @@
 // launch wrappers are declared in cuda_launch.h.
 #include <cmath>
 
+#include "broadcast_index.cuh"
 #include "cuda_launch.h"
 #include "launch_geometry.cuh"
 
@@ -41,13 +42,8 @@ __global__ void BinaryBroadcast(F f, const float* x, const float* y, float* z,
                                 BroadcastShape s) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= s.n) return;
-  int r = i, xi = 0, yi = 0;
-  for (int d = s.rank - 1; d >= 0; --d) {
-    const int c = r % s.dims[d];
-    r /= s.dims[d];
-    xi += c * s.xs[d];
-    yi += c * s.ys[d];
-  }
+  int xi, yi;
+  BroadcastOffsets(s, i, &xi, &yi);
   z[i] = f(x[xi], y[yi]);
 }
 

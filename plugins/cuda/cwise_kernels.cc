@@ -1,6 +1,6 @@
 // Element-wise float kernels: Add/AddV2/Sub/Mul/RealDiv/Maximum with NumPy broadcasting,
 // Neg/Exp/Log/Tanh/Sigmoid/Relu/Softplus, ReluGrad/SigmoidGrad/TanhGrad/SoftplusGrad, and
-// AddN (device code: cwise.cu).
+// AddN (device code: cwise.cu). Comparisons and logical ops: compare_kernels.cc.
 #include <string>
 #include <vector>
 
@@ -8,7 +8,7 @@
 #include "cuda_kernels.h"
 #include "cuda_launch.h"
 #include "device_common/array_args.h"
-#include "device_common/broadcast_plan.h"
+#include "device_common/binary_args.h"
 
 namespace tgraph_cuda {
 namespace {
@@ -18,8 +18,8 @@ using tgraph::plugin::Context;
 using tgraph::plugin::KernelBuilder;
 using tgraph::plugin::TensorMut;
 using tgraph::plugin::TensorView;
-using tgraph_device_common::BroadcastPlan;
-using tgraph_device_common::PlanBroadcast;
+using tgraph_device_common::BinaryPlan;
+using tgraph_device_common::PlanBinary;
 using tgraph_device_common::Product;
 
 template <BinaryOp kOp>
@@ -27,41 +27,22 @@ class BinaryKernel {
  public:
   explicit BinaryKernel(Construction&) {}
   void Compute(Context& ctx) {
-    TensorView x = ctx.input(0), y = ctx.input(1);
-    const std::vector<int64_t> xd = x.dims(), yd = y.dims();
-    BroadcastPlan plan;
-    if (!PlanBroadcast(xd, yd, &plan)) {
-      ctx.Fail(TG_INVALID_ARGUMENT,
-               "Incompatible shapes: " + ShapeString(xd) + " vs. " + ShapeString(yd));
-      return;
-    }
-    const int64_t n = Product(plan.out_dims);
-    if (!CheckIntSized(ctx, n, "the output")) return;
-    if (xd != yd && plan.dims.size() > static_cast<size_t>(kMaxBroadcastRank)) {
-      ctx.Fail(TG_UNIMPLEMENTED, "broadcasting " + ShapeString(xd) + " with " + ShapeString(yd) +
-                                     " needs more than " + std::to_string(kMaxBroadcastRank) +
-                                     " dims after merging");
-      return;
-    }
+    BinaryPlan plan;
+    BroadcastShape s;
+    if (!PlanBinary(ctx, CheckIntSized, &plan, &s)) return;
     CudaDevice* dev = BindDevice(ctx);
     if (dev == nullptr) return;
-    TensorMut z = xd == plan.out_dims ? ctx.ForwardOrAllocateOutput(0, 0, plan.out_dims)
-                                      : ctx.AllocateOutput(0, plan.out_dims);
-    if (!ctx.ok() || n == 0) return;
-    const float* xp = DataOf<const float>(x);
-    const float* yp = DataOf<const float>(y);
+    TensorMut z = ctx.input(0).dims() == plan.out_dims
+                      ? ctx.ForwardOrAllocateOutput(0, 0, plan.out_dims)
+                      : ctx.AllocateOutput(0, plan.out_dims);
+    if (!ctx.ok() || plan.n == 0) return;
+    const float* xp = DataOf<const float>(ctx.input(0));
+    const float* yp = DataOf<const float>(ctx.input(1));
     float* zp = DataOf<float>(z);
-    if (xd == yd) {
-      CudaOk(ctx, LaunchBinary(kOp, xp, yp, zp, static_cast<int>(n), dev->stream()), "launch");
+    if (plan.same) {
+      CudaOk(ctx, LaunchBinary(kOp, xp, yp, zp, static_cast<int>(plan.n), dev->stream()),
+             "launch");
       return;
-    }
-    BroadcastShape s{};
-    s.rank = static_cast<int>(plan.dims.size());
-    s.n = static_cast<int>(n);
-    for (size_t d = 0; d < plan.dims.size(); ++d) {
-      s.dims[d] = static_cast<int>(plan.dims[d]);
-      s.xs[d] = static_cast<int>(plan.xs[d]);
-      s.ys[d] = static_cast<int>(plan.ys[d]);
     }
     CudaOk(ctx, LaunchBinaryBroadcast(kOp, xp, yp, zp, s, dev->stream()), "launch");
   }

@@ -122,6 +122,16 @@ void FailFromClError(tgraph::plugin::Context& ctx, const std::exception& e, cons
 // `data` copied into a new device buffer (an index plan); a null buffer after failing the node.
 cl::Buffer Upload(tgraph::plugin::Context& ctx, const std::vector<int32_t>& data);
 
+// The broadcast of two operands as the binary kernels take it (kBinaryPrelude's Bcast in
+// cl_sources.cc; ints only: no padding differences), filled by device_common/binary_args.h.
+struct Bcast {
+  cl_int rank;
+  cl_int n;
+  cl_int dims[6];
+  cl_int xs[6];
+  cl_int ys[6];
+};
+
 // Element counts handed to kernels are ints: bigger tensors are refused with a status.
 bool CheckIntSized(tgraph::plugin::Context& ctx, int64_t n, const char* what);
 

@@ -9,6 +9,7 @@ namespace tgraph_opencl {
 // there is no device, so the plugin then registers no kernels either.
 bool RegisterDevice(tgraph::plugin::Init& init);         // cl_device.cc
 void RegisterCwiseKernels(tgraph::plugin::Init& init);   // cwise_kernels.cc
+void RegisterCompareKernels(tgraph::plugin::Init& init); // compare_kernels.cc
 void RegisterNnKernels(tgraph::plugin::Init& init);      // nn_kernels.cc
 void RegisterArrayKernels(tgraph::plugin::Init& init);   // array_kernels.cc
 void RegisterXentKernels(tgraph::plugin::Init& init);    // xent_kernels.cc

@@ -10,20 +10,22 @@
 namespace tgraph_opencl {
 namespace {
 
-// Element-wise float math. Binary ops come in two forms: `_same` for operands of one shape,
+// The broadcast walk of element-wise binary ops, prepended to the programs that have them
+// ("cwise", "compare"). Each op comes in two forms: `_same` for operands of one shape,
 // `_bcast` for NumPy broadcasting, where the host passes the output's dims and each
-// operand's strides (0 along broadcast dims), collapsed to at most 6 dims.
-const char kCwise[] = R"CLC(
+// operand's strides (0 along broadcast dims), collapsed to at most 6 dims
+// (device_common/binary_args.h). T: the operands' type, R: the output's.
+const char kBinaryPrelude[] = R"CLC(
 typedef struct { int rank; int n; int dims[6]; int xs[6]; int ys[6]; } Bcast;
 
-#define BINARY(NAME, EXPR)                                                               \
-__kernel void NAME##_same(__global const float* x, __global const float* y,              \
-                          __global float* z, int n) {                                    \
+#define BINARY_T(NAME, T, R, EXPR)                                                       \
+__kernel void NAME##_same(__global const T* x, __global const T* y,                      \
+                          __global R* z, int n) {                                        \
   int i = get_global_id(0);                                                              \
-  if (i < n) { float a = x[i], b = y[i]; z[i] = EXPR; }                                  \
+  if (i < n) { T a = x[i], b = y[i]; z[i] = (R)(EXPR); }                                 \
 }                                                                                        \
-__kernel void NAME##_bcast(__global const float* x, __global const float* y,             \
-                           __global float* z, Bcast s) {                                 \
+__kernel void NAME##_bcast(__global const T* x, __global const T* y,                     \
+                           __global R* z, Bcast s) {                                     \
   int i = get_global_id(0);                                                              \
   if (i >= s.n) return;                                                                  \
   int r = i, xi = 0, yi = 0;                                                             \
@@ -33,9 +35,14 @@ __kernel void NAME##_bcast(__global const float* x, __global const float* y,    
     xi += c * s.xs[d];                                                                   \
     yi += c * s.ys[d];                                                                   \
   }                                                                                      \
-  float a = x[xi], b = y[yi];                                                            \
-  z[i] = EXPR;                                                                           \
+  T a = x[xi], b = y[yi];                                                                \
+  z[i] = (R)(EXPR);                                                                      \
 }
+)CLC";
+
+// Element-wise float math (binary ops through kBinaryPrelude).
+const char kCwise[] = R"CLC(
+#define BINARY(NAME, EXPR) BINARY_T(NAME, float, float, EXPR)
 
 BINARY(tg_add, a + b)
 BINARY(tg_sub, a - b)
@@ -482,7 +489,10 @@ __kernel void tg_cast_i2f(__global const int* x, __global float* y, int n) {
 }  // namespace
 
 const char* ProgramSource(const std::string& name) {
-  if (name == "cwise") return kCwise;
+  static const std::string cwise = std::string(kBinaryPrelude) + kCwise;
+  static const std::string compare = std::string(kBinaryPrelude) + kCompareSource;
+  if (name == "cwise") return cwise.c_str();
+  if (name == "compare") return compare.c_str();
   if (name == "matmul") return kMatMul;
   if (name == "reduce") return kReduce;
   if (name == "misc") return kMisc;

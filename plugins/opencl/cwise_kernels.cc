@@ -1,14 +1,13 @@
 // Element-wise float kernels: Add/AddV2/Sub/Mul/RealDiv/Maximum with NumPy broadcasting,
 // Neg/Exp/Log/Tanh/Sigmoid/Relu/Softplus, ReluGrad/SigmoidGrad/TanhGrad/SoftplusGrad, and
-// AddN (program "cwise",
-// cl_sources.cc).
+// AddN (program "cwise", cl_sources.cc). Comparisons and logical ops: compare_kernels.cc.
 #include <string>
 #include <vector>
 
 #include "cl_common.h"
 #include "cl_kernels.h"
 #include "device_common/array_args.h"
-#include "device_common/broadcast_plan.h"
+#include "device_common/binary_args.h"
 
 namespace tgraph_opencl {
 namespace {
@@ -18,61 +17,29 @@ using tgraph::plugin::Context;
 using tgraph::plugin::KernelBuilder;
 using tgraph::plugin::TensorMut;
 using tgraph::plugin::TensorView;
-using tgraph_device_common::BroadcastPlan;
-using tgraph_device_common::PlanBroadcast;
+using tgraph_device_common::BinaryPlan;
+using tgraph_device_common::PlanBinary;
 using tgraph_device_common::Product;
-
-constexpr int kMaxBcastRank = 6;
-
-// Matches the Bcast struct of the OpenCL source (ints only: no padding differences).
-struct Bcast {
-  cl_int rank;
-  cl_int n;
-  cl_int dims[kMaxBcastRank];
-  cl_int xs[kMaxBcastRank];
-  cl_int ys[kMaxBcastRank];
-};
 
 class BinaryKernel {
  public:
   BinaryKernel(Construction&, const char* name) : name_(name) {}
   void Compute(Context& ctx) {
-    TensorView x = ctx.input(0), y = ctx.input(1);
-    const std::vector<int64_t> xd = x.dims(), yd = y.dims();
-    BroadcastPlan plan;
-    if (!PlanBroadcast(xd, yd, &plan)) {
-      ctx.Fail(TG_INVALID_ARGUMENT,
-               "Incompatible shapes: " + ShapeString(xd) + " vs. " + ShapeString(yd));
+    BinaryPlan plan;
+    Bcast b;
+    if (!PlanBinary(ctx, CheckIntSized, &plan, &b)) return;
+    TensorMut z = ctx.input(0).dims() == plan.out_dims
+                      ? ctx.ForwardOrAllocateOutput(0, 0, plan.out_dims)
+                      : ctx.AllocateOutput(0, plan.out_dims);
+    if (!ctx.ok() || plan.n == 0) return;
+    const cl_mem xm = BufferOf(ctx.input(0)), ym = BufferOf(ctx.input(1)), zm = BufferOf(z);
+    const size_t n = static_cast<size_t>(plan.n);
+    if (plan.same) {
+      const cl_int count = static_cast<cl_int>(plan.n);
+      Launch(ctx, "cwise", (name_ + "_same").c_str(), {A(xm), A(ym), A(zm), A(count)}, {n});
       return;
     }
-    const int64_t n = Product(plan.out_dims);
-    if (!CheckIntSized(ctx, n, "the output")) return;
-    TensorMut z = xd == plan.out_dims ? ctx.ForwardOrAllocateOutput(0, 0, plan.out_dims)
-                                      : ctx.AllocateOutput(0, plan.out_dims);
-    if (!ctx.ok() || n == 0) return;
-    const cl_mem xm = BufferOf(x), ym = BufferOf(y), zm = BufferOf(z);
-    const cl_int count = static_cast<cl_int>(n);
-    if (xd == yd) {
-      Launch(ctx, "cwise", (name_ + "_same").c_str(), {A(xm), A(ym), A(zm), A(count)},
-             {static_cast<size_t>(n)});
-      return;
-    }
-    if (plan.dims.size() > kMaxBcastRank) {
-      ctx.Fail(TG_UNIMPLEMENTED, "broadcasting " + ShapeString(xd) + " with " + ShapeString(yd) +
-                                     " needs more than " + std::to_string(kMaxBcastRank) +
-                                     " dims after merging");
-      return;
-    }
-    Bcast b{};
-    b.rank = static_cast<cl_int>(plan.dims.size());
-    b.n = count;
-    for (size_t d = 0; d < plan.dims.size(); ++d) {
-      b.dims[d] = static_cast<cl_int>(plan.dims[d]);
-      b.xs[d] = static_cast<cl_int>(plan.xs[d]);
-      b.ys[d] = static_cast<cl_int>(plan.ys[d]);
-    }
-    Launch(ctx, "cwise", (name_ + "_bcast").c_str(), {A(xm), A(ym), A(zm), A(b)},
-           {static_cast<size_t>(n)});
+    Launch(ctx, "cwise", (name_ + "_bcast").c_str(), {A(xm), A(ym), A(zm), A(b)}, {n});
   }
 
  private:

@@ -8,6 +8,7 @@ extern "C" TG_PLUGIN_EXPORT void TG_PluginInit(const TG_PluginInitArgs* args, TG
   tgraph::plugin::Init init(args, status, "opencl", "0.1.0");
   if (!tgraph_opencl::RegisterDevice(init)) return;
   tgraph_opencl::RegisterCwiseKernels(init);
+  tgraph_opencl::RegisterCompareKernels(init);
   tgraph_opencl::RegisterNnKernels(init);
   tgraph_opencl::RegisterArrayKernels(init);
   tgraph_opencl::RegisterXentKernels(init);

@@ -153,6 +153,7 @@ inline Value ValueOf(const TG_Tensor* t) {
     const void* p = TG_TensorData(t);
     v.values.push_back(v.dtype == TG_INT32   ? static_cast<const int32_t*>(p)[i]
                        : v.dtype == TG_INT64 ? static_cast<double>(static_cast<const int64_t*>(p)[i])
+                       : v.dtype == TG_BOOL  ? static_cast<const uint8_t*>(p)[i]
                                              : static_cast<const float*>(p)[i]);
   }
   return v;

@@ -114,8 +114,18 @@ TEST_F(ListKernelsTest, HugeSizesAndIndicesAreResourceExhaustedBeforeAllocating)
   resize["resize_if_index_out_of_bounds"] = AttrOfBool(true);
   Output grow_list =
       Op("TensorListSetItem", {small, Int(huge - 1), Floats({1}, {1})}, resize, "grow_list")->output(0);
+  // TensorListScatterV2's num_elements, and a scatter index that grows the list (found by
+  // the op_run fuzzer: both resized the list to what the input said).
+  Output scattered = Op("TensorListScatterV2", {Floats({1}, {1, 1}), Ints({0}, {1}), Ints({1}, {1}), Int(huge)},
+                        ListAttrs(), "huge_scatter")->output(0);
+  Output scatter_grown = Op("TensorListScatter", {Floats({1}, {1, 1}), Ints({huge - 1}, {1}), Ints({1}, {1})},
+                            ListAttrs(), "scatter_grown")->output(0);
+  Output into_existing = Op("TensorListScatterIntoExistingList", {small, Floats({1}, {1, 1}), Ints({huge - 1}, {1})},
+                            Elem(), "scatter_into_existing")->output(0);
   for (auto [fetch, name] : {std::pair{array->output(0), "huge_array"}, std::pair{grow_array, "grow_array"},
-                             std::pair{list, "huge_list"}, std::pair{grow_list, "grow_list"}}) {
+                             std::pair{list, "huge_list"}, std::pair{grow_list, "grow_list"},
+                             std::pair{scattered, "huge_scatter"}, std::pair{scatter_grown, "scatter_grown"},
+                             std::pair{into_existing, "scatter_into_existing"}}) {
     std::vector<Tensor> out;
     Status s = Fetch({fetch}, &out);
     EXPECT_EQ(s.code(), Code::kResourceExhausted) << s.ToString();

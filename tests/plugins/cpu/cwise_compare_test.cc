@@ -129,6 +129,39 @@ TEST(CompareTest, NaNComparesUnequal) {
   }
 }
 
+// NaN (every comparison false but !=), infinities, signed zeros (equal) and the ends of int32,
+// broadcast both ways: the device plugins' comparisons are checked against these CPU runs by
+// opencl.conformance / cuda.conformance (tests/plugins/cpu/device_conformance.h).
+TEST(CompareTest, SpecialValuesBroadcast) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  const double lo = std::numeric_limits<int32_t>::min(), hi = std::numeric_limits<int32_t>::max();
+  struct Case {
+    DataType dtype;
+    Dims xd, yd;
+    std::vector<double> x, y;
+  };
+  const std::vector<Case> cases = {
+      {DT_FLOAT, {6, 1}, {5}, {nan, -inf, -0.0, 0.0, 1.5, inf}, {nan, 0.0, -0.0, inf, -inf}},
+      {DT_FLOAT, {}, {2, 3}, {nan}, {1, nan, -inf, 0, inf, -0.0}},
+      {DT_INT32, {4, 1}, {1, 3}, {lo, -1, 0, hi}, {lo, 0, hi}},
+  };
+  for (const Cmp& c : Comparisons()) {
+    for (const Case& k : cases) {
+      Dims want_dims;
+      const std::vector<bool> want = Reference(k.xd, k.x, k.yd, k.y, c.f, &want_dims);
+      const Tensor x = k.dtype == DT_FLOAT ? Make<float>(k.xd, k.x) : Make<int32_t>(k.xd, k.x);
+      const Tensor y = k.dtype == DT_FLOAT ? Make<float>(k.yd, k.y) : Make<int32_t>(k.yd, k.y);
+      auto r = RunOp(c.op, {x, y});
+      const std::string what = std::string(c.op) + " " + DataTypeName(k.dtype) + " " +
+                               PartialShape(k.xd).ToString();
+      ASSERT_TRUE(r.status.ok()) << what << ": " << r.status.ToString();
+      EXPECT_EQ(r.outputs[0].dims(), want_dims) << what;
+      EXPECT_EQ(GetBools(r.outputs[0]), want) << what;
+    }
+  }
+}
+
 TEST(CompareTest, IncompatibleShapes) {
   const Tensor a = Make<int32_t>({2}, {1, 2}), b = Make<int32_t>({3}, {1, 2, 3});
   for (const Cmp& c : Comparisons()) {
