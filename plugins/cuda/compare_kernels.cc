@@ -109,17 +109,20 @@ void RegisterCompareKernels(tgraph::plugin::Init& init) {
   auto typed = [](const char* op, std::initializer_list<TG_DataType> types) {
     return KernelBuilder(op, DeviceType()).TypeConstraint("T", types);
   };
-  init.Kernel<CompareKernel<CompareOp::kEqual>>(typed("Equal", {TG_FLOAT, TG_INT32, TG_BOOL}));
-  init.Kernel<CompareKernel<CompareOp::kNotEqual>>(
-      typed("NotEqual", {TG_FLOAT, TG_INT32, TG_BOOL}));
-  init.Kernel<CompareKernel<CompareOp::kLess>>(typed("Less", {TG_FLOAT, TG_INT32}));
-  init.Kernel<CompareKernel<CompareOp::kLessEqual>>(typed("LessEqual", {TG_FLOAT, TG_INT32}));
-  init.Kernel<CompareKernel<CompareOp::kGreater>>(typed("Greater", {TG_FLOAT, TG_INT32}));
-  init.Kernel<CompareKernel<CompareOp::kGreaterEqual>>(
-      typed("GreaterEqual", {TG_FLOAT, TG_INT32}));
-  init.Kernel<LogicalKernel<LogicalOp::kAnd>>(KernelBuilder("LogicalAnd", DeviceType()));
-  init.Kernel<LogicalKernel<LogicalOp::kOr>>(KernelBuilder("LogicalOr", DeviceType()));
-  init.Kernel<LogicalNotKernel>(KernelBuilder("LogicalNot", DeviceType()));
+  AddDeviceKernel<CompareKernel<CompareOp::kEqual>>(
+      init, typed("Equal", {TG_FLOAT, TG_INT32, TG_BOOL}));
+  AddDeviceKernel<CompareKernel<CompareOp::kNotEqual>>(
+      init, typed("NotEqual", {TG_FLOAT, TG_INT32, TG_BOOL}));
+  AddDeviceKernel<CompareKernel<CompareOp::kLess>>(init, typed("Less", {TG_FLOAT, TG_INT32}));
+  AddDeviceKernel<CompareKernel<CompareOp::kLessEqual>>(
+      init, typed("LessEqual", {TG_FLOAT, TG_INT32}));
+  AddDeviceKernel<CompareKernel<CompareOp::kGreater>>(
+      init, typed("Greater", {TG_FLOAT, TG_INT32}));
+  AddDeviceKernel<CompareKernel<CompareOp::kGreaterEqual>>(
+      init, typed("GreaterEqual", {TG_FLOAT, TG_INT32}));
+  AddDeviceKernel<LogicalKernel<LogicalOp::kAnd>>(init, KernelBuilder("LogicalAnd", DeviceType()));
+  AddDeviceKernel<LogicalKernel<LogicalOp::kOr>>(init, KernelBuilder("LogicalOr", DeviceType()));
+  AddDeviceKernel<LogicalNotKernel>(init, KernelBuilder("LogicalNot", DeviceType()));
 }
 
 }  // namespace tgraph_cuda

@@ -109,15 +109,15 @@ void RegisterCompareKernels(tgraph::plugin::Init& init) {
   auto typed = [](const char* op, std::initializer_list<TG_DataType> types) {
     return KernelBuilder(op, DeviceType()).TypeConstraint("T", types);
   };
-  init.Kernel<EqualKernel>(typed("Equal", {TG_FLOAT, TG_INT32, TG_BOOL}));
-  init.Kernel<NotEqualKernel>(typed("NotEqual", {TG_FLOAT, TG_INT32, TG_BOOL}));
-  init.Kernel<LessKernel>(typed("Less", {TG_FLOAT, TG_INT32}));
-  init.Kernel<LessEqualKernel>(typed("LessEqual", {TG_FLOAT, TG_INT32}));
-  init.Kernel<GreaterKernel>(typed("Greater", {TG_FLOAT, TG_INT32}));
-  init.Kernel<GreaterEqualKernel>(typed("GreaterEqual", {TG_FLOAT, TG_INT32}));
-  init.Kernel<LogicalAndKernel>(KernelBuilder("LogicalAnd", DeviceType()));
-  init.Kernel<LogicalOrKernel>(KernelBuilder("LogicalOr", DeviceType()));
-  init.Kernel<LogicalNotKernel>(KernelBuilder("LogicalNot", DeviceType()));
+  AddDeviceKernel<EqualKernel>(init, typed("Equal", {TG_FLOAT, TG_INT32, TG_BOOL}));
+  AddDeviceKernel<NotEqualKernel>(init, typed("NotEqual", {TG_FLOAT, TG_INT32, TG_BOOL}));
+  AddDeviceKernel<LessKernel>(init, typed("Less", {TG_FLOAT, TG_INT32}));
+  AddDeviceKernel<LessEqualKernel>(init, typed("LessEqual", {TG_FLOAT, TG_INT32}));
+  AddDeviceKernel<GreaterKernel>(init, typed("Greater", {TG_FLOAT, TG_INT32}));
+  AddDeviceKernel<GreaterEqualKernel>(init, typed("GreaterEqual", {TG_FLOAT, TG_INT32}));
+  AddDeviceKernel<LogicalAndKernel>(init, KernelBuilder("LogicalAnd", DeviceType()));
+  AddDeviceKernel<LogicalOrKernel>(init, KernelBuilder("LogicalOr", DeviceType()));
+  AddDeviceKernel<LogicalNotKernel>(init, KernelBuilder("LogicalNot", DeviceType()));
 }
 
 }  // namespace tgraph_opencl
