@@ -555,20 +555,30 @@ inline bool DimsEqual(const int64_t* dims, int num_dims, const std::vector<int64
   return slot.value;
 }
 
+// Input `input_index`'s tensor when its buffer may become another tensor's (an output's, a
+// variable's) of plain dtype `dtype`: the input is not read again later nor a variable's,
+// and only this call holds the buffer (no caller, feed, fetch, other consumer, constant or
+// variable sees it). Null otherwise.
+Tensor* SolelyHeldInput(TG_KernelContext* ctx, int input_index, DataType dtype) {
+  const KernelCallInput& call = ctx->inputs[static_cast<size_t>(input_index)];
+  if (!call.may_forward || call.ref != nullptr) return nullptr;
+  Tensor& in = call.value->tensor;
+  if (in.dtype() != dtype || !IsPlainDataType(dtype) || !in.buffer()) return nullptr;
+  if (in.buffer().use_count() != 1) return nullptr;
+  return &in;
+}
+
 TG_Tensor* ApiForwardInputToOutput(TG_KernelContext* ctx, int input_index, int output_index,
                                    const int64_t* dims, int num_dims) {
   return NoThrow<TG_Tensor*>(nullptr, [&]() -> TG_Tensor* {
     if (!InputIndexOk(ctx, input_index) || !OutputSlotFree(ctx, output_index)) {
       return nullptr;
     }
-    const KernelCallInput& call = ctx->inputs[static_cast<size_t>(input_index)];
-    if (!call.may_forward || call.ref != nullptr) return nullptr;  // shared, or a variable's buffer
-    Tensor& in = call.value->tensor;
     KernelCallOutput& slot = ctx->outputs[static_cast<size_t>(output_index)];
     const DataType out_type = BaseType(slot.type);
-    if (in.dtype() != out_type || !IsPlainDataType(out_type) || !in.buffer()) return nullptr;
-    // Only this call holds the buffer: no caller, feed, other consumer or variable sees it.
-    if (in.buffer().use_count() != 1) return nullptr;
+    Tensor* held = SolelyHeldInput(ctx, input_index, out_type);
+    if (held == nullptr) return nullptr;
+    Tensor& in = *held;
     if (!DimsEqual(dims, num_dims, in.dims())) {
       return ForwardReshaped(in, slot, out_type, dims, num_dims);
     }
@@ -809,6 +819,20 @@ void ApiUnlockRefInput(TG_KernelContext* ctx, int i) {
   slot->mu.unlock();
 }
 
+// The variable in `slot` takes a new buffer, put in its place by `set(&slot.value)`: the old
+// buffer leaves the variable (readers of this run may still hold it) and loses its number,
+// which could otherwise outlive the variable's hold on it; the new one gets a number no
+// reader has seen (as mutable_ref_input), and the variable is initialized in this kernel's
+// memory space. Called under the slot's lock (WithSlot).
+template <typename Set>
+void ReplaceVariableBuffer(TG_KernelContext* ctx, VariableSlot& slot, Set&& set) {
+  BufferVersions::Drop(slot.value.buffer().get());
+  set(&slot.value);
+  BufferVersions::Touch(slot.value.buffer());
+  slot.initialized = true;
+  slot.space.store(ctx->device_memory ? ctx->device : nullptr, std::memory_order_release);
+}
+
 TG_Tensor* ApiReallocateRefInput(TG_KernelContext* ctx, int i, const int64_t* dims, int num_dims,
                                  TG_Status* status) {
   return GuardValue<TG_Tensor*>(status, nullptr, [&](TG_Tensor** out) -> Status {
@@ -822,13 +846,7 @@ TG_Tensor* ApiReallocateRefInput(TG_KernelContext* ctx, int i, const int64_t* di
                                 : Tensor::Allocate(dtype, std::move(d));
     if (!t.ok()) return t.status().Prepend(where() + ": ");
     return WithSlot(ctx, i, [&](VariableSlot& slot) -> Status {
-      // The old buffer leaves the variable (readers of this run may still hold it): it
-      // loses its number, which could otherwise outlive the variable's hold on it.
-      BufferVersions::Drop(slot.value.buffer().get());
-      slot.value = std::move(t).value();
-      BufferVersions::Touch(slot.value.buffer());  // as mutable_ref_input
-      slot.initialized = true;
-      slot.space.store(ctx->device_memory ? ctx->device : nullptr, std::memory_order_release);
+      ReplaceVariableBuffer(ctx, slot, [&](Tensor* value) { *value = std::move(t).value(); });
       ctx->ref_views.push_back(std::make_unique<TG_Tensor>(TG_Tensor{slot.value}));
       *out = ctx->ref_views.back().get();
       return Status::OK();
@@ -876,23 +894,13 @@ int ApiForwardInputToRefInput(TG_KernelContext* ctx, int input_index, int ref_in
     return 0;
   }
   return NoThrow(0, [&]() -> int {
-    KernelCallInput& call = ctx->inputs[static_cast<size_t>(input_index)];
-    if (!call.may_forward || call.ref != nullptr) return 0;  // read again later, or a variable's
-    if (ctx->device_memory && call.host_memory) return 0;    // not in the variable's memory
-    Tensor& in = call.value->tensor;
-    const DataType dtype = BaseType(ctx->op->input_type(ref_index));
-    if (in.dtype() != dtype || !IsPlainDataType(dtype) || !in.buffer()) return 0;
-    // Only this call holds the buffer: no caller, feed, fetch, other consumer or constant.
-    if (in.buffer().use_count() != 1) return 0;
+    // A host-memory input of a kernel whose variables live in device memory stays put.
+    if (ctx->device_memory && ctx->inputs[static_cast<size_t>(input_index)].host_memory) return 0;
+    Tensor* in = SolelyHeldInput(ctx, input_index, BaseType(ctx->op->input_type(ref_index)));
+    if (in == nullptr) return 0;
     return WithSlot(ctx, ref_index, [&](VariableSlot& slot) -> int {
-      // The old buffer leaves the variable (readers of this run may still hold it), as in
-      // reallocate_ref_input; the adopted one gets a number no reader has seen.
-      BufferVersions::Drop(slot.value.buffer().get());
       // The input reads on through a view until compute returns, as after forwarding.
-      in.TakeLeavingViewInto(&slot.value);
-      BufferVersions::Touch(slot.value.buffer());
-      slot.initialized = true;
-      slot.space.store(ctx->device_memory ? ctx->device : nullptr, std::memory_order_release);
+      ReplaceVariableBuffer(ctx, slot, [&](Tensor* value) { in->TakeLeavingViewInto(value); });
       return 1;
     });
   });
