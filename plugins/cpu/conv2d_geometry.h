@@ -76,20 +76,4 @@ inline bool Conv2DForwardGeometry(tgraph::plugin::Context& ctx, const ConvAttrs&
   return true;
 }
 
-// For a kernel that computes only plain convolutions (the oneDNN plugin's): declines the node
-// (and returns true) when the static shapes of its data (NHWC) and filter (HWIO) already show
-// a grouped convolution, so that placement gives it to the Eigen kernel, which computes
-// groups. Depths known only at run time reach the kernel, which then fails with
-// UNIMPLEMENTED (Conv2DForwardGeometry without `groups`).
-inline bool DeclineGroupedConv(tgraph::plugin::Construction& c,
-                               const tgraph::plugin::PartialShape& data,
-                               const tgraph::plugin::PartialShape& filter) {
-  if (data.rank() != 4 || filter.rank() != 4) return false;
-  const int64_t depth = data.dims[3], k_depth = filter.dims[2];
-  if (depth < 0 || k_depth <= 0 || depth == k_depth) return false;
-  c.Decline(std::string("grouped convolution (input depth ") + std::to_string(depth) +
-            ", filter input depth " + std::to_string(k_depth) + "): this kernel takes none");
-  return true;
-}
-
 }  // namespace tgraph_cpu::nn

@@ -3,7 +3,8 @@
 // and the geometry of one convolution, with the CPU plugin's rules, checks, order and status
 // codes (plugins/cpu/conv_pool_common.h, conv2d_geometry.h: device conformance compares the
 // codes). The CPU plugin takes NHWC only; the devices take NCHW too, where every list attr
-// is in data_format order.
+// is in data_format order. The device kernels compute no grouped convolution: a node whose
+// static shapes show one is declined at creation (DeclineGroupedConv) and runs on the CPU.
 #pragma once
 
 #include <algorithm>
@@ -12,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "cpu/grouped_conv_decline.h"
 #include "device_common/host_shapes.h"
 #include "tgraph/plugin.hpp"
 
@@ -45,9 +47,9 @@ inline bool GetFourPositive(tgraph::plugin::Construction& c, const char* name,
   return true;
 }
 
-// Reads Conv2D's (or a backprop's) attrs; fails the construction on bad values.
-inline bool ReadConvAttrs(tgraph::plugin::Construction& c, const std::string& device_type,
-                          ConvAttrs* a) {
+// Reads Conv2D's (or a backprop's) attrs into `a`; fails the construction on bad values.
+inline bool ReadConvAttrValues(tgraph::plugin::Construction& c, const std::string& device_type,
+                               ConvAttrs* a) {
   std::string format = "NHWC";
   if (c.HasAttr("data_format") && !c.GetAttr("data_format", &format)) return false;
   if (format != "NHWC" && format != "NCHW") {
@@ -116,6 +118,29 @@ inline bool ReadConvAttrs(tgraph::plugin::Construction& c, const std::string& de
   a->pad_left = given[2 * w];
   a->pad_right = given[2 * w + 1];
   return true;
+}
+
+// Declines (and returns true) a Conv2D, Conv2DBackpropInput or Conv2DBackpropFilter node
+// whose static shapes (plugin ABI 8) show a grouped convolution, which the device kernels do
+// not compute: placement runs it on the CPU, whose kernel does. The data is Conv2D's and
+// Conv2DBackpropFilter's input 0 and Conv2DBackpropInput's output 0; the filter is Conv2D's
+// and Conv2DBackpropInput's input 1 and Conv2DBackpropFilter's output 0. Depths known only at
+// run time reach the kernel, and ConvGeometryOf / ConvBackpropGeometryOf refuse a grouped
+// convolution there (UNIMPLEMENTED, naming the node).
+inline bool DeclineGroupedConv(tgraph::plugin::Construction& c, const ConvAttrs& a) {
+  const std::string op = c.op_type();
+  const bool data_is_output = op == "Conv2DBackpropInput";
+  const bool filter_is_output = op == "Conv2DBackpropFilter";
+  return tgraph_cpu::nn::DeclineGroupedConv(
+      c, data_is_output ? c.output_shape(0) : c.input_shape(0),
+      filter_is_output ? c.output_shape(0) : c.input_shape(1), a.nchw ? 1 : 3);
+}
+
+// Reads Conv2D's (or a backprop's) attrs: false after failing the construction on bad values
+// or declining the node (a data_format other than NHWC and NCHW, a grouped convolution).
+inline bool ReadConvAttrs(tgraph::plugin::Construction& c, const std::string& device_type,
+                          ConvAttrs* a) {
+  return ReadConvAttrValues(c, device_type, a) && !DeclineGroupedConv(c, *a);
 }
 
 // One spatial dim: the output size and the padding before the first element (TensorFlow's

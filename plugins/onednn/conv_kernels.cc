@@ -40,6 +40,7 @@
 #include "conv2d_geometry.h"
 #include "dnnl_context.h"
 #include "fused_epilogue_dnnl.h"
+#include "grouped_conv_decline.h"
 #include "nn_backprop_common.h"
 
 namespace tgraph_onednn {

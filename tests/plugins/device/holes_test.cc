@@ -2,7 +2,8 @@
 // kernels_test.cc for how graphs are built and compared): Conv2D with dilations and EXPLICIT
 // padding, in NCHW (which the CPU plugin does not take: compared with its NHWC result,
 // transposed here), Conv2DBackpropInput / Conv2DBackpropFilter and a small CNN's gradients
-// all on the device; MaxPool / AvgPool and their gradients; GatherV2 with batch_dims; Sum / Mean / Max / Min / Prod over any axes;
+// all on the device; grouped convolutions, which the device declines by static shape, on the
+// CPU; MaxPool / AvgPool and their gradients; GatherV2 with batch_dims; Sum / Mean / Max / Min / Prod over any axes;
 // and many host<->device copies in a row (the OpenCL plugin's copies do not block: a feed's
 // staging must outlive its copy, a fetch must have landed before it is read).
 #include <gtest/gtest.h>
@@ -252,6 +253,57 @@ TEST_F(HolesTest, NchwConvolutionsTheCpuDeclinesRunOnTheDevice) {
     EXPECT_EQ(strict.code, TG_INVALID_ARGUMENT) << strict.message;
     ExpectContains(strict.message, {"'conv'", "declined", "plugin 'cpu'",
                                     "supports only data_format 'NHWC', got 'NCHW'"});
+  }
+}
+
+// Grouped convolutions (the input depth a multiple k of the filter's: k groups of channels,
+// TensorFlow's rule): the device kernels compute none, and decline a node whose static shapes
+// show one (plugin ABI 8), so under soft placement it runs on the CPU, whose kernels do, with
+// copies from and to the device, and gives the CPU's result bit for bit; without soft
+// placement the run fails at placement, naming the node and the reason. In NCHW, which the
+// CPU declines too, no kernel takes it. Depths known only at run time still reach the device
+// kernel, which refuses them (MaxArgMaxConvTest.Conv2DRejectsBadShapes).
+TEST_F(HolesTest, GroupedConvolutionsTheDeviceDeclinesRunOnTheCpu) {
+  const std::vector<ConvSpec> cases = {
+      {{2, 6, 5, 4}, {3, 3, 2, 6}, 1, 1, 1, 1, "SAME"},        // 2 groups of 2 channels
+      {{1, 7, 6, 6}, {2, 3, 2, 3}, 2, 1, 1, 2, "VALID"},       // 3 groups, strides, dilations
+  };
+  for (const ConvSpec& c : cases) {
+    for (ConvOp op : {ConvOp::kForward, ConvOp::kBackpropInput, ConvOp::kBackpropFilter}) {
+      SCOPED_TRACE(std::string(OpName(op)) + " " + c.Name() + ", " +
+                   std::to_string(c.input[3] / c.filter[2]) + " groups");
+      Builder cpu(kCpu), gpu(kGpu);
+      cpu.DeclareFeedShapes();
+      gpu.DeclareFeedShapes();
+      const RunResult want = cpu.Run({BuildConv(cpu, op, c, false)});
+      ASSERT_EQ(want.code, TG_OK) << want.message;
+      const TG_Output conv = BuildConv(gpu, op, c, false);
+      const TG_Output after = gpu.Op("Neg", {conv}, {}, "after");  // back on the device
+      const RunResult got = RunPlaced(gpu, {conv, after}, /*soft=*/true);
+      ASSERT_EQ(got.code, TG_OK) << got.message;
+      EXPECT_EQ(got.DeviceOf("conv"), kCpu) << got.StepsString();
+      EXPECT_EQ(got.DeviceOf("after"), kGpu) << got.StepsString();
+      EXPECT_GT(got.CopiesOf("conv:0"), 0) << got.StepsString();
+      ASSERT_EQ(got.values.size(), 2u);
+      EXPECT_EQ(got.values[0].dims, want.values[0].dims);
+      EXPECT_EQ(got.values[0].values, want.values[0].values);
+      ASSERT_EQ(got.values[1].values.size(), want.values[0].values.size());
+      for (size_t i = 0; i < want.values[0].values.size(); ++i) {
+        ASSERT_EQ(got.values[1].values[i], -want.values[0].values[i]) << "element " << i;
+      }
+      const std::string reason = "grouped convolution (input depth " +
+                                 std::to_string(c.input[3]) + ", filter input depth " +
+                                 std::to_string(c.filter[2]) + ")";
+      const RunResult strict = RunPlaced(gpu, {conv}, /*soft=*/false);
+      EXPECT_EQ(strict.code, TG_INVALID_ARGUMENT) << strict.message;
+      ExpectContains(strict.message, {"'conv'", "declined", reason});
+      Builder nchw(kGpu);
+      nchw.DeclareFeedShapes();
+      const RunResult nowhere = RunPlaced(nchw, {BuildConv(nchw, op, c, true)}, /*soft=*/true);
+      EXPECT_EQ(nowhere.code, TG_INVALID_ARGUMENT) << nowhere.message;
+      ExpectContains(nowhere.message,
+                     {"'conv'", reason, "supports only data_format 'NHWC', got 'NCHW'"});
+    }
   }
 }
 
