@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "array_kernel_util.h"
+#include "assign_kernel.h"
 #include "cpu_kernels.h"
 #include "wrapping_math.h"
 
@@ -45,55 +46,12 @@ void CopyInto(Context& ctx, const TensorMut& dst, const TensorView& src) {
   ParallelMemcpy(ctx, d, s, src.byte_size());
 }
 
-// Assign: when nobody else holds the value's buffer (a restored checkpoint tensor on its way
-// from RestoreV2, an initializer's fresh output), the variable takes that buffer and nothing
-// is copied (ForwardInputToRefInput, plugin ABI 8), as TensorFlow's Assign forwards its
-// value. TensorFlow does that only where it would otherwise allocate (an uninitialized
-// variable, or one of another size) and copies into a variable of the same size; here a
-// variable of the same shape adopts the buffer too, which saves the copy of every restore
-// into an initialized session. The difference shows only to a reader that took the
-// variable's value (its `/read` Identity) before the Assign and reads it after: it keeps
-// the old bytes, as after an Assign that changes the shape (in both runtimes), where with
-// a copy it would see the new ones -- an unordered read in TF1's own terms.
-class AssignOp {
- public:
-  explicit AssignOp(Construction& c) {
-    c.GetAttr("validate_shape", &validate_shape_);
-    c.GetAttr("use_locking", &use_locking_);
+// Assign (assign_kernel.h, shared with the GPU plugins): adopts its value's buffer when
+// nobody else holds it, else copies with CopyInto.
+struct HostCopy {
+  void operator()(Context& ctx, const TensorMut& dst, const TensorView& src) const {
+    CopyInto(ctx, dst, src);
   }
-  void Compute(Context& ctx) {
-    TensorView value = ctx.input(1);
-    {
-      Context::RefLock lock(ctx, 0, use_locking_);
-      TensorMut target;
-      if (ctx.IsRefInitialized(0)) {
-        TensorMut current = ctx.MutableRefInput(0);
-        if (!ctx.ok()) return;
-        if (current.dims() == value.dims()) {
-          target = current;  // same shape: write in place, unless the buffer is adopted
-        } else if (validate_shape_) {
-          ctx.Fail(TG_INVALID_ARGUMENT,
-                   "Assign requires shapes of both tensors to match. lhs shape= " +
-                       ShapeString(current.dims()) + " rhs shape= " + ShapeString(value.dims()));
-          return;
-        }
-      }
-      if (ctx.ForwardInputToRefInput(1, 0)) {
-        ctx.ForwardRefInputToRefOutput(0, 0);
-        return;
-      }
-      if (!target.valid()) {
-        target = ctx.ReallocateRefInput(0, value.dims());
-        if (!ctx.ok()) return;
-      }
-      CopyInto(ctx, target, value);
-    }
-    ctx.ForwardRefInputToRefOutput(0, 0);
-  }
-
- private:
-  bool validate_shape_ = true;
-  bool use_locking_ = true;
 };
 
 // IsVariableInitialized: whether the variable holds a value. Its OpDef allows an
@@ -253,7 +211,7 @@ void RegisterScatterUpdate(tgraph::plugin::Init& init, std::initializer_list<TG_
 
 void RegisterStateKernels(tgraph::plugin::Init& init) {
   init.Kernel<VariableV2Op>(KernelBuilder("VariableV2", "CPU"));
-  init.Kernel<AssignOp>(KernelBuilder("Assign", "CPU"));
+  init.Kernel<AssignKernel<HostCopy>>(KernelBuilder("Assign", "CPU"));
   init.Kernel<IsVariableInitializedOp>(KernelBuilder("IsVariableInitialized", "CPU"));
   RegisterUpdates<float>(init, TG_FLOAT);
   RegisterUpdates<double>(init, TG_DOUBLE);

@@ -1,14 +1,15 @@
 // Variables on the device: VariableV2, Assign, AssignAdd/AssignSub, and the dense optimizer
 // updates ApplyGradientDescent, ApplyMomentum, ApplyAdam, ApplyAdagrad, ApplyRMSProp and
-// ApplyCenteredRMSProp (float32), with the CPU
-// plugin's semantics (plugins/cpu/variable_ops.cc, training_*.cc). The variable's storage is
-// a slot its session owns, kept in this device's memory; these kernels reach it through ref
+// ApplyCenteredRMSProp (float32), with the CPU plugin's semantics (plugins/cpu/
+// variable_ops.cc, assign_kernel.h, training_*.cc). The variable's storage is a slot its
+// session owns, kept in this device's memory; these kernels reach it through ref
 // inputs, check every shape before the first write (a rejected update changes nothing),
 // queue the update on the device's stream, and forward the ref to their output. The scalar
 // hyper-parameters stay in device memory: the update kernels read them there.
 #include <string>
 #include <vector>
 
+#include "cpu/assign_kernel.h"
 #include "cuda_common.h"
 #include "cuda_kernels.h"
 #include "cuda_launch.h"
@@ -36,52 +37,20 @@ class VariableV2Kernel {
   }
 };
 
-class AssignKernel {
- public:
-  explicit AssignKernel(Construction& c) {
-    c.GetAttr("validate_shape", &validate_shape_);
-    c.GetAttr("use_locking", &use_locking_);
-  }
-  void Compute(Context& ctx) {
-    TensorView value = ctx.input(1);
+// Assign (plugins/cpu/assign_kernel.h, the CPU's rules): the variable adopts a value buffer
+// nobody else holds, in this device's memory; else the value is copied on the stream.
+struct DeviceCopy {
+  void operator()(Context& ctx, const TensorMut& dst, const TensorView& src) const {
+    void* d = DataOf<void>(dst);
+    const void* s = DataOf<const void>(src);
+    if (d == s || src.byte_size() == 0) return;
     CudaDevice* dev = BindDevice(ctx);
     if (dev == nullptr) return;
-    {
-      Context::RefLock lock(ctx, 0, use_locking_);
-      TensorMut target;
-      if (ctx.IsRefInitialized(0)) {
-        TensorMut current = ctx.MutableRefInput(0);
-        if (!ctx.ok()) return;
-        if (current.dims() == value.dims()) {
-          target = current;  // same shape: write in place
-        } else if (validate_shape_) {
-          ctx.Fail(TG_INVALID_ARGUMENT,
-                   "Assign requires shapes of both tensors to match. lhs shape= " +
-                       ShapeString(current.dims()) + " rhs shape= " + ShapeString(value.dims()));
-          return;
-        }
-      }
-      if (!target.valid()) {
-        target = ctx.ReallocateRefInput(0, value.dims());  // in this device's memory
-        if (!ctx.ok()) return;
-      }
-      void* dst = DataOf<void>(target);
-      const void* src = DataOf<const void>(value);
-      if (dst != src && value.byte_size() != 0 &&
-          !CudaOk(ctx,
-                  cudaMemcpyAsync(dst, src, value.byte_size(), cudaMemcpyDeviceToDevice,
-                                  dev->stream()),
-                  "copying the value")) {
-        return;
-      }
-    }
-    ctx.ForwardRefInputToRefOutput(0, 0);
+    CudaOk(ctx, cudaMemcpyAsync(d, s, src.byte_size(), cudaMemcpyDeviceToDevice, dev->stream()),
+           "copying the value");
   }
-
- private:
-  bool validate_shape_ = true;
-  bool use_locking_ = true;
 };
+using AssignKernel = tgraph_cpu::AssignKernel<DeviceCopy>;
 
 template <bool kSubtract>
 class AssignUpdateKernel {

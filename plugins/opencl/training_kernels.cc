@@ -1,7 +1,7 @@
 // Variables and their updates on the device, float32: VariableV2 (placement only), Assign,
 // AssignAdd / AssignSub, and the dense optimizer updates ApplyGradientDescent,
 // ApplyMomentum, ApplyAdam, ApplyAdagrad, ApplyRMSProp and ApplyCenteredRMSProp with the
-// CPU plugin's semantics (plugins/cpu/variable_ops.cc, training_dense_ops.cc).
+// CPU plugin's semantics (plugins/cpu/variable_ops.cc, assign_kernel.h, training_dense_ops.cc).
 //
 // A variable's storage lives in this device's memory (the core allocates it through our
 // allocator when a kernel here reallocates the ref). Every update is an enqueued kernel or
@@ -17,6 +17,7 @@
 
 #include "cl_common.h"
 #include "cl_kernels.h"
+#include "cpu/assign_kernel.h"
 #include "locked_refs.h"
 
 namespace tgraph_opencl {
@@ -40,50 +41,20 @@ class VariableV2Kernel {
   }
 };
 
-class AssignKernel {
- public:
-  explicit AssignKernel(Construction& c) {
-    c.GetAttr("validate_shape", &validate_shape_);
-    c.GetAttr("use_locking", &use_locking_);
-  }
-  void Compute(Context& ctx) {
-    TensorView value = ctx.input(1);
-    {
-      Context::RefLock lock(ctx, 0, use_locking_);
-      TensorMut target;
-      if (ctx.IsRefInitialized(0)) {
-        TensorMut current = ctx.MutableRefInput(0);
-        if (!ctx.ok()) return;
-        if (current.dims() == value.dims()) {
-          target = current;  // same shape: write in place
-        } else if (validate_shape_) {
-          ctx.Fail(TG_INVALID_ARGUMENT,
-                   "Assign requires shapes of both tensors to match. lhs shape= " +
-                       ShapeString(current.dims()) + " rhs shape= " + ShapeString(value.dims()));
-          return;
-        }
-      }
-      if (!target.valid()) {  // uninitialized, or reshaped without validate_shape
-        target = ctx.ReallocateRefInput(0, value.dims());
-        if (!ctx.ok()) return;
-      }
-      const size_t bytes = value.byte_size();
-      if (bytes != 0 && BufferOf(value) != BufferOf(target)) {
-        try {
-          DeviceOf(ctx).queue().enqueueCopyBuffer(MemOf(value), MemOf(target), 0, 0, bytes);
-        } catch (const std::exception& e) {
-          FailFromClError(ctx, e, "copying the value into the variable");
-          return;
-        }
-      }
+// Assign (plugins/cpu/assign_kernel.h, the CPU's rules): the variable adopts a value buffer
+// nobody else holds, in this device's memory; else the value is copied on the queue.
+struct DeviceCopy {
+  void operator()(Context& ctx, const TensorMut& dst, const TensorView& src) const {
+    const size_t bytes = src.byte_size();
+    if (bytes == 0 || BufferOf(src) == BufferOf(dst)) return;
+    try {
+      DeviceOf(ctx).queue().enqueueCopyBuffer(MemOf(src), MemOf(dst), 0, 0, bytes);
+    } catch (const std::exception& e) {
+      FailFromClError(ctx, e, "copying the value into the variable");
     }
-    ctx.ForwardRefInputToRefOutput(0, 0);
   }
-
- private:
-  bool validate_shape_ = true;
-  bool use_locking_ = true;
 };
+using AssignKernel = tgraph_cpu::AssignKernel<DeviceCopy>;
 
 // AssignAdd / AssignSub: var = var (+|-) value, through the element-wise kernels of program
 // "cwise" with the output aliasing the first operand.

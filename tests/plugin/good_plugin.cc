@@ -8,7 +8,8 @@
 //   TestAttrs      reads every attr kind in create, returns a DT_STRING summary.
 //   TestPoolInfo   reports the intra-op pool (threads, parallel_for coverage, schedule).
 //   TESTDEV        a device (host memory) with kernels for Identity (alias), Reshape-like
-//                  TestView (alias with new dims), AssignAdd and Assign (ref inputs),
+//                  TestView (alias with new dims), AssignAdd and Assign (ref inputs; Assign
+//                  adopts a value nobody else holds, ABI 8),
 //                  TestScratch (temporaries, device state and stream).
 //   TestMisbehave  a kernel that misuses the ABI as a careless plugin may, by attr `how`:
 //                  "throw_std" (a std::runtime_error "boom"), "throw_int" (not a
@@ -327,17 +328,23 @@ struct AssignAddKernel {
   bool use_locking = false;
 };
 
-// Assign on TESTDEV (float): reallocates the variable when uninitialized or reshaped.
+// Assign on TESTDEV (float): the variable adopts the value's buffer when nobody else holds
+// it (plugin ABI 8, as the CPU's Assign); else the value is copied, into a new buffer when
+// the variable is uninitialized or reshaped.
 struct AssignKernel {
   explicit AssignKernel(Construction& c) { c.GetAttr("use_locking", &use_locking); }
   void Compute(Context& ctx) {
     Context::RefLock lock(ctx, 0, use_locking);
     auto value = ctx.input(1);
-    tgraph::plugin::TensorMut var;
-    if (ctx.IsRefInitialized(0)) var = ctx.MutableRefInput(0);
-    if (!var.valid() || var.dims() != value.dims()) var = ctx.ReallocateRefInput(0, value.dims());
-    if (!ctx.ok()) return;
-    std::memcpy(var.mutable_data<float>(), value.data<float>(), value.byte_size());
+    if (!ctx.ForwardInputToRefInput(1, 0)) {
+      tgraph::plugin::TensorMut var;
+      if (ctx.IsRefInitialized(0)) var = ctx.MutableRefInput(0);
+      if (!var.valid() || var.dims() != value.dims()) {
+        var = ctx.ReallocateRefInput(0, value.dims());
+      }
+      if (!ctx.ok()) return;
+      std::memcpy(var.mutable_data<float>(), value.data<float>(), value.byte_size());
+    }
     ctx.ForwardRefInputToRefOutput(0, 0);
   }
   bool use_locking = true;

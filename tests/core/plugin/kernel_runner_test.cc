@@ -81,6 +81,13 @@ class KernelRunnerTest : public ::testing::Test {
     for (Operation* in : inputs) s.inputs.push_back({{in->output(0)}, false});
     return Add(std::move(s));
   }
+  // Assign(var, value) with validate_shape false, shapes unknown.
+  Operation* ReshapingAssign() {
+    return Node("Assign",
+                {Variable(DT_FLOAT, PartialShape::Unknown()),
+                 Placeholder(DT_FLOAT, PartialShape::Unknown())},
+                {{"validate_shape", AttrOfBool(false)}}, "assign");
+  }
   std::unique_ptr<KernelRunner> Runner(const Operation* op, const std::string& device = "CPU",
                                        ThreadPool* pool = nullptr) {
     auto r = KernelRunner::Create(*op, device, pool);
@@ -478,14 +485,7 @@ TEST_F(KernelRunnerTest, RefInputs) {
 }
 
 TEST_F(KernelRunnerTest, AssignInitializesAndReshapesAVariable) {
-  Operation* var = Variable(DT_FLOAT, PartialShape::Unknown());
-  Operation* value = Placeholder(DT_FLOAT, PartialShape::Unknown());
-  NodeSpec s;
-  s.type = "Assign";
-  s.name = "assign";
-  s.inputs = {{{var->output(0)}, false}, {{value->output(0)}, false}};
-  s.attrs["validate_shape"] = AttrOfBool(false);
-  Operation* assign = Add(std::move(s));
+  Operation* assign = ReshapingAssign();
   auto r = Runner(assign, "TESTDEV");
   ASSERT_NE(r, nullptr);
   VariableSlot slot;
@@ -499,6 +499,48 @@ TEST_F(KernelRunnerTest, AssignInitializesAndReshapesAVariable) {
   ASSERT_TRUE(r->Run({KernelInput{Tensor(), &slot}, KernelInput{Make<float>(DT_FLOAT, {3}, {1, 2, 3}), nullptr}}, &out).ok());
   EXPECT_EQ(slot.value.dims(), (std::vector<int64_t>{3}));
   EXPECT_EQ(Values<float>(out[0]), (std::vector<float>{1, 2, 3}));
+}
+
+// TESTDEV's Assign adopts a value only the call holds (plugin ABI 8
+// forward_input_to_ref_input, as the CPU's): the variable's buffer is then the value's, for
+// an uninitialized variable, one of the same shape and one reshaped; a value the caller
+// keeps (Run) is copied into the variable's own buffer.
+TEST_F(KernelRunnerTest, AssignOnTestdevAdoptsAValueOnlyItHolds) {
+  Operation* assign = ReshapingAssign();
+  auto r = Runner(assign, "TESTDEV");
+  ASSERT_NE(r, nullptr);
+  const KernelRegistration& kernel = r->kernel();
+  auto state = CreateKernelState(kernel, *assign);
+  ASSERT_TRUE(state.ok()) << state.status().ToString();
+  VariableSlot slot;
+  slot.name = "var";
+  std::vector<Tensor> out;
+  // Handed over, as the executor hands a value at its last use.
+  auto assign_handing_over = [&](Tensor t) {
+    std::vector<KernelInput> inputs(2);
+    inputs[0].ref = &slot;
+    inputs[1].value = std::move(t);
+    return CallKernel(kernel, state.value(), *assign, std::move(inputs), nullptr, nullptr, &out);
+  };
+  for (const std::vector<int64_t>& dims : {std::vector<int64_t>{2}, {2}, {3}}) {
+    Tensor t = Make<float>(DT_FLOAT, dims, std::vector<float>(static_cast<size_t>(dims[0]), 7));
+    const void* data = t.data();
+    ASSERT_TRUE(assign_handing_over(std::move(t)).ok());
+    EXPECT_TRUE(slot.initialized);
+    EXPECT_EQ(slot.value.data(), data) << "[" << dims[0] << "]: adopted";
+    EXPECT_EQ(Values<float>(slot.value), std::vector<float>(static_cast<size_t>(dims[0]), 7));
+  }
+  // The caller keeps its tensor: copied into the variable's buffer of that shape.
+  const void* own = slot.value.data();
+  Tensor kept = Make<float>(DT_FLOAT, {3}, {1, 2, 3});
+  ASSERT_TRUE(CallKernel(kernel, state.value(), *assign,
+                         {KernelInput{Tensor(), &slot}, KernelInput{kept, nullptr}}, nullptr,
+                         nullptr, &out)
+                  .ok());
+  EXPECT_EQ(slot.value.data(), own);
+  EXPECT_NE(slot.value.data(), kept.data());
+  EXPECT_EQ(Values<float>(slot.value), (std::vector<float>{1, 2, 3}));
+  if (kernel.destroy != nullptr) kernel.destroy(state.value());
 }
 
 TEST_F(KernelRunnerTest, TempsDeviceStateAndStream) {

@@ -196,4 +196,59 @@ TEST_F(TrainingTest, AssignAndAssignAddSubMatchCpu) {
       << r.message;
 }
 
+// `type`(inputs) on `device`, after `after` (a control input).
+TG_Output OpAfter(Builder& b, const char* type, const char* name,
+                  const std::vector<TG_Output>& inputs, TG_Operation* after) {
+  TG_Status* s = TG_NewStatus();
+  TG_OperationDescription* d = TG_NewOperation(b.graph(), type, name);
+  for (const TG_Output& in : inputs) TG_AddInput(d, in);
+  TG_AddControlInput(d, after);
+  TG_SetDevice(d, b.device().c_str());
+  TG_Operation* op = TG_FinishOperation(d, s);
+  EXPECT_EQ(TG_GetCode(s), TG_OK) << type << ": " << TG_Message(s);
+  TG_DeleteStatus(s);
+  return TG_Output{op, 0};
+}
+
+// Assign adopts a value nobody else holds (plugin ABI 8, plugins/cpu/assign_kernel.h): on the
+// device as on the CPU, the variable takes the value's buffer, in the device's memory, and
+// nothing is copied. Seen through a reader that took the variable's value (v/read, an alias
+// of its buffer) before the Assign and reads it after (control dependencies order the
+// three): it keeps the old bytes when the variable moved to the value's buffer, and sees the
+// new ones when the value was copied into the variable's own buffer -- which is what happens
+// when the value is fetched too.
+TEST_F(TrainingTest, AssignAdoptsAValueNobodyElseHolds) {
+  for (const char* device : {kCpu, kGpu}) {
+    for (bool fetched : {false, true}) {
+      SCOPED_TRACE(std::string(device) + (fetched ? ", the value fetched" : ""));
+      Builder b(device);
+      TG_Variable* v = NewVariable(b, "v", {3}, {1, 2, 3});
+      const TG_Output before = TG_VariableReadValue(v);
+      // A fresh buffer on the device (a fed operand: nothing to fold into a constant).
+      const TG_Output value =
+          b.Op("Mul", {b.Feed({3}, {10, 20, 30}), b.DeviceConst({3}, {1, 1, 1})}, {}, "value");
+      const TG_Output assign =
+          OpAfter(b, "Assign", "assign", {TG_VariableOutput(v), value}, before.oper);
+      const TG_Output after = OpAfter(b, "Neg", "after", {before}, assign.oper);
+      TG_Status* s = TG_NewStatus();
+      TG_Session* session = TG_NewSession(b.graph(), nullptr, s);
+      ASSERT_NE(session, nullptr) << TG_Message(s);
+      ASSERT_EQ(b.RunIn(session, {TG_Output{TG_VariableInitializer(v), 0}}).code, TG_OK);
+      std::vector<TG_Output> fetches = {after};
+      if (fetched) fetches.push_back(value);
+      const RunResult r = b.RunIn(session, fetches);
+      ASSERT_EQ(r.code, TG_OK) << r.message;
+      EXPECT_EQ(r.DeviceOf("assign"), device) << r.StepsString();
+      EXPECT_EQ(r.values[0].values, fetched ? (std::vector<double>{-10, -20, -30})
+                                            : (std::vector<double>{-1, -2, -3}))
+          << (fetched ? "copied in place" : "adopted: the old buffer is the reader's alone");
+      const RunResult read = b.RunIn(session, {TG_VariableReadValue(v)});
+      ASSERT_EQ(read.code, TG_OK) << read.message;
+      EXPECT_EQ(read.values[0].values, (std::vector<double>{10, 20, 30}));
+      TG_DeleteSession(session, s);
+      TG_DeleteStatus(s);
+    }
+  }
+}
+
 }  // namespace
