@@ -10,6 +10,7 @@
 #include "cuda_kernels.h"
 #include "cuda_launch.h"
 #include "device_common/binary_args.h"
+#include "unary_kernel.h"
 
 namespace tgraph_cuda {
 namespace {
@@ -80,23 +81,8 @@ class PredicateKernel {
   OnMismatch on_mismatch_ = OnMismatch::kFail;
 };
 
-class LogicalNotKernel {
- public:
-  explicit LogicalNotKernel(Construction&) {}
-  void Compute(Context& ctx) {
-    TensorView x = ctx.input(0);
-    const int64_t n = x.num_elements();
-    if (!CheckIntSized(ctx, n, "the input")) return;
-    CudaDevice* dev = BindDevice(ctx);
-    if (dev == nullptr) return;
-    TensorMut y = ctx.ForwardOrAllocateOutput(0, 0, x.dims());
-    if (!ctx.ok() || n == 0) return;
-    CudaOk(ctx,
-           LaunchLogicalNot(DataOf<const uint8_t>(x), DataOf<uint8_t>(y), static_cast<int>(n),
-                            dev->stream()),
-           "launch");
-  }
-};
+// LogicalNot: y = !x over bools (bytes on the device).
+using LogicalNotKernel = UnaryKernel<uint8_t, LaunchLogicalNot>;
 
 template <CompareOp kOp>
 using CompareKernel = PredicateKernel<CompareOp, kOp>;

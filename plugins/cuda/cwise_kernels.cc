@@ -9,6 +9,7 @@
 #include "cuda_launch.h"
 #include "device_common/array_args.h"
 #include "device_common/binary_args.h"
+#include "unary_kernel.h"
 
 namespace tgraph_cuda {
 namespace {
@@ -48,25 +49,13 @@ class BinaryKernel {
   }
 };
 
-// y = f(x), in place when the input buffer can be forwarded.
+// The float UnaryOps (unary_kernel.h).
 template <UnaryOp kOp>
-class UnaryKernel {
- public:
-  explicit UnaryKernel(Construction&) {}
-  void Compute(Context& ctx) {
-    TensorView x = ctx.input(0);
-    const int64_t n = x.num_elements();
-    if (!CheckIntSized(ctx, n, "the input")) return;
-    CudaDevice* dev = BindDevice(ctx);
-    if (dev == nullptr) return;
-    TensorMut y = ctx.ForwardOrAllocateOutput(0, 0, x.dims());
-    if (!ctx.ok() || n == 0) return;
-    CudaOk(ctx,
-           LaunchUnary(kOp, DataOf<const float>(x), DataOf<float>(y), static_cast<int>(n),
-                       dev->stream()),
-           "launch");
-  }
-};
+cudaError_t LaunchUnaryOp(const float* x, float* y, int n, cudaStream_t stream) {
+  return LaunchUnary(kOp, x, y, n, stream);
+}
+template <UnaryOp kOp>
+using FloatUnaryKernel = UnaryKernel<float, LaunchUnaryOp<kOp>>;
 
 // Two-input gradient kernels without broadcasting, as TensorFlow's. ReluGrad and
 // SoftplusGrad(gradients, features) want one shape and may reuse `gradients`; SigmoidGrad / TanhGrad(y, dy) want
@@ -151,13 +140,13 @@ void RegisterCwiseKernels(tgraph::plugin::Init& init) {
   AddDeviceKernel<BinaryKernel<BinaryOp::kMul>>(init, f("Mul"));
   AddDeviceKernel<BinaryKernel<BinaryOp::kDiv>>(init, f("RealDiv"));
   AddDeviceKernel<BinaryKernel<BinaryOp::kMaximum>>(init, f("Maximum"));
-  AddDeviceKernel<UnaryKernel<UnaryOp::kNeg>>(init, f("Neg"));
-  AddDeviceKernel<UnaryKernel<UnaryOp::kExp>>(init, f("Exp"));
-  AddDeviceKernel<UnaryKernel<UnaryOp::kLog>>(init, f("Log"));
-  AddDeviceKernel<UnaryKernel<UnaryOp::kTanh>>(init, f("Tanh"));
-  AddDeviceKernel<UnaryKernel<UnaryOp::kSigmoid>>(init, f("Sigmoid"));
-  AddDeviceKernel<UnaryKernel<UnaryOp::kRelu>>(init, f("Relu"));
-  AddDeviceKernel<UnaryKernel<UnaryOp::kSoftplus>>(init, f("Softplus"));
+  AddDeviceKernel<FloatUnaryKernel<UnaryOp::kNeg>>(init, f("Neg"));
+  AddDeviceKernel<FloatUnaryKernel<UnaryOp::kExp>>(init, f("Exp"));
+  AddDeviceKernel<FloatUnaryKernel<UnaryOp::kLog>>(init, f("Log"));
+  AddDeviceKernel<FloatUnaryKernel<UnaryOp::kTanh>>(init, f("Tanh"));
+  AddDeviceKernel<FloatUnaryKernel<UnaryOp::kSigmoid>>(init, f("Sigmoid"));
+  AddDeviceKernel<FloatUnaryKernel<UnaryOp::kRelu>>(init, f("Relu"));
+  AddDeviceKernel<FloatUnaryKernel<UnaryOp::kSoftplus>>(init, f("Softplus"));
   AddDeviceKernel<GradKernel<GradOp::kRelu>>(init, f("ReluGrad"));
   AddDeviceKernel<GradKernel<GradOp::kSigmoid>>(init, f("SigmoidGrad"));
   AddDeviceKernel<GradKernel<GradOp::kTanh>>(init, f("TanhGrad"));

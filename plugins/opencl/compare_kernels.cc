@@ -8,6 +8,7 @@
 #include "cl_common.h"
 #include "cl_kernels.h"
 #include "device_common/binary_args.h"
+#include "unary_kernel.h"
 
 namespace tgraph_opencl {
 namespace {
@@ -88,19 +89,9 @@ TG_CL_COMPARE(LogicalAndKernel, "tg_logical_and", true, OnMismatch::kFail)
 TG_CL_COMPARE(LogicalOrKernel, "tg_logical_or", true, OnMismatch::kFail)
 #undef TG_CL_COMPARE
 
-class LogicalNotKernel {
- public:
-  explicit LogicalNotKernel(Construction&) {}
-  void Compute(Context& ctx) {
-    TensorView x = ctx.input(0);
-    const int64_t n = x.num_elements();
-    if (!CheckIntSized(ctx, n, "the input")) return;
-    TensorMut y = ctx.ForwardOrAllocateOutput(0, 0, x.dims());
-    if (!ctx.ok() || n == 0) return;
-    const cl_mem xm = BufferOf(x), ym = BufferOf(y);
-    const cl_int count = static_cast<cl_int>(n);
-    Launch(ctx, "compare", "tg_logical_not", {A(xm), A(ym), A(count)}, {static_cast<size_t>(n)});
-  }
+// LogicalNot: y = !x over bools (unary_kernel.h).
+struct LogicalNotKernel : UnaryKernel {
+  explicit LogicalNotKernel(Construction&) : UnaryKernel("compare", "tg_logical_not") {}
 };
 
 }  // namespace

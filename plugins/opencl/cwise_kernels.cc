@@ -8,6 +8,7 @@
 #include "cl_kernels.h"
 #include "device_common/array_args.h"
 #include "device_common/binary_args.h"
+#include "unary_kernel.h"
 
 namespace tgraph_opencl {
 namespace {
@@ -58,28 +59,10 @@ TG_CL_BINARY(DivKernel, "tg_div")
 TG_CL_BINARY(MaximumKernel, "tg_maximum")
 #undef TG_CL_BINARY
 
-// y = f(x), in place when the input buffer can be forwarded.
-class UnaryKernel {
- public:
-  UnaryKernel(Construction&, const char* name) : name_(name) {}
-  void Compute(Context& ctx) {
-    TensorView x = ctx.input(0);
-    const int64_t n = x.num_elements();
-    if (!CheckIntSized(ctx, n, "the input")) return;
-    TensorMut y = ctx.ForwardOrAllocateOutput(0, 0, x.dims());
-    if (!ctx.ok() || n == 0) return;
-    const cl_mem xm = BufferOf(x), ym = BufferOf(y);
-    const cl_int count = static_cast<cl_int>(n);
-    Launch(ctx, "cwise", name_, {A(xm), A(ym), A(count)}, {static_cast<size_t>(n)});
-  }
-
- private:
-  const char* name_;
-};
-
-#define TG_CL_UNARY(Class, cl_name)                                  \
-  struct Class : UnaryKernel {                                       \
-    explicit Class(Construction& c) : UnaryKernel(c, cl_name) {}     \
+// The float unary ops of program "cwise" (unary_kernel.h).
+#define TG_CL_UNARY(Class, cl_name)                                   \
+  struct Class : UnaryKernel {                                        \
+    explicit Class(Construction&) : UnaryKernel("cwise", cl_name) {}  \
   };
 TG_CL_UNARY(NegKernel, "tg_neg")
 TG_CL_UNARY(ExpKernel, "tg_exp")
