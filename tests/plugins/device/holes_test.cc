@@ -3,8 +3,8 @@
 // padding, in NCHW (which the CPU plugin does not take: compared with its NHWC result,
 // transposed here), Conv2DBackpropInput / Conv2DBackpropFilter and a small CNN's gradients
 // all on the device; grouped convolutions, which the device declines by static shape, on the
-// CPU; MaxPool / AvgPool and their gradients; GatherV2 with batch_dims; Sum / Mean / Max / Min / Prod over any axes;
-// and many host<->device copies in a row (the OpenCL plugin's copies do not block: a feed's
+// CPU; MaxPool / AvgPool and their gradients; GatherV2 with batch_dims; Sum / Mean / Max /
+// Min / Prod over any axes; and many host<->device copies in a row (the OpenCL plugin's copies do not block: a feed's
 // staging must outlive its copy, a fetch must have landed before it is read).
 #include <gtest/gtest.h>
 
