@@ -130,8 +130,8 @@ enum class ReluMask {
 // and routed gradient stay in registers while the window's pixels are read; then every pixel
 // of the window is written (the routed value or 0). `sum` (the unit's bias gradient, with a
 // mask) receives what the window passes on. All reads of a vector's channels come before
-// its writes, so the result may be orig_input's buffer. Indices are int32 (for double, as
-// wide as the lanes): a window of 2^31 pixels takes the general loops.
+// its writes, so the result may be orig_input's buffer. The indices are as wide as the lanes
+// (int32 for float): a window of 2^31 pixels takes the general loops.
 template <typename T, ReluMask kMask>
 inline void DisjointWindow(const T* image, const T* mask, T* grad_image, const T* grad_pixel,
                            T* sum, int64_t h0, int64_t h1, int64_t w0, int64_t w1, int64_t in_w,
@@ -154,7 +154,7 @@ inline void DisjointWindow(const T* image, const T* mask, T* grad_image, const T
         arg = greater ? here : arg;
       }
     }
-    V g, value, total;
+    V g, value, total = zero;
     LoadLanes(&g, grad_pixel + c);
     value = g;
     if constexpr (kMask != ReluMask::kNone) LoadLanes(&total, sum + c);
@@ -275,14 +275,14 @@ void MaxPoolGradUnits(const MaxPoolGradPlan& p, const T* in, const T* g, const T
           if (p.disjoint && p.k_h * p.k_w < (int64_t{1} << 31)) {
             const T* grad_pixel = grad + (oh * p.out_w + ow) * depth;
             if (!relu) {
-              DisjointWindow<T, ReluMask::kNone>(image, mask, grad_image, grad_pixel, sum,
-                                                        h0, h1, w0, w1, in_w, depth, nc);
+              DisjointWindow<T, ReluMask::kNone>(image, mask, grad_image, grad_pixel, sum, h0, h1,
+                                                 w0, w1, in_w, depth, nc);
             } else if (features_are_input) {
-              DisjointWindow<T, ReluMask::kOfMaximum>(image, mask, grad_image, grad_pixel,
-                                                             sum, h0, h1, w0, w1, in_w, depth, nc);
+              DisjointWindow<T, ReluMask::kOfMaximum>(image, mask, grad_image, grad_pixel, sum,
+                                                      h0, h1, w0, w1, in_w, depth, nc);
             } else {
-              DisjointWindow<T, ReluMask::kOfFeatures>(image, mask, grad_image, grad_pixel,
-                                                              sum, h0, h1, w0, w1, in_w, depth, nc);
+              DisjointWindow<T, ReluMask::kOfFeatures>(image, mask, grad_image, grad_pixel, sum,
+                                                       h0, h1, w0, w1, in_w, depth, nc);
             }
             continue;
           }
