@@ -475,6 +475,55 @@ TEST(PoolGradTest, MaxPoolGradTiesGoToTheFirstMaximum) {
   EXPECT_EQ(Values<double>(with_nan.outputs[0]), (std::vector<double>{0, 0, 7, 0, 3, 0, 0, 0}));
 }
 
+// Windows that never overlap run a vectorised path (nn_backprop_pool.cc: DisjointWindow) with
+// as many lanes as the CPU variant has (4 to 16): channel counts around each width, so that
+// full vectors and the last channels after them both run, and the CNN's layers.
+TEST(PoolGradTest, DisjointWindowsOverEveryLaneCount) {
+  uint32_t seed = 300;
+  for (DataType dtype : {DT_FLOAT, DT_DOUBLE}) {
+    for (int64_t depth : {1, 4, 5, 7, 8, 9, 15, 16, 17, 31, 33}) {
+      CheckPool("MaxPoolGrad", dtype, {{2, 5, 6, depth}, {1, 2, 2, 1}, {1, 2, 2, 1}, "SAME"}, seed++);
+      CheckPool("MaxPoolGrad", dtype, {{1, 7, 7, depth}, {1, 3, 2, 1}, {1, 3, 3, 1}, "VALID"}, seed++);
+    }
+    CheckPool("MaxPoolGrad", dtype, {{3, 28, 28, 32}, {1, 2, 2, 1}, {1, 2, 2, 1}, "SAME"}, seed++);
+    CheckPool("MaxPoolGrad", dtype, {{3, 14, 14, 64}, {1, 2, 2, 1}, {1, 2, 2, 1}, "SAME"}, seed++);
+  }
+}
+
+// Ties and NaN in every lane of the vectorised path: a 2x2 window per image over 35
+// channels, channel c holding one of five patterns. The gradient goes to the first maximum;
+// a later equal value or a later NaN never takes over; a NaN that comes first keeps it.
+TEST(PoolGradTest, MaxPoolGradTiesAndNanInEveryLane) {
+  const double nan = std::nan("");
+  const int64_t depth = 35;
+  // The 4 pixels of the window per pattern, and which one receives the gradient.
+  const std::vector<std::pair<std::vector<double>, int>> patterns = {
+      {{7, 7, 7, 7}, 0}, {{nan, 9, 1, 2}, 0}, {{1, nan, 3, 2}, 2},
+      {{1, 2, 3, 4}, 3}, {{4, 9, 9, nan}, 1}};
+  std::vector<double> x(4 * depth), dy(depth), want(4 * depth, 0.0);
+  for (int64_t c = 0; c < depth; ++c) {
+    const auto& [values, winner] = patterns[static_cast<size_t>(c % 5)];
+    for (int64_t i = 0; i < 4; ++i) x[Idx(i * depth + c)] = values[Idx(i)];
+    dy[Idx(c)] = static_cast<double>(c + 1);
+    want[Idx(winner * depth + c)] = dy[Idx(c)];
+  }
+  const AttrMap attrs{{"ksize", AttrOfIntList({1, 2, 2, 1})},
+                      {"strides", AttrOfIntList({1, 2, 2, 1})},
+                      {"padding", AttrOfString("VALID")}};
+  for (DataType dtype : {DT_FLOAT, DT_DOUBLE}) {
+    SCOPED_TRACE(DataTypeName(dtype));
+    const Tensor x_t = MakeTyped(dtype, {1, 2, 2, depth}, x);
+    auto pooled = RunOp("MaxPool", {x_t}, attrs);
+    ASSERT_TRUE(pooled.status.ok()) << pooled.status.ToString();
+    for (ThreadPool* pool : Pools()) {
+      auto r = RunArgs("MaxPoolGrad", {In(x_t), In(pooled.outputs[0]), In(MakeTyped(dtype, {1, 1, 1, depth}, dy))},
+                       attrs, true, pool);
+      ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+      EXPECT_EQ(ToDoubles(r.outputs[0]), want);
+    }
+  }
+}
+
 TEST(PoolGradTest, HandComputed) {
   // 3x3 input 1..9, 2x2 windows at stride 2, SAME: windows {1,2,4,5} {3,6} {7,8} {9}.
   const Tensor x = MakeTensor<float>(DT_FLOAT, {1, 3, 3, 1}, {1, 2, 3, 4, 5, 6, 7, 8, 9});
@@ -565,6 +614,12 @@ TEST(FusedMaxPoolGradTest, MatchesMaxPoolGradReluGradBiasAddGrad) {
       }
       CheckFusedPoolGrad(dtype, {{1, 5, 6, 2}, {1, 3, 3, 1}, {1, 1, 2, 1}, "EXPLICIT", {0, 0, 1, 2, 2, 0, 0, 0}},
                          separate, seed++);
+      // The vectorised path over lane counts (PoolGradTest.DisjointWindowsOverEveryLaneCount)
+      // and the CNN's first layer.
+      for (int64_t depth : {7, 16, 17, 33}) {
+        CheckFusedPoolGrad(dtype, {{2, 6, 5, depth}, {1, 2, 2, 1}, {1, 2, 2, 1}, "SAME"}, separate, seed++);
+      }
+      CheckFusedPoolGrad(dtype, {{2, 28, 28, 32}, {1, 2, 2, 1}, {1, 2, 2, 1}, "SAME"}, separate, seed++);
     }
   }
 }
