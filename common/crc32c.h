@@ -31,5 +31,12 @@ uint32_t ExtendPortable(uint32_t crc, const void* data, size_t n);
 
 // True when Extend runs on the CPU's CRC32 instruction (SSE4.2), false on the portable path.
 bool UsesHardware();
+// True when Extend's hardware path runs three CRC32 chains at once over adjacent lanes and
+// joins them with carry-less multiplies (PCLMULQDQ as well); false when it runs one chain.
+bool UsesLanes();
+
+// Extend with one CRC32 chain (what Extend ran before the lanes; portable without SSE4.2):
+// for bench/crc32c_bench.cc's before/after and the tests' comparisons.
+uint32_t ExtendOneChainForBenchmark(uint32_t crc, const void* data, size_t n);
 
 }  // namespace tgraph::crc32c
