@@ -15,6 +15,10 @@ uint32_t Extend(uint32_t crc, const void* data, size_t n);
 
 inline uint32_t Value(const void* data, size_t n) { return Extend(0, data, n); }
 
+// The CRC of A ‖ B from crc_a = Value(A), crc_b = Value(B) and B's length, without B's bytes:
+// CRCs of pieces computed apart (on several threads) make the CRC of the whole.
+uint32_t Combine(uint32_t crc_a, uint32_t crc_b, uint64_t length_b);
+
 inline constexpr uint32_t kMaskDelta = 0xa282ead8u;
 
 inline constexpr uint32_t Mask(uint32_t crc) {

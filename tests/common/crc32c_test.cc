@@ -122,5 +122,27 @@ TEST(Crc32c, ExtendChainsAcrossRandomPieces) {
   }
 }
 
+// Combine(Value(A), Value(B), |B|) is Value(A ‖ B), for pieces of any length (empty ones too)
+// and across the lanes' sizes; it never reads B.
+TEST(Crc32c, CombineJoinsPiecesComputedApart) {
+  const auto data = RandomBytes(size_t{1} << 20, 6);
+  const uint32_t whole = ExtendPortable(0, data.data(), data.size());
+  for (size_t cut : {size_t{0}, size_t{1}, size_t{7}, size_t{8}, size_t{767}, size_t{24576},
+                     size_t{500000}, data.size() - 1, data.size()}) {
+    const uint32_t a = Value(data.data(), cut);
+    const uint32_t b = Value(data.data() + cut, data.size() - cut);
+    EXPECT_EQ(Combine(a, b, data.size() - cut), whole) << "cut at " << cut;
+  }
+  // Many pieces, joined left to right (as a reader joins its blocks' CRCs).
+  std::mt19937 gen(7);
+  uint32_t crc = 0;
+  for (size_t at = 0; at < data.size();) {
+    const size_t piece = std::min<size_t>(data.size() - at, gen() % 100000);
+    crc = Combine(crc, Value(data.data() + at, piece), piece);
+    at += piece;
+  }
+  EXPECT_EQ(crc, whole);
+}
+
 }  // namespace
 }  // namespace tgraph::crc32c
