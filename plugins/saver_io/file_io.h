@@ -106,7 +106,7 @@ void SetDirectIoForTesting(int enabled);
 // read by two threads at once (ReadAhead, read_ahead.h); the caller's `on_piece` runs over each
 // block in order as soon as it is in place, while the next ones are still read. A read with
 // its CRC-32C (ReadAtWithCrc32c) checksums a cached block on the reader thread that copies it,
-// 1 MiB at a time right after each copy while the bytes are in that core's cache (the caller's
+// 256 KiB at a time right after each copy while the bytes are in that core's cache (the caller's
 // thread only joins the blocks' CRCs, crc32c::Combine); a direct block, which the disk wrote
 // to memory, on the caller's thread behind the reads. Direct reads land in the caller's memory
 // where it and the offset are aligned, in a ring of aligned staging buffers (copied out in
