@@ -25,13 +25,13 @@ bool HugePagesWanted() {
 #endif
 }
 
-// A fresh zeroed mapping of `size` bytes; with `huge`, starting on a huge-page boundary
+// A fresh zeroed mapping of `size` bytes; when MarkedHuge, starting on a huge-page boundary
 // (mapped a huge page longer, the ends trimmed) and marked for transparent huge pages. The
 // marking is advice: where the kernel has none to give, the pages are ordinary ones.
 void* MapBuffer(size_t size, bool huge) {
   constexpr int kProt = PROT_READ | PROT_WRITE;
   constexpr int kFlags = MAP_PRIVATE | MAP_ANONYMOUS;
-  if (!huge || size < BufferPool::kHugePageBytes) {
+  if (!BufferPool::MarkedHuge(size, huge)) {
     void* p = mmap(nullptr, size, kProt, kFlags, -1, 0);
     return p == MAP_FAILED ? nullptr : p;
   }
@@ -100,6 +100,10 @@ size_t BufferPool::MappingOf(size_t class_size, bool huge_pages) {
   // pages are huge already, and rounding its tail up would make the last one resident whole.
   if (class_size >= kHugePageBytes) return class_size;
   return (kHugePageBytes - class_size) <= class_size / 4 ? kHugePageBytes : class_size;
+}
+
+bool BufferPool::MarkedHuge(size_t mapping_size, bool huge_pages) {
+  return huge_pages && mapping_size >= kHugePageBytes && mapping_size <= kMaxHugeMappingBytes;
 }
 
 bool BufferPool::huge_pages() const { return state_->huge_pages; }

@@ -27,8 +27,14 @@
 // A class just under one huge page is mapped as one when that adds at most a quarter
 // (784x512 floats: 1.625 MiB class, 2 MiB mapping); a larger class is mapped as it is, its
 // whole 2 MiB pieces huge and its tail in small pages (rounding the tail up would make a
-// whole last huge page resident: the CNN's 6.5 MiB activations rose its peak by 4 MiB). TGRAPH_HUGE_PAGES=0 turns this
-// off (mappings as before).
+// whole last huge page resident: the CNN's 6.5 MiB activations rose its peak by 4 MiB).
+// Mappings larger than kMaxHugeMappingBytes are not marked: a huge page's first fault takes a
+// free 2 MiB block, and on this project's VMs (THP defrag "madvise", the page cache full, free
+// blocks handed back to the host by the balloon's free page reporting) that cost 3-7 s per GiB
+// against 0.6 s in small pages, which a restore of 1 GiB of variables or any first step
+// allocating hundreds of MiB paid in full; arrays that large stream from memory, where the
+// page walks hide behind the transfers, so the steps lose nothing measurable (bench/README.md).
+// TGRAPH_HUGE_PAGES=0 turns huge pages off (mappings as before).
 //
 // Builds with AddressSanitizer skip the pool (every buffer is malloc'd and freed), so that
 // use-after-free of tensor data is still caught; TGRAPH_BUFFER_POOL=0 does the same.
@@ -56,6 +62,11 @@ class BufferPool {
   // page for a class under one that is at least 3/4 of it. With huge pages off (`huge_pages`
   // false): the class.
   static size_t MappingOf(size_t class_size, bool huge_pages);
+  // The largest mapping marked for huge pages (see above).
+  static constexpr size_t kMaxHugeMappingBytes = size_t{32} << 20;
+  // Whether a mapping of `mapping_size` bytes is marked for huge pages (and so starts on a
+  // huge-page boundary): huge pages on, and between one huge page and kMaxHugeMappingBytes.
+  static bool MarkedHuge(size_t mapping_size, bool huge_pages);
   // Whether this pool maps with huge pages (TGRAPH_HUGE_PAGES unset or not "0"; Linux).
   bool huge_pages() const;
 

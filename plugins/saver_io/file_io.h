@@ -26,8 +26,8 @@
 
 namespace tgraph::saver_io {
 
-// The TensorFlow code for an errno value (ENOENT → NOT_FOUND, ENOSPC → RESOURCE_EXHAUSTED,
-// EACCES → PERMISSION_DENIED, ...).
+// The TensorFlow code for an errno value (ENOENT and ENOTDIR → NOT_FOUND, ENOSPC and EMFILE →
+// RESOURCE_EXHAUSTED, EACCES → PERMISSION_DENIED, ...): the one mapping of both saver plugins.
 TG_Code CodeForErrno(int error);
 
 // Frees what posix_memalign allocated (the direct-I/O staging buffers).
@@ -103,13 +103,16 @@ void SetDirectIoForTesting(int enabled);
 // goes O_DIRECT, so a checkpoint that a direct save just wrote, or one evicted since, does not
 // go through the slow cache either (on the project's VM a cold 1 GiB read took 1-12 s
 // buffered, about 1 s direct). Large reads, direct or cached, are split into blocks of 8 MiB
-// read by two threads at once (ReadAhead, read_ahead.h), the caller's `on_piece` (a CRC)
-// running over each block as soon as it is in place while the next ones are still read.
-// Direct reads land in the caller's memory where it and the offset are aligned, in a ring of
-// aligned staging buffers (copied out in order) otherwise. Small reads, and every read where
-// direct I/O is unavailable or disabled, are plain preads; any failure of a direct or
-// overlapped read leaves the rest to a plain pread loop, which reports real errors naming the
-// file.
+// read by two threads at once (ReadAhead, read_ahead.h); the caller's `on_piece` runs over each
+// block in order as soon as it is in place, while the next ones are still read. A read with
+// its CRC-32C (ReadAtWithCrc32c) checksums a cached block on the reader thread that copies it,
+// 256 KiB at a time right after each copy while the bytes are in that core's cache (the caller's
+// thread only joins the blocks' CRCs, crc32c::Combine); a direct block, which the disk wrote
+// to memory, on the caller's thread behind the reads. Direct reads land in the caller's memory
+// where it and the offset are aligned, in a ring of aligned staging buffers (copied out in
+// order) otherwise. Small reads, and every read where direct I/O is unavailable or disabled,
+// are plain preads; any failure of a direct or overlapped read leaves the rest to a plain
+// pread loop, which reports real errors naming the file.
 class FileReader {
  public:
   // A consumer of the bytes read: called with consecutive pieces of the destination, in
@@ -126,6 +129,8 @@ class FileReader {
   IoStatus ReadAt(uint64_t offset, void* dst, size_t n) const;
   // The same, handing the bytes to on_piece as they arrive (all n of them when it is OK).
   IoStatus ReadAt(uint64_t offset, void* dst, size_t n, const PieceFn& on_piece) const;
+  // The same, with the CRC-32C of the n bytes (crc32c::Value) in *crc when it is OK.
+  IoStatus ReadAtWithCrc32c(uint64_t offset, void* dst, size_t n, uint32_t* crc) const;
   // Reads up to n bytes at `offset` into dst; *got is how many were there.
   IoStatus ReadUpTo(uint64_t offset, void* dst, size_t n, size_t* got) const;
 
@@ -134,24 +139,24 @@ class FileReader {
 
  private:
   struct Direct;  // the O_DIRECT descriptor and its staging buffers, made on first use
+  struct Sink;    // where a read's pieces go: the caller's PieceFn, a running CRC, or nothing
 
   FileReader(std::string path, int fd, uint64_t size);
-  IoStatus Read(uint64_t offset, char* dst, size_t n, size_t* got, const PieceFn* on_piece) const;
+  IoStatus Read(uint64_t offset, char* dst, size_t n, size_t* got, const Sink& sink) const;
   bool Cached(uint64_t offset, size_t n) const;
   // pread of `n` bytes at `offset` on `fd` (EINTR and partial reads retried, the read fault
   // hook consulted): the bytes read (fewer at the end of the file), or -errno.
   int64_t ReadBlock(int fd, uint64_t offset, char* dst, size_t n) const;
   IoStatus ReadBuffered(uint64_t offset, char* dst, size_t n, size_t* got,
-                        const PieceFn* on_piece) const;
+                        const Sink& sink) const;
   // Reads [offset + *got, offset + n) in blocks, several in flight, straight into dst, from
   // `fd` (buffered, or direct with `align`ed offsets, lengths and addresses); stops at the
   // first block that fails or comes short, leaving the rest to the caller.
   void ReadInPlace(int fd, size_t align, uint64_t offset, char* dst, size_t n, size_t* got,
-                   const PieceFn* on_piece) const;
+                   const Sink& sink) const;
   // Reads what it can of [offset, offset + n) O_DIRECT into dst; false (and *got untouched)
   // where direct reads are unavailable, so the caller reads through the cache instead.
-  bool ReadDirect(uint64_t offset, char* dst, size_t n, size_t* got,
-                  const PieceFn* on_piece) const;
+  bool ReadDirect(uint64_t offset, char* dst, size_t n, size_t* got, const Sink& sink) const;
   bool SetUpDirect() const;
 
   std::string path_;

@@ -13,37 +13,6 @@
 namespace tgraph_safetensors {
 namespace {
 
-TG_Code CodeForErrno(int err) {
-  switch (err) {
-    case ENOENT:
-      return TG_NOT_FOUND;
-    case EACCES:
-    case EPERM:
-    case EROFS:
-      return TG_PERMISSION_DENIED;
-    case ENOSPC:
-    case EDQUOT:
-    case EFBIG:
-    case ENOMEM:
-    case EMFILE:
-    case ENFILE:
-      return TG_RESOURCE_EXHAUSTED;
-    case EEXIST:
-      return TG_ALREADY_EXISTS;
-    case ENOTDIR:
-    case EISDIR:
-    case ENAMETOOLONG:
-    case ELOOP:
-      return TG_FAILED_PRECONDITION;
-    case EIO:
-      return TG_DATA_LOSS;
-    case EINVAL:
-      return TG_INVALID_ARGUMENT;
-    default:
-      return TG_UNKNOWN;
-  }
-}
-
 int CloseKeepingErrno(int fd) {
   const int saved = errno;
   const int rc = ::close(fd);
@@ -59,7 +28,7 @@ std::string ParentDirectory(const std::string& path) {
 }  // namespace
 
 Status ErrnoStatus(int err, std::string_view what) {
-  return Status(CodeForErrno(err), StrCat(what, ": ", std::strerror(err)));
+  return Status(tgraph::saver_io::CodeForErrno(err), StrCat(what, ": ", std::strerror(err)));
 }
 
 // The shared I/O's status as this plugin's.

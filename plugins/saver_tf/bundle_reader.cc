@@ -171,14 +171,11 @@ BundleStatus BundleReader::ReadRaw(const std::string& name, const tf::BundleEntr
   const FileReader* file = nullptr;
   SAVER_TF_RETURN_IF_ERROR(DataFile(name, entry, &file));
   SAVER_TF_RETURN_IF_ERROR(CheckExtent(name, entry, *file));
-  // The CRC runs over each block as soon as it is read, while the next ones are read
-  // (FileReader: several reads in flight).
+  // The CRC runs over each block as it is read, while the next ones are read (FileReader:
+  // several reads in flight, cached blocks checksummed by the threads that copy them).
   uint32_t crc = 0;
-  SAVER_TF_RETURN_IF_ERROR(file->ReadAt(static_cast<uint64_t>(entry.offset()), dst,
-                                        static_cast<size_t>(bytes),
-                                        [&crc](const char* piece, size_t n) {
-                                          crc = crc32c::Extend(crc, piece, n);
-                                        }));
+  SAVER_TF_RETURN_IF_ERROR(file->ReadAtWithCrc32c(static_cast<uint64_t>(entry.offset()), dst,
+                                                  static_cast<size_t>(bytes), &crc));
   const uint32_t expected = crc32c::Unmask(entry.crc32c());
   if (crc != expected) return ChecksumMismatch(name, *file, expected, crc);
   return BundleStatus::OK();

@@ -8,6 +8,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <fstream>
+#include <sstream>
+#include <string>
 #include <limits>
 #include <set>
 
@@ -75,6 +78,53 @@ TEST(BufferPoolTest, HugePageBuffersStartOnAHugePageBoundary) {
   EXPECT_EQ(pool->cached_bytes(), static_cast<int64_t>(BufferPool::kHugePageBytes));
   pool->Trim();
   EXPECT_EQ(pool->mapped_bytes(), before);
+}
+
+// The VmFlags of the mapping holding `p` in /proc/self/smaps ("" when not found): "hg" marks
+// MADV_HUGEPAGE.
+std::string VmFlagsOf(const void* p) {
+  std::ifstream smaps("/proc/self/smaps");
+  const auto address = reinterpret_cast<uintptr_t>(p);
+  bool inside = false;
+  for (std::string line; std::getline(smaps, line);) {
+    unsigned long begin = 0, end = 0;
+    char dash = 0;
+    std::istringstream head(line);
+    if (line.find("VmFlags:") == 0) {
+      if (inside) return line;
+    } else if (head >> std::hex >> begin >> dash >> end && dash == '-') {
+      inside = address >= begin && address < end;
+    }
+  }
+  return "";
+}
+
+bool MarkedHugeInSmaps(const void* p) {
+  const std::string flags = VmFlagsOf(p);
+  EXPECT_FALSE(flags.empty()) << "no mapping holds " << p;
+  return (" " + flags + " ").find(" hg ") != std::string::npos;
+}
+
+// Mappings from one huge page up to kMaxHugeMappingBytes are marked for huge pages; larger
+// ones (a restored 64 MiB variable) are not, so that their first faults take small pages
+// instead of free 2 MiB blocks (buffer_pool.h says why).
+TEST(BufferPoolTest, OnlyMappingsUpToTheLimitAreMarkedHuge) {
+  constexpr size_t kMiB = size_t{1} << 20;
+  EXPECT_FALSE(BufferPool::MarkedHuge(kMiB, true));
+  EXPECT_TRUE(BufferPool::MarkedHuge(2 * kMiB, true));
+  EXPECT_TRUE(BufferPool::MarkedHuge(BufferPool::kMaxHugeMappingBytes, true));
+  EXPECT_FALSE(BufferPool::MarkedHuge(BufferPool::kMaxHugeMappingBytes + 4096, true));
+  EXPECT_FALSE(BufferPool::MarkedHuge(64 * kMiB, true));
+  EXPECT_FALSE(BufferPool::MarkedHuge(4 * kMiB, false));
+
+  BufferPool* pool = PoolOrSkip();
+  if (pool == nullptr) GTEST_SKIP() << "no pool in this build (sanitizer) or TGRAPH_BUFFER_POOL=0";
+  if (!pool->huge_pages()) GTEST_SKIP() << "huge pages off (TGRAPH_HUGE_PAGES=0 or not Linux)";
+  pool->Trim();
+  Tensor small = Tensor::Allocate(DT_FLOAT, {1024, 1024}).value();       // 4 MiB
+  Tensor large = Tensor::Allocate(DT_FLOAT, {16 * 1024, 1024}).value();  // 64 MiB
+  EXPECT_TRUE(MarkedHugeInSmaps(small.data()));
+  EXPECT_FALSE(MarkedHugeInSmaps(large.data()));
 }
 
 TEST(BufferPoolTest, FreedBufferIsReusedForTheSameClass) {

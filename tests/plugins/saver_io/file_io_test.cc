@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <cstdint>
@@ -19,30 +20,14 @@
 #include <string>
 #include <vector>
 
+#include "common/crc32c.h"
 #include "saver_io/file_io.h"
+#include "scratch_files.h"
 
 namespace tgraph::saver_io {
 namespace {
 
-// A fresh directory per test under gtest's TempDir, removed afterwards.
-class ScratchDir {
- public:
-  ScratchDir() {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    path_ = std::filesystem::path(::testing::TempDir()) /
-            (std::string("saver_io_") + info->test_suite_name() + "_" + info->name());
-    std::filesystem::remove_all(path_);
-    std::filesystem::create_directories(path_);
-  }
-  ~ScratchDir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path_, ignored);
-  }
-  std::string operator/(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  std::filesystem::path path_;
-};
+using saver_testing::ScratchDir;
 
 constexpr size_t kMiB = size_t{1} << 20;
 
@@ -57,10 +42,7 @@ std::vector<char> Pattern(size_t n, unsigned seed) {
   return bytes;
 }
 
-std::string FileBytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
+using saver_testing::ReadFile;
 
 // Whether the directory's file system does direct I/O with known alignment (ext4, xfs,
 // tmpfs since Linux 6.6); the assertions about bypassing the cache need it.
@@ -155,7 +137,7 @@ TEST_F(FileIo, DirectWritesGiveTheBytesAppended) {
     bool direct = false;
     const std::string expected = WriteFile(path, kLayouts[i], &direct);
     EXPECT_EQ(direct, can) << "layout " << i;
-    EXPECT_TRUE(FileBytes(path) == expected) << "layout " << i;
+    EXPECT_TRUE(ReadFile(path) == expected) << "layout " << i;
   }
 }
 
@@ -183,7 +165,7 @@ TEST_F(FileIo, AlignedSourcesAreWrittenInPlace) {
   append(aligned_big.get(), 1);
   append(aligned_big.get(), big.size());  // in place again
   ASSERT_TRUE(file->SyncAndClose().ok());
-  EXPECT_TRUE(FileBytes(path) == expected);
+  EXPECT_TRUE(ReadFile(path) == expected);
 }
 
 TEST_F(FileIo, BufferedWhenDirectIoIsOff) {
@@ -192,7 +174,7 @@ TEST_F(FileIo, BufferedWhenDirectIoIsOff) {
   bool direct = true;
   const std::string expected = WriteFile(path, kLayouts[5], &direct);
   EXPECT_FALSE(direct);
-  EXPECT_TRUE(FileBytes(path) == expected);
+  EXPECT_TRUE(ReadFile(path) == expected);
 }
 
 TEST_F(FileIo, DirectWritesBypassThePageCache) {
@@ -327,7 +309,7 @@ class OverlappedRead : public FileIo, public ::testing::WithParamInterface<bool>
     if (direct_) {
       Evict(path_);
     } else {
-      (void)FileBytes(path_);  // a plain read fills the cache
+      (void)ReadFile(path_);  // a plain read fills the cache
       ASSERT_EQ(CachedPages(path_, 0, 20 * kBlock), 20 * kBlock / 4096);
     }
   }
@@ -376,6 +358,54 @@ TEST_P(OverlappedRead, ExactBytesAtEveryBoundary) {
     // Read direct: the cache still lacks the bytes.
     EXPECT_EQ(CachedPages(path_, 0, 40 * kBlock), 0u);
   }
+}
+
+// The same ranges read with their CRC-32C: the exact bytes and crc32c::Value of them, whether
+// the reader threads checksummed the blocks (cached) or the caller did (direct, staged).
+TEST_P(OverlappedRead, Crc32cOfEveryRangeIsTheBytesCrc) {
+  std::unique_ptr<FileReader> reader;
+  ASSERT_TRUE(FileReader::Open(path_, &reader).ok());
+  const size_t size = expected_.size();
+  const std::vector<std::pair<uint64_t, size_t>> ranges = {
+      {0, size}, {kBlock - 1, 33 * kBlock + 2}, {7, size - 7}, {3 * kBlock + 100, 4095},
+      {5, 3 * kBlock}, {0, 0}};
+  const std::vector<char> zeros(size + 4096, 0);
+  for (const auto& [offset, n] : ranges) {
+    for (int misalign : {0, 1}) {
+      SCOPED_TRACE(testing::Message() << "offset " << offset << " n " << n << " misalign "
+                                      << misalign);
+      Prepare();
+      const auto memory = AlignedCopy(zeros);
+      char* dst = memory.get() + misalign;
+      uint32_t crc = 0x12345678u;
+      IoStatus s = reader->ReadAtWithCrc32c(offset, dst, n, &crc);
+      ASSERT_TRUE(s.ok()) << s.message;
+      EXPECT_TRUE(std::memcmp(dst, expected_.data() + offset, n) == 0);
+      EXPECT_EQ(crc, crc32c::Value(expected_.data() + offset, n));
+    }
+  }
+}
+
+// A block whose read fails once: the overlapped read stops there and the plain read loop reads
+// the rest again; the blocks read (and checksummed) ahead of the failure are not counted twice.
+TEST_P(OverlappedRead, Crc32cRightAfterAFailureHalfWay) {
+  std::unique_ptr<FileReader> reader;
+  ASSERT_TRUE(FileReader::Open(path_, &reader).ok());
+  static std::atomic<int> failures_left{0};
+  failures_left = 1;
+  SetReadFaultHookForTesting([](const std::string&, uint64_t offset, size_t n) {
+    const bool in_block_20 = offset < 21 * kBlock && offset + n > 20 * kBlock;
+    return in_block_20 && failures_left.fetch_sub(1) > 0 ? EIO : 0;
+  });
+  Prepare();
+  std::vector<char> dst(expected_.size());
+  uint32_t crc = 0;
+  IoStatus s = reader->ReadAtWithCrc32c(0, dst.data(), dst.size(), &crc);
+  SetReadFaultHookForTesting(nullptr);
+  ASSERT_TRUE(s.ok()) << s.message;
+  EXPECT_LE(failures_left.load(), 0) << "the failure was never injected";
+  EXPECT_TRUE(std::memcmp(dst.data(), expected_.data(), dst.size()) == 0);
+  EXPECT_EQ(crc, crc32c::Value(expected_.data(), expected_.size()));
 }
 
 // A file that shrank after it was opened: every read past its new end is DATA_LOSS naming

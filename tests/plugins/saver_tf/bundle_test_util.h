@@ -1,5 +1,6 @@
-// Helpers of the saver_tf unit tests: a scratch directory per test, whole-file reads and
-// writes, and one-call save and read of raw tensors through BundleWriter / BundleReader.
+// Helpers of the saver_tf unit tests: a scratch directory per test and whole-file reads and
+// writes (shared with saver_io's tests: ../saver_io/scratch_files.h), and one-call save and
+// read of raw tensors through BundleWriter / BundleReader.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -14,47 +15,13 @@
 
 #include "bundle_reader.h"
 #include "bundle_writer.h"
+#include "../saver_io/scratch_files.h"
 
 namespace tgraph::saver_tf::testing {
 
-// A fresh directory under the test temp dir, removed at the end of the test.
-class ScratchDir {
- public:
-  ScratchDir() {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    path_ = std::filesystem::path(::testing::TempDir()) /
-            (std::string("saver_tf_") + info->test_suite_name() + "_" + info->name());
-    std::filesystem::remove_all(path_);
-    std::filesystem::create_directories(path_);
-  }
-  ~ScratchDir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path_, ignored);
-  }
-  std::string operator/(const std::string& name) const { return (path_ / name).string(); }
-  // The names of the files in the directory, sorted.
-  std::vector<std::string> Files() const {
-    std::vector<std::string> names;
-    for (const auto& e : std::filesystem::directory_iterator(path_)) {
-      names.push_back(e.path().filename().string());
-    }
-    std::sort(names.begin(), names.end());
-    return names;
-  }
-
- private:
-  std::filesystem::path path_;
-};
-
-inline std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
-inline void WriteFile(const std::string& path, const std::string& bytes) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-}
+using saver_testing::ReadFile;
+using saver_testing::ScratchDir;
+using saver_testing::WriteFile;
 
 struct RawTensor {
   std::string name;
