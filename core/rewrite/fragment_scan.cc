@@ -54,7 +54,7 @@ bool MaySimplify(const Types& t, const Operation& op, const OpRegistration* type
   return false;
 }
 
-// Does output 0 of `op` have a reader of type `next` (a contraction's BiasAdd, a
+// Does output 0 of `op` have a reader of type `next` (a contraction's BiasAdd or Add, a
 // MaxPoolGrad's ReluGrad)?
 bool MayFuse(const Operation& op, const OpRegistration* next) {
   if (op.num_outputs() == 0) return false;
@@ -117,7 +117,9 @@ FragmentScan ScanFragment(const RewriteRequest& request) {
       scan.arithmetic_optimization |= !scan.arithmetic_optimization && MaySimplify(t, *op, type);
     } else if (type == t.matmul || type == t.conv2d) {
       scan.has_fusable = true;
-      scan.remapping |= !scan.remapping && MayFuse(*op, t.bias_add);
+      // Its bias added by BiasAdd, or by Add / AddV2 (fusion.cc: a bias-semantic add).
+      scan.remapping |= !scan.remapping && (MayFuse(*op, t.bias_add) || MayFuse(*op, t.add_v2) ||
+                                            MayFuse(*op, t.add));
     } else if (type == t.max_pool_grad) {
       scan.has_fusable = true;
       scan.remapping |= !scan.remapping && MayFuse(*op, t.relu_grad);

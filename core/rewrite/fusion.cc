@@ -5,8 +5,16 @@
 // bias and activation inside the product's primitive, plugins/onednn), which writes the
 // product once, biased and activated.
 //
+// The bias may also be added by Add / AddV2 (TensorFlow's remapper calls it a bias-semantic
+// add: `tf.matmul(x, w) + b`, as TF1 scripts write a dense layer): the product on one side
+// and, on the other, a vector whose static shape is [N], N the product's known last dim, the
+// sum's static shape the product's (so nothing else broadcasts); x + b is then BiasAdd(x, b)
+// element for element.
+//
 // A chain fuses when every intermediate value has exactly one reader (the next op of the
-// chain) and nobody waits for it, no member is fetched or otherwise kept (Rewritable), all
+// chain) besides Shape ops (autodiff's gradient of an Add reads the shape of its inputs;
+// they read the fused op's output instead, which has the same shape, when they run after
+// it) and nobody waits for it, no member is fetched or otherwise kept (Rewritable), all
 // share one device request, the layout is NHWC, and the CPU has a kernel for the fused op
 // with those attrs whose priority is not below that of the contraction's own kernel. The
 // fused node takes the last op's place and name, reads the contraction's inputs and the
@@ -17,17 +25,43 @@
 namespace tgraph {
 namespace {
 
-// The only reader of node i's output 0, when it is input 0 of a node of type `type` and
-// nothing waits for i; else -1.
-int SoleReader(RewriteGraph& g, int i, const char* type) {
+// The one reader of node i's output 0 that is not a Shape op, when nothing waits for i, it is
+// rewritable, on i's device, and of type `type` (any of `types` when several: null-ended),
+// reading i as its input `*k`; else -1. Shape readers (their node indices) go to `shapes`.
+int SoleValueReader(RewriteGraph& g, int i, const std::vector<const char*>& types, int* k,
+                    std::vector<std::pair<int, int>>* shapes) {
   const RewriteGraph::Node& n = g.node(i);
-  if (n.num_readers != 1 || n.num_control_readers != 0) return -1;
-  const auto& readers = g.Readers(i);
-  if (readers.size() != 1) return -1;
-  const auto [reader, k] = readers.front();
-  if (k != 0 || g.node(reader).op->type() != type || !g.Rewritable(reader)) return -1;
-  if (g.Device(reader) != g.Device(i)) return -1;
-  return reader;
+  if (n.num_control_readers != 0 || g.node(i).op->num_outputs() != 1) return -1;
+  int found = -1;
+  for (const auto& [reader, input] : g.Readers(i)) {
+    if (g.node(reader).op->type() == "Shape" && g.Device(reader) == g.Device(i)) {
+      shapes->emplace_back(reader, input);
+      continue;
+    }
+    if (found >= 0) return -1;
+    found = reader;
+    *k = input;
+  }
+  if (found < 0 || !g.Rewritable(found) || g.Device(found) != g.Device(i)) return -1;
+  const std::string& type = g.node(found).op->type();
+  for (const char* t : types) {
+    if (type == t) return found;
+  }
+  return -1;
+}
+
+// Is `sum` (an Add / AddV2 reading the product `product` as its input `k`) a bias-semantic
+// add: its other input a vector of the product's known last dim, its static shape the
+// product's? The bias, or an empty Output.
+Output BiasOfAdd(const RewriteGraph& g, int sum, int k, const Operation& product) {
+  const Output& bias = g.node(sum).inputs[static_cast<size_t>(1 - k)];
+  const PartialShape& p = product.output_shape(0);
+  const PartialShape& b = bias.shape();
+  if (!p.known_rank() || p.rank() < 1 || !b.known_rank() || b.rank() != 1) return Output{};
+  const int64_t n = p.dim(p.rank() - 1);
+  if (n < 0 || b.dim(0) != n) return Output{};
+  if (!(g.node(sum).op->output_shape(0) == p)) return Output{};
+  return bias;
 }
 
 std::string StringAttr(const Operation& op, const char* name, const char* fallback) {
@@ -77,14 +111,36 @@ int FuseContractions(RewriteGraph& g) {
     const bool conv = contraction.type() == "Conv2D";
     if (!conv && contraction.type() != "MatMul") continue;
     if (conv && StringAttr(contraction, "data_format", "NHWC") != "NHWC") continue;
-    const int bias_add = SoleReader(g, i, "BiasAdd");
+    // Shape ops reading the product or the biased value: (node, input index).
+    std::vector<std::pair<int, int>> shapes;
+    int k = 0;
+    const int bias_add = SoleValueReader(g, i, {"BiasAdd", "Add", "AddV2"}, &k, &shapes);
     if (bias_add < 0) continue;
-    if (StringAttr(*g.node(bias_add).op, "data_format", "NHWC") != "NHWC") continue;
+    Output bias;
+    if (g.node(bias_add).op->type() == "BiasAdd") {
+      if (k != 0) continue;
+      if (StringAttr(*g.node(bias_add).op, "data_format", "NHWC") != "NHWC") continue;
+      bias = g.node(bias_add).inputs[1];
+    } else {
+      bias = BiasOfAdd(g, bias_add, k, contraction);
+      if (bias.op == nullptr) continue;
+    }
     int relu = -1;  // the activation, if any
-    for (const char* type : kActivations) {
-      if (relu < 0) relu = SoleReader(g, bias_add, type);
+    {
+      std::vector<std::pair<int, int>> more;
+      int k_act = 0;
+      for (const char* type : kActivations) {
+        if (relu >= 0) break;
+        more.clear();
+        relu = SoleValueReader(g, bias_add, {type}, &k_act, &more);
+      }
+      if (relu >= 0) shapes.insert(shapes.end(), more.begin(), more.end());
     }
     const int last = relu >= 0 ? relu : bias_add;
+    // A Shape reader then reads the fused op's output: it must run after it.
+    bool shapes_after = true;
+    for (const auto& [reader, input] : shapes) shapes_after = shapes_after && reader > last;
+    if (!shapes_after) continue;
 
     NodeSpec spec;
     spec.type = conv ? "_FusedConv2D" : "_FusedMatMul";
@@ -94,8 +150,7 @@ int FuseContractions(RewriteGraph& g) {
     if (g.scratch().FindOperation(spec.name) != nullptr) spec.name += "/fused";
     spec.device = contraction.device();
     spec.attrs = FusedAttrs(contraction, relu >= 0 ? g.node(relu).op : nullptr);
-    const std::vector<Output> inputs = {g.node(i).inputs[0], g.node(i).inputs[1],
-                                        g.node(bias_add).inputs[1]};
+    const std::vector<Output> inputs = {g.node(i).inputs[0], g.node(i).inputs[1], bias};
     // The attrs must be valid for the op (T among its types) and have a CPU kernel, one at
     // least as preferred as the contraction's own: a plugin that registers a faster MatMul
     // (a higher priority) and no fused kernel keeps its MatMul.
@@ -119,6 +174,7 @@ int FuseContractions(RewriteGraph& g) {
       for (int c : std::vector<int>(g.node(member).controls)) g.RemoveControl(member, c);
     }
     g.Replace(last, *fused, inputs, controls);
+    for (const auto& [reader, input] : shapes) g.SetInput(reader, input, (*fused)->output(0));
     if (bias_add != last) g.Remove(bias_add);
     g.Remove(i);
     ++count;

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <map>
 
+#include "core/autodiff/add_gradients.h"
 #include "core/exec/prune.h"
 #include "core/exec/session.h"
 #include "core/graph/attr_value_util.h"
@@ -537,6 +538,97 @@ TEST_F(RewriteTest, FusionNeedsSoleUnfetchedIntermediates) {
   ASSERT_GE(fused, 0);
   EXPECT_EQ(f->ordered[static_cast<size_t>(fused)]->type(), "_FusedMatMul");
   EXPECT_EQ(f->ordered[static_cast<size_t>(Find(*f, "relu"))]->type(), "Relu");
+}
+
+// `tf.matmul(x, w) + b` (AddV2 of the product and a vector of its width, either order; Add
+// too) fuses as BiasAdd does, as TensorFlow's remapper fuses it; a Shape op reading the
+// product (autodiff's gradient of the add reads its inputs' shapes) reads the fused op's
+// output instead, which has the same shape.
+TEST_F(RewriteTest, BiasSemanticAddFusesAndShapeReadersFollow) {
+  Output x = Placeholder(PartialShape({-1, 3}), "x");
+  Output w = Const(Floats({3, 2}, {1, -2, 3, -4, 5, -6}), "w");
+  Output bias = Const(Floats({2}, {0.5f, -0.5f}), "bias");
+  Output mm = Op("MatMul", {x, w}, {}, "mm")->output(0);
+  Output sum = Op("AddV2", {bias, mm}, {}, "sum")->output(0);  // the bias first
+  Output relu = Op("Relu", {sum}, {}, "relu")->output(0);
+  Output y = Op("Neg", {relu}, {}, "y")->output(0);
+  Output mm2 = Op("MatMul", {x, w}, {{"transpose_b", AttrOfBool(false)}}, "mm2")->output(0);
+  Output sum2 = Op("Add", {mm2, bias}, {}, "sum2")->output(0);
+  Output y2 = Op("Neg", {sum2}, {}, "y2")->output(0);
+  Output shape = Op("Shape", {mm2}, {}, "shape")->output(0);
+  const Tensor xv = Floats({2, 3}, {1, 2, 3, -1, -2, -3});
+  const auto types = RunBothWays("remapping", {{x, xv}}, {y, y2, shape});
+  EXPECT_EQ(types.count("_FusedMatMul"), 2u);
+  EXPECT_EQ(types.count("MatMul") + types.count("AddV2") + types.count("Add") + types.count("Relu"), 0u);
+  auto f = Rewrite("remapping", {x}, {y, y2, shape});
+  ASSERT_NE(f, nullptr);
+  const Operation& fused = *f->ordered[static_cast<size_t>(Find(*f, "relu"))];
+  EXPECT_EQ(fused.type(), "_FusedMatMul");
+  EXPECT_EQ(fused.FindAttr("fused_ops")->list().s(1), "Relu");
+  const int s = Find(*f, "shape");
+  ASSERT_GE(s, 0);
+  EXPECT_EQ(f->inputs[static_cast<size_t>(s)][0].op->name(), "sum2");
+  EXPECT_EQ(f->inputs[static_cast<size_t>(s)][0].op->type(), "_FusedMatMul");
+  // The shape's value (RunBothWays compares float fetches only).
+  SessionOptions options;
+  auto session = Session::Create(&g_, options);
+  ASSERT_TRUE(session.ok());
+  std::vector<Tensor> out;
+  ASSERT_TRUE((*session)->Run(RunOptions(), {{x, xv}}, {shape}, {}, &out, nullptr).ok());
+  ASSERT_EQ(out.size(), 1u);
+  ASSERT_EQ(out[0].NumElements(), 2);
+  EXPECT_EQ(out[0].flat<int32_t>()[0], 2);
+  EXPECT_EQ(out[0].flat<int32_t>()[1], 2);
+}
+
+// A dense layer written `relu(matmul(x, w) + b)` and its gradients, as a TF1 script trains it:
+// the forward product, add and Relu fuse although the gradient of the add reads the product's
+// shape; the gradients are unchanged.
+TEST_F(RewriteTest, BiasSemanticAddFusesUnderItsGradient) {
+  Output x = Placeholder(PartialShape({-1, 3}), "x");
+  Output w = Const(Floats({3, 2}, {1, -2, 3, -4, 5, -6}), "w");
+  Output bias = Const(Floats({2}, {0.5f, -0.5f}), "bias");
+  Output mm = Op("MatMul", {x, w}, {}, "mm")->output(0);
+  Output sum = Op("AddV2", {mm, bias}, {}, "sum")->output(0);
+  Output relu = Op("Relu", {sum}, {}, "relu")->output(0);
+  Output loss = Op("Sum", {relu, Const(Ints({2}, {0, 1}), "axes")}, {}, "loss")->output(0);
+  auto grads = AddGradients(g_, {loss}, {w, bias}, {});
+  ASSERT_TRUE(grads.ok()) << grads.status().ToString();
+  const Tensor xv = Floats({2, 3}, {1, 2, 3, -1, -2, -3});
+  std::multiset<std::string> off;
+  const auto types =
+      RunBothWays("remapping", {{x, xv}}, {loss, (*grads)[0].values, (*grads)[1].values}, {}, &off);
+  EXPECT_EQ(types.count("_FusedMatMul"), 1u);
+  EXPECT_EQ(types.count("MatMul"), 1u);  // the weight gradient's
+  EXPECT_EQ(types.count("Relu"), 0u);
+  // The forward add went (the Sum's gradient computes shapes with an int32 AddV2 of its own).
+  EXPECT_EQ(off.count("AddV2"), types.count("AddV2") + 1);
+}
+
+// Adds that are not a bias: a [1, N] matrix, a scalar, a vector that widens the product (it
+// broadcasts the product too), and a vector computed from the product's shape.
+TEST_F(RewriteTest, BiasSemanticAddNeedsAVectorOfTheProductsWidth) {
+  Output x = Placeholder(PartialShape({2, 3}), "x");
+  Output w = Const(Floats({3, 2}, {1, -2, 3, -4, 5, -6}), "w");
+  Output w1 = Const(Floats({3, 1}, {1, -2, 3}), "w1");
+  const std::vector<std::pair<std::string, Output>> others = {
+      {"row", Const(Floats({1, 2}, {0.5f, -0.5f}), "row")},
+      {"scalar", Const(Floats({}, {0.5f}), "scalar")},
+      {"wide", Const(Floats({2}, {0.5f, -0.5f}), "wide")}};
+  for (const auto& [name, other] : others) {
+    Output mm = Op("MatMul", {x, name == "wide" ? w1 : w}, {}, name + "_mm")->output(0);
+    Output sum = Op("AddV2", {mm, other}, {}, name + "_sum")->output(0);
+    Output y = Op("Neg", {sum}, {}, name + "_y")->output(0);
+    EXPECT_EQ(Rewrite("remapping", {x}, {y}), nullptr) << name;
+  }
+  // The bias computed from the product's shape: the Shape runs before the add, so it cannot
+  // read the fused op's output (a cycle); nothing fuses.
+  Output mm = Op("MatMul", {x, w}, {}, "early_mm")->output(0);
+  Output shape = Op("Shape", {mm}, {}, "early_shape")->output(0);
+  Output vec = Op("Cast", {shape}, {{"DstT", AttrOfType(DT_FLOAT)}}, "early_bias")->output(0);
+  Output sum = Op("AddV2", {mm, vec}, {}, "early_sum")->output(0);
+  Output y = Op("Neg", {sum}, {}, "early_y")->output(0);
+  EXPECT_EQ(Rewrite("remapping", {x}, {y}), nullptr);
 }
 
 // ---- all together ----
