@@ -1,4 +1,4 @@
-#include "core/plugin/buffer_versions.h"
+#include "core/base/buffer_versions.h"
 
 #include <algorithm>
 #include <mutex>
@@ -21,7 +21,9 @@ struct Table {
   // Drops the entries of dead buffers once the table has doubled since the last purge, so
   // that a session that reallocates variables (or many sessions) cannot grow it forever.
   void PurgeIfLarge() {
-    if (entries.size() < purge_at) return;
+    if (entries.size() >= purge_at) Purge();
+  }
+  void Purge() {
     std::erase_if(entries, [](const auto& kv) { return kv.second.buffer.expired(); });
     purge_at = std::max<size_t>(64, 2 * entries.size());
   }
@@ -78,6 +80,18 @@ void BufferVersions::Drop(const TensorBuffer* buffer) {
   Table& t = Global();
   std::lock_guard<std::mutex> lock(t.mu);
   t.entries.erase(buffer);
+}
+
+void BufferVersions::ForgetDead() {
+  Table& t = Global();
+  std::lock_guard<std::mutex> lock(t.mu);
+  t.Purge();
+}
+
+size_t BufferVersions::NumEntriesForTest() {
+  Table& t = Global();
+  std::lock_guard<std::mutex> lock(t.mu);
+  return t.entries.size();
 }
 
 }  // namespace tgraph
