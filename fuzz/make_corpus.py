@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes the seed corpora of fuzz/corpus/<target>/ (seed-*; crash-* files are kept).
+"""Writes the seed corpora of fuzz/corpus/<target>/ (seed-*; crash-* and cov-* files are kept).
 
 Usage: make_corpus.py [TARGET...] (every target without arguments). op_run's seeds need the
 tgraph tool of a build (TGRAPH_TOOL, else build/tools/tgraph) to list the ops.

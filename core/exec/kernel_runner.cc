@@ -1,9 +1,9 @@
 #include "core/exec/kernel_runner.h"
 
+#include "core/base/buffer_versions.h"
 #include "core/exec/core_kernels.h"
 #include "core/exec/device_copy.h"
 #include "core/ops/op_registry.h"
-#include "core/plugin/buffer_versions.h"
 #include "core/plugin/kernel_context.h"
 #include "core/plugin/registry.h"
 

@@ -3,6 +3,7 @@
 #include <limits>
 #include <unordered_map>
 
+#include "core/base/buffer_versions.h"
 #include "core/exec/control_flow.h"
 #include "core/exec/control_flow_plan.h"
 #include "core/exec/execution_plan.h"
@@ -11,7 +12,6 @@
 #include "core/exec/prune.h"
 #include "core/exec/session_state.h"
 #include "core/graph/graph.h"
-#include "core/plugin/buffer_versions.h"
 #include "core/plugin/kernel_context.h"
 #include "core/plugin/plugin_loader.h"
 #include "core/rewrite/rewriter.h"

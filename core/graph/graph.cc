@@ -4,6 +4,7 @@
 #include <cctype>
 #include <set>
 
+#include "core/base/buffer_versions.h"
 #include "core/graph/attr_value_util.h"
 #include "core/graph/function_library.h"
 #include "core/graph/proto_convert.h"
@@ -54,7 +55,14 @@ Graph::Graph(const OpRegistry* registry, FunctionLibrary* functions)
       functions_(functions),
       variables_(std::make_unique<VariableStore>(this)) {}
 
-Graph::~Graph() = default;
+Graph::~Graph() {
+  // Variables, then operations (as the members' own order would): the constants' buffers die
+  // with them, and then the numbers input_version gave those buffers go too
+  // (core/base/buffer_versions.h), instead of waiting in the table for a later purge.
+  variables_.reset();
+  operations_.clear();
+  BufferVersions::ForgetDead();
+}
 
 Status Graph::CheckNotFinalized(const char* what) const {
   if (finalized_) {

@@ -12,12 +12,12 @@
 #include <cstring>
 #include <mutex>
 
+#include "core/base/buffer_versions.h"
 #include "core/base/dtype.h"
 #include "core/exec/thread_pool.h"
 #include "core/graph/attr_value_util.h"
 #include "core/graph/proto_convert.h"
 #include "core/plugin/abi_handles.h"
-#include "core/plugin/buffer_versions.h"
 #include "core/plugin/checkpoint_services.h"
 #include "core/plugin/kernel_context.h"
 #include "core/plugin/registry.h"

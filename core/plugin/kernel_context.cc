@@ -4,7 +4,7 @@
 #include <exception>
 #include <limits>
 
-#include "core/plugin/buffer_versions.h"
+#include "core/base/buffer_versions.h"
 #include "core/plugin/plugin_loader.h"
 
 namespace tgraph {

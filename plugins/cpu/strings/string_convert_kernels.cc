@@ -160,8 +160,10 @@ class AsStringOp {
     uint64_t total = 0;
     std::string s;
     for (int64_t i = 0; i < in.num_elements(); ++i) {
-      // A width (or a float's precision) past the budget fails before snprintf pads it.
-      if (min_length_ > kMaxOutputBytes - total || !Format(in, i, kMaxOutputBytes - total, &s)) {
+      // A width (or a float's precision) past the budget fails before snprintf pads it, and
+      // so does a precision whose digits glibc's printf could not build in the budget.
+      if (min_length_ > kMaxOutputBytes - total || float_digits_ > kMaxOutputBytes / kDigitBytes ||
+          !Format(in, i, kMaxOutputBytes - total, &s)) {
         return ctx.Fail(TG_RESOURCE_EXHAUSTED,
                         std::string("AsString: the formatted strings would exceed ")
                             .append(std::to_string(kMaxOutputBytes))
@@ -206,6 +208,7 @@ class AsStringOp {
     if (width > -1) format += std::to_string(width);
     min_length_ = static_cast<uint64_t>(std::max<int64_t>(
         {width, is_float ? precision : 0, 0}));
+    float_digits_ = static_cast<uint64_t>(is_float ? std::max<int64_t>(precision, 0) : 0);
     if (precision > -1) {
       format += ".";
       format += std::to_string(precision);
@@ -236,6 +239,10 @@ class AsStringOp {
 
   // The whole output's string bytes (snprintf itself stops at INT_MAX per string).
   static constexpr uint64_t kMaxOutputBytes = uint64_t{1} << 30;
+  // glibc's printf builds a float's digits as wide characters in a buffer it mallocs, four
+  // bytes a digit of precision: a precision of 900 M (a 900 MB string, within the budget)
+  // asked for 3.6 GB before printing anything (found by fuzz/op_run).
+  static constexpr uint64_t kDigitBytes = 4;
 
   // False, with nothing allocated, when the string would be longer than `budget` bytes.
   template <typename... V>
@@ -279,6 +286,7 @@ class AsStringOp {
   TG_DataType dtype_ = TG_FLOAT;
   std::string format_;
   uint64_t min_length_ = 0;  // no string of this op is shorter: the width, a float's digits
+  uint64_t float_digits_ = 0;  // a float's precision (0 for other dtypes)
 };
 
 }  // namespace

@@ -1,5 +1,5 @@
 // The oneDNN MatMul keeping B packed across calls while B's bytes keep their number
-// (plugin.h input_version, ABI 7; core/plugin/buffer_versions.h gives the numbers): against
+// (plugin.h input_version, ABI 7; core/base/buffer_versions.h gives the numbers): against
 // the Eigen kernel on the same inputs, through KernelRunner on a two-thread pool. The test
 // numbers B's buffer itself, as the core does for a variable's or a constant's bytes, and
 // writes B with and without a new number: with one the next call must see the new bytes
@@ -10,7 +10,7 @@
 #include <thread>
 
 #include "core/exec/session.h"
-#include "core/plugin/buffer_versions.h"
+#include "core/base/buffer_versions.h"
 #include "onednn_test_util.h"
 
 namespace tgraph::onednn_test {
