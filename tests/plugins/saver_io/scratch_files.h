@@ -1,5 +1,5 @@
-// Files for the saver tests (saver_io's and saver_tf's): a scratch directory per test and
-// whole-file reads and writes.
+// Files for the saver tests (saver_io's, saver_tf's and saver_safetensors'): a scratch
+// directory per test and whole-file reads and writes.
 #pragma once
 
 #include <gtest/gtest.h>

@@ -53,12 +53,12 @@ TEST(SafetensorsDirectIo, LargeFilesArePageAlignedWrittenDirectAndRestoreExactly
   const SaverRegistration* saver = SafetensorsSaver();
   ASSERT_NE(saver, nullptr);
   ScratchDir dir;
-  const std::string path = dir.File("model.safetensors");
+  const std::string path = dir / "model.safetensors";
   const Tensor big = PatternTensor(DT_FLOAT, {3, 1 << 20}, 1);  // 12 MiB
   const Tensor odd = PatternTensor(DT_INT16, {1001}, 2);
   const Tensor big2 = PatternTensor(DT_DOUBLE, {1 << 19}, 3);  // 4 MiB
   ASSERT_TRUE(saver->Save(path, {"big", "odd", "big2"}, {big, odd, big2}).ok());
-  const std::string bytes = ReadBytes(path);
+  const std::string bytes = ReadFile(path);
   const uint64_t n = HeaderLength(bytes);
   EXPECT_EQ((8 + n) % 4096, 0u) << "the data section starts on a page";
   const auto header = nlohmann::json::parse(bytes.substr(8, n));  // trailing spaces are fine
@@ -78,14 +78,14 @@ TEST(SafetensorsDirectIo, SaveLeavesNoDataInThePageCacheWhereDirectIoWorks) {
   const SaverRegistration* saver = SafetensorsSaver();
   ASSERT_NE(saver, nullptr);
   ScratchDir dir;
-  const std::string path = dir.File("model.safetensors");
-  const std::string probe = dir.File("probe");
+  const std::string path = dir / "model.safetensors";
+  const std::string probe = dir / "probe";
   const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_DIRECT, 0644);
   if (fd < 0) GTEST_SKIP() << "no O_DIRECT in " << probe;
   ::close(fd);
   ASSERT_TRUE(saver->Save(path, {"w"}, {PatternTensor(DT_FLOAT, {1 << 21}, 4)}).ok());  // 8 MiB
-  const uint64_t data_start = 8 + HeaderLength(ReadBytes(path).substr(0, 8));
-  Evict(path);  // ReadBytes above read the file through the cache
+  const uint64_t data_start = 8 + HeaderLength(ReadFile(path).substr(0, 8));
+  Evict(path);  // ReadFile above read the file through the cache
   ASSERT_TRUE(saver->Save(path, {"w"}, {PatternTensor(DT_FLOAT, {1 << 21}, 5)}).ok());
   EXPECT_EQ(CachedPages(path, data_start, 8 << 20), 0u);
 }

@@ -86,8 +86,8 @@ TEST(SafetensorsHeader, CorruptFilesAreDataLossNamingFileAndTensor) {
   int i = 0;
   for (const BadFile& bad : BadFiles()) {
     SCOPED_TRACE(bad.what);
-    const std::string path = dir.File("bad" + std::to_string(i++) + ".safetensors");
-    WriteBytes(path, bad.bytes);
+    const std::string path = dir / ("bad" + std::to_string(i++) + ".safetensors");
+    WriteFile(path, bad.bytes);
     std::vector<Tensor> out;
     const std::string wanted = bad.tensor != nullptr ? bad.tensor : "x";
     for (const Status& s : {saver->Restore(path, {wanted}, &out),
@@ -110,7 +110,7 @@ TEST(SafetensorsHeader, TruncatedDataIsDataLossNamingTheTensor) {
   const SaverRegistration* saver = SafetensorsSaver();
   ASSERT_NE(saver, nullptr);
   ScratchDir dir;
-  const std::string path = dir.File("t.safetensors");
+  const std::string path = dir / "t.safetensors";
   ASSERT_TRUE(saver->Save(path, {"big", "small"},
                           {PatternTensor(DT_FLOAT, {1000}, 1), PatternTensor(DT_INT8, {10}, 2)})
                   .ok());
@@ -126,7 +126,7 @@ TEST(SafetensorsHeader, AcceptsWhatTheFormatAllows) {
   const SaverRegistration* saver = SafetensorsSaver();
   ASSERT_NE(saver, nullptr);
   ScratchDir dir;
-  const std::string path = dir.File("ok.safetensors");
+  const std::string path = dir / "ok.safetensors";
   // Metadata, keys in any order, unknown fields, trailing spaces, a zero-size tensor, a
   // hole in the data, and a tensor of a dtype tgraph lacks (F8_E8M0) beside others.
   std::string data;
@@ -134,7 +134,7 @@ TEST(SafetensorsHeader, AcceptsWhatTheFormatAllows) {
   data.append(reinterpret_cast<const char*>(values), sizeof(values));
   data.append(4, '\0');  // hole
   data.append(1, '\x7f');
-  WriteBytes(path, SafetensorsBytes(
+  WriteFile(path, SafetensorsBytes(
                        R"({"__metadata__": {"format": "pt", "step": "7"},
                            "v": {"shape": [3], "data_offsets": [0, 12], "dtype": "F32",
                                  "extra": "ignored"},

@@ -41,10 +41,10 @@ TEST(SafetensorsAtomicSave, FailedWriteKeepsThePreviousCheckpoint) {
   const SaverRegistration* saver = SafetensorsSaver();
   ASSERT_NE(saver, nullptr);
   ScratchDir dir;
-  const std::string path = dir.File("model.safetensors");
+  const std::string path = dir / "model.safetensors";
   const Tensor before = PatternTensor(DT_FLOAT, {1000}, 1);
   ASSERT_TRUE(saver->Save(path, {"w"}, {before}).ok());
-  const std::string bytes_before = ReadBytes(path);
+  const std::string bytes_before = ReadFile(path);
 
   Status s;
   {
@@ -55,9 +55,9 @@ TEST(SafetensorsAtomicSave, FailedWriteKeepsThePreviousCheckpoint) {
   EXPECT_EQ(s.code(), Code::kResourceExhausted) << s.ToString();
   EXPECT_NE(s.message().find(path), std::string::npos) << s.ToString();
 
-  EXPECT_EQ(dir.Names(), std::vector<std::string>{"model.safetensors"})
+  EXPECT_EQ(dir.Files(), std::vector<std::string>{"model.safetensors"})
       << "no temporary file is left";
-  EXPECT_EQ(ReadBytes(path), bytes_before);
+  EXPECT_EQ(ReadFile(path), bytes_before);
   std::vector<Tensor> out;
   ASSERT_TRUE(saver->Restore(path, {"w"}, &out).ok());
   EXPECT_TRUE(SameBytes(out[0], before));
@@ -67,16 +67,16 @@ TEST(SafetensorsAtomicSave, LeftoverTemporaryFilesAreNotWrittenInto) {
   const SaverRegistration* saver = SafetensorsSaver();
   ASSERT_NE(saver, nullptr);
   ScratchDir dir;
-  const std::string path = dir.File("model.safetensors");
+  const std::string path = dir / "model.safetensors";
   // What a save killed half-way leaves: a temporary file next to the checkpoint. A later
   // save neither reads, nor reuses, nor is confused by it.
-  WriteBytes(path + ".tmp-1-0", "partial");
+  WriteFile(path + ".tmp-1-0", "partial");
   const Tensor t = PatternTensor(DT_INT32, {7}, 3);
   ASSERT_TRUE(saver->Save(path, {"t"}, {t}).ok());
   std::vector<Tensor> out;
   ASSERT_TRUE(saver->Restore(path, {"t"}, &out).ok());
   EXPECT_TRUE(SameBytes(out[0], t));
-  EXPECT_EQ(ReadBytes(path + ".tmp-1-0"), "partial");
+  EXPECT_EQ(ReadFile(path + ".tmp-1-0"), "partial");
 }
 
 }  // namespace

@@ -1,23 +1,19 @@
 // Shared by the safetensors saver tests: the plugin loaded through the core's loader, the
-// saver found in the SaverRegistry, tensors with known bytes, and raw file helpers.
+// saver found in the SaverRegistry, tensors with known bytes; scratch directories and whole-file
+// reads and writes come from the saver_io tests' scratch_files.h.
 #pragma once
 
 #include <gtest/gtest.h>
 
-#include <unistd.h>
-
-#include <algorithm>
 #include <cstdint>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <string>
 #include <vector>
 
 #include "core/base/tensor.h"
 #include "core/plugin/plugin_loader.h"
 #include "core/plugin/registry.h"
+#include "../saver_io/scratch_files.h"
 
 namespace tgraph::testing {
 
@@ -47,16 +43,6 @@ inline bool SameBytes(const Tensor& a, const Tensor& b) {
          (a.ByteSize() == 0 || std::memcmp(a.data(), b.data(), a.ByteSize()) == 0);
 }
 
-inline std::string ReadBytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
-inline void WriteBytes(const std::string& path, const std::string& bytes) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-}
-
 // An 8-byte little-endian length followed by `header` and `data`: a file as a hostile or
 // foreign writer could make it.
 inline std::string SafetensorsBytes(const std::string& header, const std::string& data = "",
@@ -67,33 +53,8 @@ inline std::string SafetensorsBytes(const std::string& header, const std::string
   return out + header + data;
 }
 
-// A fresh directory, removed at the end of the test.
-class ScratchDir {
- public:
-  ScratchDir() {
-    path_ = std::filesystem::temp_directory_path() /
-            ("tgraph_safetensors_test_" + std::to_string(::getpid()) + "_" +
-             std::to_string(counter_++));
-    std::filesystem::create_directories(path_);
-  }
-  ~ScratchDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  std::string File(const std::string& name) const { return (path_ / name).string(); }
-  // The names of the files in the directory (to see that no temporary file is left).
-  std::vector<std::string> Names() const {
-    std::vector<std::string> names;
-    for (const auto& e : std::filesystem::directory_iterator(path_)) {
-      names.push_back(e.path().filename().string());
-    }
-    std::sort(names.begin(), names.end());
-    return names;
-  }
-
- private:
-  static inline int counter_ = 0;
-  std::filesystem::path path_;
-};
+using saver_testing::ReadFile;
+using saver_testing::ScratchDir;
+using saver_testing::WriteFile;
 
 }  // namespace tgraph::testing

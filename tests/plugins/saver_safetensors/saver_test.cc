@@ -50,7 +50,7 @@ TEST(SafetensorsSaver, EveryDtypeRoundTrips) {
   const SaverRegistration* saver = SafetensorsSaver();
   ASSERT_NE(saver, nullptr);
   ScratchDir dir;
-  const std::string path = dir.File("all.safetensors");
+  const std::string path = dir / "all.safetensors";
   std::vector<std::string> names;
   std::vector<Tensor> tensors;
   int seed = 0;
@@ -91,13 +91,13 @@ TEST(SafetensorsSaver, WritesTheSafetensorsLayout) {
   const SaverRegistration* saver = SafetensorsSaver();
   ASSERT_NE(saver, nullptr);
   ScratchDir dir;
-  const std::string path = dir.File("layout.safetensors");
+  const std::string path = dir / "layout.safetensors";
   const Tensor w = PatternTensor(DT_FLOAT, {2, 3}, 1);
   const Tensor b = PatternTensor(DT_INT16, {3}, 2);
   const Tensor d = PatternTensor(DT_DOUBLE, {2}, 3);
   ASSERT_TRUE(saver->Save(path, {"w", "b", "d"}, {w, b, d}).ok());
 
-  const std::string bytes = ReadBytes(path);
+  const std::string bytes = ReadFile(path);
   ASSERT_GE(bytes.size(), 8u);
   uint64_t n = 0;
   for (int i = 0; i < 8; ++i) {
@@ -128,7 +128,7 @@ TEST(SafetensorsSaver, RestoresOnlyTheNamedTensors) {
   const SaverRegistration* saver = SafetensorsSaver();
   ASSERT_NE(saver, nullptr);
   ScratchDir dir;
-  const std::string path = dir.File("some.safetensors");
+  const std::string path = dir / "some.safetensors";
   const Tensor a = PatternTensor(DT_FLOAT, {4}, 1);
   const Tensor b = PatternTensor(DT_INT64, {2, 2}, 2);
   ASSERT_TRUE(saver->Save(path, {"a", "b"}, {a, b}).ok());
@@ -147,21 +147,21 @@ TEST(SafetensorsSaver, SaveReplacesAnOlderCheckpoint) {
   const SaverRegistration* saver = SafetensorsSaver();
   ASSERT_NE(saver, nullptr);
   ScratchDir dir;
-  const std::string path = dir.File("m.safetensors");
+  const std::string path = dir / "m.safetensors";
   ASSERT_TRUE(saver->Save(path, {"old"}, {PatternTensor(DT_FLOAT, {100}, 1)}).ok());
   const Tensor fresh = PatternTensor(DT_FLOAT, {3}, 2);
   ASSERT_TRUE(saver->Save(path, {"new"}, {fresh}).ok());
   std::vector<SaverRegistration::Entry> entries;
   ASSERT_TRUE(saver->List(path, &entries).ok());
   EXPECT_EQ(Names(entries), std::vector<std::string>{"new"});
-  EXPECT_EQ(dir.Names(), std::vector<std::string>{"m.safetensors"});
+  EXPECT_EQ(dir.Files(), std::vector<std::string>{"m.safetensors"});
 }
 
 TEST(SafetensorsSaver, NoTensorsIsAnEmptyCheckpoint) {
   const SaverRegistration* saver = SafetensorsSaver();
   ASSERT_NE(saver, nullptr);
   ScratchDir dir;
-  const std::string path = dir.File("empty.safetensors");
+  const std::string path = dir / "empty.safetensors";
   ASSERT_TRUE(saver->Save(path, {}, {}).ok());
   std::vector<SaverRegistration::Entry> entries;
   ASSERT_TRUE(saver->List(path, &entries).ok());
@@ -172,15 +172,15 @@ TEST(SafetensorsSaver, ExistsAndRemove) {
   const SaverRegistration* saver = SafetensorsSaver();
   ASSERT_NE(saver, nullptr);
   ScratchDir dir;
-  const std::string path = dir.File("r.safetensors");
+  const std::string path = dir / "r.safetensors";
   EXPECT_FALSE(saver->Exists(path));
   ASSERT_TRUE(saver->Save(path, {"x"}, {PatternTensor(DT_FLOAT, {1}, 1)}).ok());
   EXPECT_TRUE(saver->Exists(path));
   EXPECT_TRUE(saver->Remove(path).ok());
   EXPECT_FALSE(saver->Exists(path));
   EXPECT_TRUE(saver->Remove(path).ok()) << "removing what is not there is not an error";
-  EXPECT_TRUE(dir.Names().empty());
-  EXPECT_EQ(saver->Merge({path}, dir.File("m.safetensors"), false).code(),
+  EXPECT_TRUE(dir.Files().empty());
+  EXPECT_EQ(saver->Merge({path}, dir / "m.safetensors", false).code(),
             Code::kUnimplemented);
 }
 
@@ -188,7 +188,7 @@ TEST(SafetensorsSaver, DtypesTheFormatLacksFailTheSave) {
   const SaverRegistration* saver = SafetensorsSaver();
   ASSERT_NE(saver, nullptr);
   ScratchDir dir;
-  const std::string path = dir.File("bad.safetensors");
+  const std::string path = dir / "bad.safetensors";
   for (DataType dtype : {DT_STRING, DT_COMPLEX128, DT_QINT8, DT_INT4, DT_FLOAT4_E2M1FN,
                          DT_FLOAT8_E4M3B11FNUZ}) {
     auto t = Tensor::Allocate(dtype, {2});
@@ -199,14 +199,14 @@ TEST(SafetensorsSaver, DtypesTheFormatLacksFailTheSave) {
     EXPECT_NE(s.message().find("'the_tensor'"), std::string::npos) << s.ToString();
     EXPECT_NE(s.message().find(DataTypeName(dtype)), std::string::npos) << s.ToString();
   }
-  EXPECT_TRUE(dir.Names().empty()) << "a refused save writes nothing";
+  EXPECT_TRUE(dir.Files().empty()) << "a refused save writes nothing";
 }
 
 TEST(SafetensorsSaver, BadNamesFailTheSave) {
   const SaverRegistration* saver = SafetensorsSaver();
   ASSERT_NE(saver, nullptr);
   ScratchDir dir;
-  const std::string path = dir.File("bad.safetensors");
+  const std::string path = dir / "bad.safetensors";
   const Tensor t = PatternTensor(DT_FLOAT, {2}, 1);
   Status s = saver->Save(path, {"x", "x"}, {t, t});
   EXPECT_EQ(s.code(), Code::kInvalidArgument);
@@ -217,14 +217,14 @@ TEST(SafetensorsSaver, BadNamesFailTheSave) {
   s = saver->Save(path, {std::string("bad\xff")}, {t});
   EXPECT_EQ(s.code(), Code::kInvalidArgument);
   EXPECT_NE(s.message().find("UTF-8"), std::string::npos) << s.ToString();
-  EXPECT_TRUE(dir.Names().empty());
+  EXPECT_TRUE(dir.Files().empty());
 }
 
 TEST(SafetensorsSaver, MissingFileAndMissingTensorAreNotFound) {
   const SaverRegistration* saver = SafetensorsSaver();
   ASSERT_NE(saver, nullptr);
   ScratchDir dir;
-  const std::string path = dir.File("absent.safetensors");
+  const std::string path = dir / "absent.safetensors";
   std::vector<Tensor> out;
   Status s = saver->Restore(path, {"x"}, &out);
   EXPECT_EQ(s.code(), Code::kNotFound);
@@ -243,7 +243,7 @@ TEST(SafetensorsSaver, SaveIntoAMissingDirectoryFails) {
   const SaverRegistration* saver = SafetensorsSaver();
   ASSERT_NE(saver, nullptr);
   ScratchDir dir;
-  const std::string path = dir.File("no/such/dir/m.safetensors");
+  const std::string path = dir / "no/such/dir/m.safetensors";
   Status s = saver->Save(path, {"x"}, {PatternTensor(DT_FLOAT, {2}, 1)});
   EXPECT_EQ(s.code(), Code::kNotFound) << s.ToString();
   EXPECT_NE(s.message().find(path), std::string::npos) << s.ToString();
@@ -253,7 +253,7 @@ TEST(SafetensorsSaver, NullArgumentsAreInvalidArgument) {
   const SaverRegistration* saver = SafetensorsSaver();
   ASSERT_NE(saver, nullptr);
   ScratchDir dir;
-  const std::string path = dir.File("n.safetensors");
+  const std::string path = dir / "n.safetensors";
   const TG_SaverDefinition& def = saver->def;
   TG_Status st;
   def.save(def.user_data, path.c_str(), nullptr, nullptr, 1, &st);
