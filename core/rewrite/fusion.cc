@@ -26,8 +26,8 @@ namespace tgraph {
 namespace {
 
 // The one reader of node i's output 0 that is not a Shape op, when nothing waits for i, it is
-// rewritable, on i's device, and of type `type` (any of `types` when several: null-ended),
-// reading i as its input `*k`; else -1. Shape readers (their node indices) go to `shapes`.
+// rewritable, on i's device, and of one of `types`, reading i as its input `*k`; else -1.
+// Shape readers (their node indices) go to `shapes`.
 int SoleValueReader(RewriteGraph& g, int i, const std::vector<const char*>& types, int* k,
                     std::vector<std::pair<int, int>>* shapes) {
   const RewriteGraph::Node& n = g.node(i);
@@ -70,7 +70,7 @@ std::string StringAttr(const Operation& op, const char* name, const char* fallba
 }
 
 // The activations a fused op may end with (fused_epilogue.h in plugins/cpu).
-constexpr const char* kActivations[] = {"Relu", "Relu6", "Elu", "LeakyRelu"};
+const std::vector<const char*> kActivations = {"Relu", "Relu6", "Elu", "LeakyRelu"};
 
 // The fused op's attrs, from the contraction's and the activation's (null: none).
 AttrMap FusedAttrs(const Operation& contraction, const Operation* activation) {
@@ -125,17 +125,11 @@ int FuseContractions(RewriteGraph& g) {
       bias = BiasOfAdd(g, bias_add, k, contraction);
       if (bias.op == nullptr) continue;
     }
-    int relu = -1;  // the activation, if any
-    {
-      std::vector<std::pair<int, int>> more;
-      int k_act = 0;
-      for (const char* type : kActivations) {
-        if (relu >= 0) break;
-        more.clear();
-        relu = SoleValueReader(g, bias_add, {type}, &k_act, &more);
-      }
-      if (relu >= 0) shapes.insert(shapes.end(), more.begin(), more.end());
-    }
+    // The activation, if any; Shape readers of the biased value count only when it fuses.
+    std::vector<std::pair<int, int>> more;
+    int k_act = 0;
+    const int relu = SoleValueReader(g, bias_add, kActivations, &k_act, &more);
+    if (relu >= 0) shapes.insert(shapes.end(), more.begin(), more.end());
     const int last = relu >= 0 ? relu : bias_add;
     // A Shape reader then reads the fused op's output: it must run after it.
     bool shapes_after = true;
