@@ -294,6 +294,11 @@ extern "C" int64_t TG_RunMetadataNodeOutputBytes(const TG_RunMetadata* metadata,
   return s == nullptr ? -1 : s->output_bytes;
 }
 
+extern "C" int TG_RunMetadataNodeThreadId(const TG_RunMetadata* metadata, int i) {
+  const NodeStepStats* s = StatsAt(metadata, i);
+  return s == nullptr ? -1 : s->thread_id;
+}
+
 extern "C" int64_t TG_RunMetadataPeakBytes(const TG_RunMetadata* metadata) {
   return metadata == nullptr ? -1 : metadata->metadata.peak_bytes;
 }

@@ -107,6 +107,7 @@ TEST_F(SessionMetadataTest, TracedRunsOnThePoolAndDeterministic) {
   for (int deterministic = 0; deterministic <= 1; ++deterministic) {
     TG_SessionOptions* so = TG_NewSessionOptions();
     TG_SetSessionDeterministic(so, deterministic);
+    TG_SetSessionInterOpThreads(so, 2);
     // The MatMuls of constants must run, not be folded at plan time.
     TG_SetSessionRewrite(so, "all", 0, s_);
     TG_Session* sess = NewSession(so);
@@ -118,6 +119,18 @@ TEST_F(SessionMetadataTest, TracedRunsOnThePoolAndDeterministic) {
       EXPECT_EQ(entries.size(), 4u);
       ASSERT_TRUE(entries.count("sum"));
       EXPECT_EQ(TG_RunMetadataNodeOutputBytes(md_, entries["sum"]), 128 * 128 * 4);
+      // The caller keeps one branch and hands the other to a pool thread; a deterministic
+      // plan runs everything on the caller.
+      const int left_thread = TG_RunMetadataNodeThreadId(md_, entries["left"]);
+      const int right_thread = TG_RunMetadataNodeThreadId(md_, entries["right"]);
+      EXPECT_GE(std::min(left_thread, right_thread), 0);
+      EXPECT_LE(std::max(left_thread, right_thread), 2);
+      if (deterministic) {
+        EXPECT_EQ(left_thread + right_thread, 0);
+      } else {
+        EXPECT_NE(left_thread, right_thread);
+        EXPECT_GT(std::max(left_thread, right_thread), 0);
+      }
     }
   }
 }
@@ -130,6 +143,8 @@ TEST_F(SessionMetadataTest, AccessorsOutOfRange) {
   EXPECT_EQ(TG_RunMetadataNodeStartNs(md_, 0), -1);
   EXPECT_EQ(TG_RunMetadataNodeDurationNs(md_, 0), -1);
   EXPECT_EQ(TG_RunMetadataNodeOutputBytes(md_, 0), -1);
+  EXPECT_EQ(TG_RunMetadataNodeThreadId(md_, 0), -1);
+  EXPECT_EQ(TG_RunMetadataNodeThreadId(nullptr, 0), -1);
   EXPECT_EQ(TG_RunMetadataNumNodes(nullptr), 0);
   EXPECT_EQ(TG_RunMetadataNodeName(nullptr, 0), nullptr);
   EXPECT_EQ(TG_RunMetadataNodeOutputBytes(nullptr, 0), -1);

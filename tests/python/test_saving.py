@@ -153,6 +153,26 @@ def test_run_options_and_metadata():
     assert meta.step_stats.dev_stats[0].device.endswith("CPU:0")
 
 
+def test_run_metadata_names_the_thread_of_each_node():
+    # Two independent products, fed so that nothing folds: the caller (thread 0) keeps one,
+    # an inter-op pool thread (1 or 2) runs the other.
+    x = tf.placeholder(tf.float32, [128, 128], name="x")
+    left = tf.matmul(x, x, name="left")
+    right = tf.matmul(x, x, transpose_b=True, name="right")
+    total = tf.add(left, right, name="total")
+    config = tf.ConfigProto(inter_op_parallelism_threads=2, intra_op_parallelism_threads=1)
+    opts = tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE)
+    with tf.Session(config=config) as sess:
+        for _ in range(3):
+            meta = tf.RunMetadata()
+            sess.run(total, feed_dict={x: np.ones([128, 128], np.float32)}, options=opts,
+                     run_metadata=meta)
+            threads = {n.node_name: n.thread_id
+                       for d in meta.step_stats.dev_stats for n in d.node_stats}
+            assert {threads["left"], threads["right"]} <= {0, 1, 2}
+            assert threads["left"] != threads["right"]
+
+
 def test_variable_helpers():
     v = tf.Variable(tf.ones([2]), name="v")
     w = tf.Variable(v.initialized_value() * 2, name="w")

@@ -206,6 +206,7 @@ _DECLS = {
     "TG_RunMetadataNodeName": "S:PI", "TG_RunMetadataNodeOpType": "S:PI",
     "TG_RunMetadataNodeDevice": "S:PI", "TG_RunMetadataNodeStartNs": "L:PI",
     "TG_RunMetadataNodeDurationNs": "L:PI", "TG_RunMetadataNodeOutputBytes": "L:PI",
+    "TG_RunMetadataNodeThreadId": "I:PI",
     "TG_RunMetadataPeakBytes": "L:P", "TG_RunMetadataAllocatedBytes": "L:P",
     "TG_SessionRun": "v:PPPPIPPIPIPP",
     # plugins and the op registry

@@ -444,7 +444,8 @@ def _fill_run_metadata(meta: int, run_metadata: Any) -> None:
         dev.node_stats.add(node_name=name, all_start_nanos=start, op_start_rel_nanos=0,
                            op_end_rel_nanos=dur, all_end_rel_nanos=dur,
                            all_start_micros=start // 1000, op_end_rel_micros=dur // 1000,
-                           all_end_rel_micros=dur // 1000, timeline_label=f"{name} = {op}()")
+                           all_end_rel_micros=dur // 1000, timeline_label=f"{name} = {op}()",
+                           thread_id=_lib.TG_RunMetadataNodeThreadId(meta, i))
 
 
 def _fetch_key(fetches: Any) -> Any:

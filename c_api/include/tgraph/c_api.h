@@ -1320,6 +1320,10 @@ TG_CAPI_EXPORT extern int64_t TG_RunMetadataNodeDurationNs(const TG_RunMetadata*
 /* Bytes of the node's outputs. -1 for a bad index. */
 TG_CAPI_EXPORT extern int64_t TG_RunMetadataNodeOutputBytes(const TG_RunMetadata* metadata,
                                                             int i);
+/* Which thread ran the node: 0 the thread that called TG_SessionRun, k > 0 the k-th thread
+ * of the session's inter-op pool (a timeline's rows; TensorFlow's NodeExecStats.thread_id).
+ * -1 for a bad index. */
+TG_CAPI_EXPORT extern int TG_RunMetadataNodeThreadId(const TG_RunMetadata* metadata, int i);
 /* Host memory the traced run allocated for tensors (outputs, temporaries, copies): the most
  * held at once, and the sum of all allocations. Forwarded and reused buffers, feeds and
  * in-place variable updates allocate nothing. 0 for an untraced run, -1 for NULL. */
