@@ -6,6 +6,12 @@
 
 namespace tgraph_cpu {
 
+// The per-element cost (KernelBuilder::CostPerElementNs) of a kernel whose output is a view
+// of its input (Identity, Reshape, ...): the call costs, not the elements. Without it the
+// plan counts a view of a big variable (a weight's `read` Identity) as work worth another
+// thread, and a step's start waits for a pool thread to wake up to run it.
+inline constexpr double kViewCostPerElementNs = 1e-6;
+
 void RegisterConstantKernels(tgraph::plugin::Init& init);     // constant_op.cc
 void RegisterPlaceholderKernels(tgraph::plugin::Init& init);  // placeholder_op.cc
 void RegisterIdentityKernels(tgraph::plugin::Init& init);     // identity_op.cc

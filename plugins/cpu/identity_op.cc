@@ -27,9 +27,10 @@ class NoOpKernel {
 
 void RegisterIdentityKernels(tgraph::plugin::Init& init) {
   using tgraph::plugin::KernelBuilder;
-  init.Kernel<IdentityOp>(KernelBuilder("Identity", "CPU"));
+  init.Kernel<IdentityOp>(KernelBuilder("Identity", "CPU").CostPerElementNs(kViewCostPerElementNs));
   // StopGradient only matters to gradient building; running it is Identity.
-  init.Kernel<IdentityOp>(KernelBuilder("StopGradient", "CPU"));
+  init.Kernel<IdentityOp>(
+      KernelBuilder("StopGradient", "CPU").CostPerElementNs(kViewCostPerElementNs));
   init.Kernel<NoOpKernel>(KernelBuilder("NoOp", "CPU"));
 }
 

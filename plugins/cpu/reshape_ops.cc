@@ -119,11 +119,13 @@ void RegisterReshapeKernels(tgraph::plugin::Init& init) {
   using tgraph::plugin::KernelBuilder;
   init.Kernel<ReshapeOp>(KernelBuilder("Reshape", "CPU")
                              .TypeConstraint("Tshape", TG_ARRAY_INDEX_TYPES)
-                             .HostMemory("shape"));
-  init.Kernel<SqueezeOp>(KernelBuilder("Squeeze", "CPU"));
+                             .HostMemory("shape")
+                             .CostPerElementNs(kViewCostPerElementNs));
+  init.Kernel<SqueezeOp>(KernelBuilder("Squeeze", "CPU").CostPerElementNs(kViewCostPerElementNs));
   init.Kernel<ExpandDimsOp>(KernelBuilder("ExpandDims", "CPU")
                                 .TypeConstraint("Tdim", TG_ARRAY_INDEX_TYPES)
-                                .HostMemory("dim"));
+                                .HostMemory("dim")
+                                .CostPerElementNs(kViewCostPerElementNs));
 }
 
 }  // namespace tgraph_cpu

@@ -229,6 +229,51 @@ TEST_F(SessionTest, SparseUpdatesOfBigVariablesStayOnTheCaller) {
   EXPECT_EQ(out[0].flat<float>()[8 * 16], 0.0f);
 }
 
+// A view (Identity, Reshape, ExpandDims) of a big tensor is no work: four independent views
+// of [512, 1024] variables plan no hand-offs (counted by their elements, each was worth
+// another thread, and a training step's first MatMul waited for a pool thread to wake up to
+// run its weight's `read` Identity).
+TEST_F(SessionTest, ViewsOfBigTensorsStayOnTheCaller) {
+  Tensor shape = Tensor::Allocate(DT_INT32, {2}).value();
+  shape.flat<int32_t>()[0] = 1024;
+  shape.flat<int32_t>()[1] = 512;
+  Tensor axis = Tensor::Allocate(DT_INT32, {}).value();
+  axis.flat<int32_t>()[0] = 0;
+  std::vector<Variable*> vars;
+  std::vector<Output> views;
+  for (int i = 0; i < 4; ++i) {
+    VariableOptions options;
+    options.name = "w" + std::to_string(i);
+    auto v = g_.variables().CreateVariableFromTensor(Matrix(512, 1024, 1.0f), options);
+    ASSERT_TRUE(v.ok()) << v.status().ToString();
+    vars.push_back(v.value());
+    Output value = Op("Identity", {v.value()->ref()}, {}, "read" + std::to_string(i))->output(0);
+    if (i == 1) value = Op("Reshape", {value, Const(shape)}, {}, "reshaped")->output(0);
+    if (i == 2) value = Op("ExpandDims", {value, Const(axis)}, {}, "expanded")->output(0);
+    views.push_back(value);
+  }
+  SessionOptions options;
+  options.inter_op_threads = 4;
+  options.intra_op_threads = 1;
+  ASSERT_TRUE(options.rewrites.Set("all", false).ok());
+  auto session = NewSession(options);
+  std::vector<Tensor> out;
+  for (Variable* v : vars) ASSERT_TRUE(session->Run({}, {}, {v->initializer}, &out).ok());
+  RunMetadata meta;
+  RunOptions trace;
+  trace.trace_level = 1;
+  ASSERT_TRUE(session->Run(trace, {}, views, {}, &out, &meta).ok());
+  ASSERT_EQ(out.size(), 4u);
+  EXPECT_EQ(out[1].shape().dim(0), 1024);
+  EXPECT_EQ(out[2].shape().rank(), 3);
+  int checked = 0;
+  for (const NodeStepStats& st : meta.step_stats) {
+    checked += st.op_type == "Identity" || st.op_type == "Reshape" || st.op_type == "ExpandDims";
+    EXPECT_EQ(st.thread_id, 0) << st.node_name;
+  }
+  EXPECT_EQ(checked, 6);
+}
+
 TEST_F(SessionTest, KernelErrorNamesTheNodeAndStopsTheRun) {
   Output x = Placeholder(PartialShape::Unknown(), "x");
   Tensor shape = Tensor::Allocate(DT_INT32, {1}).value();
