@@ -319,16 +319,22 @@ void RegisterArrayKernels(tgraph::plugin::Init& init) {
   AddDeviceKernel<ConstKernel>(init, KernelBuilder("Const", type).TypeConstraint("dtype", TG_FLOAT));
   AddDeviceKernel<ConstKernel>(init, 
       KernelBuilder("Const", type).TypeConstraint("dtype", TG_INT32).HostMemory("output"));
-  AddDeviceKernel<IdentityKernel>(init, KernelBuilder("Identity", type).TypeConstraint("T", types));
+  AddDeviceKernel<IdentityKernel>(init, KernelBuilder("Identity", type)
+                                  .TypeConstraint("T", types)
+                                  .CostPerElementNs(tgraph_device_common::kViewCostPerElementNs));
   AddDeviceKernel<ReshapeKernel>(init, KernelBuilder("Reshape", type)
                                  .TypeConstraint("T", types)
                                  .TypeConstraint("Tshape", {TG_INT32, TG_INT64})
-                                 .HostMemory("shape"));
-  AddDeviceKernel<SqueezeKernel>(init, KernelBuilder("Squeeze", type).TypeConstraint("T", types));
+                                 .HostMemory("shape")
+                                 .CostPerElementNs(tgraph_device_common::kViewCostPerElementNs));
+  AddDeviceKernel<SqueezeKernel>(init, KernelBuilder("Squeeze", type)
+                                 .TypeConstraint("T", types)
+                                 .CostPerElementNs(tgraph_device_common::kViewCostPerElementNs));
   AddDeviceKernel<ExpandDimsKernel>(init, KernelBuilder("ExpandDims", type)
                                     .TypeConstraint("T", types)
                                     .TypeConstraint("Tdim", {TG_INT32, TG_INT64})
-                                    .HostMemory("dim"));
+                                    .HostMemory("dim")
+                                    .CostPerElementNs(tgraph_device_common::kViewCostPerElementNs));
   AddDeviceKernel<FillKernel>(init, KernelBuilder("Fill", type)
                               .TypeConstraint("T", types)
                               .TypeConstraint("index_type", {TG_INT32, TG_INT64})

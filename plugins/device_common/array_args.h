@@ -14,6 +14,11 @@
 
 namespace tgraph_device_common {
 
+// The per-element cost of a kernel whose output is a view of its input (Identity, Reshape,
+// Squeeze, ExpandDims): the call costs, not the elements, so the plan does not count a view
+// of a big weight as work worth handing to another thread (the CPU plugin's the same).
+inline constexpr double kViewCostPerElementNs = 1e-6;
+
 // Reshape(tensor, shape): the output dims, one -1 inferred; false after failing the node.
 inline bool ReshapeDims(tgraph::plugin::Context& ctx, const tgraph::plugin::TensorView& in,
                         const tgraph::plugin::TensorView& shape, std::vector<int64_t>* dims) {

@@ -314,12 +314,17 @@ void RegisterArrayKernels(tgraph::plugin::Init& init) {
   AddDeviceKernel<ConstKernel>(init, 
       KernelBuilder("Const", DeviceType()).TypeConstraint("dtype", TG_INT32).HostMemory("output"));
   AddDeviceKernel<NoOpKernel>(init, KernelBuilder("NoOp", DeviceType()));
-  AddDeviceKernel<IdentityKernel>(init, KernelBuilder("Identity", DeviceType()).TypeConstraint("T", types));
+  AddDeviceKernel<IdentityKernel>(init, KernelBuilder("Identity", DeviceType())
+                                  .TypeConstraint("T", types)
+                                  .CostPerElementNs(tgraph_device_common::kViewCostPerElementNs));
   AddDeviceKernel<ReshapeKernel>(init, KernelBuilder("Reshape", DeviceType())
                                  .TypeConstraint("T", types)
                                  .TypeConstraint("Tshape", {TG_INT32, TG_INT64})
-                                 .HostMemory("shape"));
-  AddDeviceKernel<SqueezeKernel>(init, KernelBuilder("Squeeze", DeviceType()).TypeConstraint("T", types));
+                                 .HostMemory("shape")
+                                 .CostPerElementNs(tgraph_device_common::kViewCostPerElementNs));
+  AddDeviceKernel<SqueezeKernel>(init, KernelBuilder("Squeeze", DeviceType())
+                                 .TypeConstraint("T", types)
+                                 .CostPerElementNs(tgraph_device_common::kViewCostPerElementNs));
   AddDeviceKernel<FillKernel>(init, KernelBuilder("Fill", DeviceType())
                               .TypeConstraint("T", types)
                               .TypeConstraint("index_type", {TG_INT32, TG_INT64})
@@ -327,7 +332,8 @@ void RegisterArrayKernels(tgraph::plugin::Init& init) {
   AddDeviceKernel<ExpandDimsKernel>(init, KernelBuilder("ExpandDims", DeviceType())
                                     .TypeConstraint("T", types)
                                     .TypeConstraint("Tdim", {TG_INT32, TG_INT64})
-                                    .HostMemory("dim"));
+                                    .HostMemory("dim")
+                                    .CostPerElementNs(tgraph_device_common::kViewCostPerElementNs));
   AddDeviceKernel<TileKernel>(init, KernelBuilder("Tile", DeviceType())
                               .TypeConstraint("T", types)
                               .TypeConstraint("Tmultiples", {TG_INT32, TG_INT64})
