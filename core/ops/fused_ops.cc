@@ -16,6 +16,16 @@
 // ReluGrad's features are an input of their own (num_features 1) unless they are orig_input
 // itself (num_features 0, the usual case: Relu's output is what MaxPool pooled), so that the
 // kernel may write the result over orig_input's buffer when nothing else holds it.
+//
+// _MaxPoolWithIndex and _FusedMaxPoolGradWithIndex are tgraph's own too (made by the same
+// pass, core/rewrite/fusion_pool_index.cc): a MaxPool that also writes, per output element,
+// a uint8 code of its window's winner (bits 0-6: the window-local index, over the window's
+// pixels inside the image, rows then columns, of the element MaxPoolGrad routes the gradient
+// to — the first maximum, a NaN only when it comes first; bit 7: that element is > 0, the
+// mask ReluGrad over the pool's input applies), and the _FusedMaxPoolGrad (num_features 0)
+// that reads the codes instead of the pool's input, so the large activations are read once
+// by the pool and never again: the gradient pass reads a quarter of a byte per pooled value.
+// Windows of at most 128 pixels.
 #include "core/ops/standard_ops.h"
 
 namespace tgraph {
@@ -43,6 +53,28 @@ Status FusedMaxPoolGradShape(InferenceContext& c) {
   }
   c.set_output(0, merged);
   c.set_output(1, PartialShape{merged.dim(3)});
+  return Status::OK();
+}
+
+// index has the pooled shape; output 0 has orig_input_shape's value, output 1 its depth.
+Status FusedMaxPoolGradWithIndexShape(InferenceContext& c) {
+  PartialShape index, grad, merged;
+  TG_RETURN_IF_ERROR(c.WithRank(1, 4, &index));
+  TG_RETURN_IF_ERROR(c.WithRank(2, 4, &grad));
+  if (!index.Merge(grad, &merged).ok()) {
+    return c.Error("index and grad must have the same shape, but have ", index.ToString(),
+                   " and ", grad.ToString());
+  }
+  TG_RETURN_IF_ERROR(Rank4FromShapeInput(c, 0, "orig_input_shape"));
+  const PartialShape out = c.output_shapes()[0];
+  c.set_output(1, PartialShape{out.known_rank() ? out.dim(3) : merged.dim(3)});
+  return Status::OK();
+}
+
+// The pooled shape, twice.
+Status MaxPoolWithIndexShape(InferenceContext& c) {
+  TG_RETURN_IF_ERROR(MaxPoolShape(c));
+  c.set_output(1, c.output_shapes()[0]);
   return Status::OK();
 }
 
@@ -95,6 +127,30 @@ Status RegisterFusedOps(OpRegistry* registry) {
           .SetShapeFn(FusedMaxPoolGradShape)
           .Doc("ReluGrad(MaxPoolGrad(orig_input, orig_output, grad), features) (features: "
                "orig_input when num_features is 0), and its BiasAddGrad, as one kernel."),
+      OpDefBuilder("_MaxPoolWithIndex")
+          .Input("input: T")
+          .Output("output: T").Output("index: uint8")
+          .Attr("ksize: list(int) >= 4")
+          .Attr("strides: list(int) >= 4")
+          .Attr("padding: {'SAME', 'VALID', 'EXPLICIT'}")
+          .Attr("explicit_paddings: list(int) = []")
+          .Attr("data_format: {'NHWC'} = 'NHWC'")
+          .Attr("T: {float, double}")
+          .SetShapeFn(MaxPoolWithIndexShape)
+          .Doc("MaxPool, and per output element the code of its window's winner (bits 0-6: "
+               "window-local index; bit 7: the winner is > 0)."),
+      OpDefBuilder("_FusedMaxPoolGradWithIndex")
+          .Input("orig_input_shape: int32").Input("index: uint8").Input("grad: T")
+          .Output("backprop: T").Output("bias_backprop: T")
+          .Attr("ksize: list(int) >= 4")
+          .Attr("strides: list(int) >= 4")
+          .Attr("padding: {'SAME', 'VALID', 'EXPLICIT'}")
+          .Attr("explicit_paddings: list(int) = []")
+          .Attr("data_format: {'NHWC'} = 'NHWC'")
+          .Attr("T: {float, double}")
+          .SetShapeFn(FusedMaxPoolGradWithIndexShape)
+          .Doc("_FusedMaxPoolGrad (num_features 0) from _MaxPoolWithIndex's index instead of "
+               "the pool's input and output."),
   });
 }
 

@@ -48,9 +48,6 @@ Status RankNFromShapeInput(InferenceContext& c, int i, const char* what, int ran
   return Status::OK();
 }
 
-Status Rank4FromShapeInput(InferenceContext& c, int i, const char* what) {
-  return RankNFromShapeInput(c, i, what, 4);
-}
 
 // Conv3DBackpropInputV2 / FilterV2: the 5-D shape of input_sizes / filter_sizes.
 Status Conv3DBackpropInputShape(InferenceContext& c) { return RankNFromShapeInput(c, 0, "input_sizes", 5); }
@@ -106,6 +103,10 @@ Status AvgPoolGradShape(InferenceContext& c) {
 }
 
 }  // namespace
+
+Status Rank4FromShapeInput(InferenceContext& c, int i, const char* what) {
+  return RankNFromShapeInput(c, i, what, 4);
+}
 
 Status RegisterNnBackpropOps(OpRegistry* registry) {
   return RegisterOps(registry, {

@@ -360,7 +360,6 @@ Status PoolShape(InferenceContext& c, bool has_explicit) {
   return Status::OK();
 }
 
-Status MaxPoolShape(InferenceContext& c) { return PoolShape(c, /*has_explicit=*/true); }
 Status AvgPoolShape(InferenceContext& c) { return PoolShape(c, /*has_explicit=*/false); }
 
 Status SoftmaxShape(InferenceContext& c) {
@@ -413,6 +412,8 @@ Status SparseSoftmaxCrossEntropyShape(InferenceContext& c) {
 }
 
 }  // namespace
+
+Status MaxPoolShape(InferenceContext& c) { return PoolShape(c, /*has_explicit=*/true); }
 
 // Shared with _FusedConv2D (fused_ops.cc).
 Status Conv2DShape(InferenceContext& c) { return Conv2DShapeImpl(c, /*depthwise=*/false); }

@@ -37,6 +37,9 @@ Status RegisterFunctionalOps(OpRegistry* registry);   // functional_ops.cc
 Status MatMulShape(InferenceContext& c);  // math_ops.cc
 Status Conv2DShape(InferenceContext& c);  // nn_ops.cc
 Status ReductionShape(InferenceContext& c);  // math_ops.cc (ReduceJoin's too)
+Status MaxPoolShape(InferenceContext& c);  // nn_ops.cc
+// Output 0 is the 4-D shape held by int32/int64 input i (AvgPoolGrad's orig_input_shape).
+Status Rank4FromShapeInput(InferenceContext& c, int i, const char* what);  // nn_backprop_ops.cc
 
 // Registers each op in order; the first failure is returned (naming the op).
 Status RegisterOps(OpRegistry* registry, const std::vector<OpDefBuilder>& ops);

@@ -92,6 +92,9 @@ int FuseMaxPoolGradients(RewriteGraph& g) {
   return count;
 }
 
-int Remap(RewriteGraph& g) { return FuseContractions(g) + FuseMaxPoolGradients(g); }
+// The pool-index rewrite after the gradient fusion, whose _FusedMaxPoolGrad it looks for.
+int Remap(RewriteGraph& g) {
+  return FuseContractions(g) + FuseMaxPoolGradients(g) + UseMaxPoolIndices(g);
+}
 
 }  // namespace tgraph

@@ -34,7 +34,11 @@ int FuseContractions(RewriteGraph& g);
 // fusion_pool_grad.cc: MaxPoolGrad -> ReluGrad becomes one _FusedMaxPoolGrad, whose second
 // output the ReluGrad's BiasAddGrads read.
 int FuseMaxPoolGradients(RewriteGraph& g);
-// The remapping pass: both fusions (fusion_pool_grad.cc).
+// fusion_pool_index.cc: MaxPool and its _FusedMaxPoolGrad (num_features 0) become
+// _MaxPoolWithIndex and _FusedMaxPoolGradWithIndex, which reads the winners' indices
+// instead of the pool's input.
+int UseMaxPoolIndices(RewriteGraph& g);
+// The remapping pass: the fusions above, in that order (fusion_pool_grad.cc).
 int Remap(RewriteGraph& g);
 // auto_mixed_precision.cc (before fusion): MatMul / Conv2D (plain, fused, and their
 // gradients) run in bfloat16 where the CPU has a native bf16 kernel, with the ops between

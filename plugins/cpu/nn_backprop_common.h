@@ -13,6 +13,7 @@ namespace tgraph_cpu::nn {
 void RegisterConv2DBackpropInput(tgraph::plugin::Init& init);   // nn_backprop_conv_input.cc
 void RegisterConv2DBackpropFilter(tgraph::plugin::Init& init);  // nn_backprop_conv_filter.cc
 void RegisterPoolingGrad(tgraph::plugin::Init& init);           // nn_backprop_pool.cc
+void RegisterPoolingWithIndex(tgraph::plugin::Init& init);      // nn_pool_index.cc
 
 // The geometry of the convolution whose gradient is asked for, from the input and filter
 // shapes (one of them given as a shape vector), checked against out_backprop's shape.

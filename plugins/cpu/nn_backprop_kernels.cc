@@ -9,6 +9,7 @@ void RegisterNnBackpropKernels(tgraph::plugin::Init& init) {
   nn::RegisterConv2DBackpropInput(init);
   nn::RegisterConv2DBackpropFilter(init);
   nn::RegisterPoolingGrad(init);
+  nn::RegisterPoolingWithIndex(init);
 }
 
 }  // namespace tgraph_cpu

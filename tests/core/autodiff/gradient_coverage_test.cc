@@ -36,6 +36,8 @@ const std::set<std::string>& HelpersWithoutGradient() {
       "_FusedMatMul", "_FusedConv2D",
       // a fused gradient (MaxPoolGrad -> ReluGrad -> BiasAddGrad), made by the rewrites only
       "_FusedMaxPoolGrad",
+      // MaxPool with its winners' indices and the gradient that reads them: the same rewrite
+      "_MaxPoolWithIndex", "_FusedMaxPoolGradWithIndex",
       // while loops: differentiated as a whole (core/autodiff/while_grad.cc), not op by op
       "Enter", "RefEnter", "Exit", "RefExit", "NextIteration", "RefNextIteration", "LoopCond",
       // no gradient in TensorFlow either: differentiating through it fails there and here

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 #include "core/autodiff/add_gradients.h"
@@ -508,7 +509,9 @@ TEST_F(RewriteTest, MaxPoolGradFusionKeepsFetchedMembers) {
   EXPECT_EQ(Rewrite("remapping", {z, dp}, {db, dh}), nullptr);
   EXPECT_EQ(Rewrite("remapping", {z, dp}, {db, dz}), nullptr);
   // The bias gradient fetched: the two fuse, and the BiasAddGrad stays, reading output 0.
-  auto f = Rewrite("remapping", {z, dp}, {db});
+  // (The pool's output fetched too keeps the MaxPool and this gradient as they are:
+  // UseMaxPoolIndices, tested below, would take them over otherwise.)
+  auto f = Rewrite("remapping", {z, dp}, {db, p});
   ASSERT_NE(f, nullptr);
   const int fused = Find(*f, "dz");
   ASSERT_GE(fused, 0);
@@ -517,6 +520,164 @@ TEST_F(RewriteTest, MaxPoolGradFusionKeepsFetchedMembers) {
   ASSERT_GE(bias, 0);
   EXPECT_EQ(f->ordered[static_cast<size_t>(bias)]->type(), "BiasAddGrad");
   EXPECT_EQ(f->inputs[static_cast<size_t>(bias)][0].index, 0);
+}
+
+// The op types of a rewritten fragment.
+std::multiset<std::string> Types(const RewrittenFragment& f) {
+  std::multiset<std::string> types;
+  for (const Operation* op : f.ordered) types.insert(op->type());
+  return types;
+}
+
+// Values with ties, zeros, NaN and -inf: what the winners' codes must get right.
+std::vector<float> PoolInput(size_t n) {
+  std::vector<float> v(n);
+  for (size_t i = 0; i < n; ++i) {
+    const size_t r = (i * 7 + i / 5) % 17;
+    v[i] = r == 3 ? std::nanf("") : r == 5 ? -INFINITY : static_cast<float>(r % 6) * 0.5f - 1;
+  }
+  return v;
+}
+
+// A MaxPool whose input and output feed its gradient (MaxPoolGrad -> ReluGrad ->
+// BiasAddGrad, fused first into _FusedMaxPoolGrad) and whose output feeds the next layer:
+// the pool becomes _MaxPoolWithIndex and the gradient _FusedMaxPoolGradWithIndex (reading the
+// input's Shape), with results equal to the unfused ops'; over odd sizes, SAME and VALID,
+// strides other than the window (gaps, overlaps), channel counts around the vector widths,
+// and pool inputs that are a Relu's (no negatives) or not.
+TEST_F(RewriteTest, MaxPoolAndItsGradientUseTheWinnersIndices) {
+  struct Case {
+    std::vector<int64_t> input;
+    int64_t kh, kw, sh, sw;
+    std::string padding;
+  };
+  const std::vector<Case> cases = {
+      {{4, 28, 28, 32}, 2, 2, 2, 2, "SAME"}, {{2, 7, 9, 3}, 2, 2, 2, 2, "SAME"},
+      {{2, 7, 9, 17}, 2, 2, 2, 2, "VALID"},  {{1, 9, 10, 16}, 2, 3, 3, 4, "SAME"},
+      {{2, 7, 7, 15}, 3, 3, 2, 2, "VALID"},  {{1, 6, 5, 33}, 3, 3, 1, 1, "SAME"}};
+  int n = 0;
+  for (const Case& c : cases) {
+    for (const char* producer : {"Relu", "Neg"}) {
+      std::string s(1, '_');
+      s.append(std::to_string(n++));
+      SCOPED_TRACE(PartialShape(c.input).ToString() + " " + c.padding + " " + producer);
+      auto out = [&](int64_t in, int64_t k, int64_t st) {
+        return c.padding == "SAME" ? (in + st - 1) / st : (in - k) / st + 1;
+      };
+      const std::vector<int64_t> pooled = {c.input[0], out(c.input[1], c.kh, c.sh),
+                                           out(c.input[2], c.kw, c.sw), c.input[3]};
+      const AttrMap pool_attrs{{"ksize", AttrOfIntList({1, c.kh, c.kw, 1})},
+                               {"strides", AttrOfIntList({1, c.sh, c.sw, 1})},
+                               {"padding", AttrOfString(c.padding)}};
+      Output z = Placeholder(PartialShape(c.input), "z" + s);
+      Output dp = Placeholder(PartialShape(pooled), "dp" + s);
+      Output h = Op(producer, {z}, {}, "h" + s)->output(0);
+      Output p = Op("MaxPool", {h}, pool_attrs, "p" + s)->output(0);
+      Output next = Op("Neg", {p}, {}, "next" + s)->output(0);
+      Output dh = Op("MaxPoolGrad", {h, p, dp}, pool_attrs, "dh" + s)->output(0);
+      Output dz = Op("ReluGrad", {dh, h}, {}, "dz" + s)->output(0);
+      Output db = Op("BiasAddGrad", {dz}, {}, "db" + s)->output(0);
+      const std::vector<Output> fetches = {next, Op("Neg", {dz}, {}, "ndz" + s)->output(0),
+                                           Op("Neg", {db}, {}, "ndb" + s)->output(0)};
+      int64_t count = 1, pooled_count = 1;
+      for (int64_t d : c.input) count *= d;
+      for (int64_t d : pooled) pooled_count *= d;
+      std::vector<float> dpv(static_cast<size_t>(pooled_count));
+      for (size_t i = 0; i < dpv.size(); ++i) dpv[i] = static_cast<float>((i * 5) % 9) * 0.25f - 1;
+      const auto types = RunBothWays(
+          "remapping", {{z, Floats(c.input, PoolInput(static_cast<size_t>(count)))}, {dp, Floats(pooled, dpv)}},
+          fetches);
+      EXPECT_EQ(types.count("_MaxPoolWithIndex"), 1u);
+      EXPECT_EQ(types.count("_FusedMaxPoolGradWithIndex"), 1u);
+      EXPECT_EQ(types.count("Shape"), 1u);
+      EXPECT_EQ(types.count("MaxPool") + types.count("_FusedMaxPoolGrad") + types.count("MaxPoolGrad"), 0u);
+    }
+  }
+  // The new gradient reads the codes (output 1 of the pool's node, which keeps its name) and
+  // the Shape of the pool's input, and nothing reads that input but the pool and the Shape.
+  Output z = Placeholder(PartialShape({2, 4, 4, 3}), "z");
+  Output dp = Placeholder(PartialShape({2, 2, 2, 3}), "dp");
+  const AttrMap pool_attrs{{"ksize", AttrOfIntList({1, 2, 2, 1})},
+                           {"strides", AttrOfIntList({1, 2, 2, 1})},
+                           {"padding", AttrOfString("VALID")}};
+  Output h = Op("Relu", {z}, {}, "h")->output(0);
+  Output p = Op("MaxPool", {h}, pool_attrs, "p")->output(0);
+  Output dh = Op("MaxPoolGrad", {h, p, dp}, pool_attrs, "dh")->output(0);
+  Output dz = Op("ReluGrad", {dh, h}, {}, "dz")->output(0);
+  Output db = Op("BiasAddGrad", {dz}, {}, "db")->output(0);
+  auto f = Rewrite("remapping", {z, dp}, {Op("Neg", {p})->output(0), Op("Neg", {db})->output(0)});
+  ASSERT_NE(f, nullptr);
+  const int pool = Find(*f, "p");
+  ASSERT_GE(pool, 0);
+  EXPECT_EQ(f->ordered[static_cast<size_t>(pool)]->type(), "_MaxPoolWithIndex");
+  int grad = -1, readers_of_h = 0;
+  for (size_t i = 0; i < f->ordered.size(); ++i) {
+    if (f->ordered[i]->type() == "_FusedMaxPoolGradWithIndex") grad = static_cast<int>(i);
+    for (const Output& in : f->inputs[i]) readers_of_h += in.op->name() == "h" ? 1 : 0;
+  }
+  ASSERT_GE(grad, 0);
+  const auto& in = f->inputs[static_cast<size_t>(grad)];
+  ASSERT_EQ(in.size(), 3u);
+  EXPECT_EQ(in[0].op->type(), "Shape");
+  EXPECT_EQ(in[1].op, f->ordered[static_cast<size_t>(pool)]);
+  EXPECT_EQ(in[1].index, 1);
+  EXPECT_EQ(in[2].op->name(), "dp");
+  EXPECT_EQ(readers_of_h, 2);
+}
+
+// The pool and its gradient keep their ops where the pool's output or input is fetched, the
+// input has another reader, the window does not fit the code (over 128 pixels), or the
+// gradient's ReluGrad has features of its own.
+TEST_F(RewriteTest, MaxPoolIndicesNeedTheInputAndOutputToThemselves) {
+  auto build = [&](const std::string& s, int64_t k) {
+    Output z = Placeholder(PartialShape({1, 12, 12, 2}), "z" + s);
+    const int64_t o = 12 / k;
+    Output dp = Placeholder(PartialShape({1, o, o, 2}), "dp" + s);
+    const AttrMap pool_attrs{{"ksize", AttrOfIntList({1, k, k, 1})},
+                             {"strides", AttrOfIntList({1, k, k, 1})},
+                             {"padding", AttrOfString("VALID")}};
+    Output h = Op("Relu", {z}, {}, "h" + s)->output(0);
+    Output p = Op("MaxPool", {h}, pool_attrs, "p" + s)->output(0);
+    Output dh = Op("MaxPoolGrad", {h, p, dp}, pool_attrs, "dh" + s)->output(0);
+    Output dz = Op("ReluGrad", {dh, h}, {}, "dz" + s)->output(0);
+    Output db = Op("BiasAddGrad", {dz}, {}, "db" + s)->output(0);
+    return std::vector<Output>{z, dp, h, p, db};
+  };
+  auto fired = [&](const std::vector<Output>& v, std::vector<Output> fetches) {
+    auto f = Rewrite("remapping", {v[0], v[1]}, fetches);
+    EXPECT_NE(f, nullptr);
+    if (f == nullptr) return false;
+    const auto types = Types(*f);
+    EXPECT_EQ(types.count("_MaxPoolWithIndex"), types.count("_FusedMaxPoolGradWithIndex"));
+    if (types.count("_MaxPoolWithIndex") == 0) {
+      EXPECT_EQ(types.count("MaxPool"), 1u);
+      EXPECT_EQ(types.count("_FusedMaxPoolGrad"), 1u);
+    }
+    return types.count("_MaxPoolWithIndex") == 1;
+  };
+  const auto a = build("_a", 2);
+  EXPECT_TRUE(fired(a, {a[4]}));                                          // the control
+  EXPECT_FALSE(fired(a, {a[4], a[3]}));                                   // output fetched
+  EXPECT_FALSE(fired(a, {a[4], a[2]}));                                   // input fetched
+  EXPECT_FALSE(fired(a, {a[4], Op("Neg", {a[2]}, {}, "other")->output(0)}));  // another reader
+  const auto b = build("_b", 12);  // 144 pixels per window
+  EXPECT_FALSE(fired(b, {b[4]}));
+  const auto c = build("_c", 11);  // 121: fits
+  EXPECT_TRUE(fired(c, {c[4]}));
+  // Features of their own (ReluGrad(dh, z)): _FusedMaxPoolGrad with num_features 1 stays.
+  Output z = Placeholder(PartialShape({1, 4, 4, 2}), "z_d");
+  Output dp = Placeholder(PartialShape({1, 2, 2, 2}), "dp_d");
+  const AttrMap pool_attrs{{"ksize", AttrOfIntList({1, 2, 2, 1})},
+                           {"strides", AttrOfIntList({1, 2, 2, 1})},
+                           {"padding", AttrOfString("VALID")}};
+  Output h = Op("Relu", {z}, {}, "h_d")->output(0);
+  Output p = Op("MaxPool", {h}, pool_attrs, "p_d")->output(0);
+  Output dh = Op("MaxPoolGrad", {h, p, dp}, pool_attrs, "dh_d")->output(0);
+  Output dz = Op("ReluGrad", {dh, z}, {}, "dz_d")->output(0);
+  auto f = Rewrite("remapping", {z, dp}, {Op("Neg", {dz})->output(0)});
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(Types(*f).count("_MaxPoolWithIndex"), 0u);
+  EXPECT_EQ(Types(*f).count("_FusedMaxPoolGrad"), 1u);
 }
 
 TEST_F(RewriteTest, FusionNeedsSoleUnfetchedIntermediates) {
