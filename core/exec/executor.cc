@@ -256,8 +256,7 @@ class ParallelRun {
   Status Run() {
     std::vector<int> stack;
     int keep = -1;
-    int held = 0;
-    for (int r : plan_.initial_ready) Ready(r, &stack, &keep, &held);
+    for (int r : plan_.initial_ready) Ready(r, &stack, &keep);
     if (keep >= 0) stack.insert(stack.begin(), keep);
     Drain(&stack);
     Wait();
@@ -265,22 +264,14 @@ class ParallelRun {
   }
 
  private:
-  bool Expensive(int i) const { return plan_.steps[static_cast<size_t>(i)].expensive; }
-
   // A step became ready: cheap ones run on this thread; of expensive ones this thread keeps
-  // one and hands the rest to the pool. `held` counts the expensive steps this thread's
-  // stack holds (or will: `keep`): while it holds one, a new one goes to the pool too, else
-  // two independent expensive steps that become ready a few cheap steps apart (a weight's
-  // update and the next layer's gradient, each behind its gradient tuple) would run one
-  // after the other here while the other inter-op thread has nothing to do.
-  void Ready(int i, std::vector<int>* stack, int* keep, int* held) {
-    if (!Expensive(i) || args_.inter_op_pool == nullptr ||
+  // one and hands the rest to the pool.
+  void Ready(int i, std::vector<int>* stack, int* keep) {
+    if (!plan_.steps[static_cast<size_t>(i)].expensive || args_.inter_op_pool == nullptr ||
         failed_.load(std::memory_order_relaxed)) {
       stack->push_back(i);
-      if (Expensive(i)) ++*held;
-    } else if (*keep < 0 && *held == 0) {
+    } else if (*keep < 0) {
       *keep = i;
-      ++*held;
     } else {
       args_.inter_op_pool->Schedule([this, i] {
         MemoryAccountScope memory(args_.memory);
@@ -291,12 +282,9 @@ class ParallelRun {
   }
 
   void Drain(std::vector<int>* stack) {
-    int held = 0;  // expensive steps in *stack
-    for (int i : *stack) held += Expensive(i) ? 1 : 0;
     while (!stack->empty()) {
       const int i = stack->back();
       stack->pop_back();
-      if (Expensive(i)) --held;
       if (!failed_.load(std::memory_order_acquire)) {
         const auto begin = tracer_.on() ? tracer_.Now() : Clock::time_point();
         Status s = runner_.Run(i);
@@ -310,7 +298,7 @@ class ParallelRun {
       int keep = -1;
       for (int succ : plan_.steps[static_cast<size_t>(i)].successors) {
         if (args_.state->pending[static_cast<size_t>(succ)].fetch_sub(1, std::memory_order_acq_rel) == 1) {
-          Ready(succ, stack, &keep, &held);
+          Ready(succ, stack, &keep);
         }
       }
       if (keep >= 0) stack->insert(stack->begin(), keep);

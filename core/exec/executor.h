@@ -4,9 +4,9 @@
 // run every step in plan order on the calling thread: no pending counts, no atomics, slots
 // released at the plan's precomputed last reads. Parallel plans count down each step's
 // pending inputs; a finished step runs its cheap successors itself and hands expensive ones
-// to the inter-op pool (keeping one for itself while it holds no other expensive step),
-// because waking a thread costs 2-90 us while a spin hand-off costs ~0.2 us. The caller
-// spins briefly, then sleeps, until every step is done. A failing step stops the run: later steps are skipped (not computed), the
+// to the inter-op pool (keeping one for itself), because waking a thread costs 2-90 us
+// while a spin hand-off costs ~0.2 us. The caller spins briefly, then sleeps, until every
+// step is done. A failing step stops the run: later steps are skipped (not computed), the
 // run waits for steps already running, and the first error comes back naming its node.
 #pragma once
 

@@ -159,39 +159,6 @@ TEST_F(SessionTest, ParallelPlanMatchesSerial) {
   }
 }
 
-// Two independent expensive steps that become ready a cheap step apart run on two threads:
-// after `s` the caller keeps `first` and runs the cheap `c`, whose successor `second` must
-// then go to the pool instead of waiting behind `first` on the caller (as a training step's
-// weight update and the next layer's gradient, each behind its gradient tuple, did).
-TEST_F(SessionTest, ExpensiveStepsReadyApartRunOnTwoThreads) {
-  Output a = Const(Matrix(128, 128, 0.5f));
-  Output s = Op("Neg", {a}, {}, "s")->output(0);
-  Output first = Op("MatMul", {s, s}, {}, "first")->output(0);
-  Output c = Op("Neg", {s}, {}, "c")->output(0);
-  Output second = Op("MatMul", {c, c}, {}, "second")->output(0);
-  Output sum = Op("AddV2", {first, second})->output(0);
-  SessionOptions options;
-  options.inter_op_threads = 2;
-  options.intra_op_threads = 1;
-  ASSERT_TRUE(options.rewrites.Set("all", false).ok());  // nothing folded or merged
-  auto session = NewSession(options);
-  for (int run = 0; run < 10; ++run) {
-    std::vector<Tensor> out;
-    RunMetadata meta;
-    RunOptions trace;
-    trace.trace_level = 1;
-    ASSERT_TRUE(session->Run(trace, {}, {sum}, {}, &out, &meta).ok());
-    EXPECT_FLOAT_EQ(out[0].flat<float>()[0], 2 * 128 * 0.25f);
-    int first_thread = -1, second_thread = -1;
-    for (const NodeStepStats& st : meta.step_stats) {
-      if (st.node_name == "first") first_thread = st.thread_id;
-      if (st.node_name == "second") second_thread = st.thread_id;
-    }
-    EXPECT_EQ(first_thread, 0) << "the caller keeps the first expensive step";
-    EXPECT_GT(second_thread, 0) << "the second one is handed to the pool";
-  }
-}
-
 // A sparse update of a big variable is a few rows of work, not the variable's size: four
 // independent ScatterAdds of one row into [65536, 16] variables plan no hand-offs (each
 // counted the variable's million elements as work before, and the plan went parallel).
