@@ -1,6 +1,7 @@
 // Conv2D, _FusedConv2D, Conv2DBackpropInput and Conv2DBackpropFilter (NHWC) on oneDNN's
-// direct convolution primitives, in float and, where the CPU computes bfloat16 natively
-// (AVX512_BF16 or AMX: the same load-time probe as the bf16 MatMul), in bfloat16: one code
+// direct convolution primitives, in float and, where oneDNN's bfloat16 kernels run
+// (AVX512_BF16 or AMX; ranked below the float ones where bf16 is the slower, bf16_mode.h), in
+// bfloat16: one code
 // templated on the dtype (Float, BFloat16 below). _FusedConv2D is Conv2D with the bias as the
 // primitive's bias input and the activation as a post-op (fused_epilogue_dnnl.h). Elsewhere
 // no CPU kernel takes a bf16 convolution and placement says so, as in TensorFlow.
@@ -38,6 +39,7 @@
 #include <vector>
 
 #include "conv2d_geometry.h"
+#include "bf16_mode.h"
 #include "dnnl_context.h"
 #include "fused_epilogue_dnnl.h"
 #include "grouped_conv_decline.h"
@@ -45,7 +47,6 @@
 
 namespace tgraph_onednn {
 
-bool BFloat16MatMulRuns();  // matmul_kernels.cc: does this CPU compute bf16 natively?
 
 namespace {
 
@@ -824,29 +825,30 @@ class Conv2DBackpropFilterOp {
 };
 
 template <typename D>
-void RegisterFor(tgraph::plugin::Init& init) {
+void RegisterFor(tgraph::plugin::Init& init, int32_t priority) {
   using tgraph::plugin::KernelBuilder;
   init.Kernel<Conv2DOp<D, false>>(
-      KernelBuilder("Conv2D", "CPU").TypeConstraint("T", D::kTg).Priority(kOneDnnPriority));
+      KernelBuilder("Conv2D", "CPU").TypeConstraint("T", D::kTg).Priority(priority));
   // At Conv2D's priority, so that the plan-time fusion (core/rewrite/fusion.cc) fuses.
   init.Kernel<Conv2DOp<D, true>>(
-      KernelBuilder("_FusedConv2D", "CPU").TypeConstraint("T", D::kTg).Priority(kOneDnnPriority));
+      KernelBuilder("_FusedConv2D", "CPU").TypeConstraint("T", D::kTg).Priority(priority));
   init.Kernel<Conv2DBackpropInputOp<D>>(KernelBuilder("Conv2DBackpropInput", "CPU")
                                             .TypeConstraint("T", D::kTg)
                                             .HostMemory("input_sizes")
-                                            .Priority(kOneDnnPriority));
+                                            .Priority(priority));
   init.Kernel<Conv2DBackpropFilterOp<D>>(KernelBuilder("Conv2DBackpropFilter", "CPU")
                                              .TypeConstraint("T", D::kTg)
                                              .HostMemory("filter_sizes")
-                                             .Priority(kOneDnnPriority));
+                                             .Priority(priority));
 }
 
 }  // namespace
 
 void RegisterConvKernels(tgraph::plugin::Init& init) {
-  RegisterFor<Float>(init);
-  // bfloat16 only where the CPU computes it natively (no kernel elsewhere: placement says so).
-  if (BFloat16MatMulRuns()) RegisterFor<BFloat16>(init);
+  RegisterFor<Float>(init, kOneDnnPriority);
+  // bfloat16 only where oneDNN's bf16 kernels run (no kernel elsewhere: placement says so),
+  // below the fp32 ones where they are slower (bf16_mode.h).
+  if (Bf16ChoiceForThisCpu().native_available) RegisterFor<BFloat16>(init, Bf16Priority());
 }
 
 }  // namespace tgraph_onednn

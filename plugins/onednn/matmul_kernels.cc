@@ -1,6 +1,7 @@
-// MatMul, _FusedMatMul (fp32, and bf16 where the CPU has it) and BatchMatMulV2 (fp32) on
-// oneDNN's matmul primitive; an fp32 MatMul of 1024 rows or more (A not transposed) on
-// oneDNN's sgemm instead (kSgemmPartRows).
+// MatMul, _FusedMatMul (fp32 and bf16) and BatchMatMulV2 (fp32) on oneDNN's matmul
+// primitive; an fp32 MatMul of 1024 rows or more (A not transposed) on oneDNN's sgemm
+// instead (kSgemmPartRows); a bf16 one on CPUs that multiply bf16 no faster than fp32 on
+// sgemm over widened operands (bf16_mode.h).
 //
 // The transposes never copy anything: a transposed operand is described to oneDNN by its
 // strides (a [K, M] buffer read as the [M, K] matrix with strides {1, M}). Work is split over
@@ -12,13 +13,14 @@
 // are the Eigen kernels'. _FusedMatMul is MatMul with the bias as the primitive's bias input
 // and the activation as a post-op (fused_epilogue_dnnl.h): the product is written once.
 #include <algorithm>
-#include <cstring>
 #include <mutex>
 #include <new>
 #include <string>
 #include <type_traits>
 #include <vector>
 
+#include "bf16_bits.h"
+#include "bf16_mode.h"
 #include "dnnl_context.h"
 #include "fused_epilogue_dnnl.h"
 #include "batch_matmul_shape.h"
@@ -60,9 +62,7 @@ memory::desc Operand(int64_t batch, int64_t rows, int64_t stored_rows, int64_t s
 }
 
 // bfloat16 as stored in a tensor: the upper half of a float's bits (oneDNN's bf16).
-struct BFloat16 {
-  uint16_t bits;
-};
+using BFloat16 = tgraph_cpu::BF16;
 
 template <typename T>
 constexpr memory::data_type kDnnlType = memory::data_type::f32;
@@ -74,22 +74,13 @@ template <>
 constexpr TG_DataType kTgType<BFloat16> = TG_BFLOAT16;
 
 inline float ToFloat(float x) { return x; }
-inline float ToFloat(BFloat16 x) {
-  const uint32_t bits = static_cast<uint32_t>(x.bits) << 16;
-  float f = 0;
-  std::memcpy(&f, &bits, sizeof f);
-  return f;
-}
+inline float ToFloat(BFloat16 x) { return tgraph_cpu::F(x); }
 template <typename T>
 T FromFloat(float x) {
   if constexpr (std::is_same_v<T, float>) {
     return x;
   } else {
-    uint32_t bits = 0;
-    std::memcpy(&bits, &x, sizeof bits);
-    if ((bits & 0x7fffffffu) > 0x7f800000u) return BFloat16{static_cast<uint16_t>((bits >> 16) | 0x40)};
-    bits += 0x7fffu + ((bits >> 16) & 1u);  // round to nearest even
-    return BFloat16{static_cast<uint16_t>(bits >> 16)};
+    return tgraph_cpu::ToBf16(x);
   }
 }
 
@@ -258,6 +249,13 @@ class MatMulOp {
       }
       return;
     }
+    if constexpr (std::is_same_v<T, BFloat16>) {
+      if (Bf16ChoiceForThisCpu().mode == Bf16Mode::kWidened) {
+        ComputeWidened(ctx, b_version, a.data<T>(), a_rows * a_cols, b.data<T>(), b_rows, b_cols,
+                       bias, o, m, k, n, a_cols);
+        return;
+      }
+    }
     // bf16 with A transposed: oneDNN 2.6's AMX matmul takes A row-major only (a transposed
     // one, a weight gradient's x^T, falls back to gemm:jit, 5-10x slower), so A is
     // transposed into a temp first and read as a plain [M, K] matrix.
@@ -279,7 +277,8 @@ class MatMulOp {
     bool by_columns = m < parts * kMinPartRows && n > m;
     if constexpr (std::is_same_v<T, float> && !kFused) {
       if (!trans_a_ && m >= 2 * kSgemmPartRows) {
-        RunSgemm(ctx, parts, pa, b.data<T>(), o, m, k, n, a_cols, b_cols);
+        auto nothing = [](int64_t, int64_t) {};
+        RunSgemm(ctx, parts, pa, b.data<T>(), o, m, k, n, a_cols, b_cols, nothing, nothing);
         return;
       }
     }
@@ -444,22 +443,108 @@ class MatMulOp {
     }
   }
 
-  // out[M, N] = A[M, K] op(B) (A row-major with row stride `lda`; B as stored, row stride
-  // `ldb`, read transposed when trans_b_) on oneDNN's sgemm, in row parts of at least
-  // kSgemmPartRows rows: one per thread (`threads`: 1 for a small product), two when each
-  // still has that many.
-  void RunSgemm(Context& ctx, int64_t threads, const float* a, const float* b, float* out,
-                int64_t m, int64_t k, int64_t n, int64_t lda, int64_t ldb) {
+  // out[M, N] = op(A) op(B) (A and B as stored, row strides `lda` and `ldb`, read transposed
+  // when trans_a_ / trans_b_) on oneDNN's sgemm, in row parts of at least kSgemmPartRows
+  // rows: one per thread (`threads`: 1 for a small product), two when each still has that
+  // many. `prepare(first_row, rows)` runs on each part's rows of op(A) before (the part reads
+  // those), `finish(first_row, rows)` on its rows of the product after.
+  template <typename Prepare, typename Finish>
+  bool RunSgemm(Context& ctx, int64_t threads, const float* a, const float* b, float* out,
+                int64_t m, int64_t k, int64_t n, int64_t lda, int64_t ldb, Prepare&& prepare,
+                Finish&& finish) {
     const int64_t per_thread =
         threads <= 1 ? 1 : std::clamp<int64_t>(m / (threads * kSgemmPartRows), 1, 2);
     const Split split = Split::Of(m, threads * per_thread);
-    const char trans_b = trans_b_ ? 'T' : 'N';
-    RunParts(ctx, split.parts, "sgemm", [&](int64_t i) {
+    const char trans_a = trans_a_ ? 'T' : 'N', trans_b = trans_b_ ? 'T' : 'N';
+    return RunParts(ctx, split.parts, "sgemm", [&](int64_t i) {
       const int64_t r0 = split.begin(i);
-      OneThreadScope one_thread;  // sgemm's parallel loop on this thread only
-      const dnnl_status_t status = dnnl_sgemm('N', trans_b, split.length(i), n, k, 1.0f, a + r0 * lda,
-                                              lda, b, ldb, 0.0f, out + r0 * n, n);
-      if (status != dnnl_success) throw dnnl::error(status, "sgemm");
+      prepare(r0, split.length(i));
+      {
+        OneThreadScope one_thread;  // sgemm's parallel loop on this thread only
+        // Row r0 of op(A): row r0 of A, or column r0 of the stored [K, M] matrix.
+        const dnnl_status_t status =
+            dnnl_sgemm(trans_a, trans_b, split.length(i), n, k, 1.0f, trans_a_ ? a + r0 : a + r0 * lda,
+                       lda, b, ldb, 0.0f, out + r0 * n, n);
+        if (status != dnnl_success) throw dnnl::error(status, "sgemm");
+      }
+      finish(r0, split.length(i));
+    });
+  }
+
+  // A bfloat16 product computed in fp32 (Bf16Mode::kWidened): B widened exactly into a temp,
+  // then sgemm in row parts, each widening its rows of A first and rounding its rows of the
+  // product (with the bias and activation when fused) to bfloat16 once after, in cache.
+  // Widened B is kept across calls while B's version stays, as packed B is (PackedBCache):
+  // a frozen graph's bf16 weights are widened once.
+  void ComputeWidened(Context& ctx, uint64_t b_version, const T* a, int64_t a_size, const T* b,
+                      int64_t b_rows, int64_t b_cols, const T* bias, T* out, int64_t m, int64_t k,
+                      int64_t n, int64_t lda) {
+    const int64_t b_size = b_rows * b_cols;
+    const memory::desc b_layout = Matrices(0, b_rows, b_cols, b_cols, 1, 0);
+    bool keep = false;
+    std::shared_ptr<const PackedB> kept = packed_b_.Find(b_version, &keep);
+    const float* b32 = kept != nullptr && kept->layout == b_layout
+                           ? reinterpret_cast<const float*>(kept->bytes.get())
+                           : nullptr;
+    std::shared_ptr<PackedB> fresh;
+    if (b32 == nullptr && (keep || kept != nullptr)) {
+      try {
+        fresh = std::make_shared<PackedB>();
+        fresh->bytes.reset(static_cast<uint8_t*>(
+            ::operator new(static_cast<size_t>(b_size) * sizeof(float), std::align_val_t{64})));
+      } catch (const std::bad_alloc&) {
+        fresh = nullptr;  // widened per call instead
+      }
+    }
+    // B is widened into the kept buffer, into the temp after A, or not at all (kept).
+    const bool b_in_temp = b32 == nullptr && fresh == nullptr;
+    auto widened = ctx.AllocateTemp(TG_FLOAT, {a_size + (b_in_temp ? b_size : 0)});
+    auto product = ctx.AllocateTemp(TG_FLOAT, {m, n});
+    if (!ctx.ok()) return;
+    float* a32 = widened.mutable_data<float>();
+    float* b_to = b32 != nullptr ? nullptr
+                  : fresh != nullptr ? reinterpret_cast<float*>(fresh->bytes.get())
+                                     : a32 + a_size;
+    float* p = product.mutable_data<float>();
+    const double work = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+    const int threads =
+        work < kMinSplitProduct ? 1 : PartsFor(ctx, work, std::max<int64_t>(m / kMinPartRows, 1));
+    // B first (unless kept), in element ranges; A's rows in the part that reads them.
+    if (b_to != nullptr) {
+      const Split widen = Split::Of(b_size, threads);
+      const bool widened_ok = RunParts(ctx, widen.parts, "bf16 widening", [&](int64_t i) {
+        const int64_t begin = widen.begin(i), end = begin + widen.length(i);
+        for (int64_t e = begin; e < end; ++e) b_to[e] = ToFloat(b[e]);
+      });
+      if (!widened_ok) return;
+    }
+    if (b32 == nullptr) b32 = b_to;
+    if (fresh != nullptr) {
+      fresh->version = b_version;
+      fresh->layout = b_layout;
+      kept = fresh;  // keeps the bytes alive for the product below, whatever Store does
+      packed_b_.Store(std::move(fresh));
+    }
+    // Rows [r0, r0 + rows) of op(A): those rows of A, or those columns of the stored [K, M].
+    auto widen_a = [&](int64_t r0, int64_t rows) {
+      if (!trans_a_) {
+        for (int64_t e = r0 * lda; e < (r0 + rows) * lda; ++e) a32[e] = ToFloat(a[e]);
+        return;
+      }
+      for (int64_t kk = 0; kk < k; ++kk) {
+        for (int64_t e = kk * lda + r0; e < kk * lda + r0 + rows; ++e) a32[e] = ToFloat(a[e]);
+      }
+    };
+    RunSgemm(ctx, threads, a32, b32, p, m, k, n, lda, b_cols, widen_a, [&](int64_t r0, int64_t rows) {
+      for (int64_t r = r0; r < r0 + rows; ++r) {
+        const float* from = p + r * n;
+        T* to = out + r * n;
+        if constexpr (kFused) {
+          for (int64_t j = 0; j < n; ++j) to[j] = FromFloat<T>(Activate(epilogue_, from[j] + ToFloat(bias[j])));
+        } else {
+          for (int64_t j = 0; j < n; ++j) to[j] = FromFloat<T>(from[j]);
+        }
+      }
     });
   }
 
@@ -599,38 +684,23 @@ class BatchMatMulOp {
 
 }  // namespace
 
-bool BFloat16MatMulRuns() {
-  try {
-    const memory::desc md({16, 16}, memory::data_type::bf16, memory::format_tag::ab);
-    MakeMatMul(md, md, md);
-    // The ISA values are nested bit sets: each includes the bits of those it extends.
-    const auto isa = static_cast<unsigned>(dnnl::get_effective_cpu_isa());
-    const auto bf16 = static_cast<unsigned>(dnnl::cpu_isa::avx512_core_bf16);
-    return (isa & bf16) == bf16;
-  } catch (const dnnl::error&) {
-    return false;
-  }
-}
-
 void RegisterMatMulKernels(tgraph::plugin::Init& init) {
   init.Kernel<MatMulOp<float>>(tgraph::plugin::KernelBuilder("MatMul", "CPU")
                                    .TypeConstraint("T", TG_FLOAT)
                                    .Priority(kOneDnnPriority));
-  // bfloat16 only where the CPU computes it natively (AVX512_BF16 or AMX): elsewhere
-  // oneDNN would emulate it, and the Eigen kernel (widen, multiply in float) stays.
   // _FusedMatMul at MatMul's priority: the plan-time fusion (core/rewrite/fusion.cc) fuses
   // only when the fused kernel ranks at least as high as the product's own.
   init.Kernel<MatMulOp<float, true>>(tgraph::plugin::KernelBuilder("_FusedMatMul", "CPU")
                                          .TypeConstraint("T", TG_FLOAT)
                                          .Priority(kOneDnnPriority));
-  if (BFloat16MatMulRuns()) {
-    init.Kernel<MatMulOp<BFloat16>>(tgraph::plugin::KernelBuilder("MatMul", "CPU")
-                                        .TypeConstraint("T", TG_BFLOAT16)
-                                        .Priority(kOneDnnPriority));
-    init.Kernel<MatMulOp<BFloat16, true>>(tgraph::plugin::KernelBuilder("_FusedMatMul", "CPU")
-                                              .TypeConstraint("T", TG_BFLOAT16)
-                                              .Priority(kOneDnnPriority));
-  }
+  // bfloat16 on every CPU: oneDNN's own kernels where they are faster than fp32, else
+  // computed in fp32 (bf16_mode.h), at Bf16Priority() either way.
+  init.Kernel<MatMulOp<BFloat16>>(tgraph::plugin::KernelBuilder("MatMul", "CPU")
+                                      .TypeConstraint("T", TG_BFLOAT16)
+                                      .Priority(Bf16Priority()));
+  init.Kernel<MatMulOp<BFloat16, true>>(tgraph::plugin::KernelBuilder("_FusedMatMul", "CPU")
+                                            .TypeConstraint("T", TG_BFLOAT16)
+                                            .Priority(Bf16Priority()));
   init.Kernel<BatchMatMulOp>(tgraph::plugin::KernelBuilder("BatchMatMulV2", "CPU")
                                  .TypeConstraint("T", TG_FLOAT)
                                  .Priority(kOneDnnPriority));

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <string>
 
+#include "bf16_mode.h"
 #include "dnnl_context.h"
 #include "oneapi/dnnl/dnnl.hpp"
 
@@ -24,7 +25,8 @@ extern "C" TG_PLUGIN_EXPORT void TG_PluginInit(const TG_PluginInitArgs* args, TG
   const dnnl_version_t* v = dnnl_version();
   std::string message = "onednn: oneDNN " + std::to_string(v->major) + "." +
                         std::to_string(v->minor) + "." + std::to_string(v->patch) +
-                        ", OpenMP runtime, ISA " + tgraph_onednn::IsaName();
+                        ", OpenMP runtime, ISA " + tgraph_onednn::IsaName() +
+                        ", bf16 contractions " + tgraph_onednn::Bf16ChoiceForThisCpu().why;
   tgraph::plugin::Api()->log(TG_LOG_INFO, message.c_str());
   for (auto* family : {&tgraph_onednn::RegisterMatMulKernels, &tgraph_onednn::RegisterConvKernels}) {
     if (!init.ok()) return;

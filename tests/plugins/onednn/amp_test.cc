@@ -3,9 +3,11 @@
 // run with the rewrite off and on gives float results of the same shapes that agree within
 // bfloat16 rounding; with it on the contractions (forward _FusedMatMul and every gradient
 // MatMul) and the BiasAdd / Relu gradients between them run in bf16 behind Casts, while the
-// loss, the softmax and everything fetched stay float. Skipped on CPUs without AVX512_BF16
-// or AMX (no native bf16 kernel: the rewrite then changes nothing, tested in
-// tests/core/rewrite/rewriter_test.cc). Also a CNN's step, whose bf16 Conv2D + BiasAdd + Relu
+// loss, the softmax and everything fetched stay float. Skipped where the plugin's bf16
+// kernels rank below its fp32 ones (bf16 no faster than fp32 on this CPU, or
+// TGRAPH_ONEDNN_BF16=widened: plugins/onednn/bf16_mode.h): there the rewrite leaves the graph
+// in float (AmpWhereBf16IsSlowerTest). tests/CMakeLists.txt runs these tests once more with
+// each TGRAPH_ONEDNN_BF16, so both sides run on a CPU with AVX512_BF16. Also a CNN's step, whose bf16 Conv2D + BiasAdd + Relu
 // and MaxPoolGrad -> ReluGrad -> BiasAddGrad fuse: the same results with the fusions off.
 #include <gtest/gtest.h>
 
@@ -24,15 +26,23 @@
 namespace tgraph::onednn_test {
 namespace {
 
-bool HasNativeBf16() {
+// Whether mixed precision converts the contractions here: the plugin's bf16 MatMul ranks as
+// high as its fp32 one.
+bool Bf16RanksWithFloat() {
   LoadPlugins();
-  return KernelOf("onednn", "MatMul", {{"T", AttrOfType(DT_BFLOAT16)}}) != nullptr;
+  const KernelRegistration* bf16 = KernelOf("onednn", "MatMul", {{"T", AttrOfType(DT_BFLOAT16)}});
+  const KernelRegistration* fp32 = KernelOf("onednn", "MatMul", {{"T", AttrOfType(DT_FLOAT)}});
+  return bf16 != nullptr && fp32 != nullptr && bf16->priority >= fp32->priority;
 }
+
+constexpr const char* kBf16Slower =
+    "the oneDNN plugin's bf16 kernels rank below its fp32 ones here (bf16 no faster on this "
+    "CPU, or TGRAPH_ONEDNN_BF16=widened)";
 
 class AmpTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!HasNativeBf16()) GTEST_SKIP() << "this CPU has neither AVX512_BF16 nor AMX";
+    if (!Bf16RanksWithFloat()) GTEST_SKIP() << kBf16Slower;
     Build();
   }
 
@@ -192,6 +202,32 @@ TEST_F(AmpTest, FetchedContractionsStayFloat) {
   EXPECT_EQ(Rewrite({product, hidden_}), nullptr);
 }
 
+// Where bf16 is the slower (its kernels rank below fp32's), mixed precision converts nothing
+// and the step runs in float: no Cast, the results those of the rewrite off.
+class AmpWhereBf16IsSlowerTest : public AmpTest {
+ protected:
+  void SetUp() override {
+    if (Bf16RanksWithFloat()) GTEST_SKIP() << "bf16 ranks with fp32 here: AmpTest covers it";
+    Build();
+  }
+};
+
+TEST_F(AmpWhereBf16IsSlowerTest, LeavesTheGraphInFloat) {
+  auto f = Rewrite(fetches_);
+  ASSERT_NE(f, nullptr);  // the fusions still apply
+  EXPECT_EQ(f->counts.auto_mixed_precision, 0);
+  for (const Operation* op : f->ordered) EXPECT_NE(TypeOf(*op), DT_BFLOAT16) << op->name();
+  std::vector<Tensor> fp32, amp;
+  Run(false, &fp32);
+  EXPECT_EQ(Run(true, &amp).count("Cast"), 0u);
+  ASSERT_EQ(amp.size(), fp32.size());
+  for (size_t i = 0; i < amp.size(); ++i) {
+    for (int64_t e = 0; e < amp[i].NumElements(); ++e) {
+      ASSERT_EQ(amp[i].flat<float>()[e], fp32[i].flat<float>()[e]) << "fetch " << i;
+    }
+  }
+}
+
 // A small CNN's training step in mixed precision: Conv2D -> BiasAdd -> Relu -> MaxPool, a
 // dense layer, softmax cross-entropy. With the remapping on, the bf16 Conv2D + BiasAdd + Relu
 // become one bf16 _FusedConv2D and MaxPoolGrad -> ReluGrad (-> BiasAddGrad) one bf16
@@ -200,7 +236,7 @@ TEST_F(AmpTest, FetchedContractionsStayFloat) {
 class AmpCnnTest : public AmpTest {
  protected:
   void SetUp() override {
-    if (!HasNativeBf16()) GTEST_SKIP() << "this CPU has neither AVX512_BF16 nor AMX";
+    if (!Bf16RanksWithFloat()) GTEST_SKIP() << kBf16Slower;
     const AttrMap f = {{"T", AttrOfType(DT_FLOAT)}};
     AttrMap conv = f;
     conv["strides"] = AttrOfIntList({1, 1, 1, 1});

@@ -31,12 +31,20 @@ bool HasBf16Conv() {
   return KernelOf("onednn", "Conv2D", {{"T", AttrOfType(DT_BFLOAT16)}}) != nullptr;
 }
 
-TEST(OneDnnBf16ConvTest, KernelsExistWhereBf16MatMulDoes) {
+// The four bf16 convolution kernels exist together (where oneDNN's bf16 kernels run), at
+// the bf16 MatMul's priority (which is on every CPU: computed in fp32 where bf16 is slower).
+TEST(OneDnnBf16ConvTest, KernelsRankWithTheBf16MatMul) {
   LoadPlugins();
   const AttrMap bf16 = {{"T", AttrOfType(DT_BFLOAT16)}};
-  const bool native = KernelOf("onednn", "MatMul", bf16) != nullptr;
+  const KernelRegistration* matmul = KernelOf("onednn", "MatMul", bf16);
+  ASSERT_NE(matmul, nullptr);
+  const bool conv = HasBf16Conv();
   for (const char* op : {"Conv2D", "_FusedConv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter"}) {
-    EXPECT_EQ(KernelOf("onednn", op, bf16) != nullptr, native) << op;
+    const KernelRegistration* k = KernelOf("onednn", op, bf16);
+    EXPECT_EQ(k != nullptr, conv) << op;
+    if (k != nullptr) {
+      EXPECT_EQ(k->priority, matmul->priority) << op;
+    }
   }
 }
 
