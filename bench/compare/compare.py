@@ -271,6 +271,14 @@ def main():
         if side == "tgraph":
             versions["plugins"] = " ".join(
                 l.split(None, 1)[1] for l in out.splitlines() if l.startswith("plugins "))
+            # The oneDNN plugin's load message: its ISA and how it runs bf16 (bf16_mode.h).
+            p = subprocess.run([runner, os.path.join(a.graphs, "chain1.pb"), "--warmup", "0",
+                                "--time", "0", "--feed", "x:0=float:scalar:" +
+                                os.path.join(a.graphs, "chain1.feed0.bin"), "--fetch", "add0:0"],
+                               env=dict(env, TGRAPH_LOG_PLUGIN_INFO="1"), capture_output=True,
+                               text=True, timeout=900)
+            versions["onednn"] = next((l.split("onednn: ", 1)[1] for l in p.stderr.splitlines()
+                                       if "onednn: oneDNN" in l), "")
 
     # Correctness first: a workload whose outputs differ (or that fails) is not timed.
     checks = {}
@@ -332,6 +340,8 @@ def main():
         versions.get("plugins") or "none",
         os.path.relpath(a.plugins) if not os.path.relpath(a.plugins).startswith("..")
         else a.plugins))
+    if versions.get("onednn"):
+        add("- tgraph's oneDNN plugin: %s" % versions["onednn"])
     add("- Threads: intra-op %d and inter-op %d in both sessions (TF: `ConfigProto` through "
         "`TF_SetConfig`)" % (a.threads, a.threads))
     add("- Method: the same GraphDef files (written by TF's `tf.compat.v1`) imported by each "
