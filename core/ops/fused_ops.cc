@@ -31,6 +31,16 @@
 namespace tgraph {
 namespace {
 
+// The window attrs of the max-pool ops the remapping makes (NHWC only, as its kernels).
+OpDefBuilder WithNhwcPoolWindow(OpDefBuilder b) {
+  b.Attr("ksize: list(int) >= 4")
+      .Attr("strides: list(int) >= 4")
+      .Attr("padding: {'SAME', 'VALID', 'EXPLICIT'}")
+      .Attr("explicit_paddings: list(int) = []")
+      .Attr("data_format: {'NHWC'} = 'NHWC'");
+  return b;
+}
+
 // orig_input, orig_output, grad (, features) (all 4-D; features of orig_input's shape) ->
 // backprop of orig_input's shape and bias_backprop [channels].
 Status FusedMaxPoolGradShape(InferenceContext& c) {
@@ -113,40 +123,25 @@ Status RegisterFusedOps(OpRegistry* registry) {
           .Attr("leakyrelu_alpha: float = 0.2")
           .SetShapeFn(Conv2DShape)
           .Doc("Conv2D followed by the ops in fused_ops (e.g. BiasAdd, Relu), as one kernel."),
-      OpDefBuilder("_FusedMaxPoolGrad")
+      WithNhwcPoolWindow(OpDefBuilder("_FusedMaxPoolGrad"))
           .Input("orig_input: T").Input("orig_output: T").Input("grad: T")
           .Input("features: num_features * T")
           .Output("backprop: T").Output("bias_backprop: T")
           .Attr("num_features: int >= 0 = 0")
-          .Attr("ksize: list(int) >= 4")
-          .Attr("strides: list(int) >= 4")
-          .Attr("padding: {'SAME', 'VALID', 'EXPLICIT'}")
-          .Attr("explicit_paddings: list(int) = []")
-          .Attr("data_format: {'NHWC'} = 'NHWC'")
           .Attr("T: {bfloat16, float, double}")
           .SetShapeFn(FusedMaxPoolGradShape)
           .Doc("ReluGrad(MaxPoolGrad(orig_input, orig_output, grad), features) (features: "
                "orig_input when num_features is 0), and its BiasAddGrad, as one kernel."),
-      OpDefBuilder("_MaxPoolWithIndex")
+      WithNhwcPoolWindow(OpDefBuilder("_MaxPoolWithIndex"))
           .Input("input: T")
           .Output("output: T").Output("index: uint8")
-          .Attr("ksize: list(int) >= 4")
-          .Attr("strides: list(int) >= 4")
-          .Attr("padding: {'SAME', 'VALID', 'EXPLICIT'}")
-          .Attr("explicit_paddings: list(int) = []")
-          .Attr("data_format: {'NHWC'} = 'NHWC'")
           .Attr("T: {float, double}")
           .SetShapeFn(MaxPoolWithIndexShape)
           .Doc("MaxPool, and per output element the code of its window's winner (bits 0-6: "
                "window-local index; bit 7: the winner is > 0)."),
-      OpDefBuilder("_FusedMaxPoolGradWithIndex")
+      WithNhwcPoolWindow(OpDefBuilder("_FusedMaxPoolGradWithIndex"))
           .Input("orig_input_shape: int32").Input("index: uint8").Input("grad: T")
           .Output("backprop: T").Output("bias_backprop: T")
-          .Attr("ksize: list(int) >= 4")
-          .Attr("strides: list(int) >= 4")
-          .Attr("padding: {'SAME', 'VALID', 'EXPLICIT'}")
-          .Attr("explicit_paddings: list(int) = []")
-          .Attr("data_format: {'NHWC'} = 'NHWC'")
           .Attr("T: {float, double}")
           .SetShapeFn(FusedMaxPoolGradWithIndexShape)
           .Doc("_FusedMaxPoolGrad (num_features 0) from _MaxPoolWithIndex's index instead of "
