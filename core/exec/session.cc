@@ -163,7 +163,10 @@ StatusOr<std::unique_ptr<Session>> Session::Create(Graph* graph, SessionOptions 
   const int intra = s->options_.intra_op_threads > 0 ? s->options_.intra_op_threads : HardwareThreads();
   s->options_.inter_op_threads = inter;
   s->options_.intra_op_threads = intra;
-  if (inter > 1 && !s->options_.deterministic) s->inter_op_pool_ = std::make_unique<ThreadPool>(inter);
+  const bool intra_fills_the_cores = intra > 1 && intra >= HardwareThreads();
+  if (inter > 1 && !s->options_.deterministic && !intra_fills_the_cores) {
+    s->inter_op_pool_ = std::make_unique<ThreadPool>(inter);
+  }
   if (intra > 1) s->intra_op_pool_ = std::make_unique<ThreadPool>(intra);
   s->state_ = std::make_unique<SessionState>();
   s->kernels_ = std::make_unique<KernelCache>();

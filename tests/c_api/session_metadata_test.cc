@@ -108,6 +108,9 @@ TEST_F(SessionMetadataTest, TracedRunsOnThePoolAndDeterministic) {
     TG_SessionOptions* so = TG_NewSessionOptions();
     TG_SetSessionDeterministic(so, deterministic);
     TG_SetSessionInterOpThreads(so, 2);
+    // One intra-op thread leaves cores free, so steps run concurrently (with one per core
+    // they would run one at a time on the caller).
+    TG_SetSessionIntraOpThreads(so, 1);
     // The MatMuls of constants must run, not be folded at plan time.
     TG_SetSessionRewrite(so, "all", 0, s_);
     TG_Session* sess = NewSession(so);

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <memory>
 #include <thread>
@@ -156,6 +157,34 @@ TEST_F(SessionTest, ParallelPlanMatchesSerial) {
       for (const NodeStepStats& st : meta.step_stats) on_pool = on_pool || st.thread_id > 0;
       EXPECT_EQ(on_pool, !options.deterministic);
     }
+  }
+}
+
+// With an intra-op thread for every hardware thread, each expensive kernel already spreads
+// over all the cores: the same independent branches then run one at a time on the caller
+// (session.h, SessionOptions::inter_op_threads), whatever the inter-op setting.
+TEST_F(SessionTest, StepsRunOnTheCallerWhenIntraOpFillsTheCores) {
+  Output a = Const(Matrix(128, 128, 0.5f));
+  std::vector<Output> branches;
+  for (int i = 0; i < 4; ++i) branches.push_back(Op("MatMul", {a, a})->output(0));
+  NodeSpec add;
+  add.type = "AddN";
+  add.inputs.push_back({branches, true});
+  Output sum = g_.AddOperation(std::move(add)).value()->output(0);
+  SessionOptions options;
+  options.inter_op_threads = 4;
+  options.intra_op_threads = std::max(2, static_cast<int>(std::thread::hardware_concurrency()));
+  ASSERT_TRUE(options.rewrites.Set("all", false).ok());
+  auto session = NewSession(options);
+  for (int run = 0; run < 5; ++run) {
+    std::vector<Tensor> out;
+    RunMetadata meta;
+    RunOptions trace;
+    trace.trace_level = 1;
+    ASSERT_TRUE(session->Run(trace, {}, {sum}, {}, &out, &meta).ok());
+    EXPECT_FLOAT_EQ(out[0].flat<float>()[0], 4 * 128 * 0.25f);
+    EXPECT_EQ(meta.step_stats.size(), 6u);
+    for (const NodeStepStats& st : meta.step_stats) EXPECT_EQ(st.thread_id, 0) << st.node_name;
   }
 }
 
