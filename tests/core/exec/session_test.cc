@@ -127,13 +127,7 @@ TEST_F(SessionTest, SessionsHaveTheirOwnVariables) {
 
 // Independent expensive branches take the parallel path; results match the serial one.
 TEST_F(SessionTest, ParallelPlanMatchesSerial) {
-  Output a = Const(Matrix(128, 128, 0.5f));
-  std::vector<Output> branches;
-  for (int i = 0; i < 4; ++i) branches.push_back(Op("MatMul", {a, a})->output(0));
-  NodeSpec add;
-  add.type = "AddN";
-  add.inputs.push_back({branches, true});
-  Output sum = g_.AddOperation(std::move(add)).value()->output(0);
+  const Output sum = SumOfFourMatMuls();
   SessionOptions parallel;
   parallel.inter_op_threads = 4;
   parallel.intra_op_threads = 1;
@@ -164,13 +158,7 @@ TEST_F(SessionTest, ParallelPlanMatchesSerial) {
 // over all the cores: the same independent branches then run one at a time on the caller
 // (session.h, SessionOptions::inter_op_threads), whatever the inter-op setting.
 TEST_F(SessionTest, StepsRunOnTheCallerWhenIntraOpFillsTheCores) {
-  Output a = Const(Matrix(128, 128, 0.5f));
-  std::vector<Output> branches;
-  for (int i = 0; i < 4; ++i) branches.push_back(Op("MatMul", {a, a})->output(0));
-  NodeSpec add;
-  add.type = "AddN";
-  add.inputs.push_back({branches, true});
-  Output sum = g_.AddOperation(std::move(add)).value()->output(0);
+  const Output sum = SumOfFourMatMuls();
   SessionOptions options;
   options.inter_op_threads = 4;
   options.intra_op_threads = std::max(2, static_cast<int>(std::thread::hardware_concurrency()));

@@ -36,6 +36,18 @@ class SessionTest : public ::testing::Test {
  protected:
   void SetUp() override { LoadCpu(); }
 
+  // AddN of four independent 128x128 MatMuls of a constant: branches worth other threads
+  // (the parallel plan's test case). Every element of the sum is 4 * 128 * 0.25.
+  Output SumOfFourMatMuls() {
+    Output a = Const(Matrix(128, 128, 0.5f));
+    std::vector<Output> branches;
+    for (int i = 0; i < 4; ++i) branches.push_back(Op("MatMul", {a, a})->output(0));
+    NodeSpec add;
+    add.type = "AddN";
+    add.inputs.push_back({branches, true});
+    return g_.AddOperation(std::move(add)).value()->output(0);
+  }
+
   Operation* Op(const std::string& type, std::vector<Output> inputs, AttrMap attrs = {},
                 const std::string& name = "") {
     NodeSpec spec;
