@@ -343,7 +343,10 @@ def main():
     if versions.get("onednn"):
         add("- tgraph's oneDNN plugin: %s" % versions["onednn"])
     add("- Threads: intra-op %d and inter-op %d in both sessions (TF: `ConfigProto` through "
-        "`TF_SetConfig`)" % (a.threads, a.threads))
+        "`TF_SetConfig`)%s" % (a.threads, a.threads,
+                               "; tgraph runs a plan's steps one at a time, since its intra-op "
+                               "threads cover every CPU (docs/ARCHITECTURE.md, Threading)"
+                               if a.threads >= (os.cpu_count() or 1) else ""))
     add("- Method: the same GraphDef files (written by TF's `tf.compat.v1`) imported by each "
         "runtime in its own process. %d rounds; in each, per workload, both processes are "
         "started (import, session, init, first run, %.1f s of warm-up; which one starts first "
