@@ -5,6 +5,9 @@ initialized and warmed up, then single batches of the same workload in turn, pai
 (which goes first alternates), as compare.py times TF against tgraph. Prints each round's
 median batch per process and the median over all pairs of float time / AMP time (the speed-up;
 a pair's two batches run within ~40 ms of each other, so load changes touch both).
+On a CPU where tgraph's oneDNN plugin computes bf16 no faster than float (no AMX, slow
+AVX512_BF16: its load message says "widened"), mixed precision converts nothing unless
+TGRAPH_ONEDNN_BF16=native is set (plugins/onednn/bf16_mode.h).
 
 Usage (after bench/compare/run.sh has built the runners and written the graphs):
   amp_ab.py --runner BUILD/bench-compare/runner_tgraph --graphs DIR [--workload mlp]
