@@ -76,6 +76,34 @@ class RewriteTest : public ::testing::Test {
         ->output(0);
   }
 
+  // A layer z -> `producer` (h) -> MaxPool (p) and its pool's backward pass: MaxPoolGrad of
+  // the pooled gradient dp (dh) -> ReluGrad over h (dz) -> BiasAddGrad (db), each node named
+  // after its field and `s`; windows kh x kw at strides sh, sw.
+  struct PoolLayer {
+    Output z, dp, h, p, dh, dz, db;
+    std::vector<int64_t> pooled;  // p's shape
+  };
+  PoolLayer PoolLayerWithGradient(const std::vector<int64_t>& input, int64_t kh, int64_t kw,
+                                  int64_t sh, int64_t sw, const std::string& padding,
+                                  const std::string& s, const std::string& producer = "Relu") {
+    auto out = [&](int64_t in, int64_t k, int64_t st) {
+      return padding == "SAME" ? (in + st - 1) / st : (in - k) / st + 1;
+    };
+    PoolLayer l;
+    l.pooled = {input[0], out(input[1], kh, sh), out(input[2], kw, sw), input[3]};
+    const AttrMap pool_attrs{{"ksize", AttrOfIntList({1, kh, kw, 1})},
+                             {"strides", AttrOfIntList({1, sh, sw, 1})},
+                             {"padding", AttrOfString(padding)}};
+    l.z = Placeholder(PartialShape(input), "z" + s);
+    l.dp = Placeholder(PartialShape(l.pooled), "dp" + s);
+    l.h = Op(producer, {l.z}, {}, "h" + s)->output(0);
+    l.p = Op("MaxPool", {l.h}, pool_attrs, "p" + s)->output(0);
+    l.dh = Op("MaxPoolGrad", {l.h, l.p, l.dp}, pool_attrs, "dh" + s)->output(0);
+    l.dz = Op("ReluGrad", {l.dh, l.h}, {}, "dz" + s)->output(0);
+    l.db = Op("BiasAddGrad", {l.dz}, {}, "db" + s)->output(0);
+    return l;
+  }
+
   // Runs with every rewrite off, then with only `rewrite` on ("all": every one): the fetched
   // values must agree exactly; returns the op types that ran (step stats) with it on.
   std::multiset<std::string> RunBothWays(const std::string& rewrite,
@@ -495,16 +523,8 @@ TEST_F(RewriteTest, MaxPoolGradReluGradBiasAddGradBecomeFusedMaxPoolGrad) {
 }
 
 TEST_F(RewriteTest, MaxPoolGradFusionKeepsFetchedMembers) {
-  Output z = Placeholder(PartialShape({1, 4, 4, 2}), "z");
-  Output dp = Placeholder(PartialShape({1, 2, 2, 2}), "dp");
-  const AttrMap pool_attrs{{"ksize", AttrOfIntList({1, 2, 2, 1})},
-                           {"strides", AttrOfIntList({1, 2, 2, 1})},
-                           {"padding", AttrOfString("VALID")}};
-  Output h = Op("Relu", {z}, {}, "h")->output(0);
-  Output p = Op("MaxPool", {h}, pool_attrs, "p")->output(0);
-  Output dh = Op("MaxPoolGrad", {h, p, dp}, pool_attrs, "dh")->output(0);
-  Output dz = Op("ReluGrad", {dh, h}, {}, "dz")->output(0);
-  Output db = Op("BiasAddGrad", {dz}, {}, "db")->output(0);
+  const PoolLayer l = PoolLayerWithGradient({1, 4, 4, 2}, 2, 2, 2, 2, "VALID", "");
+  const Output &z = l.z, &dp = l.dp, &p = l.p, &dh = l.dh, &dz = l.dz, &db = l.db;
   // The routed gradient or the masked one fetched: nothing fuses.
   EXPECT_EQ(Rewrite("remapping", {z, dp}, {db, dh}), nullptr);
   EXPECT_EQ(Rewrite("remapping", {z, dp}, {db, dz}), nullptr);
@@ -561,22 +581,11 @@ TEST_F(RewriteTest, MaxPoolAndItsGradientUseTheWinnersIndices) {
       std::string s(1, '_');
       s.append(std::to_string(n++));
       SCOPED_TRACE(PartialShape(c.input).ToString() + " " + c.padding + " " + producer);
-      auto out = [&](int64_t in, int64_t k, int64_t st) {
-        return c.padding == "SAME" ? (in + st - 1) / st : (in - k) / st + 1;
-      };
-      const std::vector<int64_t> pooled = {c.input[0], out(c.input[1], c.kh, c.sh),
-                                           out(c.input[2], c.kw, c.sw), c.input[3]};
-      const AttrMap pool_attrs{{"ksize", AttrOfIntList({1, c.kh, c.kw, 1})},
-                               {"strides", AttrOfIntList({1, c.sh, c.sw, 1})},
-                               {"padding", AttrOfString(c.padding)}};
-      Output z = Placeholder(PartialShape(c.input), "z" + s);
-      Output dp = Placeholder(PartialShape(pooled), "dp" + s);
-      Output h = Op(producer, {z}, {}, "h" + s)->output(0);
-      Output p = Op("MaxPool", {h}, pool_attrs, "p" + s)->output(0);
-      Output next = Op("Neg", {p}, {}, "next" + s)->output(0);
-      Output dh = Op("MaxPoolGrad", {h, p, dp}, pool_attrs, "dh" + s)->output(0);
-      Output dz = Op("ReluGrad", {dh, h}, {}, "dz" + s)->output(0);
-      Output db = Op("BiasAddGrad", {dz}, {}, "db" + s)->output(0);
+      const PoolLayer l =
+          PoolLayerWithGradient(c.input, c.kh, c.kw, c.sh, c.sw, c.padding, s, producer);
+      const Output &z = l.z, &dp = l.dp, &dz = l.dz, &db = l.db;
+      const std::vector<int64_t>& pooled = l.pooled;
+      Output next = Op("Neg", {l.p}, {}, "next" + s)->output(0);
       const std::vector<Output> fetches = {next, Op("Neg", {dz}, {}, "ndz" + s)->output(0),
                                            Op("Neg", {db}, {}, "ndb" + s)->output(0)};
       int64_t count = 1, pooled_count = 1;
@@ -595,17 +604,9 @@ TEST_F(RewriteTest, MaxPoolAndItsGradientUseTheWinnersIndices) {
   }
   // The new gradient reads the codes (output 1 of the pool's node, which keeps its name) and
   // the Shape of the pool's input, and nothing reads that input but the pool and the Shape.
-  Output z = Placeholder(PartialShape({2, 4, 4, 3}), "z");
-  Output dp = Placeholder(PartialShape({2, 2, 2, 3}), "dp");
-  const AttrMap pool_attrs{{"ksize", AttrOfIntList({1, 2, 2, 1})},
-                           {"strides", AttrOfIntList({1, 2, 2, 1})},
-                           {"padding", AttrOfString("VALID")}};
-  Output h = Op("Relu", {z}, {}, "h")->output(0);
-  Output p = Op("MaxPool", {h}, pool_attrs, "p")->output(0);
-  Output dh = Op("MaxPoolGrad", {h, p, dp}, pool_attrs, "dh")->output(0);
-  Output dz = Op("ReluGrad", {dh, h}, {}, "dz")->output(0);
-  Output db = Op("BiasAddGrad", {dz}, {}, "db")->output(0);
-  auto f = Rewrite("remapping", {z, dp}, {Op("Neg", {p})->output(0), Op("Neg", {db})->output(0)});
+  const PoolLayer l = PoolLayerWithGradient({2, 4, 4, 3}, 2, 2, 2, 2, "VALID", "");
+  auto f = Rewrite("remapping", {l.z, l.dp},
+                   {Op("Neg", {l.p})->output(0), Op("Neg", {l.db})->output(0)});
   ASSERT_NE(f, nullptr);
   const int pool = Find(*f, "p");
   ASSERT_GE(pool, 0);
@@ -630,21 +631,10 @@ TEST_F(RewriteTest, MaxPoolAndItsGradientUseTheWinnersIndices) {
 // gradient's ReluGrad has features of its own.
 TEST_F(RewriteTest, MaxPoolIndicesNeedTheInputAndOutputToThemselves) {
   auto build = [&](const std::string& s, int64_t k) {
-    Output z = Placeholder(PartialShape({1, 12, 12, 2}), "z" + s);
-    const int64_t o = 12 / k;
-    Output dp = Placeholder(PartialShape({1, o, o, 2}), "dp" + s);
-    const AttrMap pool_attrs{{"ksize", AttrOfIntList({1, k, k, 1})},
-                             {"strides", AttrOfIntList({1, k, k, 1})},
-                             {"padding", AttrOfString("VALID")}};
-    Output h = Op("Relu", {z}, {}, "h" + s)->output(0);
-    Output p = Op("MaxPool", {h}, pool_attrs, "p" + s)->output(0);
-    Output dh = Op("MaxPoolGrad", {h, p, dp}, pool_attrs, "dh" + s)->output(0);
-    Output dz = Op("ReluGrad", {dh, h}, {}, "dz" + s)->output(0);
-    Output db = Op("BiasAddGrad", {dz}, {}, "db" + s)->output(0);
-    return std::vector<Output>{z, dp, h, p, db};
+    return PoolLayerWithGradient({1, 12, 12, 2}, k, k, k, k, "VALID", s);
   };
-  auto fired = [&](const std::vector<Output>& v, std::vector<Output> fetches) {
-    auto f = Rewrite("remapping", {v[0], v[1]}, fetches);
+  auto fired = [&](const PoolLayer& l, std::vector<Output> fetches) {
+    auto f = Rewrite("remapping", {l.z, l.dp}, fetches);
     EXPECT_NE(f, nullptr);
     if (f == nullptr) return false;
     const auto types = Types(*f);
@@ -655,15 +645,15 @@ TEST_F(RewriteTest, MaxPoolIndicesNeedTheInputAndOutputToThemselves) {
     }
     return types.count("_MaxPoolWithIndex") == 1;
   };
-  const auto a = build("_a", 2);
-  EXPECT_TRUE(fired(a, {a[4]}));                                          // the control
-  EXPECT_FALSE(fired(a, {a[4], a[3]}));                                   // output fetched
-  EXPECT_FALSE(fired(a, {a[4], a[2]}));                                   // input fetched
-  EXPECT_FALSE(fired(a, {a[4], Op("Neg", {a[2]}, {}, "other")->output(0)}));  // another reader
-  const auto b = build("_b", 12);  // 144 pixels per window
-  EXPECT_FALSE(fired(b, {b[4]}));
-  const auto c = build("_c", 11);  // 121: fits
-  EXPECT_TRUE(fired(c, {c[4]}));
+  const PoolLayer a = build("_a", 2);
+  EXPECT_TRUE(fired(a, {a.db}));                                         // the control
+  EXPECT_FALSE(fired(a, {a.db, a.p}));                                   // output fetched
+  EXPECT_FALSE(fired(a, {a.db, a.h}));                                   // input fetched
+  EXPECT_FALSE(fired(a, {a.db, Op("Neg", {a.h}, {}, "other")->output(0)}));  // another reader
+  const PoolLayer b = build("_b", 12);  // 144 pixels per window
+  EXPECT_FALSE(fired(b, {b.db}));
+  const PoolLayer c = build("_c", 11);  // 121: fits
+  EXPECT_TRUE(fired(c, {c.db}));
   // Features of their own (ReluGrad(dh, z)): _FusedMaxPoolGrad with num_features 1 stays.
   Output z = Placeholder(PartialShape({1, 4, 4, 2}), "z_d");
   Output dp = Placeholder(PartialShape({1, 2, 2, 2}), "dp_d");
