@@ -11,11 +11,6 @@
 namespace tgraph::testing {
 namespace {
 
-Tensor Sizes(const Dims& d) {
-  std::vector<int32_t> v(d.begin(), d.end());
-  return MakeTensor<int32_t>(DT_INT32, {static_cast<int64_t>(v.size())}, v);
-}
-
 // ---- convolution ----
 
 void CheckConvOn(ThreadPool* pool, DataType dtype, const ConvCase& c, uint32_t seed) {
@@ -293,22 +288,6 @@ TEST(Conv2DBackpropTest, BadInputs) {
 }
 
 // ---- pooling ----
-
-struct PoolCase {
-  Dims input;
-  Dims ksize;
-  Dims strides;
-  std::string padding;
-  Dims explicit_paddings = {};
-
-  AttrMap Attrs() const {
-    AttrMap a{{"ksize", AttrOfIntList(ksize)},
-              {"strides", AttrOfIntList(strides)},
-              {"padding", AttrOfString(padding)}};
-    if (!explicit_paddings.empty()) a["explicit_paddings"] = AttrOfIntList(explicit_paddings);
-    return a;
-  }
-};
 
 // The pooled shape and, per output pixel, its window's input positions (row-major) — as
 // offsets into one NHWC image at channel 0.

@@ -14,32 +14,6 @@
 namespace tgraph::testing {
 namespace {
 
-struct Case {
-  Dims input;
-  Dims ksize;
-  Dims strides;
-  std::string padding;
-  Dims explicit_paddings = {};
-
-  AttrMap Attrs() const {
-    AttrMap a{{"ksize", AttrOfIntList(ksize)},
-              {"strides", AttrOfIntList(strides)},
-              {"padding", AttrOfString(padding)}};
-    if (!explicit_paddings.empty()) a["explicit_paddings"] = AttrOfIntList(explicit_paddings);
-    return a;
-  }
-  std::string Name(DataType dtype) const {
-    return std::string(DataTypeName(dtype)) + " input " + PartialShape(input).ToString() +
-           " ksize " + PartialShape(ksize).ToString() + " strides " +
-           PartialShape(strides).ToString() + " " + padding;
-  }
-};
-
-Tensor Sizes(const Dims& d) {
-  std::vector<int32_t> v(d.begin(), d.end());
-  return MakeTensor<int32_t>(DT_INT32, {static_cast<int64_t>(v.size())}, v);
-}
-
 void ExpectSameBits(const Tensor& got, const Tensor& want, const std::string& what) {
   ASSERT_EQ(got.dtype(), want.dtype()) << what;
   ASSERT_EQ(got.dims(), want.dims()) << what;
@@ -69,7 +43,7 @@ std::vector<double> Awkward(int64_t n, uint32_t seed, bool relu) {
   return v;
 }
 
-void Check(DataType dtype, const Case& c, uint32_t seed) {
+void Check(DataType dtype, const PoolCase& c, uint32_t seed) {
   const std::string what = c.Name(dtype);
   SCOPED_TRACE(what);
   for (bool relu : {true, false}) {

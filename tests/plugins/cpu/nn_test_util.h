@@ -211,4 +211,32 @@ inline void ExpectStatus(const Status& s, Code code, std::initializer_list<std::
   }
 }
 
+// A shape's dims as the int32 vector ops such as AvgPoolGrad and the Conv2D gradients take.
+inline Tensor Sizes(const Dims& d) {
+  std::vector<int32_t> v(d.begin(), d.end());
+  return MakeTensor<int32_t>(DT_INT32, {static_cast<int64_t>(v.size())}, v);
+}
+
+// A 2-D pooling window over an NHWC input, as the pooling ops' attrs give it.
+struct PoolCase {
+  Dims input;
+  Dims ksize;
+  Dims strides;
+  std::string padding;
+  Dims explicit_paddings = {};
+
+  AttrMap Attrs() const {
+    AttrMap a{{"ksize", AttrOfIntList(ksize)},
+              {"strides", AttrOfIntList(strides)},
+              {"padding", AttrOfString(padding)}};
+    if (!explicit_paddings.empty()) a["explicit_paddings"] = AttrOfIntList(explicit_paddings);
+    return a;
+  }
+  std::string Name(DataType dtype) const {
+    return std::string(DataTypeName(dtype)) + " input " + PartialShape(input).ToString() +
+           " ksize " + PartialShape(ksize).ToString() + " strides " +
+           PartialShape(strides).ToString() + " " + padding;
+  }
+};
+
 }  // namespace tgraph::testing

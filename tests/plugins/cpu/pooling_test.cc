@@ -9,29 +9,14 @@ namespace tgraph::testing {
 namespace {
 
 
-struct PoolCase {
-  Dims input;
-  Dims ksize;
-  Dims strides;
-  std::string padding;
-  Dims explicit_paddings = {};
-};
-
 void CheckOn(ThreadPool* pool, const std::string& op, DataType dtype, const PoolCase& c,
              uint32_t seed) {
-  const std::string what = op + " " + std::string(DataTypeName(dtype)) + " input " +
-                           PartialShape(c.input).ToString() + " ksize " +
-                           PartialShape(c.ksize).ToString() + " strides " +
-                           PartialShape(c.strides).ToString() + " " + c.padding;
+  const std::string what = op + " " + c.Name(dtype);
   SCOPED_TRACE(what);
   int64_t count = 1;
   for (int64_t d : c.input) count *= d;
   const auto x = RandomValues(dtype, count, seed, -5, 5);
-  AttrMap attrs{{"ksize", AttrOfIntList(c.ksize)},
-                {"strides", AttrOfIntList(c.strides)},
-                {"padding", AttrOfString(c.padding)}};
-  if (!c.explicit_paddings.empty()) attrs["explicit_paddings"] = AttrOfIntList(c.explicit_paddings);
-  auto r = RunOpOnPool(pool, op, {MakeTyped(dtype, c.input, x)}, attrs);
+  auto r = RunOpOnPool(pool, op, {MakeTyped(dtype, c.input, x)}, c.Attrs());
   ASSERT_TRUE(r.status.ok()) << r.status.ToString();
 
   const int64_t n = c.input[0], h = c.input[1], w = c.input[2], ch = c.input[3];
