@@ -67,13 +67,13 @@ def cpu_info():
     return model, shown, set(flags)
 
 
-def run(cmd, env, timeout=900):
+def run(cmd, env, timeout=900, with_stderr=False):
     p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
     if p.returncode != 0:
         lines = [l for l in p.stderr.splitlines() if l.startswith("error")] or \
             p.stderr.strip().splitlines()[-3:]
         raise RuntimeError(" / ".join(lines) or "exit status %d" % p.returncode)
-    return p.stdout
+    return (p.stdout, p.stderr) if with_stderr else p.stdout
 
 
 def runner_args(w):
@@ -265,20 +265,18 @@ def main():
     runners = {"tensorflow": a.tf_runner, "tgraph": a.tgraph_runner}
     versions = {}
     for side, runner in runners.items():
-        out = run([runner, os.path.join(a.graphs, "chain1.pb"), "--warmup", "0", "--time", "0",
-                   "--feed", "x:0=float:scalar:" + os.path.join(a.graphs, "chain1.feed0.bin"),
-                   "--fetch", "add0:0"], env)
+        # With tgraph's plugin messages on (stderr): the oneDNN plugin's says its ISA and how it
+        # runs bf16 (bf16_mode.h).
+        out, err = run([runner, os.path.join(a.graphs, "chain1.pb"), "--warmup", "0", "--time",
+                        "0", "--feed",
+                        "x:0=float:scalar:" + os.path.join(a.graphs, "chain1.feed0.bin"),
+                        "--fetch", "add0:0"], dict(env, TGRAPH_LOG_PLUGIN_INFO="1"),
+                       with_stderr=True)
         versions[side] = out.split("\n", 1)[0].split()[1]
         if side == "tgraph":
             versions["plugins"] = " ".join(
                 l.split(None, 1)[1] for l in out.splitlines() if l.startswith("plugins "))
-            # The oneDNN plugin's load message: its ISA and how it runs bf16 (bf16_mode.h).
-            p = subprocess.run([runner, os.path.join(a.graphs, "chain1.pb"), "--warmup", "0",
-                                "--time", "0", "--feed", "x:0=float:scalar:" +
-                                os.path.join(a.graphs, "chain1.feed0.bin"), "--fetch", "add0:0"],
-                               env=dict(env, TGRAPH_LOG_PLUGIN_INFO="1"), capture_output=True,
-                               text=True, timeout=900)
-            versions["onednn"] = next((l.split("onednn: ", 1)[1] for l in p.stderr.splitlines()
+            versions["onednn"] = next((l.split("onednn: ", 1)[1] for l in err.splitlines()
                                        if "onednn: oneDNN" in l), "")
 
     # Correctness first: a workload whose outputs differ (or that fails) is not timed.
