@@ -1,6 +1,7 @@
 #include "core/exec/session.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -24,6 +25,25 @@ namespace {
 int HardwareThreads() {
   const unsigned n = std::thread::hardware_concurrency();
   return n == 0 ? 1 : static_cast<int>(n);
+}
+
+// How long an intra-op thread spins for more work after a task before it may sleep
+// (thread_pool.h): a training step hands the pool work tens of times, with gaps shorter
+// than this, and a sleeping thread wakes 20-100 us late on a virtual machine. 300 us to
+// 3 ms measured the same on the MLP step (2 cores); TGRAPH_POOL_LINGER_US overrides (0: sleep
+// at once, as before).
+constexpr long kDefaultIntraOpLingerUs = 500;
+
+std::chrono::microseconds IntraOpLinger() {
+  static const long us = [] {
+    const char* text = std::getenv("TGRAPH_POOL_LINGER_US");
+    if (text == nullptr || *text == '\0') return kDefaultIntraOpLingerUs;
+    char* end = nullptr;
+    const long value = std::strtol(text, &end, 10);
+    if (*end != '\0' || value < 0) return kDefaultIntraOpLingerUs;
+    return std::min(value, 1000000L);  // at most a second
+  }();
+  return std::chrono::microseconds(us);
 }
 
 // A tensor of our own: fetched values must not change when a variable they share a
@@ -167,7 +187,7 @@ StatusOr<std::unique_ptr<Session>> Session::Create(Graph* graph, SessionOptions 
   if (inter > 1 && !s->options_.deterministic && !intra_fills_the_cores) {
     s->inter_op_pool_ = std::make_unique<ThreadPool>(inter);
   }
-  if (intra > 1) s->intra_op_pool_ = std::make_unique<ThreadPool>(intra);
+  if (intra > 1) s->intra_op_pool_ = std::make_unique<ThreadPool>(intra, IntraOpLinger());
   s->state_ = std::make_unique<SessionState>();
   s->kernels_ = std::make_unique<KernelCache>();
   s->functions_ = std::make_unique<FunctionRuntime>(&s->plan_devices_, s->default_device_,

@@ -3,6 +3,7 @@
 // the opaque TG_ThreadPool of tgraph/plugin.h (pool_schedule, parallel_for, ...).
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -22,8 +23,11 @@ namespace tgraph {
 
 class ThreadPool {
  public:
-  // num_threads < 1 is treated as 1.
-  explicit ThreadPool(int num_threads);
+  // num_threads < 1 is treated as 1. `linger` > 0: a thread that ran a task spins that
+  // much longer for the next one before it may sleep (hand_off.h; at most num_threads - 1
+  // threads at once), and ParallelFor's caller spins as long for the helpers' blocks.
+  explicit ThreadPool(int num_threads,
+                      std::chrono::microseconds linger = std::chrono::microseconds(0));
   ~ThreadPool();  // waits for scheduled work to finish
   ThreadPool(const ThreadPool&) = delete;
   ThreadPool& operator=(const ThreadPool&) = delete;
@@ -37,7 +41,8 @@ class ThreadPool {
   // Runs fn(begin, end) over disjoint blocks covering [0, total) and returns when all have
   // run. The block size comes from cost_per_unit_ns (estimated nanoseconds per unit; <= 0 =
   // unknown: one block per thread): cheap ranges run inline on the caller. The caller works
-  // too, so nesting inside a pool thread cannot deadlock.
+  // too (so nesting inside a pool thread cannot deadlock), beside at most NumThreads() - 1
+  // pool threads.
   void ParallelFor(int64_t total, double cost_per_unit_ns,
                    const std::function<void(int64_t, int64_t)>& fn);
 
@@ -59,6 +64,7 @@ class ThreadPool {
   struct Impl;
   std::unique_ptr<Impl> impl_;
   int num_threads_;
+  std::chrono::microseconds join_spin_;
   TG_ThreadPool handle_;
 };
 

@@ -109,6 +109,40 @@ TEST(ThreadPoolTest, NestedParallelForDoesNotDeadlock) {
   EXPECT_EQ(sum.load(), 800);
 }
 
+// The caller works too, so a loop takes at most NumThreads() - 1 pool threads: with the
+// caller, never more threads at once than the pool counts (one more would share a core).
+TEST(ThreadPoolTest, ParallelForRunsOnNoMoreThreadsThanThePoolCounts) {
+  for (auto linger : {std::chrono::microseconds(0), std::chrono::microseconds(2000)}) {
+    ThreadPool pool(3, linger);
+    std::atomic<int> running{0}, most{0};
+    for (int round = 0; round < 3; ++round) {
+      pool.ParallelFor(24, 1e9, [&](int64_t, int64_t) {
+        const int now = running.fetch_add(1) + 1;
+        for (int seen = most.load(); now > seen && !most.compare_exchange_weak(seen, now);) {
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        running.fetch_sub(1);
+      });
+    }
+    EXPECT_LE(most.load(), 3) << "linger " << linger.count() << " us";
+    EXPECT_GE(most.load(), 2) << "linger " << linger.count() << " us";
+  }
+}
+
+// Threads that linger after their tasks still run every loop's blocks and every scheduled
+// task, and the pool's destructor does not wait out a long linger.
+TEST(ThreadPoolTest, LingeringThreadsRunEverythingAndStopWithThePool) {
+  const auto start = std::chrono::steady_clock::now();
+  {
+    ThreadPool pool(4, std::chrono::seconds(30));
+    for (int64_t total : {2, 7, 100, 12345}) ExpectCoversOnce(&pool, total, 1e6);
+    std::atomic<int> scheduled{0};
+    for (int i = 0; i < 200; ++i) pool.Schedule([&] { scheduled.fetch_add(1); });
+    while (scheduled.load() != 200) std::this_thread::yield();
+  }
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(20));
+}
+
 TEST(ThreadPoolTest, ScheduleRunsOnAPoolThread) {
   ThreadPool pool(2);
   std::atomic<int> id{-2};
