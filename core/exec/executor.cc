@@ -3,6 +3,7 @@
 #include <thread>
 
 #include "core/exec/control_flow_executor.h"
+#include "core/exec/cpu_relax.h"
 #include "core/exec/device_copy.h"
 #include "core/exec/thread_pool.h"
 #include "core/rewrite/rewriter.h"
@@ -323,9 +324,7 @@ class ParallelRun {
     const auto spin_until = Clock::now() + std::chrono::microseconds(50);
     for (int i = 0; !done_.load(std::memory_order_acquire); ++i) {
       if ((i & 63) == 63 && Clock::now() >= spin_until) break;
-#if defined(__x86_64__) || defined(__i386__)
-      __builtin_ia32_pause();
-#endif
+      CpuRelax();
     }
     std::unique_lock<std::mutex> lock(mu_);
     cv_.wait(lock, [this] { return done_.load(std::memory_order_acquire); });

@@ -2,18 +2,9 @@
 
 #include <utility>
 
+#include "core/exec/cpu_relax.h"
+
 namespace tgraph {
-namespace {
-
-inline void CpuRelax() {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#elif defined(__aarch64__)
-  asm volatile("yield" ::: "memory");
-#endif
-}
-
-}  // namespace
 
 bool HandOff::TryHand(std::function<void()>& fn) {
   int free = available_.load(std::memory_order_acquire);

@@ -10,6 +10,7 @@
 #define EIGEN_USE_THREADS
 #include <unsupported/Eigen/CXX11/ThreadPool>
 
+#include "core/exec/cpu_relax.h"
 #include "core/exec/hand_off.h"
 
 namespace tgraph {
@@ -23,14 +24,6 @@ constexpr int64_t kBlocksPerThread = 4;
 // The caller of ParallelFor spins at least this long for the helpers' blocks before it
 // sleeps (longer in a pool whose threads linger).
 constexpr std::chrono::microseconds kMinJoinSpin(20);
-
-inline void CpuRelax() {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#elif defined(__aarch64__)
-  asm volatile("yield" ::: "memory");
-#endif
-}
 
 // What the caller and the helpers share. Helpers may start after the caller has returned
 // (they then find no block left), so this lives in a shared_ptr and `fn` is touched only
