@@ -366,7 +366,8 @@ typedef struct TG_CoreApi {
   /* The device's queue/stream (TG_DeviceDefinition.stream), NULL on the CPU. */
   void* (*device_stream)(TG_KernelContext* ctx);
   void* (*device_state)(TG_KernelContext* ctx);
-  /* The intra-op pool: parallel_for splits [0, total) into chunks sized by cost. */
+  /* The intra-op pool: parallel_for splits [0, total) into chunks sized by cost and runs
+   * them on the calling thread and at most pool_num_threads - 1 pool threads. */
   TG_ThreadPool* (*intra_op_pool)(TG_KernelContext* ctx);
   int (*pool_num_threads)(const TG_ThreadPool* pool);
   void (*parallel_for)(TG_ThreadPool* pool, int64_t total, double cost_per_unit_ns,
