@@ -9,8 +9,12 @@
 // Activations stay in TensorFlow's NHWC layout (oneDNN's "nhwc", read and written in place).
 // The filter is TensorFlow's [KH, KW, IC, OC] ("hwio"); the primitive chooses the weights
 // layout it runs fastest with, and a cached reorder converts the filter (or, for the filter
-// gradient, the result) between the two on each run: a filter is small next to the
-// convolution. Attrs, geometry (SAME / VALID / EXPLICIT padding, strides, dilations) and
+// gradient, the result) between the two. The forward convolution keeps its reordered filter
+// across runs while the filter's bytes stay the same (a frozen graph's constant, a variable
+// between its writes: kept_pack.h): in a frozen ResNet50 at batch 1 the filters (100 MB)
+// outweigh the activations, and reordering them on every run cost more than the
+// convolutions of the last stage. The gradients reorder on each run: in training the filter
+// changes every step. Attrs, geometry (SAME / VALID / EXPLICIT padding, strides, dilations) and
 // every check and message are the CPU plugin's (conv_pool_common.h, nn_backprop_common.h).
 // bfloat16 products accumulate in float inside oneDNN and each result is rounded once; the
 // filter gradient is accumulated in float (in both dtypes) and rounded when it is reordered
@@ -43,6 +47,7 @@
 #include "dnnl_context.h"
 #include "fused_epilogue_dnnl.h"
 #include "grouped_conv_decline.h"
+#include "kept_pack.h"
 #include "nn_backprop_common.h"
 
 namespace tgraph_onednn {
@@ -313,20 +318,42 @@ FilterReorder MakeFilterReorder(const memory::desc& from, const memory::desc& to
   return r;
 }
 
-// Runs `r` from `src` into a new temp (returned), or returns `src` when no reorder is
-// needed. Null with the node failed on error.
-void* Reordered(Context& ctx, const FilterReorder& r, const void* src,
-                tgraph::plugin::TensorMut* temp) {
-  if (!r.needed) return const_cast<void*>(src);
-  *temp = ctx.AllocateTemp(TG_UINT8, {static_cast<int64_t>(r.to.get_size())});
+// `src` in `r.to`'s layout for one call: `src` itself when no reorder is needed; else, with a
+// `cache`, the kernel's kept pack while `version` names the bytes it was packed from (a
+// frozen graph's constant filter, a variable's between writes: kept_pack.h), `hold` keeping
+// it alive for the call; else `src` reordered, into memory the cache keeps from the second
+// call that sees `version`, or into a new temp (`temp`). Null with the node failed on error.
+const void* Reordered(Context& ctx, const FilterReorder& r, const void* src,
+                      tgraph::plugin::TensorMut* temp, KeptPackCache* cache = nullptr,
+                      uint64_t version = 0, std::shared_ptr<const KeptPack>* hold = nullptr) {
+  if (!r.needed) return src;
+  bool keep = false;
+  std::shared_ptr<const KeptPack> kept = cache != nullptr ? cache->Find(version, &keep) : nullptr;
+  if (kept != nullptr && kept->layout == r.to) {
+    *hold = std::move(kept);
+    return (*hold)->bytes.get();
+  }
+  // (Out of memory for the kept pack: reordered per call instead.)
+  std::shared_ptr<KeptPack> fresh =
+      keep || kept != nullptr ? KeptPack::New(r.to.get_size()) : nullptr;
+  if (fresh == nullptr) {
+    *temp = ctx.AllocateTemp(TG_UINT8, {static_cast<int64_t>(r.to.get_size())});
+  }
   PartBuffers scratch(ctx, 1, r.scratchpad.get_size());
   if (!ctx.ok() || !scratch.ok()) return nullptr;
-  void* dst = temp->mutable_data<uint8_t>();
+  void* dst = fresh != nullptr ? fresh->bytes.get() : temp->mutable_data<uint8_t>();
   const bool ok = RunParts(ctx, 1, "filter reorder", [&](int64_t) {
     RunHere(r.primitive, r.scratchpad, scratch.at(0),
             {{DNNL_ARG_FROM, Wrap(r.from, src)}, {DNNL_ARG_TO, Wrap(r.to, dst)}});
   });
-  return ok ? dst : nullptr;
+  if (!ok) return nullptr;
+  if (fresh != nullptr) {
+    fresh->version = version;
+    fresh->layout = r.to;
+    *hold = fresh;  // keeps the bytes alive for the call, whatever Store does
+    cache->Store(std::move(fresh));
+  }
+  return dst;
 }
 
 // The primitives of a split convolution, one per part (parts of equal shape share one).
@@ -459,6 +486,9 @@ class Conv2DOp {
   }
 
   void Compute(Context& ctx) {
+    // The filter's version before its bytes are read: a write that starts later renumbers
+    // them (kept_pack.h).
+    const uint64_t filter_version = ctx.input_version(1);
     const auto input = ctx.input(0);
     const auto filter = ctx.input(1);
     ConvGeometry g;
@@ -489,7 +519,9 @@ class Conv2DOp {
       return;
     }
     tgraph::plugin::TensorMut packed;
-    const void* weights = Reordered(ctx, e->filter, filter.data<T>(), &packed);
+    std::shared_ptr<const KeptPack> kept;
+    const void* weights =
+        Reordered(ctx, e->filter, filter.data<T>(), &packed, &kept_filter_, filter_version, &kept);
     if (weights == nullptr) return;
     PartBuffers scratch(ctx, static_cast<int64_t>(e->parts.size()), e->ScratchBytes());
     if (!scratch.ok()) return;
@@ -511,6 +543,7 @@ class Conv2DOp {
   ConvAttrs attrs_;
   FusedEpilogue epilogue_;  // kFused only
   PrimitiveCache<SplitConvEntry<dnnl::primitive>> cache_;
+  KeptPackCache kept_filter_;
 };
 
 // ---- Conv2DBackpropInput ----

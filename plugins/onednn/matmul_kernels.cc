@@ -13,8 +13,6 @@
 // are the Eigen kernels'. _FusedMatMul is MatMul with the bias as the primitive's bias input
 // and the activation as a post-op (fused_epilogue_dnnl.h): the product is written once.
 #include <algorithm>
-#include <mutex>
-#include <new>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -23,6 +21,7 @@
 #include "bf16_mode.h"
 #include "dnnl_context.h"
 #include "fused_epilogue_dnnl.h"
+#include "kept_pack.h"
 #include "batch_matmul_shape.h"
 #include "nn_common.h"
 
@@ -157,49 +156,6 @@ constexpr int64_t kMinPackedRows = 256;
 // loaded machine, a core taken by another process) instead of waiting for it.
 constexpr int64_t kPackedPartRows = 128;
 
-// B packed once and kept across calls, while B's bytes stay the same (a variable between
-// its writes, a constant): plugin.h's input_version (ABI 7) names them. A kernel keeps at
-// most one (`layout`: the blocked layout oneDNN picked for the product it was packed for).
-struct PackedB {
-  uint64_t version = 0;
-  memory::desc layout;
-  struct Free {
-    void operator()(uint8_t* p) const { ::operator delete(p, std::align_val_t{64}); }
-  };
-  std::unique_ptr<uint8_t, Free> bytes;
-};
-
-// The kernel's packed B and the version it last saw. A pack is kept only from the second
-// call that sees one version: a training step writes its weights every step, so packing
-// into memory the kernel keeps would only cost there (the first call packs per call, as
-// without a version). Thread-safe (runs of one session may call the kernel at once): the
-// pack is shared, immutable, and replaced whole.
-class PackedBCache {
- public:
-  // What a call with B at `version` (0: unknown) finds: the pack (null if none), and
-  // whether a pack made now would be kept (`keep`). A pack of another version is let go.
-  std::shared_ptr<const PackedB> Find(uint64_t version, bool* keep) {
-    *keep = false;
-    if (version == 0) return nullptr;
-    std::lock_guard<std::mutex> lock(mu_);
-    if (packed_ != nullptr && packed_->version != version) packed_.reset();
-    if (packed_ != nullptr) return packed_;
-    *keep = seen_ == version;
-    seen_ = version;
-    return nullptr;
-  }
-  void Store(std::shared_ptr<const PackedB> packed) {
-    std::lock_guard<std::mutex> lock(mu_);
-    // A call that saw a later version first has let this one go already.
-    if (packed->version == seen_) packed_ = std::move(packed);
-  }
-
- private:
-  std::mutex mu_;
-  uint64_t seen_ = 0;
-  std::shared_ptr<const PackedB> packed_;
-};
-
 // T: float, or BFloat16 (products accumulated in float by oneDNN, the result rounded to
 // bfloat16 once, as the Eigen kernel does). kFused: _FusedMatMul (input 2 the bias).
 template <typename T, bool kFused = false>
@@ -282,10 +238,10 @@ class MatMulOp {
         return;
       }
     }
-    // B kept packed across calls (PackedBCache): then the reorder costs nothing per call,
+    // B kept packed across calls (KeptPackCache, kept_pack.h): then the reorder costs nothing per call,
     // for bfloat16 and for fewer rows too, and row parts all read the one pack.
     bool keep = false;
-    std::shared_ptr<const PackedB> kept = packed_b_.Find(b_version, &keep);
+    std::shared_ptr<const KeptPack> kept = packed_b_.Find(b_version, &keep);
     // fp32 with few rows (under kMinPackedRows: B is not packed once per call) and more
     // columns: row parts would each copy all of B into oneDNN's blocked layout, column parts
     // copy their own columns only; and two parts per thread, claimed as threads come free,
@@ -378,15 +334,9 @@ class MatMulOp {
         // Packed B into memory the kernel keeps (`keep`, or a pack for another product's
         // layout), else into a temp; either way the reorder's scratchpad in a temp.
         const size_t b_bytes = (e->main.weights.get_size() + 63) / 64 * 64;
-        std::shared_ptr<PackedB> fresh;
-        if (keep || kept != nullptr) {
-          try {
-            fresh = std::make_shared<PackedB>();
-            fresh->bytes.reset(static_cast<uint8_t*>(::operator new(b_bytes, std::align_val_t{64})));
-          } catch (const std::bad_alloc&) {
-            fresh = nullptr;  // packed per call instead
-          }
-        }
+        // (Out of memory for the kept pack: packed per call instead.)
+        std::shared_ptr<KeptPack> fresh =
+            keep || kept != nullptr ? KeptPack::New(b_bytes) : nullptr;
         PartBuffers packed_b(ctx, 1, (fresh != nullptr ? 0 : b_bytes) + e->pack_scratchpad.get_size());
         if (!packed_b.ok()) return;
         uint8_t* to = fresh != nullptr ? fresh->bytes.get() : static_cast<uint8_t*>(packed_b.at(0));
@@ -474,7 +424,7 @@ class MatMulOp {
   // A bfloat16 product computed in fp32 (Bf16Mode::kWidened): B widened exactly into a temp,
   // then sgemm in row parts, each widening its rows of A first and rounding its rows of the
   // product (with the bias and activation when fused) to bfloat16 once after, in cache.
-  // Widened B is kept across calls while B's version stays, as packed B is (PackedBCache):
+  // Widened B is kept across calls while B's version stays, as packed B is (KeptPackCache, kept_pack.h):
   // a frozen graph's bf16 weights are widened once.
   void ComputeWidened(Context& ctx, uint64_t b_version, const T* a, int64_t a_size, const T* b,
                       int64_t b_rows, int64_t b_cols, const T* bias, T* out, int64_t m, int64_t k,
@@ -482,20 +432,15 @@ class MatMulOp {
     const int64_t b_size = b_rows * b_cols;
     const memory::desc b_layout = Matrices(0, b_rows, b_cols, b_cols, 1, 0);
     bool keep = false;
-    std::shared_ptr<const PackedB> kept = packed_b_.Find(b_version, &keep);
+    std::shared_ptr<const KeptPack> kept = packed_b_.Find(b_version, &keep);
     const float* b32 = kept != nullptr && kept->layout == b_layout
                            ? reinterpret_cast<const float*>(kept->bytes.get())
                            : nullptr;
-    std::shared_ptr<PackedB> fresh;
-    if (b32 == nullptr && (keep || kept != nullptr)) {
-      try {
-        fresh = std::make_shared<PackedB>();
-        fresh->bytes.reset(static_cast<uint8_t*>(
-            ::operator new(static_cast<size_t>(b_size) * sizeof(float), std::align_val_t{64})));
-      } catch (const std::bad_alloc&) {
-        fresh = nullptr;  // widened per call instead
-      }
-    }
+    // (Out of memory for the kept copy: widened per call instead.)
+    std::shared_ptr<KeptPack> fresh =
+        b32 == nullptr && (keep || kept != nullptr)
+            ? KeptPack::New(static_cast<size_t>(b_size) * sizeof(float))
+            : nullptr;
     // B is widened into the kept buffer, into the temp after A, or not at all (kept).
     const bool b_in_temp = b32 == nullptr && fresh == nullptr;
     auto widened = ctx.AllocateTemp(TG_FLOAT, {a_size + (b_in_temp ? b_size : 0)});
@@ -552,7 +497,7 @@ class MatMulOp {
   bool trans_b_ = false;
   FusedEpilogue epilogue_;  // kFused only
   PrimitiveCache<SplitMatMul> cache_;
-  PackedBCache packed_b_;
+  KeptPackCache packed_b_;
 };
 
 // BatchMatMulV2's primitives: oneDNN's batched matmul over ranges of batch elements, or

@@ -1,6 +1,7 @@
-// The oneDNN MatMul keeping B packed across calls while B's bytes keep their number
-// (plugin.h input_version, ABI 7; core/base/buffer_versions.h gives the numbers): against
-// the Eigen kernel on the same inputs, through KernelRunner on a two-thread pool. The test
+// The oneDNN MatMul keeping B packed, and Conv2D / _FusedConv2D keeping the filter
+// reordered, across calls while those bytes keep their number (plugin.h input_version, ABI
+// 7; core/base/buffer_versions.h gives the numbers; plugins/onednn/kept_pack.h): against the
+// Eigen kernel on the same inputs, through KernelRunner on a two-thread pool. The test
 // numbers B's buffer itself, as the core does for a variable's or a constant's bytes, and
 // writes B with and without a new number: with one the next call must see the new bytes
 // (the pack is let go), without one it must still compute with the packed bytes — which
@@ -11,6 +12,7 @@
 
 #include "core/exec/session.h"
 #include "core/base/buffer_versions.h"
+#include "conv_test_util.h"
 #include "onednn_test_util.h"
 
 namespace tgraph::onednn_test {
@@ -160,6 +162,97 @@ TEST(OneDnnPrepackTest, ConcurrentCallsShareTheKeptPack) {
     for (std::thread& t : threads) t.join();
     for (const Tensor& g : got) ExpectNear(g, want, 96, Str("round ", round));
   }
+}
+
+// A convolution's filter through the same life: numbered (a frozen graph's constant, a
+// variable between writes), written with and without a new number, another input size,
+// no number. The filter has channel counts for which oneDNN runs on a blocked layout, so
+// the kernel reorders it; with `fused`, _FusedConv2D with a bias and Relu.
+void CheckFilterKept(DataType dtype, const Conv& conv, bool fused, uint32_t seed) {
+  const std::string what = Str(dtype == DT_FLOAT ? "float" : "bfloat16", fused ? " fused " : " ",
+                               conv.Describe());
+  SCOPED_TRACE(what);
+  const std::string type = fused ? "_FusedConv2D" : "Conv2D";
+  Tensor x = RandomOf(dtype, {conv.batch, conv.h, conv.w, conv.c}, seed);
+  Tensor filter = RandomOf(dtype, {conv.kh, conv.kw, conv.c, conv.oc}, seed + 1);
+  const Tensor bias = RandomOf(dtype, {conv.oc}, seed + 2);
+  std::vector<Arg> args = {In(x), In(filter)};
+  AttrMap attrs = conv.Attrs();
+  attrs["T"] = AttrOfType(dtype);
+  if (fused) {
+    args.push_back(ListIn(bias));
+    args.push_back(EmptyList());
+    attrs["TArgs"] = AttrOfTypeList({dtype});
+    attrs["num_args"] = AttrOfInt(1);
+    attrs["fused_ops"] = AttrOfStringList({"BiasAdd", "Relu"});
+  }
+  LoadPlugins();
+  Graph graph;
+  std::vector<Tensor> unused;
+  const Operation* node = AddNode(graph, type, args, attrs, /*known_shapes=*/false, &unused);
+  ASSERT_NE(node, nullptr);
+  // The reference: the Eigen kernel; for bfloat16, which it has no convolution for, a new
+  // oneDNN kernel per call (its first call never keeps anything).
+  const KernelRegistration* onednn = KernelOf("onednn", type, node->attrs());
+  if (onednn == nullptr) GTEST_SKIP() << "no oneDNN kernel for " << what;
+  const KernelRegistration* eigen = KernelOf("cpu", type, node->attrs());
+  ASSERT_TRUE(eigen != nullptr || dtype == DT_BFLOAT16);
+  auto runner_of = [&](const KernelRegistration& kernel) {
+    return std::move(KernelRunner::CreateWithKernel(*node, kernel, TwoThreadPool()).value());
+  };
+  auto got_runner = runner_of(*onednn);
+  std::unique_ptr<KernelRunner> eigen_runner = eigen != nullptr ? runner_of(*eigen) : nullptr;
+  auto run = [&](KernelRunner& runner, const Tensor& input) {
+    std::vector<Tensor> in = {input, filter};
+    if (fused) in.push_back(bias);
+    std::vector<Tensor> out;
+    const Status s = runner.Run(in, &out);
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    return out.empty() ? Tensor() : out[0];
+  };
+  auto reference = [&](const Tensor& input) {
+    return eigen_runner != nullptr ? run(*eigen_runner, input) : run(*runner_of(*onednn), input);
+  };
+  const int64_t k = conv.kh * conv.kw * conv.c + 1;  // the sums' length, the bias included
+  BufferVersions::Touch(filter.buffer());
+  Tensor last;
+  for (int call = 0; call < 4; ++call) {
+    last = run(*got_runner, x);
+    ExpectNear(last, reference(x), k, Str("call ", call));
+  }
+  Overwrite(filter, seed + 3);
+  BufferVersions::Touch(filter.buffer());
+  const Tensor want = reference(x);
+  ExpectNear(run(*got_runner, x), want, k, "after a renumbered write");
+  const Tensor got = run(*got_runner, x);
+  ExpectNear(got, want, k, "the second call with the new number");
+  Overwrite(filter, seed + 4);
+  EXPECT_TRUE(SameBytes(run(*got_runner, x), got)) << "the kernel did not keep the filter reordered";
+  BufferVersions::Touch(filter.buffer());
+  const Tensor x2 = RandomOf(dtype, {conv.batch + 1, conv.h + 3, conv.w, conv.c}, seed + 5);
+  for (int call = 0; call < 3; ++call) {
+    ExpectNear(run(*got_runner, x2), reference(x2), k, Str("another input, call ", call));
+  }
+  BufferVersions::Drop(filter.buffer().get());
+  for (int call = 0; call < 3; ++call) {
+    Overwrite(filter, seed + 10 + static_cast<uint32_t>(call));
+    ExpectNear(run(*got_runner, x), reference(x), k, Str("unnumbered, call ", call));
+  }
+}
+
+TEST(OneDnnPrepackTest, ConvolutionKeepsItsFilterReordered) {
+  Conv one_image = Geometry(1, 14, 14, 32, 3, 3, 64);  // split into bands of rows
+  CheckFilterKept(DT_FLOAT, one_image, false, 1000);
+  CheckFilterKept(DT_FLOAT, one_image, true, 1010);
+  Conv batch = Geometry(4, 9, 11, 48, 1, 1, 96);  // split by images; 1x1 as ResNet's
+  batch.sh = batch.sw = 2;
+  batch.padding = "VALID";
+  CheckFilterKept(DT_FLOAT, batch, true, 1020);
+}
+
+// bfloat16 where oneDNN has bf16 convolutions (AVX512_BF16 or AMX); skipped elsewhere.
+TEST(OneDnnPrepackTest, BFloat16ConvolutionKeepsItsFilterReordered) {
+  CheckFilterKept(DT_BFLOAT16, Geometry(2, 8, 8, 32, 3, 3, 32), true, 1100);
 }
 
 // End to end in a session: MatMul of two variables, B written between runs by each kind of
