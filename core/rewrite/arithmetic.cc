@@ -4,7 +4,9 @@
 //     static shape is x's and fully known);
 //   Neg(Neg(x)) -> x;
 //   Transpose(Transpose(x, p), q) -> x when both permutations are constants and q∘p is the
-//     identity.
+//     identity;
+// then constant scales and offsets per channel go into the contraction before them
+// (fold_affine.cc).
 // (x + 0 turns -0 into +0 where x is -0; TensorFlow's arithmetic optimizer makes the same trade.)
 #include <cstring>
 
@@ -148,7 +150,7 @@ int SimplifyArithmetic(RewriteGraph& g) {
     g.Remove(i);
     ++count;
   }
-  return count;
+  return count + FoldAffineIntoContractions(g);
 }
 
 }  // namespace tgraph

@@ -1,6 +1,7 @@
 #include "core/rewrite/fragment_scan.h"
 
 #include <algorithm>
+#include <initializer_list>
 #include <string_view>
 #include <unordered_set>
 
@@ -42,14 +43,32 @@ bool MayFold(const Types& t, const Operation& op) {
   return true;
 }
 
+// A Const `constant` combined with the value `in` of one of `producers` (what fold_affine.cc
+// folds into a contraction's weights or bias).
+bool MayFoldInto(const Types& t, const Output& constant, const Output& in,
+                 std::initializer_list<const OpRegistration*> producers) {
+  if (ProducerType(constant) != t.konst) return false;
+  for (const OpRegistration* p : producers) {
+    if (ProducerType(in) == p) return true;
+  }
+  return false;
+}
+
 bool MaySimplify(const Types& t, const Operation& op, const OpRegistration* type) {
   const std::vector<Output>& in = op.inputs();
   if (in.empty()) return false;
-  if (type == t.mul && in.size() == 2) return NeutralConstant(t, in[0], 1) || NeutralConstant(t, in[1], 1);
-  if ((type == t.add || type == t.add_v2) && in.size() == 2) {
-    return NeutralConstant(t, in[0], 0) || NeutralConstant(t, in[1], 0);
+  if (type == t.mul && in.size() == 2) {
+    return NeutralConstant(t, in[0], 1) || NeutralConstant(t, in[1], 1) ||
+           MayFoldInto(t, in[0], in[1], {t.bias_add, t.conv2d, t.matmul}) ||
+           MayFoldInto(t, in[1], in[0], {t.bias_add, t.conv2d, t.matmul});
   }
-  if (type == t.sub && in.size() == 2) return NeutralConstant(t, in[1], 0);
+  if ((type == t.add || type == t.add_v2) && in.size() == 2) {
+    return NeutralConstant(t, in[0], 0) || NeutralConstant(t, in[1], 0) ||
+           MayFoldInto(t, in[0], in[1], {t.bias_add}) || MayFoldInto(t, in[1], in[0], {t.bias_add});
+  }
+  if (type == t.sub && in.size() == 2) {
+    return NeutralConstant(t, in[1], 0) || MayFoldInto(t, in[1], in[0], {t.bias_add});
+  }
   if (type == t.neg || type == t.transpose) return ProducerType(in[0]) == type;
   return false;
 }

@@ -16,7 +16,12 @@ namespace tgraph {
 int FoldConstants(RewriteGraph& g);
 // arithmetic.cc: x*1, 1*x, x+0, 0+x, x-0 (when the constant does not broadcast x to a new
 // shape), Neg(Neg(x)) and Transpose(Transpose(x, p), q) with q∘p the identity become x.
+// Then (fold_affine.cc) a constant scale or offset per output channel after a Conv2D or
+// MatMul of constant weights (a frozen graph's batch normalization) goes into its weights
+// and bias: Mul(BiasAdd(C(x, W), b), s) -> BiasAdd(C(x, W * s), b * s),
+// Add(BiasAdd(y, b), c) -> BiasAdd(y, b + c).
 int SimplifyArithmetic(RewriteGraph& g);
+int FoldAffineIntoContractions(RewriteGraph& g);
 // Is every element of a float, double, int32 or int64 tensor equal to v (false when empty or
 // of another type)? The neutral constants SimplifyArithmetic looks for.
 bool AllElementsEqual(const Tensor& t, int v);

@@ -355,6 +355,95 @@ TEST_F(RewriteTest, ArithmeticKeepsBroadcastsAndNonNeutralConstants) {
   EXPECT_EQ(g, nullptr);
 }
 
+// A frozen graph's batch normalization after a convolution: Conv2D -> BiasAdd -> Mul(scale)
+// -> AddV2(offset) -> Relu. The scale goes into the filter and the bias, the offset into the
+// bias; with the fusion after it, one _FusedConv2D with its Relu is left. Values are small
+// integers, quarters and powers of two, so both orders of rounding give the same floats.
+TEST_F(RewriteTest, ScaleAndOffsetFoldIntoTheConvolutionBefore) {
+  Output x = Placeholder(PartialShape({1, 4, 4, 2}), "x");
+  std::vector<float> filter(3 * 3 * 2 * 3);
+  for (size_t i = 0; i < filter.size(); ++i) filter[i] = static_cast<float>(i % 7) - 3;
+  Output f = Const(Floats({3, 3, 2, 3}, filter), "f");
+  Output conv = Op("Conv2D", {x, f}, {{"strides", AttrOfIntList({1, 1, 1, 1})}, {"padding", AttrOfString("SAME")}},
+                   "conv")->output(0);
+  Output ba = Op("BiasAdd", {conv, Const(Floats({3}, {1, 2, 3}), "bias")}, {}, "ba")->output(0);
+  Output scaled = Op("Mul", {ba, Const(Floats({3}, {0.5f, 2, 4}), "scale")}, {}, "scaled")->output(0);
+  Output shifted = Op("AddV2", {Const(Floats({1, 1, 1, 3}, {-1, 0.25f, 3}), "offset"), scaled}, {},
+                      "shifted")->output(0);
+  Output relu = Op("Relu", {shifted}, {}, "relu")->output(0);
+  Output y = Op("Neg", {relu}, {}, "y")->output(0);
+  std::vector<float> xv(32);
+  for (size_t i = 0; i < xv.size(); ++i) xv[i] = static_cast<float>(i) * 0.25f - 4;
+  const std::vector<std::pair<Output, Tensor>> feeds = {{x, Floats({1, 4, 4, 2}, xv)}};
+  auto types = RunBothWays("arithmetic_optimization", feeds, {y});
+  EXPECT_EQ(types.count("Mul") + types.count("AddV2"), 0u);
+  EXPECT_EQ(types.count("Conv2D") + types.count("BiasAdd") + types.count("Relu"), 3u);
+  types = RunBothWays("all", feeds, {y});
+  EXPECT_EQ(types.count("_FusedConv2D"), 1u);
+  EXPECT_EQ(types.count("Conv2D") + types.count("BiasAdd") + types.count("Mul") + types.count("AddV2") +
+                types.count("Relu"),
+            0u);
+  // The user's graph keeps its own constants; the folded ones are the plan's.
+  auto rewritten = Rewrite("arithmetic_optimization", {x}, {y});
+  ASSERT_NE(rewritten, nullptr);
+  const int c = Find(*rewritten, "conv");
+  ASSERT_GE(c, 0);
+  const Output folded = rewritten->inputs[static_cast<size_t>(c)][1];
+  EXPECT_EQ(folded.op->type(), "Const");
+  EXPECT_NE(folded.op->graph(), &g_);
+  EXPECT_EQ(Find(*rewritten, "scaled"), -1);
+  EXPECT_EQ(Find(*rewritten, "shifted"), -1);
+  EXPECT_EQ(g_.FindOperation("f")->constant_value()->flat<float>()[0], -3.0f);
+}
+
+// Dense layers: MatMul (B transposed, so a channel is a row of B) -> BiasAdd -> Mul with the
+// scale first and as a [1, N] row -> Sub; and a MatMul scaled with no bias at all.
+TEST_F(RewriteTest, ScaleAndOffsetFoldIntoMatMulsWithAndWithoutBias) {
+  Output x = Placeholder(PartialShape({2, 3}), "x");
+  Output w = Const(Floats({2, 3}, {1, -2, 3, -4, 5, -6}), "w");  // [N, K]
+  Output mm = Op("MatMul", {x, w}, {{"transpose_b", AttrOfBool(true)}}, "mm")->output(0);
+  Output ba = Op("BiasAdd", {mm, Const(Floats({2}, {0.5f, -0.5f}), "bias")}, {}, "ba")->output(0);
+  Output scaled = Op("Mul", {Const(Floats({1, 2}, {2, 0.25f}), "scale"), ba}, {}, "scaled")->output(0);
+  Output y = Op("Sub", {scaled, Const(Floats({}, {1.5f}), "offset")}, {}, "y")->output(0);
+  Output mm2 = Op("MatMul", {x, Const(Floats({3, 2}, {1, 2, 3, 4, 5, 6}), "w2")}, {}, "mm2")->output(0);
+  Output y2 = Op("Mul", {mm2, Const(Floats({}, {-0.5f}), "half")}, {}, "y2")->output(0);
+  Output z = Op("AddV2", {Op("Neg", {y}, {}, "ny")->output(0), Op("Neg", {y2}, {}, "ny2")->output(0)}, {},
+                "z")->output(0);
+  const auto types = RunBothWays("arithmetic_optimization", {{x, Floats({2, 3}, {1, 2, 3, -1, -2, -3})}},
+                                 {z, y});
+  // `y` is fetched: its Sub stays, the Mul before it goes; mm2's Mul goes too.
+  EXPECT_EQ(types.count("Mul"), 0u);
+  EXPECT_EQ(types.count("Sub"), 1u);
+  EXPECT_EQ(types.count("MatMul"), 2u);
+}
+
+// Left alone: a scale per row rather than per channel, a fetched BiasAdd, a filter that is
+// not a constant, an NCHW BiasAdd, a biased value with a second reader, a scale that is
+// computed, an offset that broadcasts the value to a higher rank.
+TEST_F(RewriteTest, ScaleFoldingNeedsConstantsPerChannelAndSoleReaders) {
+  Output x = Placeholder(PartialShape({2, 3}), "x");
+  Output w = Const(Floats({3, 2}, {1, -2, 3, -4, 5, -6}), "w");
+  Output bias = Const(Floats({2}, {0.5f, -0.5f}), "bias");
+  auto dense = [&](const std::string& s, Output weights, AttrMap bias_attrs = {}) {
+    Output mm = Op("MatMul", {x, weights}, {}, "mm" + s)->output(0);
+    return Op("BiasAdd", {mm, bias}, std::move(bias_attrs), "ba" + s)->output(0);
+  };
+  Output per_row = Op("Mul", {dense("1", w), Const(Floats({2, 1}, {2, 4}), "rows")}, {}, "per_row")->output(0);
+  Output ba2 = dense("2", w);
+  Output fetched_bias = Op("Mul", {ba2, Const(Floats({2}, {2, 4}), "s2")}, {}, "fetched_bias")->output(0);
+  Output w3 = Placeholder(PartialShape({3, 2}), "w3");
+  Output not_const = Op("Mul", {dense("3", w3), Const(Floats({2}, {2, 4}), "s3")}, {}, "not_const")->output(0);
+  Output ba4 = dense("4", w);
+  Output shared = Op("Mul", {ba4, Const(Floats({2}, {2, 4}), "s4")}, {}, "shared")->output(0);
+  Output other = Op("Neg", {ba4}, {}, "other")->output(0);
+  Output s5 = Placeholder(PartialShape({2}), "s5");
+  Output computed = Op("Mul", {dense("5", w), Op("Abs", {s5}, {}, "abs")->output(0)}, {}, "computed")->output(0);
+  Output widened = Op("AddV2", {dense("6", w), Const(Floats({1, 1, 2}, {1, 2}), "c6")}, {}, "widened")->output(0);
+  EXPECT_EQ(Rewrite("arithmetic_optimization", {x, w3, s5},
+                    {per_row, fetched_bias, ba2, not_const, shared, other, computed, widened}),
+            nullptr);
+}
+
 // ---- dependency optimization ----
 
 // TF's gradient tuple: group_deps waits for both gradients of a MatMul, each handed on through

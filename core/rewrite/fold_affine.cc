@@ -1,0 +1,191 @@
+// Arithmetic optimization, part two: a constant scale or offset per output channel after a
+// contraction whose weights are constants goes into those constants. A frozen inference
+// graph's batch normalization leaves exactly that after every convolution or dense layer
+// (Keras: conv -> BiasAdd -> Mul(scale) -> AddV2(offset) -> Relu, the scale and the offset
+// folded from the moving statistics); once folded, the fusion pass turns the chain into one
+// _FusedConv2D / _FusedMatMul with its activation, instead of two more passes over the
+// activations per layer. TensorFlow's grappler folds the same way (its constant folding's
+// MulConvPushDown, its arithmetic optimizer's FoldMultiplyIntoConv).
+//   Mul(C(x, W), s)             -> C(x, W * s)
+//   Mul(BiasAdd(C(x, W), b), s) -> BiasAdd(C(x, W * s), b * s)
+//   Add / AddV2(BiasAdd(y, b), c), either order, and Sub(BiasAdd(y, b), c)
+//                               -> BiasAdd(y, b + c), BiasAdd(y, b - c)
+// C a Conv2D (NHWC) or a MatMul; W, b, s and c float Consts without control inputs; s and c
+// a scalar or one value per output channel ([N], or [1, ..., 1, N] of no higher rank than
+// the value: nothing else broadcasts). Every value in the chain has the next op as its only
+// reader, and every op of it may be rewritten (so none is fetched) and runs on one device.
+// The folded weights are new Consts: the old ones stay for any other reader.
+//
+// The products round differently: x.(W s) against (x.W) s, a few ulps apart, as in
+// TensorFlow.
+#include "core/graph/proto_convert.h"
+#include "core/rewrite/passes.h"
+
+namespace tgraph {
+namespace {
+
+// The value of node i's input k when a float Const without control inputs produces it; the
+// Const's node in `*producer`.
+const Tensor* FloatConstant(const RewriteGraph& g, int i, int k, int* producer = nullptr) {
+  const int p = g.Producer(g.node(i).inputs[static_cast<size_t>(k)]);
+  if (p < 0 || !g.node(p).controls.empty()) return nullptr;
+  const Operation& op = *g.node(p).op;
+  if (op.type() != "Const" || op.constant_value() == nullptr) return nullptr;
+  if (op.constant_value()->dtype() != DT_FLOAT) return nullptr;
+  if (producer != nullptr) *producer = p;
+  return op.constant_value();
+}
+
+bool Nhwc(const Operation& op) {
+  const tf::AttrValue* v = op.FindAttr("data_format");
+  return v == nullptr || v->s() == "NHWC";
+}
+
+// Does `reader` alone read node p's value (and nobody wait for p), on p's device, with p
+// rewritable?
+bool OnlyReader(RewriteGraph& g, int p, int reader) {
+  if (p < 0 || !g.Rewritable(p) || g.Device(p) != g.Device(reader)) return false;
+  const RewriteGraph::Node& n = g.node(p);
+  if (n.num_control_readers != 0 || n.op->num_outputs() != 1 || n.num_readers != 1) return false;
+  return g.Readers(p).front().first == reader;
+}
+
+// Is `c` one value per channel of a value `y` with `channels` channels last: a scalar, or
+// [1, ..., 1, channels] of no higher rank than y?
+bool PerChannel(const Tensor& c, const Output& y, int64_t channels) {
+  const std::vector<int64_t>& dims = c.dims();
+  if (dims.empty()) return true;
+  const PartialShape& shape = y.shape();
+  if (!shape.known_rank() || static_cast<int64_t>(dims.size()) > shape.rank()) return false;
+  for (size_t d = 0; d + 1 < dims.size(); ++d) {
+    if (dims[d] != 1) return false;
+  }
+  return dims.back() == channels;
+}
+
+// c's value for channel j (a scalar's for every channel).
+float Channel(const Tensor& c, int64_t j) {
+  const float* v = static_cast<const float*>(c.data());
+  return c.dims().empty() ? v[0] : v[j];
+}
+
+// A new float Const of `dims` and `values`, run right before node `anchor`; its output.
+StatusOr<Output> NewConstant(RewriteGraph& g, int anchor, const std::string& name,
+                             std::vector<int64_t> dims, const std::vector<float>& values) {
+  if (g.node(anchor).anchor >= 0) return Internal("an inserted node cannot anchor another");
+  auto t = Tensor::AllocateUninitialized(DT_FLOAT, std::move(dims));
+  if (!t.ok()) return t.status();
+  std::copy(values.begin(), values.end(), static_cast<float*>(t->data()));
+  NodeSpec spec;
+  spec.type = "Const";
+  spec.name = name;
+  spec.device = g.node(anchor).op->device();
+  spec.attrs["dtype"].set_type(tf::DT_FLOAT);
+  TensorToProto(*t, spec.attrs["value"].mutable_tensor());
+  auto op = g.NewOp(std::move(spec), {});
+  if (!op.ok()) return op.status();
+  g.Insert(*op, {}, anchor, /*after=*/false);
+  return (*op)->output(0);
+}
+
+// Mul node i: folds its scale into the contraction (and bias) before it. Whether it did.
+bool FoldScale(RewriteGraph& g, int i) {
+  for (int k = 0; k < 2; ++k) {
+    const Tensor* s = FloatConstant(g, i, k);
+    const Output y = g.node(i).inputs[static_cast<size_t>(1 - k)];
+    if (s == nullptr || y.dtype() != DT_FLOAT) continue;
+    int bias_add = g.Producer(y), contraction = bias_add;
+    if (bias_add >= 0 && g.node(bias_add).op->type() == "BiasAdd") {
+      if (!Nhwc(*g.node(bias_add).op) || !OnlyReader(g, bias_add, i)) continue;
+      contraction = g.Producer(g.node(bias_add).inputs[0]);
+      if (!OnlyReader(g, contraction, bias_add)) continue;
+    } else {
+      bias_add = -1;
+      if (!OnlyReader(g, contraction, i)) continue;
+    }
+    const Operation& c = *g.node(contraction).op;
+    const bool conv = c.type() == "Conv2D";
+    if ((!conv && c.type() != "MatMul") || (conv && !Nhwc(c))) continue;
+    const Tensor* w = FloatConstant(g, contraction, 1);
+    int bias_node = -1;
+    const Tensor* b = bias_add >= 0 ? FloatConstant(g, bias_add, 1, &bias_node) : nullptr;
+    if (w == nullptr || (bias_add >= 0 && b == nullptr)) continue;
+    const std::vector<int64_t>& wd = w->dims();
+    if (wd.size() != (conv ? 4u : 2u)) continue;
+    const tf::AttrValue* tb = c.FindAttr("transpose_b");
+    const bool rows = !conv && tb != nullptr && tb->b();  // W is [N, K]: a channel per row
+    const int64_t channels = rows ? wd[0] : wd.back();
+    if (!PerChannel(*s, y, channels) || (b != nullptr && b->NumElements() != channels)) continue;
+
+    const float* wv = static_cast<const float*>(w->data());
+    std::vector<float> scaled(static_cast<size_t>(w->NumElements()));
+    const int64_t per_row = rows ? wd[1] : 1;
+    for (int64_t e = 0; e < w->NumElements(); ++e) {
+      const int64_t j = rows ? e / per_row : e % channels;
+      scaled[static_cast<size_t>(e)] = wv[e] * Channel(*s, j);
+    }
+    const std::string prefix = StrCat("ArithmeticOptimizer/", g.node(i).op->name());
+    auto filter = NewConstant(g, contraction, prefix + "/weights", wd, scaled);
+    if (!filter.ok()) continue;
+    if (b != nullptr) {
+      std::vector<float> bias(static_cast<size_t>(channels));
+      const float* bv = static_cast<const float*>(b->data());
+      for (int64_t j = 0; j < channels; ++j) bias[static_cast<size_t>(j)] = bv[j] * Channel(*s, j);
+      auto folded = NewConstant(g, bias_add, prefix + "/bias", {channels}, bias);
+      if (!folded.ok()) continue;  // (the unread filter Const goes with the dead nodes)
+      g.SetInput(bias_add, 1, *folded);
+    }
+    g.SetInput(contraction, 1, *filter);
+    g.Bypass(i, 0, y);
+    g.Remove(i);
+    return true;
+  }
+  return false;
+}
+
+// Add / AddV2 / Sub node i: folds its constant into the BiasAdd before it. Whether it did.
+bool FoldOffset(RewriteGraph& g, int i) {
+  const bool sub = g.node(i).op->type() == "Sub";
+  for (int k = 1; k >= (sub ? 1 : 0); --k) {
+    const Tensor* c = FloatConstant(g, i, k);
+    const Output y = g.node(i).inputs[static_cast<size_t>(1 - k)];
+    const int bias_add = g.Producer(y);
+    if (c == nullptr || y.dtype() != DT_FLOAT || bias_add < 0) continue;
+    if (g.node(bias_add).op->type() != "BiasAdd" || !Nhwc(*g.node(bias_add).op)) continue;
+    if (!OnlyReader(g, bias_add, i)) continue;
+    const Tensor* b = FloatConstant(g, bias_add, 1);
+    if (b == nullptr || b->dims().size() != 1 || !PerChannel(*c, y, b->NumElements())) continue;
+    const int64_t channels = b->NumElements();
+    std::vector<float> bias(static_cast<size_t>(channels));
+    const float* bv = static_cast<const float*>(b->data());
+    for (int64_t j = 0; j < channels; ++j) {
+      bias[static_cast<size_t>(j)] = sub ? bv[j] - Channel(*c, j) : bv[j] + Channel(*c, j);
+    }
+    auto folded = NewConstant(g, bias_add, StrCat("ArithmeticOptimizer/", g.node(i).op->name(), "/bias"),
+                              {channels}, bias);
+    if (!folded.ok()) continue;
+    g.SetInput(bias_add, 1, *folded);
+    g.Bypass(i, 0, y);
+    g.Remove(i);
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+int FoldAffineIntoContractions(RewriteGraph& g) {
+  int count = 0;
+  for (int i = 0; i < g.size(); ++i) {
+    if (!g.Rewritable(i)) continue;
+    const std::string& type = g.node(i).op->type();
+    if (type == "Mul") {
+      count += FoldScale(g, i) ? 1 : 0;
+    } else if (type == "Add" || type == "AddV2" || type == "Sub") {
+      count += FoldOffset(g, i) ? 1 : 0;
+    }
+  }
+  return count;
+}
+
+}  // namespace tgraph
