@@ -19,9 +19,9 @@ struct Types {
         mul(r.Find("Mul")), add(r.Find("Add")), add_v2(r.Find("AddV2")), sub(r.Find("Sub")),
         neg(r.Find("Neg")), transpose(r.Find("Transpose")), matmul(r.Find("MatMul")),
         conv2d(r.Find("Conv2D")), bias_add(r.Find("BiasAdd")),
-        max_pool_grad(r.Find("MaxPoolGrad")), relu_grad(r.Find("ReluGrad")) {}
+        max_pool_grad(r.Find("MaxPoolGrad")), relu_grad(r.Find("ReluGrad")), pad(r.Find("Pad")) {}
   const OpRegistration *konst, *noop, *identity, *mul, *add, *add_v2, *sub, *neg, *transpose,
-      *matmul, *conv2d, *bias_add, *max_pool_grad, *relu_grad;
+      *matmul, *conv2d, *bias_add, *max_pool_grad, *relu_grad, *pad;
 };
 
 // The same mixing as common_subexpression.cc: keys only need to collide when nodes are equal.
@@ -136,9 +136,11 @@ FragmentScan ScanFragment(const RewriteRequest& request) {
       scan.arithmetic_optimization |= !scan.arithmetic_optimization && MaySimplify(t, *op, type);
     } else if (type == t.matmul || type == t.conv2d) {
       scan.has_fusable = true;
-      // Its bias added by BiasAdd, or by Add / AddV2 (fusion.cc: a bias-semantic add).
+      // Its bias added by BiasAdd, or by Add / AddV2 (fusion.cc: a bias-semantic add); its
+      // input padded by a Pad (fusion_pad.cc).
       scan.remapping |= !scan.remapping && (MayFuse(*op, t.bias_add) || MayFuse(*op, t.add_v2) ||
-                                            MayFuse(*op, t.add));
+                                            MayFuse(*op, t.add) ||
+                                            (type == t.conv2d && ProducerType(op->inputs()[0]) == t.pad));
     } else if (type == t.max_pool_grad) {
       scan.has_fusable = true;
       scan.remapping |= !scan.remapping && MayFuse(*op, t.relu_grad);

@@ -94,7 +94,8 @@ int FuseMaxPoolGradients(RewriteGraph& g) {
 
 // The pool-index rewrite after the gradient fusion, whose _FusedMaxPoolGrad it looks for.
 int Remap(RewriteGraph& g) {
-  return FuseContractions(g) + FuseMaxPoolGradients(g) + UseMaxPoolIndices(g);
+  // Pads first: the fused convolution then takes the padding with the rest.
+  return FoldPadsIntoConvolutions(g) + FuseContractions(g) + FuseMaxPoolGradients(g) + UseMaxPoolIndices(g);
 }
 
 }  // namespace tgraph

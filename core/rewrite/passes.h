@@ -34,6 +34,9 @@ int OptimizeDependencies(RewriteGraph& g);
 // identity_removal.cc: Identity nodes are bypassed (readers read the input and wait for the
 // Identity's control inputs); NoOps become direct control edges when that adds none.
 int RemoveIdentities(RewriteGraph& g);
+// fusion_pad.cc: Pad (zeros, constant paddings of height and width) -> Conv2D (VALID or
+// EXPLICIT) becomes one Conv2D with EXPLICIT padding.
+int FoldPadsIntoConvolutions(RewriteGraph& g);
 // fusion.cc: MatMul / Conv2D + BiasAdd (+ Relu) become one _FusedMatMul / _FusedConv2D.
 int FuseContractions(RewriteGraph& g);
 // fusion_pool_grad.cc: MaxPoolGrad -> ReluGrad becomes one _FusedMaxPoolGrad, whose second

@@ -563,6 +563,67 @@ TEST_F(RewriteTest, Conv2DBiasAddBecomesFusedConv2D) {
   EXPECT_EQ(types.count("Conv2D"), 0u);
 }
 
+// Keras's ZeroPadding2D before a VALID (or EXPLICIT) convolution: the Pad becomes the
+// convolution's EXPLICIT padding (the sum of both), and with a bias and Relu after it one
+// _FusedConv2D takes all of it.
+TEST_F(RewriteTest, PadBeforeAConvolutionBecomesItsPadding) {
+  Output x = Placeholder(PartialShape({1, 5, 4, 2}), "x");
+  std::vector<float> filter(3 * 3 * 2 * 3);
+  for (size_t i = 0; i < filter.size(); ++i) filter[i] = static_cast<float>(i % 5) - 2;
+  Output f = Const(Floats({3, 3, 2, 3}, filter), "f");
+  Output pads = Const(Ints({4, 2}, {0, 0, 3, 1, 0, 2, 0, 0}), "pads");
+  Output padded = Op("Pad", {x, pads}, {}, "padded")->output(0);
+  Output valid = Op("Conv2D", {padded, f}, {{"strides", AttrOfIntList({1, 2, 2, 1})}, {"padding", AttrOfString("VALID")}},
+                    "valid")->output(0);
+  Output padded2 = Op("Pad", {x, pads}, {}, "padded2")->output(0);
+  Output explicit_conv = Op("Conv2D", {padded2, f},
+                            {{"strides", AttrOfIntList({1, 1, 1, 1})}, {"padding", AttrOfString("EXPLICIT")},
+                             {"explicit_paddings", AttrOfIntList({0, 0, 1, 0, 0, 1, 0, 0})}},
+                            "explicit")->output(0);
+  Output padded3 = Op("Pad", {x, pads}, {}, "padded3")->output(0);
+  Output conv3 = Op("Conv2D", {padded3, f}, {{"strides", AttrOfIntList({1, 1, 1, 1})}, {"padding", AttrOfString("VALID")}},
+                    "conv3")->output(0);
+  Output ba = Op("BiasAdd", {conv3, Const(Floats({3}, {1, -2, 3}), "bias")}, {}, "ba")->output(0);
+  Output relu = Op("Relu", {ba}, {}, "relu")->output(0);
+  Output y1 = Op("Neg", {valid}, {}, "y1")->output(0);
+  Output y2 = Op("Neg", {explicit_conv}, {}, "y2")->output(0);
+  Output y3 = Op("Neg", {relu}, {}, "y3")->output(0);
+  std::vector<float> xv(40);
+  for (size_t i = 0; i < xv.size(); ++i) xv[i] = static_cast<float>(i % 9) * 0.5f - 2;
+  const auto types = RunBothWays("remapping", {{x, Floats({1, 5, 4, 2}, xv)}}, {y1, y2, y3});
+  EXPECT_EQ(types.count("Pad"), 0u);
+  EXPECT_EQ(types.count("Conv2D"), 2u);
+  EXPECT_EQ(types.count("_FusedConv2D"), 1u);
+  auto rewritten = Rewrite("remapping", {x}, {y1, y2, y3});
+  ASSERT_NE(rewritten, nullptr);
+  const Operation& e = *rewritten->ordered[static_cast<size_t>(Find(*rewritten, "explicit"))];
+  EXPECT_EQ(e.FindAttr("padding")->s(), "EXPLICIT");
+  std::vector<int64_t> sum;
+  for (int64_t v : e.FindAttr("explicit_paddings")->list().i()) sum.push_back(v);
+  EXPECT_EQ(sum, (std::vector<int64_t>{0, 0, 4, 1, 0, 3, 0, 0}));
+}
+
+// Left alone: a Pad of the channels, a PadV2 (its own fill value), a padded value with a
+// second reader, a SAME convolution (its padding depends on the padded size), a fetched Pad.
+TEST_F(RewriteTest, PadFoldingNeedsZerosOfHeightAndWidthForOneValidConvolution) {
+  Output x = Placeholder(PartialShape({1, 5, 4, 2}), "x");
+  Output f = Const(Floats({1, 1, 2, 1}, {1, 2}), "f");
+  const AttrMap valid = {{"strides", AttrOfIntList({1, 1, 1, 1})}, {"padding", AttrOfString("VALID")}};
+  const AttrMap same = {{"strides", AttrOfIntList({1, 1, 1, 1})}, {"padding", AttrOfString("SAME")}};
+  Output channels = Op("Pad", {x, Const(Ints({4, 2}, {0, 0, 1, 1, 0, 0, 0, 1}), "p1")}, {}, "channels")->output(0);
+  Output c1 = Op("Conv2D", {channels, Const(Floats({1, 1, 3, 1}, {1, 2, 3}), "f3")}, valid, "c1")->output(0);
+  const Output hw = Const(Ints({4, 2}, {0, 0, 1, 1, 1, 1, 0, 0}), "hw");
+  Output v2 = Op("PadV2", {x, hw, Const(Floats({}, {0}), "zero")}, {}, "v2")->output(0);
+  Output c2 = Op("Conv2D", {v2, f}, valid, "c2")->output(0);
+  Output shared = Op("Pad", {x, hw}, {}, "shared")->output(0);
+  Output c3 = Op("Conv2D", {shared, f}, valid, "c3")->output(0);
+  Output other = Op("Neg", {shared}, {}, "other")->output(0);
+  Output c4 = Op("Conv2D", {Op("Pad", {x, hw}, {}, "p4")->output(0), f}, same, "c4")->output(0);
+  Output fetched = Op("Pad", {x, hw}, {}, "fetched")->output(0);
+  Output c5 = Op("Conv2D", {fetched, f}, valid, "c5")->output(0);
+  EXPECT_EQ(Rewrite("remapping", {x}, {c1, c2, c3, other, c4, c5, fetched}), nullptr);
+}
+
 // The backward pass of Relu -> MaxPool: MaxPoolGrad -> ReluGrad (features: the Relu's
 // output, which MaxPool pooled) -> BiasAddGrad becomes one _FusedMaxPoolGrad whose second
 // output the BiasAddGrad's reader reads; with features of their own (a second input) too.
