@@ -44,6 +44,7 @@ LABELS = {
     "word2vec": "word2vec step: nce_loss, vocab 50k, dim 128, batch 128, 64 sampled, SGD",
     "lstm": "Keras LSTM layer forward, frozen (while loop over TensorLists): batch 32, "
             "20 steps, 32→128",
+    "resnet50": "Keras ResNet50 inference, frozen: batch 1, 224×224×3",
 }
 
 

@@ -205,9 +205,57 @@ def lstm(w):
           work=c["batch"], check={"runs": 1, "rtol": 1e-4}, iterations=c["steps"])
 
 
+RESNET = {"batch": 1, "size": 224}
+
+
+def write_keras_resnet50(path):
+    """Keras's ResNet50 (random weights: weights=None) frozen as the LSTM is. Its batch
+    normalizations get random statistics first, as a trained model has: a fresh one's zero
+    means and offsets would turn each normalization's offset into an add of zeros, which a
+    graph optimizer drops, and the model would not be the one users run."""
+    from tensorflow.python.framework.convert_to_constants import \
+        convert_variables_to_constants_v2
+    keras = tf.keras
+    keras.utils.set_random_seed(11)
+    c = RESNET
+    model = keras.applications.ResNet50(weights=None, input_shape=(c["size"], c["size"], 3))
+    rng = np.random.RandomState(12)
+    for layer in model.layers:
+        if isinstance(layer, keras.layers.BatchNormalization):
+            gamma, beta, mean, var = layer.get_weights()
+            layer.set_weights([rng.uniform(0.5, 1.5, gamma.shape).astype(np.float32),
+                               rng.uniform(-0.2, 0.2, beta.shape).astype(np.float32),
+                               rng.uniform(-0.2, 0.2, mean.shape).astype(np.float32),
+                               rng.uniform(0.5, 1.5, var.shape).astype(np.float32)])
+    fn = tf.function(lambda x: model(x, training=False))
+    frozen = convert_variables_to_constants_v2(fn.get_concrete_function(
+        tf.TensorSpec((c["batch"], c["size"], c["size"], 3), tf.float32, name="x")))
+    with open(path, "wb") as f:
+        f.write(frozen.graph.as_graph_def().SerializeToString())
+    print(json.dumps({"feed": frozen.inputs[0].name, "fetch": frozen.outputs[0].name}))
+
+
+def resnet50(w):
+    """Inference of a frozen Keras ResNet50 at batch 1, 224x224 (issue 20's first table):
+    53 convolutions, each with its batch normalization, the classifier's softmax fetched."""
+    path = os.path.join(w.out, "resnet50.pb")
+    done = subprocess.run([sys.executable, os.path.abspath(__file__), "--keras-resnet50", path],
+                          check=True, capture_output=True, text=True)
+    names = json.loads(done.stdout.strip().splitlines()[-1])
+    with open(path, "rb") as f:
+        graph_def = tf1.GraphDef.FromString(f.read())
+    c = RESNET
+    x = np.random.RandomState(13).uniform(0, 1, (c["batch"], c["size"], c["size"], 3))
+    w.add("resnet50", graph_def, {names["feed"]: x.astype(np.float32)}, [names["fetch"]],
+          check={"runs": 1, "rtol": 1e-4})
+
+
 def main():
     if sys.argv[1] == "--keras-lstm":
         write_keras_lstm(sys.argv[2])
+        return
+    if sys.argv[1] == "--keras-resnet50":
+        write_keras_resnet50(sys.argv[2])
         return
     tf1.disable_v2_behavior()
     out = sys.argv[1]
@@ -222,6 +270,7 @@ def main():
     cnn(w)
     word2vec(w)
     lstm(w)
+    resnet50(w)
     w.save()
     print("wrote %d workloads to %s" % (len(w.manifest["workloads"]), out))
 
