@@ -1,6 +1,9 @@
 // Fusion (TensorFlow's remapper): MatMul + BiasAdd (+ an activation) and Conv2D + BiasAdd
 // (+ an activation) become one _FusedMatMul / _FusedConv2D with fused_ops ["BiasAdd"] or
-// ["BiasAdd", A], A one of Relu, Relu6, Elu, LeakyRelu (its alpha as leakyrelu_alpha)
+// ["BiasAdd", A], A one of Relu, Relu6, Elu, LeakyRelu (its alpha as leakyrelu_alpha);
+// Conv2D + BiasAdd + Add (+ A), the Add's other operand a float tensor of the convolution's
+// fully known shape (a residual connection), becomes _FusedConv2D ["BiasAdd", "Add"(, A)]
+// with that operand as its second arg, as TensorFlow's oneDNN build fuses it
 // (core/ops/fused_ops.cc; kernels in plugins/cpu/fused_contraction_ops.cc and, with the
 // bias and activation inside the product's primitive, plugins/onednn), which writes the
 // product once, biased and activated.
@@ -72,8 +75,18 @@ std::string StringAttr(const Operation& op, const char* name, const char* fallba
 // The activations a fused op may end with (fused_epilogue.h in plugins/cpu).
 const std::vector<const char*> kActivations = {"Relu", "Relu6", "Elu", "LeakyRelu"};
 
-// The fused op's attrs, from the contraction's and the activation's (null: none).
-AttrMap FusedAttrs(const Operation& contraction, const Operation* activation) {
+// Does `other` (an operand of the Add reading the biased product) have the product's fully
+// known shape and float dtype, and the sum that shape too (nothing broadcasts)?
+bool ResidualOperand(const RewriteGraph& g, int sum, const Output& other, const Operation& product) {
+  const PartialShape& p = product.output_shape(0);
+  if (!p.IsFullyDefined() || product.output_type(0) != DT_FLOAT) return false;
+  if (BaseType(other.dtype()) != DT_FLOAT || !(other.shape() == p)) return false;
+  return g.node(sum).op->output_shape(0) == p;
+}
+
+// The fused op's attrs, from the contraction's and the activation's (null: none); `add`: a
+// residual Add after the bias (_FusedConv2D only).
+AttrMap FusedAttrs(const Operation& contraction, const Operation* activation, bool add) {
   AttrMap attrs;
   const bool conv = contraction.type() == "Conv2D";
   const char* copied_matmul[] = {"T", "transpose_a", "transpose_b"};
@@ -84,14 +97,16 @@ AttrMap FusedAttrs(const Operation& contraction, const Operation* activation) {
       if (const tf::AttrValue* v = contraction.FindAttr(name)) attrs[name] = *v;
     }
     attrs["TArgs"].mutable_list()->add_type(attrs["T"].type());
+    if (add) attrs["TArgs"].mutable_list()->add_type(attrs["T"].type());
   } else {
     for (const char* name : copied_matmul) {
       if (const tf::AttrValue* v = contraction.FindAttr(name)) attrs[name] = *v;
     }
   }
-  attrs["num_args"].set_i(1);
+  attrs["num_args"].set_i(add ? 2 : 1);
   auto* ops = attrs["fused_ops"].mutable_list();
   ops->add_s("BiasAdd");
+  if (add) ops->add_s("Add");
   if (activation != nullptr) {
     ops->add_s(activation->type());
     if (const tf::AttrValue* alpha = activation->FindAttr("alpha")) {
@@ -125,12 +140,29 @@ int FuseContractions(RewriteGraph& g) {
       bias = BiasOfAdd(g, bias_add, k, contraction);
       if (bias.op == nullptr) continue;
     }
+    // A residual connection after a convolution's BiasAdd: an Add of the biased value and a
+    // tensor of its shape (a ResNet block's shortcut), summed by the fused op after the bias.
+    int add = -1;
+    Output addend;
+    if (conv && g.node(bias_add).op->type() == "BiasAdd") {
+      std::vector<std::pair<int, int>> add_shapes;
+      int k_add = 0;
+      const int sum = SoleValueReader(g, bias_add, {"Add", "AddV2"}, &k_add, &add_shapes);
+      if (sum >= 0 && add_shapes.empty()) {
+        const Output other = g.node(sum).inputs[static_cast<size_t>(1 - k_add)];
+        if (ResidualOperand(g, sum, other, contraction)) {
+          add = sum;
+          addend = other;
+        }
+      }
+    }
     // The activation, if any; Shape readers of the biased value count only when it fuses.
     std::vector<std::pair<int, int>> more;
     int k_act = 0;
-    const int relu = SoleValueReader(g, bias_add, kActivations, &k_act, &more);
+    const int before_activation = add >= 0 ? add : bias_add;
+    const int relu = SoleValueReader(g, before_activation, kActivations, &k_act, &more);
     if (relu >= 0) shapes.insert(shapes.end(), more.begin(), more.end());
-    const int last = relu >= 0 ? relu : bias_add;
+    const int last = relu >= 0 ? relu : before_activation;
     // A Shape reader then reads the fused op's output: it must run after it.
     bool shapes_after = true;
     for (const auto& [reader, input] : shapes) shapes_after = shapes_after && reader > last;
@@ -143,8 +175,9 @@ int FuseContractions(RewriteGraph& g) {
     // scratch graph already.
     if (g.scratch().FindOperation(spec.name) != nullptr) spec.name += "/fused";
     spec.device = contraction.device();
-    spec.attrs = FusedAttrs(contraction, relu >= 0 ? g.node(relu).op : nullptr);
-    const std::vector<Output> inputs = {g.node(i).inputs[0], g.node(i).inputs[1], bias};
+    spec.attrs = FusedAttrs(contraction, relu >= 0 ? g.node(relu).op : nullptr, add >= 0);
+    std::vector<Output> inputs = {g.node(i).inputs[0], g.node(i).inputs[1], bias};
+    if (add >= 0) inputs.push_back(addend);
     // The attrs must be valid for the op (T among its types) and have a CPU kernel, one at
     // least as preferred as the contraction's own: a plugin that registers a faster MatMul
     // (a higher priority) and no fused kernel keeps its MatMul.
@@ -158,17 +191,18 @@ int FuseContractions(RewriteGraph& g) {
     auto fused = g.NewOp(std::move(spec), inputs);
     if (!fused.ok()) continue;
     std::vector<int> controls = g.node(i).controls;
-    for (int member : {bias_add, relu}) {
+    for (int member : {bias_add, add, relu}) {
       if (member < 0) continue;
       for (int c : g.node(member).controls) controls.push_back(c);
     }
     // Readers of the last op read the fused op; the members before it go.
-    for (int member : {i, bias_add}) {
-      if (member == last) continue;
+    for (int member : {i, bias_add, add}) {
+      if (member < 0 || member == last) continue;
       for (int c : std::vector<int>(g.node(member).controls)) g.RemoveControl(member, c);
     }
     g.Replace(last, *fused, inputs, controls);
     for (const auto& [reader, input] : shapes) g.SetInput(reader, input, (*fused)->output(0));
+    if (add >= 0 && add != last) g.Remove(add);
     if (bias_add != last) g.Remove(bias_add);
     g.Remove(i);
     ++count;

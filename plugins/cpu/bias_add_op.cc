@@ -25,16 +25,28 @@ inline T Activate(T x, float alpha) {
   }
 }
 
-template <Activation A, typename T>
+// kAddend: `add` (laid out as `in`) is added after the bias.
+template <Activation A, bool kAddend, typename T>
 void AddBiasThen(tgraph::plugin::Context& ctx, const T* in, const T* b, T* o, int64_t outer,
-                 int64_t channels, int64_t inner, float alpha) {
+                 int64_t channels, int64_t inner, float alpha, const T* add) {
+  auto plus = [add](T v, int64_t e) {
+    if constexpr (kAddend) {
+      return T(v + add[e]);
+    } else {
+      (void)add;
+      (void)e;
+      return v;
+    }
+  };
   const int64_t rows = outer * channels;  // each row: `inner` elements sharing one bias
   if (inner == 1) {
     ctx.ParallelFor(outer, static_cast<double>(channels), [&](int64_t begin, int64_t end) {
       for (int64_t r = begin; r < end; ++r) {
         const T* src = in + r * channels;
         T* dst = o + r * channels;
-        for (int64_t c = 0; c < channels; ++c) dst[c] = Activate<A>(T(src[c] + b[c]), alpha);
+        for (int64_t c = 0; c < channels; ++c) {
+          dst[c] = Activate<A>(plus(T(src[c] + b[c]), r * channels + c), alpha);
+        }
       }
     });
   } else {
@@ -43,36 +55,44 @@ void AddBiasThen(tgraph::plugin::Context& ctx, const T* in, const T* b, T* o, in
         const T bv = b[r % channels];
         const T* src = in + r * inner;
         T* dst = o + r * inner;
-        for (int64_t i = 0; i < inner; ++i) dst[i] = Activate<A>(T(src[i] + bv), alpha);
+        for (int64_t i = 0; i < inner; ++i) dst[i] = Activate<A>(plus(T(src[i] + bv), r * inner + i), alpha);
       }
     });
   }
+}
+
+template <Activation A, typename T>
+void AddBiasActivated(tgraph::plugin::Context& ctx, const T* in, const T* b, T* o, int64_t outer,
+                      int64_t channels, int64_t inner, float alpha, const T* add) {
+  if (add != nullptr) return AddBiasThen<A, true>(ctx, in, b, o, outer, channels, inner, alpha, add);
+  AddBiasThen<A, false>(ctx, in, b, o, outer, channels, inner, alpha, add);
 }
 
 }  // namespace
 
 template <typename T>
 void AddBias(tgraph::plugin::Context& ctx, const T* in, const T* bias, T* out, int64_t outer,
-             int64_t channels, int64_t inner, Activation activation, float alpha) {
+             int64_t channels, int64_t inner, Activation activation, float alpha, const T* addend) {
   if (outer * channels * inner == 0) return;
   switch (activation) {
     case Activation::kNone:
-      return AddBiasThen<Activation::kNone>(ctx, in, bias, out, outer, channels, inner, alpha);
+      return AddBiasActivated<Activation::kNone>(ctx, in, bias, out, outer, channels, inner, alpha, addend);
     case Activation::kRelu:
-      return AddBiasThen<Activation::kRelu>(ctx, in, bias, out, outer, channels, inner, alpha);
+      return AddBiasActivated<Activation::kRelu>(ctx, in, bias, out, outer, channels, inner, alpha, addend);
     case Activation::kRelu6:
-      return AddBiasThen<Activation::kRelu6>(ctx, in, bias, out, outer, channels, inner, alpha);
+      return AddBiasActivated<Activation::kRelu6>(ctx, in, bias, out, outer, channels, inner, alpha, addend);
     case Activation::kElu:
-      return AddBiasThen<Activation::kElu>(ctx, in, bias, out, outer, channels, inner, alpha);
+      return AddBiasActivated<Activation::kElu>(ctx, in, bias, out, outer, channels, inner, alpha, addend);
     case Activation::kLeakyRelu:
-      return AddBiasThen<Activation::kLeakyRelu>(ctx, in, bias, out, outer, channels, inner, alpha);
+      return AddBiasActivated<Activation::kLeakyRelu>(ctx, in, bias, out, outer, channels, inner, alpha,
+                                                      addend);
   }
 }
 
 template void AddBias<float>(tgraph::plugin::Context&, const float*, const float*, float*, int64_t,
-                             int64_t, int64_t, Activation, float);
+                             int64_t, int64_t, Activation, float, const float*);
 template void AddBias<double>(tgraph::plugin::Context&, const double*, const double*, double*,
-                              int64_t, int64_t, int64_t, Activation, float);
+                              int64_t, int64_t, int64_t, Activation, float, const double*);
 
 namespace {
 

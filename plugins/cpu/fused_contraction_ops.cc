@@ -1,7 +1,7 @@
 // _FusedMatMul and _FusedConv2D (TensorFlow's fused contractions, made by the plan-time
 // rewrites or found in frozen TF graphs): MatMul's or Conv2D's own code computes the product
-// into the output, then one pass adds the bias and applies the activation in place (BiasAdd's
-// loop), so the step, the intermediate buffers and two passes over the output are saved.
+// into the output, then one pass adds the bias (and the addend of a fused residual Add) and
+// applies the activation in place (BiasAdd's loop), so the step, the intermediate buffers and two passes over the output are saved.
 //
 // fused_ops supported, and the checks of the attrs and the bias: fused_epilogue.h.
 #include <string>
@@ -21,18 +21,20 @@ using tgraph::plugin::TensorMut;
 // The epilogue a node's fused_ops attr asks for (parsing and bias checks shared with the
 // oneDNN plugin's kernels: fused_epilogue.h).
 struct Epilogue : FusedEpilogue {
-  // Adds input 2 (the bias) along the last dimension of `out` and activates, in place.
+  // Adds input 2 (the bias) along the last dimension of `out`, then input 3 (the addend)
+  // when fused_ops has Add, and activates, in place.
   template <typename T>
   void Apply(Context& ctx, const TensorMut& out) const {
     if (!ctx.ok() || !out.valid()) return;
     const std::vector<int64_t> dims = out.dims();
     const int64_t channels = dims.empty() ? 0 : dims.back();
     if (!CheckBias(ctx, DTypeOf<T>::value, channels)) return;
+    if (add && !CheckAddend(ctx, DTypeOf<T>::value, dims)) return;
     const int64_t elements = out.num_elements();
     if (elements == 0) return;
     T* data = out.template mutable_data<T>();
     AddBias<T>(ctx, data, ctx.input(2).template data<T>(), data, elements / channels, channels,
-               1, activation, alpha);
+               1, activation, alpha, add ? ctx.input(3).template data<T>() : nullptr);
   }
 };
 
@@ -41,7 +43,7 @@ class FusedMatMulOp {
  public:
   explicit FusedMatMulOp(Construction& c) {
     if (!c.GetAttr("transpose_a", &trans_a_) || !c.GetAttr("transpose_b", &trans_b_)) return;
-    epilogue_.Read(c);
+    epilogue_.Read(c);  // no residual Add: as oneDNN's _FusedMatMul, which the fusion makes
   }
 
   void Compute(Context& ctx) {
@@ -60,7 +62,7 @@ class FusedConv2DOp {
  public:
   explicit FusedConv2DOp(Construction& c) {
     if (!GetConvAttrs(c, &attrs_) || !CheckFusedConvAttrs(c)) return;
-    epilogue_.Read(c);
+    epilogue_.Read(c, /*addend_supported=*/true);
   }
 
   void Compute(Context& ctx) {

@@ -4,8 +4,12 @@
 // same nodes and fail with the same messages.
 //
 // fused_ops supported: ["BiasAdd"] and ["BiasAdd", A] with A one of Relu, Relu6, Elu,
-// LeakyRelu (slope leakyrelu_alpha); num_args must be 1 (args holds the bias). Anything else
-// (FusedBatchNorm, Add, ...) is declined at kernel creation (plugin ABI 6), naming the list:
+// LeakyRelu (slope leakyrelu_alpha); num_args must be 1 (args holds the bias). Where the
+// kernel supports it (`addend_supported`), also ["BiasAdd", "Add"] and ["BiasAdd", "Add", A]
+// (TensorFlow's oneDNN build fuses a residual connection so): args holds the bias and the
+// addend, a tensor of the output's shape added after the bias, before the activation;
+// num_args must be 2. Anything else
+// (FusedBatchNorm, ...) is declined at kernel creation (plugin ABI 6), naming the list:
 // a kernel of another plugin that runs it may take the node; when none does, the session
 // fails to place it (INVALID_ARGUMENT) and a lone kernel run is UNIMPLEMENTED.
 #pragma once
@@ -21,10 +25,11 @@ namespace tgraph_cpu::nn {
 struct FusedEpilogue {
   Activation activation = Activation::kNone;
   float alpha = 0.2f;  // LeakyRelu's slope
+  bool add = false;    // args[1] (input 3) is added after the bias
 
   // Reads fused_ops, num_args and leakyrelu_alpha; declines the node when the list is not
   // supported.
-  bool Read(tgraph::plugin::Construction& c) {
+  bool Read(tgraph::plugin::Construction& c, bool addend_supported = false) {
     auto list = c.GetTensorAttr("fused_ops");
     if (!c.ok()) return false;
     std::vector<std::string> ops;
@@ -35,15 +40,18 @@ struct FusedEpilogue {
       joined.append(op);
     }
     const bool bias = !ops.empty() && ops[0] == "BiasAdd";
-    bool known = bias && ops.size() <= 2;
-    if (known && ops.size() == 2) {
-      if (ops[1] == "Relu") {
+    add = addend_supported && ops.size() >= 2 && ops[1] == "Add";
+    const size_t act = add ? 2 : 1;  // where the activation is, if any
+    bool known = bias && ops.size() <= act + 1;
+    if (known && ops.size() == act + 1) {
+      const std::string& a = ops[act];
+      if (a == "Relu") {
         activation = Activation::kRelu;
-      } else if (ops[1] == "Relu6") {
+      } else if (a == "Relu6") {
         activation = Activation::kRelu6;
-      } else if (ops[1] == "Elu") {
+      } else if (a == "Elu") {
         activation = Activation::kElu;
-      } else if (ops[1] == "LeakyRelu") {
+      } else if (a == "LeakyRelu") {
         activation = Activation::kLeakyRelu;
         if (!c.GetAttr("leakyrelu_alpha", &alpha)) return false;
       } else {
@@ -54,18 +62,23 @@ struct FusedEpilogue {
       std::string message = c.op_type();
       message.append(" with fused_ops [")
           .append(joined)
-          .append("] is not supported on the CPU (supported: [BiasAdd] and "
-                  "[BiasAdd, Relu|Relu6|Elu|LeakyRelu])");
+          .append(addend_supported
+                      ? "] is not supported on the CPU (supported: [BiasAdd], "
+                        "[BiasAdd, Relu|Relu6|Elu|LeakyRelu], [BiasAdd, Add] and "
+                        "[BiasAdd, Add, Relu|Relu6|Elu|LeakyRelu])"
+                      : "] is not supported by this kernel (supported: [BiasAdd] and "
+                        "[BiasAdd, Relu|Relu6|Elu|LeakyRelu])");
       c.Decline(message);
       return false;
     }
     int64_t num_args = 0;
     if (!c.GetAttr("num_args", &num_args)) return false;
-    if (num_args != 1) {
+    if (num_args != (add ? 2 : 1)) {
       std::string message = c.op_type();
       message.append(" with fused_ops [")
           .append(joined)
-          .append("] takes 1 extra argument (the bias), got num_args=")
+          .append(add ? "] takes 2 extra arguments (the bias and the addend), got num_args="
+                      : "] takes 1 extra argument (the bias), got num_args=")
           .append(std::to_string(num_args));
       c.Fail(TG_INVALID_ARGUMENT, message);
       return false;
@@ -92,6 +105,21 @@ struct FusedEpilogue {
     return true;
   }
 };
+
+// Input 3 (the addend of ["BiasAdd", "Add", ...]) must have the output's shape and dtype.
+// Fails the node otherwise.
+inline bool CheckAddend(tgraph::plugin::Context& ctx, TG_DataType dtype,
+                        const std::vector<int64_t>& dims) {
+  const auto addend = ctx.input(3);
+  if (addend.dims() != dims || addend.dtype() != dtype) {
+    ctx.Fail(TG_INVALID_ARGUMENT, "the addend must be " + array_util::DtypeName(dtype) + " of the output's shape " +
+                                      ShapeString(dims) + ", got " +
+                                      array_util::DtypeName(addend.dtype()) + " " +
+                                      ShapeString(addend.dims()));
+    return false;
+  }
+  return true;
+}
 
 // _FusedConv2D's attrs beyond Conv2D's: the filter in TensorFlow's HWIO layout only, and no
 // host_args. Declines the node otherwise.

@@ -41,10 +41,13 @@ enum class Activation { kNone, kRelu, kRelu6, kElu, kLeakyRelu };
 
 // out = activation(in + bias) with `in` seen as [outer, channels, inner] and the bias along
 // `channels` (BiasAdd's loop, bias_add_op.cc; also the fused ops' epilogue, in place when
-// out == in). alpha: LeakyRelu's slope. Instantiated for float and double.
+// out == in). alpha: LeakyRelu's slope. With an `addend` (laid out as `in`): out =
+// activation((in + bias) + addend), the fused residual connection. Instantiated for float
+// and double.
 template <typename T>
 void AddBias(tgraph::plugin::Context& ctx, const T* in, const T* bias, T* out, int64_t outer,
-             int64_t channels, int64_t inner, Activation activation, float alpha);
+             int64_t channels, int64_t inner, Activation activation, float alpha,
+             const T* addend = nullptr);
 
 // out[m, n] = op(a) * op(b) with a stored row-major as [a_rows, a_cols] (op = transpose when
 // trans_a) and likewise b; the contracted sizes must agree. Contracts directly on the given

@@ -40,8 +40,10 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
+#include "bf16_bits.h"
 #include "conv2d_geometry.h"
 #include "bf16_mode.h"
 #include "dnnl_context.h"
@@ -448,6 +450,29 @@ void PreferDirectJitForFewChannels(const ConvShape& s, dnnl::convolution_forward
   }
 }
 
+// Does every output position's window have a tap inside the input, in both spatial dims?
+// oneDNN 2.6.3's brgconv crashes running a sum post-op over output rows whose windows lie
+// wholly in the padding (reproduced alone: input 9x3, window 2x2, 5 rows of padding below),
+// so a fused residual addend is summed by the post-op only where this holds (every
+// convolution of a ResNet).
+bool WindowsReachTheInput(const ConvShape& s) {
+  auto reaches = [](int64_t out, int64_t in, int64_t k, int64_t stride, int64_t dilation,
+                    int64_t pad_before) {
+    for (int64_t o = 0; o < out; ++o) {
+      const int64_t start = o * stride - pad_before;
+      bool inside = false;
+      for (int64_t j = 0; j < k && !inside; ++j) {
+        const int64_t at = start + j * dilation;
+        inside = at >= 0 && at < in;
+      }
+      if (!inside) return false;
+    }
+    return true;
+  };
+  return reaches(s.out_h, s.in_h, s.k_h, s.s_h, s.d_h, s.pad_top) &&
+         reaches(s.out_w, s.in_w, s.k_w, s.s_w, s.d_w, s.pad_left);
+}
+
 // `epilogue` (fused only): a bias of out_depth values and the activation as a post-op.
 dnnl::convolution_forward::primitive_desc ForwardDesc(const ConvShape& s,
                                                       const memory::desc& weights,
@@ -481,7 +506,7 @@ class Conv2DOp {
     if (!tgraph_cpu::nn::GetConvAttrs(c, &attrs_)) return;
     if (tgraph_cpu::nn::DeclineGroupedConv(c, c.input_shape(0), c.input_shape(1))) return;
     if constexpr (kFused) {
-      if (tgraph_cpu::nn::CheckFusedConvAttrs(c)) epilogue_.Read(c);
+      if (tgraph_cpu::nn::CheckFusedConvAttrs(c)) epilogue_.Read(c, /*addend_supported=*/true);
     }
   }
 
@@ -493,15 +518,28 @@ class Conv2DOp {
     const auto filter = ctx.input(1);
     ConvGeometry g;
     if (!tgraph_cpu::nn::Conv2DForwardGeometry(ctx, attrs_, input, filter, &g)) return;
-    auto out = ctx.AllocateOutput(0, {g.batch, g.out_h, g.out_w, g.out_depth});
-    if (!ctx.ok()) return;
-    // The fused op's bias is checked after the convolution's inputs, also for an empty
-    // output (as the Eigen kernel does).
-    if (kFused && !FusedEpilogue::CheckBias(ctx, D::kTg, g.out_depth)) return;
-    if (g.pixels() == 0 || g.out_depth == 0) return;
+    const std::vector<int64_t> dims = {g.batch, g.out_h, g.out_w, g.out_depth};
     const ConvShape s = ShapeOf(attrs_, g, D::kDnnl);
+    // A residual addend is summed into the destination by the primitive (a sum post-op): the
+    // output starts as the addend, in its own buffer when nothing else holds it, else a copy.
+    // Where oneDNN cannot be trusted with the sum (WindowsReachTheInput), the primitive
+    // writes the biased product and a pass of ours adds the addend and activates.
+    const bool add = kFused && epilogue_.add;
+    const bool sum_post_op = add && WindowsReachTheInput(s);
+    auto out = sum_post_op ? ctx.ForwardOrAllocateOutput(3, 0, dims) : ctx.AllocateOutput(0, dims);
+    if (!ctx.ok()) return;
+    // The fused op's bias (and addend) are checked after the convolution's inputs, also for
+    // an empty output (as the Eigen kernel does).
+    if (kFused && !FusedEpilogue::CheckBias(ctx, D::kTg, g.out_depth)) return;
+    if (add && !tgraph_cpu::nn::CheckAddend(ctx, D::kTg, dims)) return;
+    if (g.pixels() == 0 || g.out_depth == 0) return;
+    const T* addend = add ? ctx.input(3).data<T>() : nullptr;
+    const int64_t elements = g.batch * g.out_h * g.out_w * g.out_depth;
+    if (sum_post_op && out.mutable_data<T>() != addend) {
+      std::copy(addend, addend + elements, out.mutable_data<T>());
+    }
     const int parts = ConvParts(ctx, s.MultiplyAdds(), s.batch, std::max(s.batch, s.out_h));
-    const FusedEpilogue* epilogue = kFused ? &epilogue_ : nullptr;
+    const FusedEpilogue* epilogue = !kFused ? nullptr : add && !sum_post_op ? &bias_only_ : &epilogue_;
     std::shared_ptr<const SplitConvEntry<dnnl::primitive>> e;
     try {
       e = cache_.Get(s.Key(parts), [&] {
@@ -537,10 +575,26 @@ class Conv2DOp {
       if (bias != nullptr) args.emplace(DNNL_ARG_BIAS, Wrap(s.Bias(), bias));
       RunHere(p.primitive, p.scratchpad, scratch.at(i), std::move(args));
     });
+    if (add && !sum_post_op && ctx.ok()) AddAndActivate(ctx, addend, y, elements);
   }
 
  private:
+  // y = activation(y + addend), element for element, in float.
+  void AddAndActivate(Context& ctx, const T* addend, T* y, int64_t elements) const {
+    ctx.ParallelFor(elements, 4.0, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) {
+        if constexpr (std::is_same_v<T, float>) {
+          y[i] = Activate(epilogue_, y[i] + addend[i]);
+        } else {
+          const float sum = tgraph_cpu::F({y[i]}) + tgraph_cpu::F({addend[i]});
+          y[i] = tgraph_cpu::ToBf16(Activate(epilogue_, sum)).bits;
+        }
+      }
+    });
+  }
+
   ConvAttrs attrs_;
+  FusedEpilogue bias_only_;  // the primitive's epilogue when the addend is added by a pass
   FusedEpilogue epilogue_;  // kFused only
   PrimitiveCache<SplitConvEntry<dnnl::primitive>> cache_;
   KeptPackCache kept_filter_;

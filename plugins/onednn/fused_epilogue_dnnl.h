@@ -1,6 +1,6 @@
 // The epilogue of _FusedMatMul and _FusedConv2D on oneDNN: the bias is the primitive's own
-// bias input, the activation one eltwise post-op, so the product is written once, already
-// biased and activated. The fused_ops parsing and bias checks are the CPU plugin's
+// bias input, a residual addend (_FusedConv2D only) a sum post-op, the activation one
+// eltwise post-op, so the product is written once, already biased, summed and activated. The fused_ops parsing and bias checks are the CPU plugin's
 // (fused_epilogue.h), so both plugins accept the same nodes with the same messages.
 #pragma once
 
@@ -14,14 +14,17 @@ namespace tgraph_onednn {
 using tgraph_cpu::nn::Activation;
 using tgraph_cpu::nn::FusedEpilogue;
 
-// The primitive attrs for `epilogue` (null: a plain contraction): the user scratchpad, and
-// the activation as an eltwise post-op. TensorFlow's definitions map exactly: Relu is relu
-// with slope 0, LeakyRelu relu with slope alpha (x > 0 ? x : alpha * x), Relu6 relu bounded
-// at 6, Elu elu with alpha 1 (x > 0 ? x : exp(x) - 1).
+// The primitive attrs for `epilogue` (null: a plain contraction): the user scratchpad, the
+// addend of a fused residual Add as a sum post-op (the destination holds the addend before
+// the primitive runs), and the activation as an eltwise post-op after it. TensorFlow's
+// definitions map exactly: Relu is relu with slope 0, LeakyRelu relu with slope alpha
+// (x > 0 ? x : alpha * x), Relu6 relu bounded at 6, Elu elu with alpha 1 (x > 0 ? x :
+// exp(x) - 1).
 inline dnnl::primitive_attr EpilogueAttr(const FusedEpilogue* epilogue) {
   dnnl::primitive_attr attr = UserScratchpadAttr();
-  if (epilogue == nullptr || epilogue->activation == Activation::kNone) return attr;
+  if (epilogue == nullptr) return attr;
   dnnl::post_ops ops;
+  if (epilogue->add) ops.append_sum(1.0f);
   switch (epilogue->activation) {
     case Activation::kRelu:
       ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
@@ -38,7 +41,7 @@ inline dnnl::primitive_attr EpilogueAttr(const FusedEpilogue* epilogue) {
     case Activation::kNone:
       break;
   }
-  attr.set_post_ops(ops);
+  if (ops.len() > 0) attr.set_post_ops(ops);
   return attr;
 }
 

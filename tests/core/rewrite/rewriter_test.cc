@@ -563,6 +563,58 @@ TEST_F(RewriteTest, Conv2DBiasAddBecomesFusedConv2D) {
   EXPECT_EQ(types.count("Conv2D"), 0u);
 }
 
+// A ResNet block's end: Conv2D -> BiasAdd -> AddV2 with the shortcut (a tensor of the
+// convolution's shape, computed here so that its buffer may be summed into) -> Relu becomes
+// one _FusedConv2D ["BiasAdd", "Add", "Relu"] reading the shortcut as its second arg; an Add
+// of a broadcast operand, or of a fetched sum, stays.
+TEST_F(RewriteTest, ResidualAddAfterAConvolutionFusesIntoIt) {
+  Output x = Placeholder(PartialShape({2, 4, 4, 2}), "x");
+  Output shortcut_in = Placeholder(PartialShape({2, 4, 4, 3}), "shortcut_in");
+  std::vector<float> filter(3 * 3 * 2 * 3);
+  for (size_t i = 0; i < filter.size(); ++i) filter[i] = static_cast<float>(i % 7) - 3;
+  Output f = Const(Floats({3, 3, 2, 3}, filter), "f");
+  const AttrMap same = {{"strides", AttrOfIntList({1, 1, 1, 1})}, {"padding", AttrOfString("SAME")}};
+  Output conv = Op("Conv2D", {x, f}, same, "conv")->output(0);
+  Output ba = Op("BiasAdd", {conv, Const(Floats({3}, {1, -2, 3}), "bias")}, {}, "ba")->output(0);
+  Output shortcut = Op("Neg", {shortcut_in}, {}, "shortcut")->output(0);
+  Output sum = Op("AddV2", {shortcut, ba}, {}, "sum")->output(0);
+  Output relu = Op("Relu", {sum}, {}, "relu")->output(0);
+  Output y = Op("Neg", {relu}, {}, "y")->output(0);
+  std::vector<float> xv(64), sv(96);
+  for (size_t i = 0; i < xv.size(); ++i) xv[i] = static_cast<float>(i % 11) * 0.25f - 1.5f;
+  for (size_t i = 0; i < sv.size(); ++i) sv[i] = static_cast<float>(i % 13) - 6;
+  const std::vector<std::pair<Output, Tensor>> feeds = {{x, Floats({2, 4, 4, 2}, xv)},
+                                                        {shortcut_in, Floats({2, 4, 4, 3}, sv)}};
+  const auto types = RunBothWays("remapping", feeds, {y});
+  EXPECT_EQ(types.count("_FusedConv2D"), 1u);
+  EXPECT_EQ(types.count("AddV2") + types.count("Relu") + types.count("BiasAdd"), 0u);
+  auto f1 = Rewrite("remapping", {x, shortcut_in}, {y});
+  ASSERT_NE(f1, nullptr);
+  const int fused = Find(*f1, "relu");
+  ASSERT_GE(fused, 0);
+  const Operation& op = *f1->ordered[static_cast<size_t>(fused)];
+  EXPECT_EQ(op.type(), "_FusedConv2D");
+  EXPECT_EQ(op.FindAttr("num_args")->i(), 2);
+  ASSERT_EQ(op.FindAttr("fused_ops")->list().s_size(), 3);
+  EXPECT_EQ(op.FindAttr("fused_ops")->list().s(1), "Add");
+  ASSERT_EQ(f1->inputs[static_cast<size_t>(fused)].size(), 4u);
+  EXPECT_EQ(f1->inputs[static_cast<size_t>(fused)][3].op->name(), "shortcut");
+  // The sum fetched: Conv2D + BiasAdd fuse, the AddV2 and Relu stay.
+  auto f2 = Rewrite("remapping", {x, shortcut_in}, {y, sum});
+  ASSERT_NE(f2, nullptr);
+  EXPECT_EQ(f2->ordered[static_cast<size_t>(Find(*f2, "ba"))]->FindAttr("num_args")->i(), 1);
+  EXPECT_EQ(f2->ordered[static_cast<size_t>(Find(*f2, "sum"))]->type(), "AddV2");
+  // An operand that broadcasts ([3] against [2, 4, 4, 3]) is no residual.
+  Output v = Placeholder(PartialShape({3}), "v");
+  Output conv2 = Op("Conv2D", {x, f}, same, "conv2")->output(0);
+  Output ba2 = Op("BiasAdd", {conv2, Const(Floats({3}, {1, 2, 3}), "bias2")}, {}, "ba2")->output(0);
+  Output y2 = Op("Neg", {Op("AddV2", {ba2, v}, {}, "sum2")->output(0)}, {}, "y2")->output(0);
+  auto f3 = Rewrite("remapping", {x, v}, {y2});
+  ASSERT_NE(f3, nullptr);
+  EXPECT_EQ(f3->ordered[static_cast<size_t>(Find(*f3, "ba2"))]->FindAttr("num_args")->i(), 1);
+  EXPECT_EQ(f3->ordered[static_cast<size_t>(Find(*f3, "sum2"))]->type(), "AddV2");
+}
+
 // Keras's ZeroPadding2D before a VALID (or EXPLICIT) convolution: the Pad becomes the
 // convolution's EXPLICIT padding (the sum of both), and with a bias and Relu after it one
 // _FusedConv2D takes all of it.

@@ -228,6 +228,65 @@ TEST(OneDnnFusedConvTest, SplitAndSpecialWindows) {
   }
 }
 
+// An addend of `dims` in [-4, 4).
+Tensor Addend(std::vector<int64_t> dims, uint32_t seed) {
+  Tensor t = RandomFloats(std::move(dims), seed);
+  for (int64_t i = 0; i < t.NumElements(); ++i) t.flat<float>()[i] *= 4.0f;
+  return t;
+}
+
+// A residual connection, fused_ops ["BiasAdd", "Add"(, A)]: args hold the bias and an
+// addend of the output's shape, added after the bias and before the activation (the oneDNN
+// kernel sums it into the destination as a post-op).
+void CheckResidualConv(const Conv& c, const Epilogue& e, uint32_t seed) {
+  Epilogue with_add = e;
+  with_add.ops.insert(with_add.ops.begin() + 1, "Add");
+  AttrMap attrs = FusedConvAttrs(c, with_add);
+  attrs["num_args"] = AttrOfInt(2);
+  attrs["TArgs"] = AttrOfTypeList({DT_FLOAT, DT_FLOAT});
+  const int64_t oh = std::max<int64_t>(c.OutH(), 0), ow = std::max<int64_t>(c.OutW(), 0);
+  TwoKernelNode node("_FusedConv2D",
+                     {In(RandomFloats({c.batch, c.h, c.w, c.c}, seed)),
+                      In(RandomFloats({c.kh, c.kw, c.c, c.oc}, seed + 1)), ListIn(Bias(c.oc, seed + 2), 2),
+                      In(Addend({c.batch, oh, ow, c.oc}, seed + 3)),
+                      EmptyList()},
+                     attrs, c.HasOutput());
+  node.ExpectSame(c.kh * c.kw * c.c + 16, Str("_FusedConv2D ", Describe(with_add), " ", c.Describe()));
+}
+
+TEST(OneDnnFusedConvTest, ResidualAddEveryActivation) {
+  uint32_t seed = 7000;
+  for (const Epilogue& e : Epilogues()) {
+    CheckResidualConv(Geometry(1, 29, 23, 16, 3, 3, 32), e, seed += 5);  // one image in row bands
+    CheckResidualConv(Geometry(3, 12, 12, 16, 3, 3, 32), e, seed += 5);  // batches split 2 + 1
+    Conv projection = Geometry(2, 14, 14, 24, 1, 1, 48);                 // ResNet's strided 1x1
+    projection.sh = projection.sw = 2;
+    projection.padding = "VALID";
+    CheckResidualConv(projection, e, seed += 5);
+  }
+  std::mt19937 gen(31);
+  for (int i = 0; i < 12; ++i) {
+    CheckResidualConv(RandomConv(gen, i), Epilogues()[static_cast<size_t>(i) % Epilogues().size()],
+                      8000 + 10 * static_cast<uint32_t>(i));
+  }
+  CheckResidualConv(Geometry(0, 5, 5, 3, 3, 3, 4), Epilogues()[1], 8500);  // no images
+}
+
+// An addend of another shape or dtype fails both kernels alike, naming both shapes.
+TEST(OneDnnFusedConvTest, ResidualAddendOfAnotherShapeFails) {
+  const Conv c;  // [1, 5, 5, 3] * [3, 3, 3, 4], SAME: output [1, 5, 5, 4]
+  AttrMap attrs = FusedConvAttrs(c, Epilogue{{"BiasAdd", "Add", "Relu"}});
+  attrs["num_args"] = AttrOfInt(2);
+  attrs["TArgs"] = AttrOfTypeList({DT_FLOAT, DT_FLOAT});
+  for (const std::vector<int64_t>& dims : std::vector<std::vector<int64_t>>{{1, 5, 5, 3}, {5, 5, 4}, {4}}) {
+    TwoKernelNode node("_FusedConv2D",
+                       {In(RandomFloats({1, 5, 5, 3}, 1)), In(RandomFloats({3, 3, 3, 4}, 2)), ListIn(Bias(4, 3), 2),
+                        In(Addend(dims, 4)), EmptyList()},
+                       attrs, /*known_shapes=*/false);
+    node.ExpectSame(27, Str("addend ", DimsString(dims)));
+  }
+}
+
 TEST(OneDnnFusedConvTest, EmptyTensors) {
   for (const Epilogue& e : {Epilogues()[0], Epilogues()[1]}) {
     CheckFusedConv(Geometry(0, 5, 5, 3, 3, 3, 4), e, 71);
