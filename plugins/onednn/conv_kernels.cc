@@ -89,6 +89,10 @@ std::string What(const char* suffix) {
   return std::string(D::kWhat) + suffix;
 }
 
+// A single image's convolution is split by output channels when its filter has at least
+// this many times the elements of its output (ChannelChunk).
+constexpr double kChannelSplitFilterRatio = 4.0;
+
 // Batch parts per thread (RunClaimedParts): enough for the threads to even out a delay of one
 // of them, few enough that each part stays a convolution of several images.
 constexpr int64_t kBatchPartsPerThread = 4;
@@ -299,17 +303,26 @@ std::vector<ConvPart> SplitConv(const ConvShape& s, int64_t parts, bool by_rows)
 }
 
 // A reorder between TensorFlow's filter layout and a primitive's, when they differ.
+// A reorder between TensorFlow's filter layout and a primitive's, when they differ; with
+// `slices` > 1, of that many slices of the filter (a convolution split by output channels:
+// slice k starts `from_step` bytes after slice k - 1 and goes to k * to.get_size() bytes).
 struct FilterReorder {
   bool needed = false;
   dnnl::reorder primitive;
   memory::desc from, to, scratchpad;
+  int64_t slices = 1;
+  size_t from_step = 0;
+  size_t Bytes() const { return static_cast<size_t>(slices) * to.get_size(); }
 };
 
-FilterReorder MakeFilterReorder(const memory::desc& from, const memory::desc& to) {
+FilterReorder MakeFilterReorder(const memory::desc& from, const memory::desc& to,
+                                int64_t slices = 1, size_t from_step = 0) {
   FilterReorder r;
   r.from = from;
   r.to = to;
-  r.needed = from != to;
+  r.slices = slices;
+  r.from_step = from_step;
+  r.needed = from != to || slices > 1;
   if (r.needed) {
     OneThreadScope one_thread;
     const dnnl::reorder::primitive_desc pd(CpuEngine(), from, CpuEngine(), to,
@@ -336,17 +349,19 @@ const void* Reordered(Context& ctx, const FilterReorder& r, const void* src,
     return (*hold)->bytes.get();
   }
   // (Out of memory for the kept pack: reordered per call instead.)
-  std::shared_ptr<KeptPack> fresh =
-      keep || kept != nullptr ? KeptPack::New(r.to.get_size()) : nullptr;
+  std::shared_ptr<KeptPack> fresh = keep || kept != nullptr ? KeptPack::New(r.Bytes()) : nullptr;
   if (fresh == nullptr) {
-    *temp = ctx.AllocateTemp(TG_UINT8, {static_cast<int64_t>(r.to.get_size())});
+    *temp = ctx.AllocateTemp(TG_UINT8, {static_cast<int64_t>(r.Bytes())});
   }
   PartBuffers scratch(ctx, 1, r.scratchpad.get_size());
   if (!ctx.ok() || !scratch.ok()) return nullptr;
-  void* dst = fresh != nullptr ? fresh->bytes.get() : temp->mutable_data<uint8_t>();
+  uint8_t* dst = fresh != nullptr ? fresh->bytes.get() : temp->mutable_data<uint8_t>();
   const bool ok = RunParts(ctx, 1, "filter reorder", [&](int64_t) {
-    RunHere(r.primitive, r.scratchpad, scratch.at(0),
-            {{DNNL_ARG_FROM, Wrap(r.from, src)}, {DNNL_ARG_TO, Wrap(r.to, dst)}});
+    for (int64_t k = 0; k < r.slices; ++k) {
+      RunHere(r.primitive, r.scratchpad, scratch.at(0),
+              {{DNNL_ARG_FROM, Wrap(r.from, static_cast<const uint8_t*>(src) + k * r.from_step)},
+               {DNNL_ARG_TO, Wrap(r.to, dst + k * r.to.get_size())}});
+    }
   });
   if (!ok) return nullptr;
   if (fresh != nullptr) {
@@ -371,6 +386,10 @@ struct SplitConvEntry {
   std::vector<Part> parts;
   memory::desc weights;  // the layout every part's primitive reads (or writes) the filter in
   FilterReorder filter;
+  // > 0: a forward convolution split by output channels (ChannelChunk): part k computes
+  // channels [k * chunk, (k + 1) * chunk) into a buffer of its own, from slice k of the
+  // reordered filter.
+  int64_t channel_chunk = 0;
   size_t ScratchBytes() const {
     size_t bytes = 0;
     for (const Part& p : parts) bytes = std::max(bytes, p.scratchpad.get_size());
@@ -473,6 +492,19 @@ bool WindowsReachTheInput(const ConvShape& s) {
          reaches(s.out_w, s.in_w, s.k_w, s.s_w, s.d_w, s.pad_left);
 }
 
+// Output channels per part when a forward convolution is split by them (0: it is not): one
+// image whose filter is much larger than its output (the last stages of an image model at
+// batch 1: ResNet50's 7x7 layers read 9 MB of filter for 100 KB of output), so that each
+// thread reads its own share of the filter, where bands of rows would each read all of it.
+// Parts of a multiple of 16 channels (oneDNN's blocks).
+int64_t ChannelChunk(const ConvShape& s, int parts) {
+  if (parts < 2 || s.batch != 1) return 0;
+  const double filter = static_cast<double>(s.k_h * s.k_w * s.depth) * static_cast<double>(s.out_depth);
+  const double output = static_cast<double>(s.out_h * s.out_w) * static_cast<double>(s.out_depth);
+  if (filter < kChannelSplitFilterRatio * output || s.out_depth % (16 * parts) != 0) return 0;
+  return s.out_depth / parts;
+}
+
 // `epilogue` (fused only): a bias of out_depth values and the activation as a post-op.
 dnnl::convolution_forward::primitive_desc ForwardDesc(const ConvShape& s,
                                                       const memory::desc& weights,
@@ -520,12 +552,16 @@ class Conv2DOp {
     if (!tgraph_cpu::nn::Conv2DForwardGeometry(ctx, attrs_, input, filter, &g)) return;
     const std::vector<int64_t> dims = {g.batch, g.out_h, g.out_w, g.out_depth};
     const ConvShape s = ShapeOf(attrs_, g, D::kDnnl);
+    const int parts = ConvParts(ctx, s.MultiplyAdds(), s.batch, std::max(s.batch, s.out_h));
+    const bool add = kFused && epilogue_.add;
+    // Not with a residual addend: there the sum post-op into the output (no pass of ours)
+    // saved more (ResNet50's 7x7 blocks: 0.57 against 0.70 ms).
+    const int64_t chunk = add ? 0 : ChannelChunk(s, parts);
     // A residual addend is summed into the destination by the primitive (a sum post-op): the
     // output starts as the addend, in its own buffer when nothing else holds it, else a copy.
     // Where oneDNN cannot be trusted with the sum (WindowsReachTheInput), the primitive
     // writes the biased product and a pass of ours adds the addend and activates.
-    const bool add = kFused && epilogue_.add;
-    const bool sum_post_op = add && WindowsReachTheInput(s);
+    const bool sum_post_op = add && chunk == 0 && WindowsReachTheInput(s);
     auto out = sum_post_op ? ctx.ForwardOrAllocateOutput(3, 0, dims) : ctx.AllocateOutput(0, dims);
     if (!ctx.ok()) return;
     // The fused op's bias (and addend) are checked after the convolution's inputs, also for
@@ -538,17 +574,28 @@ class Conv2DOp {
     if (sum_post_op && out.mutable_data<T>() != addend) {
       std::copy(addend, addend + elements, out.mutable_data<T>());
     }
-    const int parts = ConvParts(ctx, s.MultiplyAdds(), s.batch, std::max(s.batch, s.out_h));
     const FusedEpilogue* epilogue = !kFused ? nullptr : add && !sum_post_op ? &bias_only_ : &epilogue_;
     std::shared_ptr<const SplitConvEntry<dnnl::primitive>> e;
     try {
       e = cache_.Get(s.Key(parts), [&] {
-        auto entry = MakeSplit<dnnl::primitive>(
-            s, parts, /*by_rows=*/true, D::kDnnl,
-            [epilogue](const ConvShape& p, const memory::desc& w) {
-              const auto pd = ForwardDesc(p, w, dnnl::prop_kind::forward_inference, epilogue);
-              return Made{dnnl::convolution_forward(pd), pd.scratchpad_desc(), pd.weights_desc()};
-            });
+        auto make = [epilogue](const ConvShape& p, const memory::desc& w) {
+          const auto pd = ForwardDesc(p, w, dnnl::prop_kind::forward_inference, epilogue);
+          return Made{dnnl::convolution_forward(pd), pd.scratchpad_desc(), pd.weights_desc()};
+        };
+        if (chunk > 0) {
+          ConvShape part = s;
+          part.out_depth = chunk;
+          auto entry = MakeSplitOf<dnnl::primitive>(std::vector<ConvPart>(static_cast<size_t>(parts), {part, 0, 0}),
+                                                    D::kDnnl, make);
+          // Slice k of TensorFlow's [KH, KW, IC, OC] filter: its channels k * chunk on.
+          const memory::desc slice(part.FilterDims(), D::kDnnl,
+                                   memory::dims{1, s.out_depth, s.k_w * s.depth * s.out_depth,
+                                                s.depth * s.out_depth});
+          entry.filter = MakeFilterReorder(slice, entry.weights, parts, static_cast<size_t>(chunk) * sizeof(T));
+          entry.channel_chunk = chunk;
+          return entry;
+        }
+        auto entry = MakeSplit<dnnl::primitive>(s, parts, /*by_rows=*/true, D::kDnnl, make);
         entry.filter = MakeFilterReorder(s.FilterHwio(), entry.weights);
         return entry;
       });
@@ -561,11 +608,15 @@ class Conv2DOp {
     const void* weights =
         Reordered(ctx, e->filter, filter.data<T>(), &packed, &kept_filter_, filter_version, &kept);
     if (weights == nullptr) return;
-    PartBuffers scratch(ctx, static_cast<int64_t>(e->parts.size()), e->ScratchBytes());
-    if (!scratch.ok()) return;
     const T* x = input.data<T>();
     T* y = out.mutable_data<T>();
     const T* bias = kFused ? ctx.input(2).data<T>() : nullptr;
+    if (e->channel_chunk > 0) {
+      RunByChannels(ctx, *e, x, static_cast<const uint8_t*>(weights), bias, y, s);
+      return;
+    }
+    PartBuffers scratch(ctx, static_cast<int64_t>(e->parts.size()), e->ScratchBytes());
+    if (!scratch.ok()) return;
     RunClaimedParts(ctx, static_cast<int64_t>(e->parts.size()), D::kWhat, [&](int64_t i) {
       const auto& p = e->parts[static_cast<size_t>(i)];
       std::unordered_map<int, memory> args = {
@@ -588,6 +639,39 @@ class Conv2DOp {
         } else {
           const float sum = tgraph_cpu::F({y[i]}) + tgraph_cpu::F({addend[i]});
           y[i] = tgraph_cpu::ToBf16(Activate(epilogue_, sum)).bits;
+        }
+      }
+    });
+  }
+
+  // The convolution split by output channels (one image, no residual addend): each part's
+  // primitive writes its channels of every pixel, biased and activated, into a buffer of its
+  // own (oneDNN's fast kernels take only a dense destination), from its slice of the
+  // reordered filter and of the bias; then one pass places them in the output.
+  void RunByChannels(Context& ctx, const SplitConvEntry<dnnl::primitive>& e, const T* x,
+                     const uint8_t* weights, const T* bias, T* y, const ConvShape& s) const {
+    const int64_t n = static_cast<int64_t>(e.parts.size()), chunk = e.channel_chunk;
+    const int64_t pixels = s.out_h * s.out_w;
+    PartBuffers outputs(ctx, n, static_cast<size_t>(pixels * chunk) * sizeof(T));
+    PartBuffers scratch(ctx, n, e.ScratchBytes());
+    if (!outputs.ok() || !scratch.ok()) return;
+    const size_t slice = e.filter.to.get_size();
+    const bool ran = RunClaimedParts(ctx, n, D::kWhat, [&](int64_t i) {
+      const ConvShape& ps = e.parts[static_cast<size_t>(i)].where.shape;
+      std::unordered_map<int, memory> args = {
+          {DNNL_ARG_SRC, Wrap(ps.Input(), x)},
+          {DNNL_ARG_WEIGHTS, Wrap(e.filter.to, weights + static_cast<size_t>(i) * slice)},
+          {DNNL_ARG_DST, Wrap(ps.Output(), outputs.at(i))}};
+      if (bias != nullptr) args.emplace(DNNL_ARG_BIAS, Wrap(ps.Bias(), bias + i * chunk));
+      const auto& p = e.parts[static_cast<size_t>(i)];
+      RunHere(p.primitive, p.scratchpad, scratch.at(i), std::move(args));
+    });
+    if (!ran) return;
+    ctx.ParallelFor(pixels, static_cast<double>(s.out_depth), [&](int64_t begin, int64_t end) {
+      for (int64_t px = begin; px < end; ++px) {
+        for (int64_t k = 0; k < n; ++k) {
+          const T* from = static_cast<const T*>(outputs.at(k)) + px * chunk;
+          std::copy(from, from + chunk, y + px * s.out_depth + k * chunk);
         }
       }
     });

@@ -188,6 +188,23 @@ TEST(OneDnnConvTest, OneImageSplitIntoRowBands) {
   CheckConv(big_window, 231);
 }
 
+// One image whose filter outweighs its output (4x or more; ResNet50's last stage): the
+// forward op is split by output channels, 16-channel blocks per part, each part writing its
+// own buffer from its slice of the filter; 48 channels do not split in two such halves and
+// stay in bands of rows.
+TEST(OneDnnConvTest, OneImageSplitByOutputChannels) {
+  CheckConv(Geometry(1, 7, 7, 64, 3, 3, 64), 241);
+  Conv projection = Geometry(1, 14, 14, 256, 1, 1, 512);  // a strided 1x1
+  projection.sh = projection.sw = 2;
+  projection.padding = "VALID";
+  CheckConv(projection, 251);
+  Conv padded = Geometry(1, 5, 6, 40, 3, 3, 32);
+  padded.padding = "EXPLICIT";
+  padded.pads = {0, 0, 2, 0, 1, 3, 0, 0};
+  CheckConv(padded, 261);
+  CheckConv(Geometry(1, 7, 7, 64, 3, 3, 48), 271);
+}
+
 TEST(OneDnnConvTest, EmptyTensors) {
   Conv no_batch = Geometry(0, 5, 5, 3, 3, 3, 4);
   CheckConv(no_batch, 71);

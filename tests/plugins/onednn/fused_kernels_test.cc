@@ -211,6 +211,7 @@ TEST(OneDnnFusedConvTest, SplitAndSpecialWindows) {
     CheckFusedConv(Geometry(64, 28, 28, 1, 5, 5, 32), e, seed += 3);  // the CNN's first layer
     CheckFusedConv(Geometry(3, 12, 12, 16, 3, 3, 32), e, seed += 3);  // batches split 2 + 1
     CheckFusedConv(Geometry(1, 29, 23, 16, 3, 3, 32), e, seed += 3);  // one image in row bands
+    CheckFusedConv(Geometry(1, 7, 7, 64, 3, 3, 64), e, seed += 3);    // by output channels
     Conv one_by_one = Geometry(2, 6, 7, 5, 1, 1, 9);
     one_by_one.padding = "VALID";
     CheckFusedConv(one_by_one, e, seed += 3);

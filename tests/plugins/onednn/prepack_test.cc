@@ -244,6 +244,9 @@ TEST(OneDnnPrepackTest, ConvolutionKeepsItsFilterReordered) {
   Conv one_image = Geometry(1, 14, 14, 32, 3, 3, 64);  // split into bands of rows
   CheckFilterKept(DT_FLOAT, one_image, false, 1000);
   CheckFilterKept(DT_FLOAT, one_image, true, 1010);
+  // One image whose filter outweighs its output: split by output channels, the kept
+  // filter holding each part's slice.
+  CheckFilterKept(DT_FLOAT, Geometry(1, 7, 7, 64, 3, 3, 64), true, 1030);
   Conv batch = Geometry(4, 9, 11, 48, 1, 1, 96);  // split by images; 1x1 as ResNet's
   batch.sh = batch.sw = 2;
   batch.padding = "VALID";
