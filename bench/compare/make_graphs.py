@@ -169,36 +169,48 @@ def word2vec(w, batch=128, vocab=50000, dim=128, sampled=64):
 LSTM = {"batch": 32, "steps": 20, "features": 32, "units": 128}
 
 
-def write_keras_lstm(path):
-    """A Keras LSTM layer frozen as the model zoo freezes it (issue 19): a tf.function of the
-    model, its variables turned into Consts by convert_variables_to_constants_v2, which lowers
-    the layer's loop to TF1 dataflow control flow over TensorList ops. Needs TF2 behaviour,
-    so it runs in a process of its own (main() disables it for the other graphs)."""
+def freeze_keras(model, input_shape, path):
+    """Writes `model`'s forward pass (training=False) frozen as the model zoo of issue 19
+    freezes it: a tf.function whose variables convert_variables_to_constants_v2 turns into
+    Consts (lowering a layer's loop to TF1 dataflow control flow over TensorList ops). Needs
+    TF2 behaviour, so it runs in a process of its own (main() disables it for the other
+    graphs); prints the feed's and the fetch's names as JSON."""
     from tensorflow.python.framework.convert_to_constants import \
         convert_variables_to_constants_v2
+    fn = tf.function(lambda x: model(x, training=False))
+    frozen = convert_variables_to_constants_v2(fn.get_concrete_function(
+        tf.TensorSpec(input_shape, tf.float32, name="x")))
+    with open(path, "wb") as f:
+        f.write(frozen.graph.as_graph_def().SerializeToString())
+    print(json.dumps({"feed": frozen.inputs[0].name, "fetch": frozen.outputs[0].name}))
+
+
+def frozen_keras_graph(w, name):
+    """The GraphDef `make_graphs.py --keras-NAME` writes into the output directory, and its
+    feed's and fetch's names."""
+    path = os.path.join(w.out, name + ".pb")
+    done = subprocess.run([sys.executable, os.path.abspath(__file__), "--keras-" + name, path],
+                          check=True, capture_output=True, text=True)
+    names = json.loads(done.stdout.strip().splitlines()[-1])
+    with open(path, "rb") as f:
+        return tf1.GraphDef.FromString(f.read()), names
+
+
+def write_keras_lstm(path):
+    """A Keras LSTM layer, frozen."""
     keras = tf.keras
     keras.utils.set_random_seed(7)
     c = LSTM
     model = keras.Sequential([keras.Input((c["steps"], c["features"])),
                               keras.layers.LSTM(c["units"])])
-    fn = tf.function(lambda x: model(x, training=False))
-    frozen = convert_variables_to_constants_v2(fn.get_concrete_function(
-        tf.TensorSpec((c["batch"], c["steps"], c["features"]), tf.float32, name="x")))
-    with open(path, "wb") as f:
-        f.write(frozen.graph.as_graph_def().SerializeToString())
-    print(json.dumps({"feed": frozen.inputs[0].name, "fetch": frozen.outputs[0].name}))
+    freeze_keras(model, (c["batch"], c["steps"], c["features"]), path)
 
 
 def lstm(w):
     """The LSTM model's step of issue 19: a frozen Keras LSTM layer's forward pass (a while
     loop of `steps` iterations, each reading a TensorList element, two MatMuls and the gates),
     batch fed, the last output fetched."""
-    path = os.path.join(w.out, "lstm.pb")
-    done = subprocess.run([sys.executable, os.path.abspath(__file__), "--keras-lstm", path],
-                          check=True, capture_output=True, text=True)
-    names = json.loads(done.stdout.strip().splitlines()[-1])
-    with open(path, "rb") as f:
-        graph_def = tf1.GraphDef.FromString(f.read())
+    graph_def, names = frozen_keras_graph(w, "lstm")
     c = LSTM
     x = np.random.RandomState(4).uniform(-1, 1, (c["batch"], c["steps"], c["features"]))
     w.add("lstm", graph_def, {names["feed"]: x.astype(np.float32)}, [names["fetch"]], unit="samples/s",
@@ -209,12 +221,10 @@ RESNET = {"batch": 1, "size": 224}
 
 
 def write_keras_resnet50(path):
-    """Keras's ResNet50 (random weights: weights=None) frozen as the LSTM is. Its batch
-    normalizations get random statistics first, as a trained model has: a fresh one's zero
-    means and offsets would turn each normalization's offset into an add of zeros, which a
-    graph optimizer drops, and the model would not be the one users run."""
-    from tensorflow.python.framework.convert_to_constants import \
-        convert_variables_to_constants_v2
+    """Keras's ResNet50 (random weights: weights=None), frozen. Its batch normalizations get
+    random statistics first, as a trained model has: a fresh one's zero means and offsets
+    would turn each normalization's offset into an add of zeros, which a graph optimizer
+    drops, and the model would not be the one users run."""
     keras = tf.keras
     keras.utils.set_random_seed(11)
     c = RESNET
@@ -227,23 +237,13 @@ def write_keras_resnet50(path):
                                rng.uniform(-0.2, 0.2, beta.shape).astype(np.float32),
                                rng.uniform(-0.2, 0.2, mean.shape).astype(np.float32),
                                rng.uniform(0.5, 1.5, var.shape).astype(np.float32)])
-    fn = tf.function(lambda x: model(x, training=False))
-    frozen = convert_variables_to_constants_v2(fn.get_concrete_function(
-        tf.TensorSpec((c["batch"], c["size"], c["size"], 3), tf.float32, name="x")))
-    with open(path, "wb") as f:
-        f.write(frozen.graph.as_graph_def().SerializeToString())
-    print(json.dumps({"feed": frozen.inputs[0].name, "fetch": frozen.outputs[0].name}))
+    freeze_keras(model, (c["batch"], c["size"], c["size"], 3), path)
 
 
 def resnet50(w):
     """Inference of a frozen Keras ResNet50 at batch 1, 224x224 (issue 20's first table):
     53 convolutions, each with its batch normalization, the classifier's softmax fetched."""
-    path = os.path.join(w.out, "resnet50.pb")
-    done = subprocess.run([sys.executable, os.path.abspath(__file__), "--keras-resnet50", path],
-                          check=True, capture_output=True, text=True)
-    names = json.loads(done.stdout.strip().splitlines()[-1])
-    with open(path, "rb") as f:
-        graph_def = tf1.GraphDef.FromString(f.read())
+    graph_def, names = frozen_keras_graph(w, "resnet50")
     c = RESNET
     x = np.random.RandomState(13).uniform(0, 1, (c["batch"], c["size"], c["size"], 3))
     w.add("resnet50", graph_def, {names["feed"]: x.astype(np.float32)}, [names["fetch"]],

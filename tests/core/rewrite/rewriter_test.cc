@@ -75,6 +75,16 @@ class RewriteTest : public ::testing::Test {
     return Op("Placeholder", {}, {{"dtype", AttrOfType(DT_FLOAT)}, {"shape", AttrOfShape(shape)}}, name)
         ->output(0);
   }
+  // A 3x3 SAME Conv2D of x (2 channels) into 3 channels, named `name`, over a Const filter
+  // `filter` of small integers (exact products).
+  Output SmallConv(Output x, const std::string& name, const std::string& filter = "f") {
+    std::vector<float> values(3 * 3 * 2 * 3);
+    for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(i % 7) - 3;
+    Output f = g_.FindOperation(filter) != nullptr ? g_.FindOperation(filter)->output(0)
+                                                   : Const(Floats({3, 3, 2, 3}, values), filter);
+    return Op("Conv2D", {x, f}, {{"strides", AttrOfIntList({1, 1, 1, 1})}, {"padding", AttrOfString("SAME")}},
+              name)->output(0);
+  }
 
   // A layer z -> `producer` (h) -> MaxPool (p) and its pool's backward pass: MaxPoolGrad of
   // the pooled gradient dp (dh) -> ReluGrad over h (dz) -> BiasAddGrad (db), each node named
@@ -361,11 +371,7 @@ TEST_F(RewriteTest, ArithmeticKeepsBroadcastsAndNonNeutralConstants) {
 // integers, quarters and powers of two, so both orders of rounding give the same floats.
 TEST_F(RewriteTest, ScaleAndOffsetFoldIntoTheConvolutionBefore) {
   Output x = Placeholder(PartialShape({1, 4, 4, 2}), "x");
-  std::vector<float> filter(3 * 3 * 2 * 3);
-  for (size_t i = 0; i < filter.size(); ++i) filter[i] = static_cast<float>(i % 7) - 3;
-  Output f = Const(Floats({3, 3, 2, 3}, filter), "f");
-  Output conv = Op("Conv2D", {x, f}, {{"strides", AttrOfIntList({1, 1, 1, 1})}, {"padding", AttrOfString("SAME")}},
-                   "conv")->output(0);
+  Output conv = SmallConv(x, "conv");
   Output ba = Op("BiasAdd", {conv, Const(Floats({3}, {1, 2, 3}), "bias")}, {}, "ba")->output(0);
   Output scaled = Op("Mul", {ba, Const(Floats({3}, {0.5f, 2, 4}), "scale")}, {}, "scaled")->output(0);
   Output shifted = Op("AddV2", {Const(Floats({1, 1, 1, 3}, {-1, 0.25f, 3}), "offset"), scaled}, {},
@@ -549,11 +555,7 @@ TEST_F(RewriteTest, OtherActivationsFuseToo) {
 
 TEST_F(RewriteTest, Conv2DBiasAddBecomesFusedConv2D) {
   Output x = Placeholder(PartialShape({1, 4, 4, 2}), "x");
-  std::vector<float> filter(3 * 3 * 2 * 3);
-  for (size_t i = 0; i < filter.size(); ++i) filter[i] = static_cast<float>(i % 7) - 3;
-  Output f = Const(Floats({3, 3, 2, 3}, filter), "f");
-  Output conv = Op("Conv2D", {x, f}, {{"strides", AttrOfIntList({1, 1, 1, 1})}, {"padding", AttrOfString("SAME")}},
-                   "conv")->output(0);
+  Output conv = SmallConv(x, "conv");
   Output ba = Op("BiasAdd", {conv, Const(Floats({3}, {1, 2, 3}), "bias")}, {}, "ba")->output(0);
   Output y = Op("Abs", {ba}, {}, "y")->output(0);
   std::vector<float> xv(32);
@@ -570,11 +572,7 @@ TEST_F(RewriteTest, Conv2DBiasAddBecomesFusedConv2D) {
 TEST_F(RewriteTest, ResidualAddAfterAConvolutionFusesIntoIt) {
   Output x = Placeholder(PartialShape({2, 4, 4, 2}), "x");
   Output shortcut_in = Placeholder(PartialShape({2, 4, 4, 3}), "shortcut_in");
-  std::vector<float> filter(3 * 3 * 2 * 3);
-  for (size_t i = 0; i < filter.size(); ++i) filter[i] = static_cast<float>(i % 7) - 3;
-  Output f = Const(Floats({3, 3, 2, 3}, filter), "f");
-  const AttrMap same = {{"strides", AttrOfIntList({1, 1, 1, 1})}, {"padding", AttrOfString("SAME")}};
-  Output conv = Op("Conv2D", {x, f}, same, "conv")->output(0);
+  Output conv = SmallConv(x, "conv");
   Output ba = Op("BiasAdd", {conv, Const(Floats({3}, {1, -2, 3}), "bias")}, {}, "ba")->output(0);
   Output shortcut = Op("Neg", {shortcut_in}, {}, "shortcut")->output(0);
   Output sum = Op("AddV2", {shortcut, ba}, {}, "sum")->output(0);
@@ -606,7 +604,7 @@ TEST_F(RewriteTest, ResidualAddAfterAConvolutionFusesIntoIt) {
   EXPECT_EQ(f2->ordered[static_cast<size_t>(Find(*f2, "sum"))]->type(), "AddV2");
   // An operand that broadcasts ([3] against [2, 4, 4, 3]) is no residual.
   Output v = Placeholder(PartialShape({3}), "v");
-  Output conv2 = Op("Conv2D", {x, f}, same, "conv2")->output(0);
+  Output conv2 = SmallConv(x, "conv2");
   Output ba2 = Op("BiasAdd", {conv2, Const(Floats({3}, {1, 2, 3}), "bias2")}, {}, "ba2")->output(0);
   Output y2 = Op("Neg", {Op("AddV2", {ba2, v}, {}, "sum2")->output(0)}, {}, "y2")->output(0);
   auto f3 = Rewrite("remapping", {x, v}, {y2});
