@@ -85,6 +85,35 @@ def test_conv_pool():
     assert_close(a, b, tol=1e-3)
 
 
+def test_frozen_residual_blocks_fold_and_fuse():
+    """A frozen ResNet block as Keras writes it: ZeroPadding2D before a VALID convolution,
+    each convolution's batch normalization as Mul/AddV2 by constants, a shortcut added
+    before the Relu; one shortcut is the block's own input, which the fused convolution also
+    reads (its buffer must not be summed into while it is read). The plan-time rewrites fold
+    the Pad and the normalization into the convolutions and fuse the Add and Relu."""
+    rng = np.random.RandomState(7)
+    x_value = rng.uniform(-1, 1, (1, 9, 9, 8)).astype(np.float32)
+    k1 = rng.uniform(-0.2, 0.2, (3, 3, 8, 8)).astype(np.float32)
+    k2 = rng.uniform(-0.2, 0.2, (3, 3, 8, 8)).astype(np.float32)
+    bias, scale, offset = (rng.uniform(0.5, 1.5, 8).astype(np.float32) for _ in range(3))
+
+    def build(m):
+        x = m.placeholder(m.float32, [1, 9, 9, 8], name="x")
+        block_in = m.negative(x)
+
+        def conv_bn(h, k, padded):
+            if padded:
+                h = m.pad(h, [[0, 0], [1, 1], [1, 1], [0, 0]])
+            c = m.nn.conv2d(h, m.constant(k), [1, 1, 1, 1], "VALID" if padded else "SAME")
+            return m.nn.bias_add(c, m.constant(bias)) * m.constant(scale) + m.constant(offset)
+
+        h = m.nn.relu(conv_bn(block_in, k1, padded=True) + block_in)  # the input as shortcut
+        out = m.nn.relu(conv_bn(h, k2, padded=False) + m.abs(block_in))
+        return [m.negative(out)], {"x": x}, None
+    a, b = run_both(build, feeds={"x": x_value})
+    assert_close(a, b, tol=1e-5)
+
+
 def test_array_ops_and_slicing():
     def build(m):
         x = m.constant(np.arange(24, dtype=np.float32).reshape(2, 3, 4))
