@@ -119,6 +119,11 @@ constexpr int64_t kMinPartColumns = 64;
 // the LSTM's 32x128x512 loop-body products (2M, at the earlier 128^3 bound split in two)
 // cost its step ~30% more CPU time split (2.5 against 1.7 ms per step, 20 iterations).
 constexpr double kMinSplitProduct = 256.0 * 128.0 * 128.0;
+// ... or when B has this many bytes: a product of few rows over large weights (a classifier
+// at batch 1: ResNet50's 1 x 2048 x 1000, 8 MB of B) is bound by reading B from memory,
+// which one core does at a fraction of the machine's bandwidth; split by columns, each
+// thread reads its share.
+constexpr double kMinSplitWeightBytes = 4.0 * 1024 * 1024;
 
 // The primitives of a call split in parts: one for the parts of the full size and one for
 // the last, shorter part (the same when the split is even).
@@ -228,8 +233,10 @@ class MatMulOp {
     const double work = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
     // Parts are row ranges of A and of the product (B read whole by each), or, for a
     // product of few rows, column ranges of B and of the product (A read whole by each).
-    int parts =
-        work < kMinSplitProduct ? 1 : PartsFor(ctx, work, std::max(m, n / kMinPartColumns));
+    const double b_bytes = static_cast<double>(k) * static_cast<double>(n) * sizeof(T);
+    int parts = work < kMinSplitProduct && b_bytes < kMinSplitWeightBytes
+                    ? 1
+                    : PartsFor(ctx, work, std::max(m, n / kMinPartColumns));
     bool by_columns = m < parts * kMinPartRows && n > m;
     if constexpr (std::is_same_v<T, float> && !kFused) {
       if (!trans_a_ && m >= 2 * kSgemmPartRows) {

@@ -70,6 +70,7 @@ TEST(OneDnnFusedMatMulTest, EveryEpilogueEveryTranspose) {
       CheckFusedMatMul(3, 300, 701, ta, tb, e, seed += 3);  // few rows: split by columns
       CheckFusedMatMul(100, 200, 450, ta, tb, e, seed += 3);  // 2 column parts per thread
       CheckFusedMatMul(301, 129, 130, ta, tb, e, seed += 3);  // many rows: B packed
+      CheckFusedMatMul(1, 1100, 1000, ta, tb, e, seed += 3);  // 4.4 MB of B: by columns
     }
   }
 }
