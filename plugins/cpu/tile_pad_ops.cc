@@ -120,29 +120,33 @@ class PadOp {
     TensorMut out = ctx.AllocateOutput(0, out_dims);
     if (!ctx.ok() || total == 0) return;
     auto* dst = out.mutable_data<unsigned char>();
-    const size_t out_bytes = static_cast<size_t>(total) * size;
-    // Zero everything, then place the input rows (zero bytes are 0 for every plain dtype).
-    ctx.ParallelFor(static_cast<int64_t>((out_bytes + 65535) / 65536), 5000.0,
-                    [&](int64_t b, int64_t e) {
-                      const size_t lo = static_cast<size_t>(b) * 65536;
-                      const size_t hi = std::min(out_bytes, static_cast<size_t>(e) * 65536);
-                      std::memset(dst + lo, 0, hi - lo);
-                    });
-    if (in.num_elements() == 0) return;
-    const auto* src = in.data<unsigned char>();
-    const std::vector<int64_t> out_strides = Strides(out_dims);
+    // Each output row (along the last dim) written once: zeros where it lies in the padding,
+    // else the zeros before, the input row, the zeros after (an image's padded border is a
+    // small part of it: no pass zeroing everything first).
+    const auto* src = in.num_elements() == 0 ? nullptr : in.data<unsigned char>();
+    const std::vector<int64_t> in_strides = Strides(dims);
     const size_t in_row = static_cast<size_t>(dims[r - 1]) * size;
-    const int64_t rows = Product(dims, 0, r - 1);
-    ctx.ParallelFor(rows, CopyCost(static_cast<int64_t>(in_row)), [&](int64_t b, int64_t e) {
+    const size_t out_row = static_cast<size_t>(out_dims[r - 1]) * size;
+    const size_t before = static_cast<size_t>(pads[2 * (r - 1)]) * size;
+    const int64_t rows = Product(out_dims, 0, r - 1);
+    ctx.ParallelFor(rows, CopyCost(static_cast<int64_t>(out_row)), [&](int64_t b, int64_t e) {
       for (int64_t row = b; row < e; ++row) {
-        int64_t rest = row, offset = pads[2 * (r - 1)];
+        unsigned char* o = dst + static_cast<size_t>(row) * out_row;
+        int64_t rest = row, offset = 0;
+        bool inside = src != nullptr;
         for (size_t d = r - 1; d-- > 0;) {
-          const int64_t c = rest % dims[d];
-          rest /= dims[d];
-          offset += (c + pads[2 * d]) * out_strides[d];
+          const int64_t c = rest % out_dims[d] - pads[2 * d];
+          rest /= out_dims[d];
+          inside = inside && c >= 0 && c < dims[d];
+          offset += c * in_strides[d];
         }
-        std::memcpy(dst + static_cast<size_t>(offset) * size,
-                    src + static_cast<size_t>(row) * in_row, in_row);
+        if (!inside || in_row == 0) {
+          std::memset(o, 0, out_row);
+          continue;
+        }
+        std::memset(o, 0, before);
+        std::memcpy(o + before, src + static_cast<size_t>(offset) * size, in_row);
+        std::memset(o + before + in_row, 0, out_row - before - in_row);
       }
     });
   }

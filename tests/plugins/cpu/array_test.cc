@@ -270,6 +270,33 @@ TEST(ArrayKernelTest, Pad) {
   r = RunOp("Pad", {Tensor::Allocate(DT_FLOAT, {0, 2}).value(), I32({2, 2}, {1, 1, 0, 0})});
   ASSERT_TRUE(r.status.ok()) << r.status.ToString();
   EXPECT_EQ(Values<float>(r.outputs[0]), (std::vector<float>{0, 0, 0, 0}));
+  // An image batch [2, 3, 4, 5] padded on every dim (rows wholly in the padding, rows with
+  // zeros before and after the input's), against an element-by-element reference; and a
+  // last dim of zero elements padded.
+  const std::vector<int64_t> dims = {2, 3, 4, 5}, pads = {1, 0, 2, 1, 0, 3, 1, 2};
+  std::vector<float> input(120);
+  for (size_t i = 0; i < input.size(); ++i) input[i] = static_cast<float>(i + 1);
+  r = RunOp("Pad", {F32(dims, input), I64({4, 2}, pads)});
+  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+  const std::vector<int64_t> out = {3, 6, 7, 8};
+  EXPECT_EQ(r.outputs[0].dims(), out);
+  std::vector<float> want;
+  for (int64_t n = 0; n < out[0]; ++n) {
+    for (int64_t h = 0; h < out[1]; ++h) {
+      for (int64_t w = 0; w < out[2]; ++w) {
+        for (int64_t c = 0; c < out[3]; ++c) {
+          const int64_t in[4] = {n - pads[0], h - pads[2], w - pads[4], c - pads[6]};
+          bool inside = true;
+          for (int d = 0; d < 4; ++d) inside = inside && in[d] >= 0 && in[d] < dims[static_cast<size_t>(d)];
+          want.push_back(inside ? input[static_cast<size_t>(((in[0] * 3 + in[1]) * 4 + in[2]) * 5 + in[3])] : 0);
+        }
+      }
+    }
+  }
+  EXPECT_EQ(Values<float>(r.outputs[0]), want);
+  r = RunOp("Pad", {Tensor::Allocate(DT_FLOAT, {2, 0}).value(), I32({2, 2}, {0, 1, 1, 2})});
+  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+  EXPECT_EQ(Values<float>(r.outputs[0]), std::vector<float>(9, 0.0f));
   ExpectInvalid(RunOp("Pad", {F32({2}, {1, 2}), I32({1, 2}, {-1, 0})}, {}, false).status,
                 {"non-negative"});
   ExpectInvalid(RunOp("Pad", {F32({2}, {1, 2}), I32({2, 2}, {0, 0, 0, 0})}, {}, false).status,
