@@ -18,7 +18,6 @@
 //
 // The products round differently: x.(W s) against (x.W) s, a few ulps apart, as in
 // TensorFlow.
-#include "core/graph/proto_convert.h"
 #include "core/rewrite/passes.h"
 
 namespace tgraph {
@@ -72,20 +71,9 @@ float Channel(const Tensor& c, int64_t j) {
 // A new float Const of `dims` and `values`, run right before node `anchor`; its output.
 StatusOr<Output> NewConstant(RewriteGraph& g, int anchor, const std::string& name,
                              std::vector<int64_t> dims, const std::vector<float>& values) {
-  if (g.node(anchor).anchor >= 0) return Internal("an inserted node cannot anchor another");
-  auto t = Tensor::AllocateUninitialized(DT_FLOAT, std::move(dims));
-  if (!t.ok()) return t.status();
-  std::copy(values.begin(), values.end(), static_cast<float*>(t->data()));
-  NodeSpec spec;
-  spec.type = "Const";
-  spec.name = name;
-  spec.device = g.node(anchor).op->device();
-  spec.attrs["dtype"].set_type(tf::DT_FLOAT);
-  TensorToProto(*t, spec.attrs["value"].mutable_tensor());
-  auto op = g.NewOp(std::move(spec), {});
-  if (!op.ok()) return op.status();
-  g.Insert(*op, {}, anchor, /*after=*/false);
-  return (*op)->output(0);
+  TG_ASSIGN_OR_RETURN(Tensor t, Tensor::AllocateUninitialized(DT_FLOAT, std::move(dims)));
+  std::copy(values.begin(), values.end(), static_cast<float*>(t.data()));
+  return g.InsertConstant(name, t, anchor);
 }
 
 // Mul node i: folds its scale into the contraction (and bias) before it. Whether it did.

@@ -19,9 +19,10 @@ struct Types {
         mul(r.Find("Mul")), add(r.Find("Add")), add_v2(r.Find("AddV2")), sub(r.Find("Sub")),
         neg(r.Find("Neg")), transpose(r.Find("Transpose")), matmul(r.Find("MatMul")),
         conv2d(r.Find("Conv2D")), bias_add(r.Find("BiasAdd")),
-        max_pool_grad(r.Find("MaxPoolGrad")), relu_grad(r.Find("ReluGrad")), pad(r.Find("Pad")) {}
+        max_pool_grad(r.Find("MaxPoolGrad")), relu_grad(r.Find("ReluGrad")), pad(r.Find("Pad")),
+        relu(r.Find("Relu")), relu6(r.Find("Relu6")) {}
   const OpRegistration *konst, *noop, *identity, *mul, *add, *add_v2, *sub, *neg, *transpose,
-      *matmul, *conv2d, *bias_add, *max_pool_grad, *relu_grad, *pad;
+      *matmul, *conv2d, *bias_add, *max_pool_grad, *relu_grad, *pad, *relu, *relu6;
 };
 
 // The same mixing as common_subexpression.cc: keys only need to collide when nodes are equal.
@@ -136,10 +137,11 @@ FragmentScan ScanFragment(const RewriteRequest& request) {
       scan.arithmetic_optimization |= !scan.arithmetic_optimization && MaySimplify(t, *op, type);
     } else if (type == t.matmul || type == t.conv2d) {
       scan.has_fusable = true;
-      // Its bias added by BiasAdd, or by Add / AddV2 (fusion.cc: a bias-semantic add); its
-      // input padded by a Pad (fusion_pad.cc).
+      // Its bias added by BiasAdd, or by Add / AddV2 (fusion.cc: a bias-semantic add), or
+      // no bias before a Relu(6); its input padded by a Pad (fusion_pad.cc).
       scan.remapping |= !scan.remapping && (MayFuse(*op, t.bias_add) || MayFuse(*op, t.add_v2) ||
-                                            MayFuse(*op, t.add) ||
+                                            MayFuse(*op, t.add) || MayFuse(*op, t.relu) ||
+                                            MayFuse(*op, t.relu6) ||
                                             (type == t.conv2d && ProducerType(op->inputs()[0]) == t.pad));
     } else if (type == t.max_pool_grad) {
       scan.has_fusable = true;

@@ -130,9 +130,23 @@ int FuseContractions(RewriteGraph& g) {
     std::vector<std::pair<int, int>> shapes;
     int k = 0;
     const int bias_add = SoleValueReader(g, i, {"BiasAdd", "Add", "AddV2"}, &k, &shapes);
-    if (bias_add < 0) continue;
     Output bias;
-    if (g.node(bias_add).op->type() == "BiasAdd") {
+    // No bias: a Relu or Relu6 reading the product itself fuses with a bias of zeros (x + 0
+    // is x, and both map -0 and +0 alike): a convolution whose batch normalization had zero
+    // offsets (folded away), or one without a bias.
+    int unbiased = -1;
+    int64_t zero_bias = 0;  // its length
+    if (bias_add < 0) {
+      std::vector<std::pair<int, int>> act_shapes;
+      int k_act = 0;
+      unbiased = SoleValueReader(g, i, {"Relu", "Relu6"}, &k_act, &act_shapes);
+      const PartialShape& p = contraction.output_shape(0);
+      if (unbiased < 0 || !act_shapes.empty() || contraction.output_type(0) != DT_FLOAT ||
+          !p.known_rank() || p.rank() < 1 || p.dim(p.rank() - 1) < 0) {
+        continue;
+      }
+      zero_bias = p.dim(p.rank() - 1);
+    } else if (g.node(bias_add).op->type() == "BiasAdd") {
       if (k != 0) continue;
       if (StringAttr(*g.node(bias_add).op, "data_format", "NHWC") != "NHWC") continue;
       bias = g.node(bias_add).inputs[1];
@@ -144,7 +158,7 @@ int FuseContractions(RewriteGraph& g) {
     // tensor of its shape (a ResNet block's shortcut), summed by the fused op after the bias.
     int add = -1;
     Output addend;
-    if (conv && g.node(bias_add).op->type() == "BiasAdd") {
+    if (conv && bias_add >= 0 && g.node(bias_add).op->type() == "BiasAdd") {
       std::vector<std::pair<int, int>> add_shapes;
       int k_add = 0;
       const int sum = SoleValueReader(g, bias_add, {"Add", "AddV2"}, &k_add, &add_shapes);
@@ -160,7 +174,8 @@ int FuseContractions(RewriteGraph& g) {
     std::vector<std::pair<int, int>> more;
     int k_act = 0;
     const int before_activation = add >= 0 ? add : bias_add;
-    const int relu = SoleValueReader(g, before_activation, kActivations, &k_act, &more);
+    const int relu =
+        unbiased >= 0 ? unbiased : SoleValueReader(g, before_activation, kActivations, &k_act, &more);
     if (relu >= 0) shapes.insert(shapes.end(), more.begin(), more.end());
     const int last = relu >= 0 ? relu : before_activation;
     // A Shape reader then reads the fused op's output: it must run after it.
@@ -188,6 +203,13 @@ int FuseContractions(RewriteGraph& g) {
     if (fused_kernel == nullptr || (own_kernel != nullptr && own_kernel->priority > fused_kernel->priority)) {
       continue;
     }
+    if (unbiased >= 0) {
+      auto zeros = Tensor::Allocate(DT_FLOAT, {zero_bias});
+      if (!zeros.ok()) continue;
+      auto z = g.InsertConstant(StrCat(contraction.name(), "/zero_bias"), *zeros, unbiased);
+      if (!z.ok()) continue;
+      inputs[2] = *z;
+    }
     auto fused = g.NewOp(std::move(spec), inputs);
     if (!fused.ok()) continue;
     std::vector<int> controls = g.node(i).controls;
@@ -203,7 +225,7 @@ int FuseContractions(RewriteGraph& g) {
     g.Replace(last, *fused, inputs, controls);
     for (const auto& [reader, input] : shapes) g.SetInput(reader, input, (*fused)->output(0));
     if (add >= 0 && add != last) g.Remove(add);
-    if (bias_add != last) g.Remove(bias_add);
+    if (bias_add >= 0 && bias_add != last) g.Remove(bias_add);
     g.Remove(i);
     ++count;
   }

@@ -328,4 +328,17 @@ StatusOr<Operation*> RewriteGraph::NewOp(NodeSpec spec, const std::vector<Output
   return scratch_->AddOperation(std::move(spec));
 }
 
+StatusOr<Output> RewriteGraph::InsertConstant(const std::string& name, const Tensor& value, int anchor) {
+  if (node(anchor).anchor >= 0) return Internal("an inserted node cannot anchor another");
+  NodeSpec spec;
+  spec.type = "Const";
+  spec.name = name;
+  spec.device = node(anchor).op->device();
+  spec.attrs["dtype"].set_type(static_cast<tf::DataType>(value.dtype()));
+  TensorToProto(value, spec.attrs["value"].mutable_tensor());
+  TG_ASSIGN_OR_RETURN(Operation * op, NewOp(std::move(spec), {}));
+  Insert(op, {}, anchor, /*after=*/false);
+  return op->output(0);
+}
+
 }  // namespace tgraph
