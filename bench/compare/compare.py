@@ -45,6 +45,8 @@ LABELS = {
     "lstm": "Keras LSTM layer forward, frozen (while loop over TensorLists): batch 32, "
             "20 steps, 32→128",
     "resnet50": "Keras ResNet50 inference, frozen: batch 1, 224×224×3",
+    "mobilenet_v2": "Keras MobileNetV2 inference, frozen: batch 1, 224×224×3",
+    "inception_v3": "Keras InceptionV3 inference, frozen: batch 1, 299×299×3",
 }
 
 

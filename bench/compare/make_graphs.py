@@ -217,36 +217,47 @@ def lstm(w):
           work=c["batch"], check={"runs": 1, "rtol": 1e-4}, iterations=c["steps"])
 
 
-RESNET = {"batch": 1, "size": 224}
+# Keras applications at batch 1 (issue 20's first table has ResNet50): input size, and the
+# constructor's extra arguments.
+APPLICATIONS = {
+    "resnet50": (224, "ResNet50"),
+    "mobilenet_v2": (224, "MobileNetV2"),
+    "inception_v3": (299, "InceptionV3"),
+}
 
 
-def write_keras_resnet50(path):
-    """Keras's ResNet50 (random weights: weights=None), frozen. Its batch normalizations get
-    random statistics first, as a trained model has: a fresh one's zero means and offsets
+def write_keras_application(name, path):
+    """A Keras application (random weights: weights=None), frozen. Its batch normalizations
+    get random statistics first, as a trained model has: a fresh one's zero means and offsets
     would turn each normalization's offset into an add of zeros, which a graph optimizer
     drops, and the model would not be the one users run."""
     keras = tf.keras
     keras.utils.set_random_seed(11)
-    c = RESNET
-    model = keras.applications.ResNet50(weights=None, input_shape=(c["size"], c["size"], 3))
+    size, ctor = APPLICATIONS[name]
+    model = getattr(keras.applications, ctor)(weights=None, input_shape=(size, size, 3))
     rng = np.random.RandomState(12)
     for layer in model.layers:
         if isinstance(layer, keras.layers.BatchNormalization):
-            gamma, beta, mean, var = layer.get_weights()
-            layer.set_weights([rng.uniform(0.5, 1.5, gamma.shape).astype(np.float32),
-                               rng.uniform(-0.2, 0.2, beta.shape).astype(np.float32),
-                               rng.uniform(-0.2, 0.2, mean.shape).astype(np.float32),
-                               rng.uniform(0.5, 1.5, var.shape).astype(np.float32)])
-    freeze_keras(model, (c["batch"], c["size"], c["size"], 3), path)
+            # gamma and beta where the layer has them (InceptionV3's have no gamma), then the
+            # moving mean and variance.
+            values = []
+            for weight in layer.weights:
+                if "moving_variance" in weight.name or "gamma" in weight.name:
+                    values.append(rng.uniform(0.5, 1.5, weight.shape))
+                else:
+                    values.append(rng.uniform(-0.2, 0.2, weight.shape))
+            layer.set_weights([v.astype(np.float32) for v in values])
+    freeze_keras(model, (1, size, size, 3), path)
 
 
-def resnet50(w):
-    """Inference of a frozen Keras ResNet50 at batch 1, 224x224 (issue 20's first table):
-    53 convolutions, each with its batch normalization, the classifier's softmax fetched."""
-    graph_def, names = frozen_keras_graph(w, "resnet50")
-    c = RESNET
-    x = np.random.RandomState(13).uniform(0, 1, (c["batch"], c["size"], c["size"], 3))
-    w.add("resnet50", graph_def, {names["feed"]: x.astype(np.float32)}, [names["fetch"]],
+def application(w, name):
+    """Inference of a frozen Keras application at batch 1 (ResNet50: 53 convolutions, each
+    with its batch normalization; MobileNetV2: depthwise separable blocks; InceptionV3:
+    1x7 / 7x1 and 5x5 windows, concatenations), the classifier's softmax fetched."""
+    graph_def, names = frozen_keras_graph(w, name)
+    size = APPLICATIONS[name][0]
+    x = np.random.RandomState(13).uniform(0, 1, (1, size, size, 3))
+    w.add(name, graph_def, {names["feed"]: x.astype(np.float32)}, [names["fetch"]],
           check={"runs": 1, "rtol": 1e-4})
 
 
@@ -254,8 +265,8 @@ def main():
     if sys.argv[1] == "--keras-lstm":
         write_keras_lstm(sys.argv[2])
         return
-    if sys.argv[1] == "--keras-resnet50":
-        write_keras_resnet50(sys.argv[2])
+    if sys.argv[1].startswith("--keras-") and sys.argv[1][len("--keras-"):] in APPLICATIONS:
+        write_keras_application(sys.argv[1][len("--keras-"):], sys.argv[2])
         return
     tf1.disable_v2_behavior()
     out = sys.argv[1]
@@ -270,7 +281,8 @@ def main():
     cnn(w)
     word2vec(w)
     lstm(w)
-    resnet50(w)
+    for name in APPLICATIONS:
+        application(w, name)
     w.save()
     print("wrote %d workloads to %s" % (len(w.manifest["workloads"]), out))
 
