@@ -23,15 +23,13 @@
 namespace tgraph {
 namespace {
 
-// The value of node i's input k when a float Const without control inputs produces it; the
-// Const's node in `*producer`.
-const Tensor* FloatConstant(const RewriteGraph& g, int i, int k, int* producer = nullptr) {
+// The value of node i's input k when a float Const without control inputs produces it.
+const Tensor* FloatConstant(const RewriteGraph& g, int i, int k) {
   const int p = g.Producer(g.node(i).inputs[static_cast<size_t>(k)]);
   if (p < 0 || !g.node(p).controls.empty()) return nullptr;
   const Operation& op = *g.node(p).op;
   if (op.type() != "Const" || op.constant_value() == nullptr) return nullptr;
   if (op.constant_value()->dtype() != DT_FLOAT) return nullptr;
-  if (producer != nullptr) *producer = p;
   return op.constant_value();
 }
 
@@ -95,8 +93,7 @@ bool FoldScale(RewriteGraph& g, int i) {
     const bool conv = c.type() == "Conv2D";
     if ((!conv && c.type() != "MatMul") || (conv && !Nhwc(c))) continue;
     const Tensor* w = FloatConstant(g, contraction, 1);
-    int bias_node = -1;
-    const Tensor* b = bias_add >= 0 ? FloatConstant(g, bias_add, 1, &bias_node) : nullptr;
+    const Tensor* b = bias_add >= 0 ? FloatConstant(g, bias_add, 1) : nullptr;
     if (w == nullptr || (bias_add >= 0 && b == nullptr)) continue;
     const std::vector<int64_t>& wd = w->dims();
     if (wd.size() != (conv ? 4u : 2u)) continue;
