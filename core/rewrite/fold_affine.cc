@@ -10,7 +10,13 @@
 //   Mul(BiasAdd(C(x, W), b), s) -> BiasAdd(C(x, W * s), b * s)
 //   Add / AddV2(BiasAdd(y, b), c), either order, and Sub(BiasAdd(y, b), c)
 //                               -> BiasAdd(y, b + c), BiasAdd(y, b - c)
-// C a Conv2D (NHWC) or a MatMul; W, b, s and c float Consts without control inputs; s and c
+//   Add / AddV2(C(x, W), c), Sub(C(x, W), c)
+//                               -> BiasAdd(C(x, W), c), BiasAdd(C(x, W), -c)
+//     (a batch norm without a bias before it: Keras's InceptionV3 and MobileNetV2 convolve
+//     without one, and their offsets are [1, 1, 1, N] Consts, which the fusion's bias-
+//     semantic add, a vector, does not take)
+// C a Conv2D (NHWC) or a MatMul; W, b, s and c float Consts without control inputs (W only
+// where it is scaled); s and c
 // a scalar or one value per output channel ([N], or [1, ..., 1, N] of no higher rank than
 // the value: nothing else broadcasts). Every value in the chain has the next op as its only
 // reader, and every op of it may be rewritten (so none is fetched) and runs on one device.
@@ -36,6 +42,11 @@ const Tensor* FloatConstant(const RewriteGraph& g, int i, int k) {
 bool Nhwc(const Operation& op) {
   const tf::AttrValue* v = op.FindAttr("data_format");
   return v == nullptr || v->s() == "NHWC";
+}
+
+// A Conv2D (NHWC) or a MatMul: their output's channels are its last dim.
+bool Contraction(const Operation& op) {
+  return op.type() == "MatMul" || (op.type() == "Conv2D" && Nhwc(op));
 }
 
 // Does `reader` alone read node p's value (and nobody wait for p), on p's device, with p
@@ -134,24 +145,49 @@ bool FoldOffset(RewriteGraph& g, int i) {
   for (int k = 1; k >= (sub ? 1 : 0); --k) {
     const Tensor* c = FloatConstant(g, i, k);
     const Output y = g.node(i).inputs[static_cast<size_t>(1 - k)];
-    const int bias_add = g.Producer(y);
-    if (c == nullptr || y.dtype() != DT_FLOAT || bias_add < 0) continue;
-    if (g.node(bias_add).op->type() != "BiasAdd" || !Nhwc(*g.node(bias_add).op)) continue;
-    if (!OnlyReader(g, bias_add, i)) continue;
-    const Tensor* b = FloatConstant(g, bias_add, 1);
-    if (b == nullptr || b->dims().size() != 1 || !PerChannel(*c, y, b->NumElements())) continue;
-    const int64_t channels = b->NumElements();
+    const int producer = g.Producer(y);
+    if (c == nullptr || y.dtype() != DT_FLOAT || producer < 0) continue;
+    const Operation& p = *g.node(producer).op;
+    const bool biased = p.type() == "BiasAdd";
+    if (biased ? !Nhwc(p) : !Contraction(p)) continue;
+    if (!OnlyReader(g, producer, i)) continue;
+    // The bias so far: the BiasAdd's, or none (zeros) after a bare contraction.
+    const Tensor* b = biased ? FloatConstant(g, producer, 1) : nullptr;
+    if (biased && (b == nullptr || b->dims().size() != 1)) continue;
+    const PartialShape& shape = y.shape();
+    const int64_t channels = biased ? b->NumElements()
+                             : shape.known_rank() && shape.rank() >= 1 ? shape.dim(shape.rank() - 1)
+                                                                       : -1;
+    if (channels < 0 || !PerChannel(*c, y, channels)) continue;
     std::vector<float> bias(static_cast<size_t>(channels));
-    const float* bv = static_cast<const float*>(b->data());
+    const float* bv = biased ? static_cast<const float*>(b->data()) : nullptr;
     for (int64_t j = 0; j < channels; ++j) {
-      bias[static_cast<size_t>(j)] = sub ? bv[j] - Channel(*c, j) : bv[j] + Channel(*c, j);
+      const float before = bv != nullptr ? bv[j] : 0.0f;
+      bias[static_cast<size_t>(j)] = sub ? before - Channel(*c, j) : before + Channel(*c, j);
     }
-    auto folded = NewConstant(g, bias_add, StrCat("ArithmeticOptimizer/", g.node(i).op->name(), "/bias"),
-                              {channels}, bias);
+    const std::string name = StrCat("ArithmeticOptimizer/", g.node(i).op->name(), "/bias");
+    if (biased) {
+      auto folded = NewConstant(g, producer, name, {channels}, bias);
+      if (!folded.ok()) continue;
+      g.SetInput(producer, 1, *folded);
+      g.Bypass(i, 0, y);
+      g.Remove(i);
+      return true;
+    }
+    // After a bare contraction the add becomes a BiasAdd of the vector, which the fusion
+    // then takes with the contraction.
+    auto folded = NewConstant(g, i, name, {channels}, bias);
     if (!folded.ok()) continue;
-    g.SetInput(bias_add, 1, *folded);
-    g.Bypass(i, 0, y);
-    g.Remove(i);
+    NodeSpec spec;
+    spec.type = "BiasAdd";
+    spec.name = StrCat(g.node(i).op->name(), "/bias_add");
+    spec.device = g.node(i).op->device();
+    spec.attrs["T"].set_type(tf::DT_FLOAT);
+    spec.attrs["data_format"].set_s("NHWC");
+    const std::vector<Output> inputs = {y, *folded};
+    auto bias_add = g.NewOp(std::move(spec), inputs);
+    if (!bias_add.ok()) continue;
+    g.Replace(i, *bias_add, inputs, g.node(i).controls);
     return true;
   }
   return false;

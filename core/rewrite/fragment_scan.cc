@@ -65,10 +65,11 @@ bool MaySimplify(const Types& t, const Operation& op, const OpRegistration* type
   }
   if ((type == t.add || type == t.add_v2) && in.size() == 2) {
     return NeutralConstant(t, in[0], 0) || NeutralConstant(t, in[1], 0) ||
-           MayFoldInto(t, in[0], in[1], {t.bias_add}) || MayFoldInto(t, in[1], in[0], {t.bias_add});
+           MayFoldInto(t, in[0], in[1], {t.bias_add, t.conv2d, t.matmul}) ||
+           MayFoldInto(t, in[1], in[0], {t.bias_add, t.conv2d, t.matmul});
   }
   if (type == t.sub && in.size() == 2) {
-    return NeutralConstant(t, in[1], 0) || MayFoldInto(t, in[1], in[0], {t.bias_add});
+    return NeutralConstant(t, in[1], 0) || MayFoldInto(t, in[1], in[0], {t.bias_add, t.conv2d, t.matmul});
   }
   if (type == t.neg || type == t.transpose) return ProducerType(in[0]) == type;
   return false;

@@ -404,6 +404,34 @@ TEST_F(RewriteTest, ScaleAndOffsetFoldIntoTheConvolutionBefore) {
   EXPECT_EQ(g_.FindOperation("f")->constant_value()->flat<float>()[0], -3.0f);
 }
 
+// A batch normalization with no bias before it (Keras's InceptionV3 and MobileNetV2): Conv2D
+// -> Mul(scale) -> AddV2 of an offset shaped [1, 1, 1, N] -> Relu: the scale goes into the
+// filter, the offset becomes a BiasAdd of a vector, and the fusion takes all of it with the
+// Relu. A MatMul minus a [1, N] row likewise.
+TEST_F(RewriteTest, AnOffsetAfterABareContractionBecomesItsBias) {
+  Output x = Placeholder(PartialShape({1, 4, 4, 2}), "x");
+  Output scaled = Op("Mul", {SmallConv(x, "conv"), Const(Floats({1, 1, 1, 3}, {0.5f, 2, 4}), "scale")}, {},
+                     "scaled")->output(0);
+  Output shifted = Op("AddV2", {scaled, Const(Floats({1, 1, 1, 3}, {-1, 0.25f, 3}), "offset")}, {},
+                      "shifted")->output(0);
+  Output y = Op("Neg", {Op("Relu", {shifted}, {}, "relu")->output(0)}, {}, "y")->output(0);
+  Output m = Placeholder(PartialShape({2, 3}), "m");
+  Output mm = Op("MatMul", {m, Const(Floats({3, 2}, {1, -2, 3, -4, 5, -6}), "w")}, {}, "mm")->output(0);
+  Output y2 = Op("Neg", {Op("Sub", {mm, Const(Floats({1, 2}, {0.5f, -1.5f}), "row")}, {}, "minus")->output(0)}, {},
+                 "y2")->output(0);
+  std::vector<float> xv(32);
+  for (size_t i = 0; i < xv.size(); ++i) xv[i] = static_cast<float>(i) * 0.25f - 4;
+  const std::vector<std::pair<Output, Tensor>> feeds = {{x, Floats({1, 4, 4, 2}, xv)},
+                                                        {m, Floats({2, 3}, {1, 2, 3, -1, -2, -3})}};
+  auto types = RunBothWays("arithmetic_optimization", feeds, {y, y2});
+  EXPECT_EQ(types.count("Mul") + types.count("AddV2") + types.count("Sub"), 0u);
+  EXPECT_EQ(types.count("BiasAdd"), 2u);
+  types = RunBothWays("all", feeds, {y, y2});
+  EXPECT_EQ(types.count("_FusedConv2D"), 1u);
+  EXPECT_EQ(types.count("_FusedMatMul"), 1u);
+  EXPECT_EQ(types.count("Relu") + types.count("BiasAdd") + types.count("Conv2D") + types.count("MatMul"), 0u);
+}
+
 // Dense layers: MatMul (B transposed, so a channel is a row of B) -> BiasAdd -> Mul with the
 // scale first and as a [1, N] row -> Sub; and a MatMul scaled with no bias at all.
 TEST_F(RewriteTest, ScaleAndOffsetFoldIntoMatMulsWithAndWithoutBias) {
