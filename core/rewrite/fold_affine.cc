@@ -39,14 +39,9 @@ const Tensor* FloatConstant(const RewriteGraph& g, int i, int k) {
   return op.constant_value();
 }
 
-bool Nhwc(const Operation& op) {
-  const tf::AttrValue* v = op.FindAttr("data_format");
-  return v == nullptr || v->s() == "NHWC";
-}
-
 // A Conv2D (NHWC) or a MatMul: their output's channels are its last dim.
 bool Contraction(const Operation& op) {
-  return op.type() == "MatMul" || (op.type() == "Conv2D" && Nhwc(op));
+  return op.type() == "MatMul" || (op.type() == "Conv2D" && IsNhwc(op));
 }
 
 // Does `reader` alone read node p's value (and nobody wait for p), on p's device, with p
@@ -93,7 +88,7 @@ bool FoldScale(RewriteGraph& g, int i) {
     if (s == nullptr || y.dtype() != DT_FLOAT) continue;
     int bias_add = g.Producer(y), contraction = bias_add;
     if (bias_add >= 0 && g.node(bias_add).op->type() == "BiasAdd") {
-      if (!Nhwc(*g.node(bias_add).op) || !OnlyReader(g, bias_add, i)) continue;
+      if (!IsNhwc(*g.node(bias_add).op) || !OnlyReader(g, bias_add, i)) continue;
       contraction = g.Producer(g.node(bias_add).inputs[0]);
       if (!OnlyReader(g, contraction, bias_add)) continue;
     } else {
@@ -101,8 +96,8 @@ bool FoldScale(RewriteGraph& g, int i) {
       if (!OnlyReader(g, contraction, i)) continue;
     }
     const Operation& c = *g.node(contraction).op;
+    if (!Contraction(c)) continue;
     const bool conv = c.type() == "Conv2D";
-    if ((!conv && c.type() != "MatMul") || (conv && !Nhwc(c))) continue;
     const Tensor* w = FloatConstant(g, contraction, 1);
     const Tensor* b = bias_add >= 0 ? FloatConstant(g, bias_add, 1) : nullptr;
     if (w == nullptr || (bias_add >= 0 && b == nullptr)) continue;
@@ -149,7 +144,7 @@ bool FoldOffset(RewriteGraph& g, int i) {
     if (c == nullptr || y.dtype() != DT_FLOAT || producer < 0) continue;
     const Operation& p = *g.node(producer).op;
     const bool biased = p.type() == "BiasAdd";
-    if (biased ? !Nhwc(p) : !Contraction(p)) continue;
+    if (biased ? !IsNhwc(p) : !Contraction(p)) continue;
     if (!OnlyReader(g, producer, i)) continue;
     // The bias so far: the BiasAdd's, or none (zeros) after a bare contraction.
     const Tensor* b = biased ? FloatConstant(g, producer, 1) : nullptr;

@@ -67,11 +67,6 @@ Output BiasOfAdd(const RewriteGraph& g, int sum, int k, const Operation& product
   return bias;
 }
 
-std::string StringAttr(const Operation& op, const char* name, const char* fallback) {
-  const tf::AttrValue* v = op.FindAttr(name);
-  return v == nullptr ? std::string(fallback) : v->s();
-}
-
 // The activations a fused op may end with (fused_epilogue.h in plugins/cpu).
 const std::vector<const char*> kActivations = {"Relu", "Relu6", "Elu", "LeakyRelu"};
 
@@ -118,6 +113,13 @@ AttrMap FusedAttrs(const Operation& contraction, const Operation* activation, bo
 
 }  // namespace
 
+std::string StringAttr(const Operation& op, const char* name, const char* fallback) {
+  const tf::AttrValue* v = op.FindAttr(name);
+  return v == nullptr ? std::string(fallback) : v->s();
+}
+
+bool IsNhwc(const Operation& op) { return StringAttr(op, "data_format", "NHWC") == "NHWC"; }
+
 int FuseContractions(RewriteGraph& g) {
   int count = 0;
   for (int i = 0; i < g.size(); ++i) {
@@ -125,7 +127,7 @@ int FuseContractions(RewriteGraph& g) {
     const Operation& contraction = *g.node(i).op;
     const bool conv = contraction.type() == "Conv2D";
     if (!conv && contraction.type() != "MatMul") continue;
-    if (conv && StringAttr(contraction, "data_format", "NHWC") != "NHWC") continue;
+    if (conv && !IsNhwc(contraction)) continue;
     // Shape ops reading the product or the biased value: (node, input index).
     std::vector<std::pair<int, int>> shapes;
     int k = 0;
@@ -148,7 +150,7 @@ int FuseContractions(RewriteGraph& g) {
       zero_bias = p.dim(p.rank() - 1);
     } else if (g.node(bias_add).op->type() == "BiasAdd") {
       if (k != 0) continue;
-      if (StringAttr(*g.node(bias_add).op, "data_format", "NHWC") != "NHWC") continue;
+      if (!IsNhwc(*g.node(bias_add).op)) continue;
       bias = g.node(bias_add).inputs[1];
     } else {
       bias = BiasOfAdd(g, bias_add, k, contraction);

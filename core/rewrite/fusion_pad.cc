@@ -31,11 +31,6 @@ bool ConstantPaddings(const RewriteGraph& g, int p, std::vector<int64_t>* pads) 
   return true;
 }
 
-std::string StringAttrOr(const Operation& op, const char* name, const char* fallback) {
-  const tf::AttrValue* v = op.FindAttr(name);
-  return v == nullptr ? std::string(fallback) : v->s();
-}
-
 }  // namespace
 
 int FoldPadsIntoConvolutions(RewriteGraph& g) {
@@ -43,8 +38,8 @@ int FoldPadsIntoConvolutions(RewriteGraph& g) {
   for (int i = 0; i < g.size(); ++i) {
     if (!g.Rewritable(i) || g.node(i).op->type() != "Conv2D") continue;
     const Operation& conv = *g.node(i).op;
-    if (StringAttrOr(conv, "data_format", "NHWC") != "NHWC") continue;
-    const std::string padding = StringAttrOr(conv, "padding", "");
+    if (!IsNhwc(conv)) continue;
+    const std::string padding = StringAttr(conv, "padding", "");
     if (padding != "VALID" && padding != "EXPLICIT") continue;
     const int p = g.Producer(g.node(i).inputs[0]);
     if (p < 0 || !g.Rewritable(p) || g.node(p).op->type() != "Pad" || g.Device(p) != g.Device(i)) continue;

@@ -19,11 +19,6 @@
 namespace tgraph {
 namespace {
 
-std::string Format(const Operation& op) {
-  const tf::AttrValue* v = op.FindAttr("data_format");
-  return v == nullptr ? std::string("NHWC") : v->s();
-}
-
 // The kernel registered for `op` as it is, or null.
 const KernelRegistration* OwnKernel(const Operation& op) {
   return KernelRegistry::Global()->FindOrNull(op.type(), op.attrs(), "CPU");
@@ -36,7 +31,7 @@ int FuseMaxPoolGradients(RewriteGraph& g) {
   for (int i = 0; i < g.size(); ++i) {
     const RewriteGraph::Node& pool = g.node(i);
     if (pool.removed || pool.op->type() != "MaxPoolGrad" || !g.Rewritable(i)) continue;
-    if (Format(*pool.op) != "NHWC") continue;
+    if (!IsNhwc(*pool.op)) continue;
     if (pool.num_readers != 1 || pool.num_control_readers != 0) continue;
     const auto& readers = g.Readers(i);
     if (readers.size() != 1) continue;
@@ -76,7 +71,7 @@ int FuseMaxPoolGradients(RewriteGraph& g) {
     std::vector<int> bias_grads;
     for (const auto& [reader, input] : g.Readers(relu)) {
       const RewriteGraph::Node& r = g.node(reader);
-      if (input == 0 && r.op->type() == "BiasAddGrad" && Format(*r.op) == "NHWC" &&
+      if (input == 0 && r.op->type() == "BiasAddGrad" && IsNhwc(*r.op) &&
           g.Rewritable(reader) && g.Device(reader) == g.Device(relu)) {
         bias_grads.push_back(reader);
       }

@@ -41,8 +41,7 @@ bool SameWindows(const Operation& a, const Operation& b) {
 
 // At most 128 pixels per window, NHWC.
 bool Supported(const Operation& pool) {
-  const tf::AttrValue* format = pool.FindAttr("data_format");
-  if (format != nullptr && format->s() != "NHWC") return false;
+  if (!IsNhwc(pool)) return false;
   const tf::AttrValue* ksize = pool.FindAttr("ksize");
   if (ksize == nullptr || ksize->list().i_size() != 4) return false;
   const int64_t kh = ksize->list().i(1), kw = ksize->list().i(2);

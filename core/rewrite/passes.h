@@ -25,6 +25,10 @@ int FoldAffineIntoContractions(RewriteGraph& g);
 // Is every element of a float, double, int32 or int64 tensor equal to v (false when empty or
 // of another type)? The neutral constants SimplifyArithmetic looks for.
 bool AllElementsEqual(const Tensor& t, int v);
+// fusion.cc: a string attr of `op`, or `fallback` where it has none; and whether `op`'s
+// data_format (NHWC when it has none) is NHWC.
+std::string StringAttr(const Operation& op, const char* name, const char* fallback);
+bool IsNhwc(const Operation& op);
 // common_subexpression.cc: a node equal to an earlier one (type, inputs, control inputs,
 // attrs, device) is dropped and its readers read the earlier one.
 int EliminateCommonSubexpressions(RewriteGraph& g);
