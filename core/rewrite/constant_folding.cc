@@ -8,7 +8,6 @@
 // Const cannot hold, and ops whose kernel fails or does not exist on the CPU (the run then
 // reports the error as it would have).
 #include "core/exec/kernel_runner.h"
-#include "core/graph/proto_convert.h"
 #include "core/rewrite/passes.h"
 
 namespace tgraph {
@@ -61,13 +60,7 @@ int FoldConstants(RewriteGraph& g) {
     const Tensor& value = outputs[0];
     if (value.dtype() != BaseType(out_type) || static_cast<int64_t>(value.ByteSize()) > max_bytes) continue;
 
-    NodeSpec spec;
-    spec.type = "Const";
-    spec.name = StrCat("ConstantFolding/", op.name());
-    spec.device = op.device();
-    spec.attrs["dtype"].set_type(static_cast<tf::DataType>(value.dtype()));
-    TensorToProto(value, spec.attrs["value"].mutable_tensor());
-    auto folded = g.NewOp(std::move(spec), {});
+    auto folded = g.NewConstant(StrCat("ConstantFolding/", op.name()), value, op.device());
     if (!folded.ok()) continue;
     // The Const waits for what the op and the constants it read waited for.
     std::vector<int> controls = g.node(i).controls;

@@ -328,15 +328,20 @@ StatusOr<Operation*> RewriteGraph::NewOp(NodeSpec spec, const std::vector<Output
   return scratch_->AddOperation(std::move(spec));
 }
 
-StatusOr<Output> RewriteGraph::InsertConstant(const std::string& name, const Tensor& value, int anchor) {
-  if (node(anchor).anchor >= 0) return Internal("an inserted node cannot anchor another");
+StatusOr<Operation*> RewriteGraph::NewConstant(const std::string& name, const Tensor& value,
+                                               const std::string& device) {
   NodeSpec spec;
   spec.type = "Const";
   spec.name = name;
-  spec.device = node(anchor).op->device();
+  spec.device = device;
   spec.attrs["dtype"].set_type(static_cast<tf::DataType>(value.dtype()));
   TensorToProto(value, spec.attrs["value"].mutable_tensor());
-  TG_ASSIGN_OR_RETURN(Operation * op, NewOp(std::move(spec), {}));
+  return NewOp(std::move(spec), {});
+}
+
+StatusOr<Output> RewriteGraph::InsertConstant(const std::string& name, const Tensor& value, int anchor) {
+  if (node(anchor).anchor >= 0) return Internal("an inserted node cannot anchor another");
+  TG_ASSIGN_OR_RETURN(Operation * op, NewConstant(name, value, node(anchor).op->device()));
   Insert(op, {}, anchor, /*after=*/false);
   return op->output(0);
 }

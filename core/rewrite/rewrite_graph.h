@@ -148,8 +148,11 @@ class RewriteGraph {
   StatusOr<Output> StandIn(const Output& real);
   // Adds `spec` (inputs given as real tensors) to the scratch graph over stand-ins.
   StatusOr<Operation*> NewOp(NodeSpec spec, const std::vector<Output>& real_inputs);
-  // A Const `name` of `value` (on node `anchor`'s device), inserted to run right before
-  // `anchor` (a node of the fragment); its output.
+  // A Const `name` of `value` on `device`, in the scratch graph.
+  StatusOr<Operation*> NewConstant(const std::string& name, const Tensor& value,
+                                   const std::string& device);
+  // Such a Const on node `anchor`'s device, inserted to run right before `anchor` (a node of
+  // the fragment); its output.
   StatusOr<Output> InsertConstant(const std::string& name, const Tensor& value, int anchor);
 
   // Did any rewrite change the fragment?
