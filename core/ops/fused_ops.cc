@@ -1,4 +1,5 @@
-// TensorFlow's fused contraction ops, _FusedMatMul and _FusedConv2D: a MatMul or Conv2D whose
+// TensorFlow's fused contraction ops, _FusedMatMul, _FusedConv2D and _FusedDepthwiseConv2dNative:
+// a MatMul, Conv2D or DepthwiseConv2dNative whose
 // output goes through the ops named in `fused_ops` (["BiasAdd"], ["BiasAdd", "Relu"], ...)
 // with their extra operands in `args`. TensorFlow's grappler (the remapper) makes them; the
 // plan-time rewrites do too (core/rewrite/fusion.cc), and frozen TF graphs may contain them,
@@ -6,6 +7,10 @@
 // but _FusedConv2D also allows bfloat16, which TF's definition leaves to its oneDNN twin
 // (_MklNativeFusedConv2D): mixed precision's bf16 Conv2D + BiasAdd + Relu fuse here too
 // (only the plan-time fusion makes such a node; every TF graph still imports).
+// _FusedDepthwiseConv2dNative (DepthwiseConv2dNative + BiasAdd (+ an activation), which TF's
+// remapper makes on the CPU) has TF's definition plus the EXPLICIT padding and
+// explicit_paddings of DepthwiseConv2dNative itself, so that a Pad folded into the
+// convolution (core/rewrite/fusion_pad.cc) still fuses; both default as TF's graphs expect.
 // Their shapes are those of the contraction: a bias and an element-wise activation keep them.
 //
 // _FusedMaxPoolGrad is tgraph's own (TensorFlow has no such op; only the plan-time fusion
@@ -123,6 +128,23 @@ Status RegisterFusedOps(OpRegistry* registry) {
           .Attr("leakyrelu_alpha: float = 0.2")
           .SetShapeFn(Conv2DShape)
           .Doc("Conv2D followed by the ops in fused_ops (e.g. BiasAdd, Relu), as one kernel."),
+      OpDefBuilder("_FusedDepthwiseConv2dNative")
+          .Input("input: T").Input("filter: T").Input("args: num_args * T")
+          .Output("output: T")
+          .Attr("T: {half, bfloat16, float, double}")
+          .Attr("num_args: int >= 0")
+          .Attr("strides: list(int)")
+          .Attr("padding: {'SAME', 'VALID', 'EXPLICIT'}")
+          .Attr("explicit_paddings: list(int) = []")
+          .Attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'")
+          .Attr("dilations: list(int) = [1, 1, 1, 1]")
+          .Attr("fused_ops: list(string) = []")
+          .Attr("epsilon: float = 0.0001")
+          .Attr("leakyrelu_alpha: float = 0.2")
+          .NewerThanTf1("explicit_paddings")
+          .SetShapeFn(DepthwiseConv2dShape)
+          .Doc("DepthwiseConv2dNative followed by the ops in fused_ops (e.g. BiasAdd, Relu6), "
+               "as one kernel."),
       WithNhwcPoolWindow(OpDefBuilder("_FusedMaxPoolGrad"))
           .Input("orig_input: T").Input("orig_output: T").Input("grad: T")
           .Input("features: num_features * T")

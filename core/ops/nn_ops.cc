@@ -280,7 +280,6 @@ Status Conv2DShapeImpl(InferenceContext& c, bool depthwise) {
   return Status::OK();
 }
 
-Status DepthwiseConv2dShape(InferenceContext& c) { return Conv2DShapeImpl(c, /*depthwise=*/true); }
 
 // Conv3D: [N, D, H, W, C] * [KD, KH, KW, C, OC] -> [N, OD, OH, OW, OC] (NDHWC; NCDHW moves C
 // to dim 1). Five strides and dilations, 1 on batch and channels.
@@ -417,6 +416,7 @@ Status MaxPoolShape(InferenceContext& c) { return PoolShape(c, /*has_explicit=*/
 
 // Shared with _FusedConv2D (fused_ops.cc).
 Status Conv2DShape(InferenceContext& c) { return Conv2DShapeImpl(c, /*depthwise=*/false); }
+Status DepthwiseConv2dShape(InferenceContext& c) { return Conv2DShapeImpl(c, /*depthwise=*/true); }
 
 Status RegisterNnOps(OpRegistry* registry) {
   return RegisterOps(registry, {

@@ -36,6 +36,7 @@ Status RegisterFunctionalOps(OpRegistry* registry);   // functional_ops.cc
 // the ops they start with.
 Status MatMulShape(InferenceContext& c);  // math_ops.cc
 Status Conv2DShape(InferenceContext& c);  // nn_ops.cc
+Status DepthwiseConv2dShape(InferenceContext& c);  // nn_ops.cc
 Status ReductionShape(InferenceContext& c);  // math_ops.cc (ReduceJoin's too)
 Status MaxPoolShape(InferenceContext& c);  // nn_ops.cc
 // Output 0 is the 4-D shape held by int32/int64 input i (AvgPoolGrad's orig_input_shape).

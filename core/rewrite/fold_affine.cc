@@ -15,7 +15,8 @@
 //     (a batch norm without a bias before it: Keras's InceptionV3 and MobileNetV2 convolve
 //     without one, and their offsets are [1, 1, 1, N] Consts, which the fusion's bias-
 //     semantic add, a vector, does not take)
-// C a Conv2D (NHWC) or a MatMul; W, b, s and c float Consts without control inputs (W only
+// C a Conv2D or DepthwiseConv2dNative (NHWC: a MobileNet's depthwise layers, each followed
+// by a batch norm) or a MatMul; W, b, s and c float Consts without control inputs (W only
 // where it is scaled); s and c
 // a scalar or one value per output channel ([N], or [1, ..., 1, N] of no higher rank than
 // the value: nothing else broadcasts). Every value in the chain has the next op as its only
@@ -39,9 +40,11 @@ const Tensor* FloatConstant(const RewriteGraph& g, int i, int k) {
   return op.constant_value();
 }
 
-// A Conv2D (NHWC) or a MatMul: their output's channels are its last dim.
+// A Conv2D or DepthwiseConv2dNative (NHWC) or a MatMul: their output's channels are its
+// last dim.
 bool Contraction(const Operation& op) {
-  return op.type() == "MatMul" || (op.type() == "Conv2D" && IsNhwc(op));
+  return op.type() == "MatMul" ||
+         ((op.type() == "Conv2D" || op.type() == "DepthwiseConv2dNative") && IsNhwc(op));
 }
 
 // Does `reader` alone read node p's value (and nobody wait for p), on p's device, with p
@@ -97,7 +100,7 @@ bool FoldScale(RewriteGraph& g, int i) {
     }
     const Operation& c = *g.node(contraction).op;
     if (!Contraction(c)) continue;
-    const bool conv = c.type() == "Conv2D";
+    const bool conv = c.type() != "MatMul";
     const Tensor* w = FloatConstant(g, contraction, 1);
     const Tensor* b = bias_add >= 0 ? FloatConstant(g, bias_add, 1) : nullptr;
     if (w == nullptr || (bias_add >= 0 && b == nullptr)) continue;
@@ -105,7 +108,12 @@ bool FoldScale(RewriteGraph& g, int i) {
     if (wd.size() != (conv ? 4u : 2u)) continue;
     const tf::AttrValue* tb = c.FindAttr("transpose_b");
     const bool rows = !conv && tb != nullptr && tb->b();  // W is [N, K]: a channel per row
-    const int64_t channels = rows ? wd[0] : wd.back();
+    // A depthwise filter [KH, KW, C, M] feeds output channel c * M + m from its last two
+    // dims, in the order they are stored: channel e % (C * M) of element e, as Conv2D's
+    // e % OC.
+    const int64_t channels = rows                                   ? wd[0]
+                             : c.type() == "DepthwiseConv2dNative" ? wd[2] * wd[3]
+                                                                   : wd.back();
     if (!PerChannel(*s, y, channels) || (b != nullptr && b->NumElements() != channels)) continue;
 
     const float* wv = static_cast<const float*>(w->data());

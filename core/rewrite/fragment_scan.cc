@@ -18,11 +18,12 @@ struct Types {
       : konst(r.Find("Const")), noop(r.Find("NoOp")), identity(r.Find("Identity")),
         mul(r.Find("Mul")), add(r.Find("Add")), add_v2(r.Find("AddV2")), sub(r.Find("Sub")),
         neg(r.Find("Neg")), transpose(r.Find("Transpose")), matmul(r.Find("MatMul")),
-        conv2d(r.Find("Conv2D")), bias_add(r.Find("BiasAdd")),
+        conv2d(r.Find("Conv2D")), depthwise(r.Find("DepthwiseConv2dNative")),
+        bias_add(r.Find("BiasAdd")),
         max_pool_grad(r.Find("MaxPoolGrad")), relu_grad(r.Find("ReluGrad")), pad(r.Find("Pad")),
         relu(r.Find("Relu")), relu6(r.Find("Relu6")) {}
   const OpRegistration *konst, *noop, *identity, *mul, *add, *add_v2, *sub, *neg, *transpose,
-      *matmul, *conv2d, *bias_add, *max_pool_grad, *relu_grad, *pad, *relu, *relu6;
+      *matmul, *conv2d, *depthwise, *bias_add, *max_pool_grad, *relu_grad, *pad, *relu, *relu6;
 };
 
 // The same mixing as common_subexpression.cc: keys only need to collide when nodes are equal.
@@ -60,16 +61,17 @@ bool MaySimplify(const Types& t, const Operation& op, const OpRegistration* type
   if (in.empty()) return false;
   if (type == t.mul && in.size() == 2) {
     return NeutralConstant(t, in[0], 1) || NeutralConstant(t, in[1], 1) ||
-           MayFoldInto(t, in[0], in[1], {t.bias_add, t.conv2d, t.matmul}) ||
-           MayFoldInto(t, in[1], in[0], {t.bias_add, t.conv2d, t.matmul});
+           MayFoldInto(t, in[0], in[1], {t.bias_add, t.conv2d, t.depthwise, t.matmul}) ||
+           MayFoldInto(t, in[1], in[0], {t.bias_add, t.conv2d, t.depthwise, t.matmul});
   }
   if ((type == t.add || type == t.add_v2) && in.size() == 2) {
     return NeutralConstant(t, in[0], 0) || NeutralConstant(t, in[1], 0) ||
-           MayFoldInto(t, in[0], in[1], {t.bias_add, t.conv2d, t.matmul}) ||
-           MayFoldInto(t, in[1], in[0], {t.bias_add, t.conv2d, t.matmul});
+           MayFoldInto(t, in[0], in[1], {t.bias_add, t.conv2d, t.depthwise, t.matmul}) ||
+           MayFoldInto(t, in[1], in[0], {t.bias_add, t.conv2d, t.depthwise, t.matmul});
   }
   if (type == t.sub && in.size() == 2) {
-    return NeutralConstant(t, in[1], 0) || MayFoldInto(t, in[1], in[0], {t.bias_add, t.conv2d, t.matmul});
+    return NeutralConstant(t, in[1], 0) ||
+           MayFoldInto(t, in[1], in[0], {t.bias_add, t.conv2d, t.depthwise, t.matmul});
   }
   if (type == t.neg || type == t.transpose) return ProducerType(in[0]) == type;
   return false;
@@ -136,14 +138,14 @@ FragmentScan ScanFragment(const RewriteRequest& request) {
                type == t.transpose) {
       scan.has_arithmetic = true;
       scan.arithmetic_optimization |= !scan.arithmetic_optimization && MaySimplify(t, *op, type);
-    } else if (type == t.matmul || type == t.conv2d) {
+    } else if (type == t.matmul || type == t.conv2d || type == t.depthwise) {
       scan.has_fusable = true;
       // Its bias added by BiasAdd, or by Add / AddV2 (fusion.cc: a bias-semantic add), or
       // no bias before a Relu(6); its input padded by a Pad (fusion_pad.cc).
       scan.remapping |= !scan.remapping && (MayFuse(*op, t.bias_add) || MayFuse(*op, t.add_v2) ||
                                             MayFuse(*op, t.add) || MayFuse(*op, t.relu) ||
                                             MayFuse(*op, t.relu6) ||
-                                            (type == t.conv2d && ProducerType(op->inputs()[0]) == t.pad));
+                                            (type != t.matmul && ProducerType(op->inputs()[0]) == t.pad));
     } else if (type == t.max_pool_grad) {
       scan.has_fusable = true;
       scan.remapping |= !scan.remapping && MayFuse(*op, t.relu_grad);

@@ -1,6 +1,7 @@
-// Fusion (TensorFlow's remapper): MatMul + BiasAdd (+ an activation) and Conv2D + BiasAdd
-// (+ an activation) become one _FusedMatMul / _FusedConv2D with fused_ops ["BiasAdd"] or
-// ["BiasAdd", A], A one of Relu, Relu6, Elu, LeakyRelu (its alpha as leakyrelu_alpha);
+// Fusion (TensorFlow's remapper): MatMul, Conv2D or DepthwiseConv2dNative + BiasAdd (+ an
+// activation) become one _FusedMatMul / _FusedConv2D / _FusedDepthwiseConv2dNative with
+// fused_ops ["BiasAdd"] or ["BiasAdd", A], A one of Relu, Relu6, Elu, LeakyRelu (its alpha
+// as leakyrelu_alpha);
 // Conv2D + BiasAdd + Add (+ A), the Add's other operand a float tensor of the convolution's
 // fully known shape (a residual connection), becomes _FusedConv2D ["BiasAdd", "Add"(, A)]
 // with that operand as its second arg, as TensorFlow's oneDNN build fuses it
@@ -83,20 +84,20 @@ bool ResidualOperand(const RewriteGraph& g, int sum, const Output& other, const 
 // residual Add after the bias (_FusedConv2D only).
 AttrMap FusedAttrs(const Operation& contraction, const Operation* activation, bool add) {
   AttrMap attrs;
-  const bool conv = contraction.type() == "Conv2D";
-  const char* copied_matmul[] = {"T", "transpose_a", "transpose_b"};
-  const char* copied_conv[] = {"T", "strides", "padding", "explicit_paddings", "data_format",
-                               "dilations", "use_cudnn_on_gpu"};
-  if (conv) {
-    for (const char* name : copied_conv) {
-      if (const tf::AttrValue* v = contraction.FindAttr(name)) attrs[name] = *v;
-    }
+  const std::string& type = contraction.type();
+  const std::vector<const char*> copied =
+      type == "MatMul" ? std::vector<const char*>{"T", "transpose_a", "transpose_b"}
+      : type == "Conv2D"
+          ? std::vector<const char*>{"T", "strides", "padding", "explicit_paddings",
+                                     "data_format", "dilations", "use_cudnn_on_gpu"}
+          : std::vector<const char*>{"T", "strides", "padding", "explicit_paddings",
+                                     "data_format", "dilations"};
+  for (const char* name : copied) {
+    if (const tf::AttrValue* v = contraction.FindAttr(name)) attrs[name] = *v;
+  }
+  if (type == "Conv2D") {
     attrs["TArgs"].mutable_list()->add_type(attrs["T"].type());
     if (add) attrs["TArgs"].mutable_list()->add_type(attrs["T"].type());
-  } else {
-    for (const char* name : copied_matmul) {
-      if (const tf::AttrValue* v = contraction.FindAttr(name)) attrs[name] = *v;
-    }
   }
   attrs["num_args"].set_i(add ? 2 : 1);
   auto* ops = attrs["fused_ops"].mutable_list();
@@ -126,8 +127,9 @@ int FuseContractions(RewriteGraph& g) {
     if (!g.Rewritable(i)) continue;
     const Operation& contraction = *g.node(i).op;
     const bool conv = contraction.type() == "Conv2D";
-    if (!conv && contraction.type() != "MatMul") continue;
-    if (conv && !IsNhwc(contraction)) continue;
+    const bool depthwise = contraction.type() == "DepthwiseConv2dNative";
+    if (!conv && !depthwise && contraction.type() != "MatMul") continue;
+    if ((conv || depthwise) && !IsNhwc(contraction)) continue;
     // Shape ops reading the product or the biased value: (node, input index).
     std::vector<std::pair<int, int>> shapes;
     int k = 0;
@@ -186,7 +188,7 @@ int FuseContractions(RewriteGraph& g) {
     if (!shapes_after) continue;
 
     NodeSpec spec;
-    spec.type = conv ? "_FusedConv2D" : "_FusedMatMul";
+    spec.type = conv ? "_FusedConv2D" : depthwise ? "_FusedDepthwiseConv2dNative" : "_FusedMatMul";
     spec.name = g.node(last).op->name();
     // An op an earlier rewrite made (mixed precision's bf16 Relu) holds that name in the
     // scratch graph already.

@@ -1,10 +1,11 @@
-// Fusion: a Pad of zeros over the height and width of a Conv2D's input becomes the
-// convolution's own padding (EXPLICIT, the Pad's plus the convolution's), so the padded copy
-// of the input is never written. Keras writes every strided convolution of its applications
-// that way (ZeroPadding2D, then a VALID convolution: ResNet50's first layer).
+// Fusion: a Pad of zeros over the height and width of a Conv2D's or DepthwiseConv2dNative's
+// input becomes the convolution's own padding (EXPLICIT, the Pad's plus the convolution's),
+// so the padded copy of the input is never written. Keras writes every strided convolution
+// of its applications that way (ZeroPadding2D, then a VALID convolution: ResNet50's first
+// layer, MobileNetV2's strided depthwise layers).
 //
 // Needs: the Pad op (its zeros; not PadV2 or MirrorPad) with constant paddings that leave
-// the batch and channel dims alone, the padded value read by the Conv2D alone (its input 0,
+// the batch and channel dims alone, the padded value read by the convolution alone (its input 0,
 // NHWC, padding VALID or EXPLICIT), both rewritable and on one device. The convolution keeps
 // its name and attrs but for the padding; the result is the same element for element.
 #include "core/rewrite/passes.h"
@@ -36,8 +37,9 @@ bool ConstantPaddings(const RewriteGraph& g, int p, std::vector<int64_t>* pads) 
 int FoldPadsIntoConvolutions(RewriteGraph& g) {
   int count = 0;
   for (int i = 0; i < g.size(); ++i) {
-    if (!g.Rewritable(i) || g.node(i).op->type() != "Conv2D") continue;
+    if (!g.Rewritable(i)) continue;
     const Operation& conv = *g.node(i).op;
+    if (conv.type() != "Conv2D" && conv.type() != "DepthwiseConv2dNative") continue;
     if (!IsNhwc(conv)) continue;
     const std::string padding = StringAttr(conv, "padding", "");
     if (padding != "VALID" && padding != "EXPLICIT") continue;
@@ -55,7 +57,7 @@ int FoldPadsIntoConvolutions(RewriteGraph& g) {
     }
 
     NodeSpec spec;
-    spec.type = "Conv2D";
+    spec.type = conv.type();
     spec.name = conv.name();
     if (g.scratch().FindOperation(spec.name) != nullptr) spec.name += "/padded";
     spec.device = conv.device();

@@ -1,5 +1,6 @@
-// Conv2D's input checks and output geometry, shared by the Eigen kernel (and _FusedConv2D)
-// and the oneDNN plugin's, so that both accept the same nodes with the same messages.
+// Conv2D's and DepthwiseConv2dNative's input checks and output geometry, shared by the Eigen
+// kernels (and the fused ops') and the oneDNN plugin's, so that both accept the same nodes
+// with the same messages.
 #pragma once
 
 #include <string>
@@ -61,6 +62,47 @@ inline bool Conv2DForwardGeometry(tgraph::plugin::Context& ctx, const ConvAttrs&
                                         ShapeString(filter.dims()));
       return false;
     }
+  }
+  if (g->k_h <= 0 || g->k_w <= 0) {
+    ctx.Fail(TG_INVALID_ARGUMENT, "filter height and width must be > 0, got filter shape " +
+                                      ShapeString(filter.dims()));
+    return false;
+  }
+  std::string error;
+  if (!ComputeConvGeometry(attrs, g, &error)) {
+    ctx.Fail(TG_INVALID_ARGUMENT, error + ": input " + ShapeString(input.dims()) + ", filter " +
+                                      ShapeString(filter.dims()));
+    return false;
+  }
+  return true;
+}
+
+// DepthwiseConv2dNative's (and _FusedDepthwiseConv2dNative's): a 4-D NHWC input and a 4-D
+// filter [KH, KW, C, M], C the input's depth; g->out_depth is C * M, *multiplier M. On bad
+// inputs fails `ctx` (INVALID_ARGUMENT) and returns false.
+inline bool DepthwiseForwardGeometry(tgraph::plugin::Context& ctx, const ConvAttrs& attrs,
+                                     const tgraph::plugin::TensorView& input,
+                                     const tgraph::plugin::TensorView& filter, ConvGeometry* g,
+                                     int64_t* multiplier) {
+  if (input.rank() != 4 || filter.rank() != 4) {
+    ctx.Fail(TG_INVALID_ARGUMENT,
+             "DepthwiseConv2dNative needs a 4-D input and a 4-D filter, got shapes " +
+                 ShapeString(input.dims()) + " and " + ShapeString(filter.dims()));
+    return false;
+  }
+  g->batch = input.dim(0);
+  g->in_h = input.dim(1);
+  g->in_w = input.dim(2);
+  g->depth = input.dim(3);
+  g->k_h = filter.dim(0);
+  g->k_w = filter.dim(1);
+  *multiplier = filter.dim(3);
+  g->out_depth = g->depth * *multiplier;
+  if (filter.dim(2) != g->depth) {
+    ctx.Fail(TG_INVALID_ARGUMENT, "input depth must equal the filter's input depth: input " +
+                                      ShapeString(input.dims()) + ", filter " +
+                                      ShapeString(filter.dims()));
+    return false;
   }
   if (g->k_h <= 0 || g->k_w <= 0) {
     ctx.Fail(TG_INVALID_ARGUMENT, "filter height and width must be > 0, got filter shape " +

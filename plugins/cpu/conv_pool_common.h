@@ -250,4 +250,11 @@ inline ConvGeometry GroupGeometry(const ConvGeometry& g, int64_t groups) {
 template <typename T>
 tgraph::plugin::TensorMut Conv2DToOutput(tgraph::plugin::Context& ctx, const ConvAttrs& attrs);
 
+// DepthwiseConv2dNative (NHWC) of inputs 0 and 1 into output 0 (depthwise_conv_op.cc; also
+// _FusedDepthwiseConv2dNative's first part). On failure the context holds the error and the
+// result is invalid. Instantiated for float, double, Eigen::half and Eigen::bfloat16.
+template <typename T>
+tgraph::plugin::TensorMut DepthwiseConv2dToOutput(tgraph::plugin::Context& ctx,
+                                                  const ConvAttrs& attrs);
+
 }  // namespace tgraph_cpu::nn

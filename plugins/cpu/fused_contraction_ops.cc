@@ -1,5 +1,6 @@
-// _FusedMatMul and _FusedConv2D (TensorFlow's fused contractions, made by the plan-time
-// rewrites or found in frozen TF graphs): MatMul's or Conv2D's own code computes the product
+// _FusedMatMul, _FusedConv2D and _FusedDepthwiseConv2dNative (TensorFlow's fused
+// contractions, made by the plan-time rewrites or found in frozen TF graphs): MatMul's,
+// Conv2D's or DepthwiseConv2dNative's own code computes the product
 // into the output, then one pass adds the bias (and the addend of a fused residual Add) and
 // applies the activation in place (BiasAdd's loop), so the step, the intermediate buffers and two passes over the output are saved.
 //
@@ -75,6 +76,25 @@ class FusedConv2DOp {
   Epilogue epilogue_;
 };
 
+// No residual Add: TensorFlow's definition has none, and the fusion makes none.
+template <typename T>
+class FusedDepthwiseConv2dOp {
+ public:
+  explicit FusedDepthwiseConv2dOp(Construction& c) {
+    if (!GetConvAttrs(c, &attrs_)) return;
+    epilogue_.Read(c);
+  }
+
+  void Compute(Context& ctx) {
+    const TensorMut out = DepthwiseConv2dToOutput<T>(ctx, attrs_);
+    epilogue_.Apply<T>(ctx, out);
+  }
+
+ private:
+  ConvAttrs attrs_;
+  Epilogue epilogue_;
+};
+
 }  // namespace
 
 void RegisterFusedContractions(tgraph::plugin::Init& init) {
@@ -83,6 +103,10 @@ void RegisterFusedContractions(tgraph::plugin::Init& init) {
   init.Kernel<FusedConv2DOp<float>>(KernelBuilder("_FusedConv2D", "CPU").TypeConstraint("T", TG_FLOAT));
   init.Kernel<FusedConv2DOp<double>>(
       KernelBuilder("_FusedConv2D", "CPU").TypeConstraint("T", TG_DOUBLE));
+  init.Kernel<FusedDepthwiseConv2dOp<float>>(
+      KernelBuilder("_FusedDepthwiseConv2dNative", "CPU").TypeConstraint("T", TG_FLOAT));
+  init.Kernel<FusedDepthwiseConv2dOp<double>>(
+      KernelBuilder("_FusedDepthwiseConv2dNative", "CPU").TypeConstraint("T", TG_DOUBLE));
 }
 
 }  // namespace tgraph_cpu::nn

@@ -31,443 +31,30 @@
 // concurrent convolutions of a step share the cores a part at a time instead of
 // oversubscribing them. At stride 1, the input gradient of a convolution over many channels
 // runs as a forward convolution of out_backprop with the flipped filter (FlippedForwardWins).
-#include <sched.h>
-
-#include <algorithm>
-#include <atomic>
-#include <condition_variable>
 #include <cstring>
-#include <mutex>
 #include <string>
-#include <thread>
 #include <type_traits>
 #include <vector>
 
 #include "bf16_bits.h"
-#include "conv2d_geometry.h"
 #include "bf16_mode.h"
-#include "dnnl_context.h"
-#include "fused_epilogue_dnnl.h"
+#include "conv2d_geometry.h"
+#include "conv_common.h"
 #include "grouped_conv_decline.h"
-#include "kept_pack.h"
 #include "nn_backprop_common.h"
 
 namespace tgraph_onednn {
-
-
 namespace {
 
-using dnnl::memory;
+using namespace conv;  // NOLINT: the kernels' shared pieces (conv_common.h)
 using tgraph::plugin::Construction;
-using tgraph::plugin::Context;
-using tgraph_cpu::nn::ConvAttrs;
-using tgraph_cpu::nn::ConvGeometry;
-using tgraph_cpu::nn::Padding;
 using tgraph_cpu::nn::ShapeString;
-using Tag = memory::format_tag;
-
-constexpr auto kF32 = memory::data_type::f32;
-
-// The two dtypes the kernels are instantiated for: how a tensor's elements are stored, what
-// oneDNN and tgraph call the dtype, and how the errors name it.
-struct Float {
-  using Storage = float;
-  static constexpr memory::data_type kDnnl = memory::data_type::f32;
-  static constexpr TG_DataType kTg = TG_FLOAT;
-  static constexpr const char* kWhat = "convolution";
-};
-struct BFloat16 {
-  using Storage = uint16_t;  // the bit pattern
-  static constexpr memory::data_type kDnnl = memory::data_type::bf16;
-  static constexpr TG_DataType kTg = TG_BFLOAT16;
-  static constexpr const char* kWhat = "bfloat16 convolution";
-};
-
-// "<dtype's convolution><suffix>", for errors.
-template <typename D>
-std::string What(const char* suffix) {
-  return std::string(D::kWhat) + suffix;
-}
 
 // A single image's convolution is split by output channels when its filter has at least
 // this many times the elements of its output (ChannelChunk).
 constexpr double kChannelSplitFilterRatio = 4.0;
 
-// Batch parts per thread (RunClaimedParts): enough for the threads to even out a delay of one
-// of them, few enough that each part stays a convolution of several images.
-constexpr int64_t kBatchPartsPerThread = 4;
-
-// How many parts to split a convolution into: PartsFor's one per thread, times
-// kBatchPartsPerThread when the split is by batch elements (at most one image per part);
-// bands of one image's rows stay one per thread.
-int ConvParts(const Context& ctx, double multiply_adds, int64_t batch, int64_t max_parts) {
-  const int parts = PartsFor(ctx, multiply_adds, max_parts);
-  if (parts <= 1 || batch < 2) return parts;
-  return static_cast<int>(std::min<int64_t>(batch, parts * kBatchPartsPerThread));
-}
-
-// Convolution parts running at once in the process: at most one per core. A training step
-// runs independent convolutions side by side on its inter-op threads (the second layer's
-// input and filter gradients), each splitting over the intra-op pool with its calling
-// thread taking parts too: without the gate, four threads run parts on two cores, each part
-// preempted in turn and evicting the other's working set from the core's L2 (in the CNN
-// step those two took 1.16x and 1.5x the forward convolution's time per part, against
-// 1.0x and 1.1x alone). A thread waiting here sleeps; the parts of one call and of
-// concurrent calls then share the cores a part at a time.
-class CoreGate {
- public:
-  static CoreGate& Get() {
-    static CoreGate gate;
-    return gate;
-  }
-  void Enter() {
-    std::unique_lock<std::mutex> lock(mu_);
-    free_cv_.wait(lock, [&] { return free_ > 0; });
-    --free_;
-  }
-  void Leave() {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      ++free_;
-    }
-    free_cv_.notify_one();
-  }
-
- private:
-  CoreGate() {  // the cores this process may run on
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    int cores = sched_getaffinity(0, sizeof(set), &set) == 0 ? CPU_COUNT(&set) : 0;
-    if (cores <= 0) cores = static_cast<int>(std::thread::hardware_concurrency());
-    free_ = std::max(cores, 1);
-  }
-  std::mutex mu_;
-  std::condition_variable free_cv_;
-  int free_ = 1;
-};
-
-// Runs part(i) holding a place in the CoreGate.
-template <typename Part>
-void RunGated(Part& part, int64_t i) {
-  CoreGate& gate = CoreGate::Get();
-  gate.Enter();
-  struct Leave {
-    CoreGate& gate;
-    ~Leave() { gate.Leave(); }
-  } leave{gate};
-  part(i);
-}
-
-// RunParts for parts that outnumber the threads: one block per thread of the pool (so no
-// more threads run than the pool has, the caller included), each claiming the next part
-// not yet taken until none is left. Every part runs through the CoreGate.
-template <typename Part>
-bool RunClaimedParts(Context& ctx, int64_t parts, const char* what, Part&& part) {
-  const int64_t threads = std::min<int64_t>(std::max(ctx.num_threads(), 1), parts);
-  if (threads <= 1 || parts <= threads) {
-    return RunParts(ctx, parts, what, [&](int64_t i) { RunGated(part, i); });
-  }
-  std::atomic<int64_t> next{0};
-  return RunParts(ctx, threads, what, [&](int64_t) {
-    for (int64_t i = next.fetch_add(1); i < parts; i = next.fetch_add(1)) RunGated(part, i);
-  });
-}
-
-// One convolution as oneDNN sees it: a whole node's, or one part's.
-struct ConvShape {
-  int64_t batch = 0, in_h = 0, in_w = 0, depth = 0, k_h = 0, k_w = 0, out_depth = 0;
-  int64_t s_h = 1, s_w = 1, d_h = 1, d_w = 1;
-  int64_t pad_top = 0, pad_bottom = 0, pad_left = 0, pad_right = 0, out_h = 0, out_w = 0;
-  memory::data_type dtype = kF32;  // of the input, output and filter
-
-  memory::desc Input() const { return memory::desc({batch, depth, in_h, in_w}, dtype, Tag::nhwc); }
-  memory::desc Output() const {
-    return memory::desc({batch, out_depth, out_h, out_w}, dtype, Tag::nhwc);
-  }
-  memory::dims FilterDims() const { return {out_depth, depth, k_h, k_w}; }
-  memory::desc FilterHwio() const { return memory::desc(FilterDims(), dtype, Tag::hwio); }
-  memory::desc Bias() const { return memory::desc({out_depth}, dtype, Tag::a); }
-  memory::dims Strides() const { return {s_h, s_w}; }
-  memory::dims Dilations() const { return {d_h - 1, d_w - 1}; }  // oneDNN counts the gaps
-  memory::dims PadBefore() const { return {pad_top, pad_left}; }
-  memory::dims PadAfter() const { return {pad_bottom, pad_right}; }
-  double MultiplyAdds() const {
-    return static_cast<double>(batch * out_h * out_w) * static_cast<double>(k_h * k_w * depth) *
-           static_cast<double>(out_depth);
-  }
-  std::vector<int64_t> Key(int64_t parts) const {
-    return {parts, batch, in_h, in_w, depth, k_h, k_w, out_depth};
-  }
-  bool operator==(const ConvShape&) const = default;
-};
-
-// The padding after the last element of a spatial dim (oneDNN's padding_r; TensorFlow's
-// SAME gives the odd pixel to the end).
-int64_t PadAfter(const ConvAttrs& a, int dim, int64_t in, int64_t k, int64_t dilation,
-                 int64_t stride, int64_t out, int64_t pad_before) {
-  switch (a.padding) {
-    case Padding::kValid:
-      return 0;
-    case Padding::kExplicit:
-      return a.pads[static_cast<size_t>(2 * dim + 1)];
-    case Padding::kSame:
-      break;
-  }
-  const int64_t total = std::max<int64_t>((out - 1) * stride + (k - 1) * dilation + 1 - in, 0);
-  return total - pad_before;
-}
-
-// A dim with one output position has no use for its stride; one larger than the input made
-// oneDNN 2.6's bf16 filter gradient read past the input (a 1-pixel-wide image, stride 3, a
-// 2-wide SAME filter: garbage for the tap in the padding). Stride 1 with the same window is
-// the same convolution.
-void Unstride(int64_t out, int64_t in, int64_t k, int64_t d, int64_t before, int64_t* stride,
-              int64_t* after) {
-  const int64_t needed = (k - 1) * d + 1 - in - before;  // padding after, at stride 1
-  if (out == 1 && *stride > 1 && needed >= 0) {
-    *stride = 1;
-    *after = needed;
-  }
-}
-
-ConvShape ShapeOf(const ConvAttrs& a, const ConvGeometry& g, memory::data_type dtype) {
-  ConvShape s;
-  s.dtype = dtype;
-  s.batch = g.batch;
-  s.in_h = g.in_h;
-  s.in_w = g.in_w;
-  s.depth = g.depth;
-  s.k_h = g.k_h;
-  s.k_w = g.k_w;
-  s.out_depth = g.out_depth;
-  s.s_h = g.s_h;
-  s.s_w = g.s_w;
-  s.d_h = g.d_h;
-  s.d_w = g.d_w;
-  s.pad_top = g.pad_top;
-  s.pad_left = g.pad_left;
-  s.pad_bottom = PadAfter(a, 1, g.in_h, g.k_h, g.d_h, g.s_h, g.out_h, g.pad_top);
-  s.pad_right = PadAfter(a, 2, g.in_w, g.k_w, g.d_w, g.s_w, g.out_w, g.pad_left);
-  s.out_h = g.out_h;
-  s.out_w = g.out_w;
-  Unstride(s.out_h, s.in_h, s.k_h, s.d_h, s.pad_top, &s.s_h, &s.pad_bottom);
-  Unstride(s.out_w, s.in_w, s.k_w, s.d_w, s.pad_left, &s.s_w, &s.pad_right);
-  return s;
-}
-
-// One part of a split convolution: its shape and where its input, output (and for the
-// filter gradient, its out_backprop) start, in elements.
-struct ConvPart {
-  ConvShape shape;
-  int64_t input_offset = 0, output_offset = 0;
-};
-
-// Splits `s` into at most `parts` convolutions: by batch elements when there are several
-// (`by_rows` false or batch > 1), else by bands of output rows (when `by_rows`; each band's
-// input rows are those its windows reach). One part when the split is not possible.
-std::vector<ConvPart> SplitConv(const ConvShape& s, int64_t parts, bool by_rows) {
-  std::vector<ConvPart> out;
-  if (parts > 1 && s.batch > 1) {
-    const Split split = Split::Of(s.batch, parts);
-    for (int64_t i = 0; i < split.parts; ++i) {
-      ConvPart p;
-      p.shape = s;
-      p.shape.batch = split.length(i);
-      p.input_offset = split.begin(i) * s.in_h * s.in_w * s.depth;
-      p.output_offset = split.begin(i) * s.out_h * s.out_w * s.out_depth;
-      out.push_back(p);
-    }
-    return out;
-  }
-  if (parts > 1 && by_rows && s.batch == 1 && s.out_h > 1) {
-    const Split split = Split::Of(s.out_h, parts);
-    for (int64_t i = 0; i < split.parts; ++i) {
-      const int64_t oh0 = split.begin(i), rows = split.length(i);
-      const int64_t lo = oh0 * s.s_h - s.pad_top;  // the band's first input row (maybe < 0)
-      const int64_t hi = (oh0 + rows - 1) * s.s_h - s.pad_top + (s.k_h - 1) * s.d_h + 1;
-      const int64_t first = std::max<int64_t>(lo, 0), end = std::min(hi, s.in_h);
-      if (end - first < 1) return {ConvPart{s, 0, 0}};  // a band inside the padding only
-      ConvPart p;
-      p.shape = s;
-      p.shape.in_h = end - first;
-      p.shape.pad_top = first - lo;
-      p.shape.pad_bottom = hi - end;
-      p.shape.out_h = rows;
-      p.input_offset = first * s.in_w * s.depth;
-      p.output_offset = oh0 * s.out_w * s.out_depth;
-      out.push_back(p);
-    }
-    return out;
-  }
-  return {ConvPart{s, 0, 0}};
-}
-
-// A reorder between TensorFlow's filter layout and a primitive's, when they differ.
-// A reorder between TensorFlow's filter layout and a primitive's, when they differ; with
-// `slices` > 1, of that many slices of the filter (a convolution split by output channels:
-// slice k starts `from_step` bytes after slice k - 1 and goes to k * to.get_size() bytes).
-struct FilterReorder {
-  bool needed = false;
-  dnnl::reorder primitive;
-  memory::desc from, to, scratchpad;
-  int64_t slices = 1;
-  size_t from_step = 0;
-  size_t Bytes() const { return static_cast<size_t>(slices) * to.get_size(); }
-};
-
-FilterReorder MakeFilterReorder(const memory::desc& from, const memory::desc& to,
-                                int64_t slices = 1, size_t from_step = 0) {
-  FilterReorder r;
-  r.from = from;
-  r.to = to;
-  r.slices = slices;
-  r.from_step = from_step;
-  r.needed = from != to || slices > 1;
-  if (r.needed) {
-    OneThreadScope one_thread;
-    const dnnl::reorder::primitive_desc pd(CpuEngine(), from, CpuEngine(), to,
-                                           UserScratchpadAttr());
-    r.primitive = dnnl::reorder(pd);
-    r.scratchpad = pd.scratchpad_desc();
-  }
-  return r;
-}
-
-// `src` in `r.to`'s layout for one call: `src` itself when no reorder is needed; else, with a
-// `cache`, the kernel's kept pack while `version` names the bytes it was packed from (a
-// frozen graph's constant filter, a variable's between writes: kept_pack.h), `hold` keeping
-// it alive for the call; else `src` reordered, into memory the cache keeps from the second
-// call that sees `version`, or into a new temp (`temp`). Null with the node failed on error.
-const void* Reordered(Context& ctx, const FilterReorder& r, const void* src,
-                      tgraph::plugin::TensorMut* temp, KeptPackCache* cache = nullptr,
-                      uint64_t version = 0, std::shared_ptr<const KeptPack>* hold = nullptr) {
-  if (!r.needed) return src;
-  bool keep = false;
-  std::shared_ptr<const KeptPack> kept = cache != nullptr ? cache->Find(version, &keep) : nullptr;
-  if (kept != nullptr && kept->layout == r.to) {
-    *hold = std::move(kept);
-    return (*hold)->bytes.get();
-  }
-  // (Out of memory for the kept pack: reordered per call instead.)
-  std::shared_ptr<KeptPack> fresh = keep || kept != nullptr ? KeptPack::New(r.Bytes()) : nullptr;
-  if (fresh == nullptr) {
-    *temp = ctx.AllocateTemp(TG_UINT8, {static_cast<int64_t>(r.Bytes())});
-  }
-  PartBuffers scratch(ctx, 1, r.scratchpad.get_size());
-  if (!ctx.ok() || !scratch.ok()) return nullptr;
-  uint8_t* dst = fresh != nullptr ? fresh->bytes.get() : temp->mutable_data<uint8_t>();
-  const bool ok = RunParts(ctx, 1, "filter reorder", [&](int64_t) {
-    for (int64_t k = 0; k < r.slices; ++k) {
-      RunHere(r.primitive, r.scratchpad, scratch.at(0),
-              {{DNNL_ARG_FROM, Wrap(r.from, static_cast<const uint8_t*>(src) + k * r.from_step)},
-               {DNNL_ARG_TO, Wrap(r.to, dst + k * r.to.get_size())}});
-    }
-  });
-  if (!ok) return nullptr;
-  if (fresh != nullptr) {
-    fresh->version = version;
-    fresh->layout = r.to;
-    *hold = fresh;  // keeps the bytes alive for the call, whatever Store does
-    cache->Store(std::move(fresh));
-  }
-  return dst;
-}
-
-// The primitives of a split convolution, one per part (parts of equal shape share one).
-// All use the first part's weights layout, so one reordered filter (or one layout of
-// partial filter gradients) serves every part.
-template <typename Primitive>
-struct SplitConvEntry {
-  struct Part {
-    ConvPart where;
-    Primitive primitive;
-    memory::desc scratchpad;
-  };
-  std::vector<Part> parts;
-  memory::desc weights;  // the layout every part's primitive reads (or writes) the filter in
-  FilterReorder filter;
-  // > 0: a forward convolution split by output channels (ChannelChunk): part k computes
-  // channels [k * chunk, (k + 1) * chunk) into a buffer of its own, from slice k of the
-  // reordered filter.
-  int64_t channel_chunk = 0;
-  size_t ScratchBytes() const {
-    size_t bytes = 0;
-    for (const Part& p : parts) bytes = std::max(bytes, p.scratchpad.get_size());
-    return bytes;
-  }
-};
-
-// Builds the entry: make(shape, weights_desc) returns {primitive, scratchpad, weights desc
-// it chose}; the first part's call gets format "any" (of dtype `weights_dtype`). Throws
-// dnnl::error.
-template <typename Primitive, typename Make>
-SplitConvEntry<Primitive> MakeSplitOf(const std::vector<ConvPart>& parts,
-                                      memory::data_type weights_dtype, Make&& make) {
-  OneThreadScope one_thread;
-  SplitConvEntry<Primitive> e;
-  memory::desc weights(parts[0].shape.FilterDims(), weights_dtype, Tag::any);
-  for (const ConvPart& part : parts) {
-    const typename SplitConvEntry<Primitive>::Part* same = nullptr;
-    for (const auto& done : e.parts) {
-      if (done.where.shape == part.shape) same = &done;
-    }
-    if (same != nullptr) {
-      e.parts.push_back({part, same->primitive, same->scratchpad});
-      continue;
-    }
-    auto [primitive, scratchpad, chosen] = make(part.shape, weights);
-    weights = chosen;
-    e.parts.push_back({part, primitive, scratchpad});
-  }
-  e.weights = weights;
-  return e;
-}
-
-// The entry for `s` split in `parts` (SplitConv); if oneDNN declines a part (a band whose
-// padding no implementation takes with the first part's weights layout), the whole
-// convolution as one part.
-template <typename Primitive, typename Make>
-SplitConvEntry<Primitive> MakeSplit(const ConvShape& s, int64_t parts, bool by_rows,
-                                    memory::data_type weights_dtype, Make&& make) {
-  if (parts > 1) {
-    try {
-      return MakeSplitOf<Primitive>(SplitConv(s, parts, by_rows), weights_dtype, make);
-    } catch (const dnnl::error&) {
-      // Below: unsplit.
-    }
-  }
-  return MakeSplitOf<Primitive>(SplitConv(s, 1, by_rows), weights_dtype, make);
-}
-
-// Zero in either dtype (a bfloat16 zero is all zero bits).
-template <typename T>
-void FillZero(T* p, int64_t n) {
-  std::fill(p, p + n, T(0));
-}
-
-struct Made {
-  dnnl::primitive primitive;
-  memory::desc scratchpad, weights;
-};
-
 // ---- Conv2D ----
-
-// For an input of few channels (the first layer of an image model: 1 or 3), oneDNN 2.6 puts
-// brgconv first, whose kernels are built for a reduction over many channels; its direct JIT
-// convolution ("jit:avx512_core") computes the CNN's first layer (28x28x1, 5x5, 32 filters)
-// in 0.054 ms per 8 images on one core against brgconv's 0.074. Moves `pd` to the first
-// "jit:" implementation oneDNN has for the problem, if any (on the pd's own iterator).
-void PreferDirectJitForFewChannels(const ConvShape& s, dnnl::convolution_forward::primitive_desc& pd) {
-  if (s.depth > 4 || s.dtype != kF32) return;
-  if (std::string(pd.impl_info_str()).rfind("brgconv", 0) != 0) return;
-  dnnl::convolution_forward::primitive_desc candidate = pd;
-  while (candidate.next_impl()) {
-    if (std::string(candidate.impl_info_str()).rfind("jit:", 0) == 0) {
-      pd = candidate;
-      return;
-    }
-  }
-}
 
 // Does every output position's window have a tap inside the input, in both spatial dims?
 // oneDNN 2.6.3's brgconv crashes running a sum post-op over output rows whose windows lie
@@ -503,29 +90,6 @@ int64_t ChannelChunk(const ConvShape& s, int parts) {
   const double output = static_cast<double>(s.out_h * s.out_w) * static_cast<double>(s.out_depth);
   if (filter < kChannelSplitFilterRatio * output || s.out_depth % (16 * parts) != 0) return 0;
   return s.out_depth / parts;
-}
-
-// `epilogue` (fused only): a bias of out_depth values and the activation as a post-op.
-dnnl::convolution_forward::primitive_desc ForwardDesc(const ConvShape& s,
-                                                      const memory::desc& weights,
-                                                      dnnl::prop_kind kind,
-                                                      const FusedEpilogue* epilogue = nullptr) {
-  if (epilogue != nullptr) {
-    const dnnl::convolution_forward::desc desc(
-        kind, dnnl::algorithm::convolution_direct, s.Input(), weights,
-        s.Bias(), s.Output(), s.Strides(), s.Dilations(),
-        s.PadBefore(), s.PadAfter());
-    dnnl::convolution_forward::primitive_desc pd(desc, EpilogueAttr(epilogue), CpuEngine());
-    // While `desc`, which the iteration reads, lives. (Not for the gradients' hints.)
-    if (kind == dnnl::prop_kind::forward_inference) PreferDirectJitForFewChannels(s, pd);
-    return pd;
-  }
-  const dnnl::convolution_forward::desc desc(
-      kind, dnnl::algorithm::convolution_direct, s.Input(), weights, s.Output(), s.Strides(),
-      s.Dilations(), s.PadBefore(), s.PadAfter());
-  dnnl::convolution_forward::primitive_desc pd(desc, UserScratchpadAttr(), CpuEngine());
-  if (kind == dnnl::prop_kind::forward_inference) PreferDirectJitForFewChannels(s, pd);
-  return pd;
 }
 
 // kFused: _FusedConv2D (input 2 the bias).
@@ -578,11 +142,11 @@ class Conv2DOp {
     std::shared_ptr<const SplitConvEntry<dnnl::primitive>> e;
     try {
       e = cache_.Get(s.Key(parts), [&] {
-        auto make = [epilogue](const ConvShape& p, const memory::desc& w) {
-          const auto pd = ForwardDesc(p, w, dnnl::prop_kind::forward_inference, epilogue);
-          return Made{dnnl::convolution_forward(pd), pd.scratchpad_desc(), pd.weights_desc()};
-        };
         if (chunk > 0) {
+          auto make = [epilogue](const ConvShape& p, const memory::desc& w) {
+            const auto pd = ForwardDesc(p, w, dnnl::prop_kind::forward_inference, epilogue);
+            return Made{dnnl::convolution_forward(pd), pd.scratchpad_desc(), pd.weights_desc()};
+          };
           ConvShape part = s;
           part.out_depth = chunk;
           auto entry = MakeSplitOf<dnnl::primitive>(std::vector<ConvPart>(static_cast<size_t>(parts), {part, 0, 0}),
@@ -595,9 +159,7 @@ class Conv2DOp {
           entry.channel_chunk = chunk;
           return entry;
         }
-        auto entry = MakeSplit<dnnl::primitive>(s, parts, /*by_rows=*/true, D::kDnnl, make);
-        entry.filter = MakeFilterReorder(s.FilterHwio(), entry.weights);
-        return entry;
+        return ForwardEntry(s, parts, epilogue);
       });
     } catch (const dnnl::error& err) {
       FailWith(ctx, What<D>(" creation"), err);
@@ -615,18 +177,8 @@ class Conv2DOp {
       RunByChannels(ctx, *e, x, static_cast<const uint8_t*>(weights), bias, y, s);
       return;
     }
-    PartBuffers scratch(ctx, static_cast<int64_t>(e->parts.size()), e->ScratchBytes());
-    if (!scratch.ok()) return;
-    RunClaimedParts(ctx, static_cast<int64_t>(e->parts.size()), D::kWhat, [&](int64_t i) {
-      const auto& p = e->parts[static_cast<size_t>(i)];
-      std::unordered_map<int, memory> args = {
-          {DNNL_ARG_SRC, Wrap(p.where.shape.Input(), x + p.where.input_offset)},
-          {DNNL_ARG_WEIGHTS, Wrap(e->filter.to, weights)},
-          {DNNL_ARG_DST, Wrap(p.where.shape.Output(), y + p.where.output_offset)}};
-      if (bias != nullptr) args.emplace(DNNL_ARG_BIAS, Wrap(s.Bias(), bias));
-      RunHere(p.primitive, p.scratchpad, scratch.at(i), std::move(args));
-    });
-    if (add && !sum_post_op && ctx.ok()) AddAndActivate(ctx, addend, y, elements);
+    if (!RunForwardParts(ctx, *e, s, x, weights, bias, y, D::kWhat)) return;
+    if (add && !sum_post_op) AddAndActivate(ctx, addend, y, elements);
   }
 
  private:

@@ -172,6 +172,7 @@ class PrimitiveCache {
 // Registration, one per file.
 void RegisterMatMulKernels(tgraph::plugin::Init& init);  // matmul_kernels.cc
 void RegisterConvKernels(tgraph::plugin::Init& init);    // conv_kernels.cc
+void RegisterDepthwiseKernels(tgraph::plugin::Init& init);  // depthwise_kernels.cc
 
 // The priority of every kernel of the plugin: above the Eigen kernels' 0.
 constexpr int32_t kOneDnnPriority = 10;

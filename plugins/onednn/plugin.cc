@@ -28,7 +28,8 @@ extern "C" TG_PLUGIN_EXPORT void TG_PluginInit(const TG_PluginInitArgs* args, TG
                         ", OpenMP runtime, ISA " + tgraph_onednn::IsaName() +
                         ", bf16 contractions " + tgraph_onednn::Bf16ChoiceForThisCpu().why;
   tgraph::plugin::Api()->log(TG_LOG_INFO, message.c_str());
-  for (auto* family : {&tgraph_onednn::RegisterMatMulKernels, &tgraph_onednn::RegisterConvKernels}) {
+  for (auto* family : {&tgraph_onednn::RegisterMatMulKernels, &tgraph_onednn::RegisterConvKernels,
+                       &tgraph_onednn::RegisterDepthwiseKernels}) {
     if (!init.ok()) return;
     family(init);
   }

@@ -1,5 +1,6 @@
-// _FusedMatMul and _FusedConv2D on the CPU plugin against the unfused kernels they stand for
-// (MatMul / Conv2D, then BiasAdd, then the activation), which they must match exactly: they
+// _FusedMatMul, _FusedConv2D and _FusedDepthwiseConv2dNative on the CPU plugin against the
+// unfused kernels they stand for (MatMul / Conv2D / DepthwiseConv2dNative, then BiasAdd, then
+// the activation), which they must match exactly: they
 // run the same code. Also each activation against its formula, transposes, empty outputs,
 // and the errors (an unsupported fused_ops list, a bias of the wrong size).
 #include <algorithm>
@@ -159,6 +160,67 @@ TEST(FusedConv2D, RejectsWhatItDoesNotImplement) {
   attrs["data_format"] = AttrOfString("NCHW");
   auto nchw = Fused(nullptr, "_FusedConv2D", x, f, bias, attrs, {"BiasAdd"}, true);
   ExpectStatus(nchw.status, Code::kUnimplemented, {"NHWC"});
+}
+
+TEST(FusedDepthwiseConv2dNative, MatchesDepthwiseBiasAddActivation) {
+  LoadCpuPlugin();
+  struct Case {
+    Dims input, filter, strides, dilations;
+    std::string padding;
+    Dims explicit_paddings;
+  };
+  const std::vector<Case> cases = {
+      {{1, 6, 6, 4}, {3, 3, 4, 1}, {1, 1, 1, 1}, {1, 1, 1, 1}, "SAME", {}},
+      {{2, 7, 6, 3}, {3, 2, 3, 2}, {1, 2, 2, 1}, {1, 1, 1, 1}, "VALID", {}},
+      {{1, 9, 8, 5}, {3, 3, 5, 1}, {1, 1, 1, 1}, {1, 2, 2, 1}, "SAME", {}},
+      {{1, 5, 7, 6}, {3, 3, 6, 1}, {1, 2, 1, 1}, {1, 1, 1, 1}, "EXPLICIT", {0, 0, 1, 2, 0, 1, 0, 0}},
+      {{0, 4, 4, 2}, {2, 2, 2, 1}, {1, 1, 1, 1}, {1, 1, 1, 1}, "SAME", {}}};
+  for (DataType dtype : {DT_FLOAT, DT_DOUBLE}) {
+    for (ThreadPool* pool : Pools()) {
+      for (const Case& c : cases) {
+        for (const std::string act : {"", "Relu", "Relu6"}) {
+          SCOPED_TRACE(StrCat(DataTypeName(dtype), " ", PartialShape(c.input).ToString(), " ",
+                              PartialShape(c.filter).ToString(), " ", c.padding, " ", act));
+          int64_t in_n = 1, f_n = 1;
+          for (int64_t d : c.input) in_n *= d;
+          for (int64_t d : c.filter) f_n *= d;
+          const int64_t channels = c.filter[2] * c.filter[3];
+          const Tensor x = MakeTyped(dtype, c.input, RandomValues(dtype, in_n, 4, -3, 3));
+          const Tensor f = MakeTyped(dtype, c.filter, RandomValues(dtype, f_n, 5));
+          const Tensor bias = MakeTyped(dtype, {channels}, RandomValues(dtype, channels, 6));
+          AttrMap attrs{{"strides", AttrOfIntList(c.strides)},
+                        {"dilations", AttrOfIntList(c.dilations)},
+                        {"padding", AttrOfString(c.padding)}};
+          if (!c.explicit_paddings.empty()) attrs["explicit_paddings"] = AttrOfIntList(c.explicit_paddings);
+          const std::vector<double> want = Unfused(pool, "DepthwiseConv2dNative", x, f, bias, attrs, act, 0);
+          std::vector<std::string> ops = {"BiasAdd"};
+          if (!act.empty()) ops.push_back(act);
+          auto got = Fused(pool, "_FusedDepthwiseConv2dNative", x, f, bias, attrs, ops);
+          ASSERT_TRUE(got.status.ok()) << got.status.ToString();
+          ExpectClose(ToDoubles(got.outputs[0]), want, {}, "fused");
+        }
+      }
+    }
+  }
+}
+
+TEST(FusedDepthwiseConv2dNative, Errors) {
+  LoadCpuPlugin();
+  const Tensor x = MakeTyped(DT_FLOAT, {1, 3, 3, 2}, RandomValues(DT_FLOAT, 18, 1));
+  const Tensor f = MakeTyped(DT_FLOAT, {2, 2, 2, 1}, RandomValues(DT_FLOAT, 8, 2));
+  AttrMap attrs{{"strides", AttrOfIntList({1, 1, 1, 1})}, {"padding", AttrOfString("VALID")}};
+  auto wrong_bias = Fused(nullptr, "_FusedDepthwiseConv2dNative", x, f,
+                          MakeTyped(DT_FLOAT, {3}, {1, 2, 3}), attrs, {"BiasAdd"});
+  ExpectStatus(wrong_bias.status, Code::kInvalidArgument, {"bias", "2"});
+  auto residual = Fused(nullptr, "_FusedDepthwiseConv2dNative", x, f,
+                        MakeTyped(DT_FLOAT, {2}, {1, 2}), attrs, {"BiasAdd", "Add"});
+  ExpectStatus(residual.status, Code::kUnimplemented, {"BiasAdd, Add"});
+  // Unknown static shapes, so that the kernel, not the shape function, finds it.
+  auto mismatched = Fused(nullptr, "_FusedDepthwiseConv2dNative", x,
+                          MakeTyped(DT_FLOAT, {2, 2, 3, 1}, RandomValues(DT_FLOAT, 12, 2)),
+                          MakeTyped(DT_FLOAT, {3}, {1, 2, 3}), attrs, {"BiasAdd"}, false,
+                          /*known_shapes=*/false);
+  ExpectStatus(mismatched.status, Code::kInvalidArgument, {"input depth", "filter"});
 }
 
 }  // namespace

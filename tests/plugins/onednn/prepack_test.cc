@@ -167,22 +167,29 @@ TEST(OneDnnPrepackTest, ConcurrentCallsShareTheKeptPack) {
 // A convolution's filter through the same life: numbered (a frozen graph's constant, a
 // variable between writes), written with and without a new number, another input size,
 // no number. The filter has channel counts for which oneDNN runs on a blocked layout, so
-// the kernel reorders it; with `fused`, _FusedConv2D with a bias and Relu.
-void CheckFilterKept(DataType dtype, const Conv& conv, bool fused, uint32_t seed) {
+// the kernel reorders it; with `fused`, _FusedConv2D with a bias and Relu. `depthwise`:
+// DepthwiseConv2dNative (_FusedDepthwiseConv2dNative) with the filter [KH, KW, C, 1] instead
+// (conv.oc unused).
+void CheckFilterKept(DataType dtype, const Conv& conv, bool fused, uint32_t seed,
+                     bool depthwise = false) {
   const std::string what = Str(dtype == DT_FLOAT ? "float" : "bfloat16", fused ? " fused " : " ",
-                               conv.Describe());
+                               depthwise ? "depthwise " : "", conv.Describe());
   SCOPED_TRACE(what);
-  const std::string type = fused ? "_FusedConv2D" : "Conv2D";
+  const std::string type = depthwise ? (fused ? "_FusedDepthwiseConv2dNative" : "DepthwiseConv2dNative")
+                                     : (fused ? "_FusedConv2D" : "Conv2D");
+  const int64_t out_channels = depthwise ? conv.c : conv.oc;
   Tensor x = RandomOf(dtype, {conv.batch, conv.h, conv.w, conv.c}, seed);
-  Tensor filter = RandomOf(dtype, {conv.kh, conv.kw, conv.c, conv.oc}, seed + 1);
-  const Tensor bias = RandomOf(dtype, {conv.oc}, seed + 2);
+  Tensor filter = RandomOf(dtype, {conv.kh, conv.kw, conv.c, depthwise ? 1 : conv.oc}, seed + 1);
+  const Tensor bias = RandomOf(dtype, {out_channels}, seed + 2);
   std::vector<Arg> args = {In(x), In(filter)};
   AttrMap attrs = conv.Attrs();
   attrs["T"] = AttrOfType(dtype);
   if (fused) {
     args.push_back(ListIn(bias));
-    args.push_back(EmptyList());
-    attrs["TArgs"] = AttrOfTypeList({dtype});
+    if (!depthwise) {
+      args.push_back(EmptyList());
+      attrs["TArgs"] = AttrOfTypeList({dtype});
+    }
     attrs["num_args"] = AttrOfInt(1);
     attrs["fused_ops"] = AttrOfStringList({"BiasAdd", "Relu"});
   }
@@ -213,7 +220,8 @@ void CheckFilterKept(DataType dtype, const Conv& conv, bool fused, uint32_t seed
   auto reference = [&](const Tensor& input) {
     return eigen_runner != nullptr ? run(*eigen_runner, input) : run(*runner_of(*onednn), input);
   };
-  const int64_t k = conv.kh * conv.kw * conv.c + 1;  // the sums' length, the bias included
+  // The sums' length, the bias included.
+  const int64_t k = conv.kh * conv.kw * (depthwise ? 1 : conv.c) + 1;
   BufferVersions::Touch(filter.buffer());
   Tensor last;
   for (int call = 0; call < 4; ++call) {
@@ -256,6 +264,20 @@ TEST(OneDnnPrepackTest, ConvolutionKeepsItsFilterReordered) {
 // bfloat16 where oneDNN has bf16 convolutions (AVX512_BF16 or AMX); skipped elsewhere.
 TEST(OneDnnPrepackTest, BFloat16ConvolutionKeepsItsFilterReordered) {
   CheckFilterKept(DT_BFLOAT16, Geometry(2, 8, 8, 32, 3, 3, 32), true, 1100);
+}
+
+TEST(OneDnnPrepackTest, DepthwiseConvolutionKeepsItsFilterReordered) {
+  const Conv one_image = Geometry(1, 14, 14, 32, 3, 3, 0);  // split into bands of rows
+  CheckFilterKept(DT_FLOAT, one_image, false, 1200, /*depthwise=*/true);
+  CheckFilterKept(DT_FLOAT, one_image, true, 1210, /*depthwise=*/true);
+  Conv strided = Geometry(3, 15, 15, 48, 3, 3, 0);  // split by images
+  strided.sh = strided.sw = 2;
+  strided.padding = "VALID";
+  CheckFilterKept(DT_FLOAT, strided, true, 1220, /*depthwise=*/true);
+}
+
+TEST(OneDnnPrepackTest, BFloat16DepthwiseConvolutionKeepsItsFilterReordered) {
+  CheckFilterKept(DT_BFLOAT16, Geometry(2, 8, 8, 32, 3, 3, 0), true, 1230, /*depthwise=*/true);
 }
 
 // End to end in a session: MatMul of two variables, B written between runs by each kind of
