@@ -114,6 +114,31 @@ def test_frozen_residual_blocks_fold_and_fuse():
     assert_close(a, b, tol=1e-5)
 
 
+def test_frozen_depthwise_layers_fold_and_fuse():
+    """MobileNetV2's depthwise layers as a frozen Keras model writes them: ZeroPadding2D
+    before a strided VALID depthwise convolution, its batch normalization as Mul/AddV2 by
+    constants (no bias before it), Relu6; and one at stride 1, SAME, channel multiplier 2.
+    The plan-time rewrites fold the Pad and the normalization into the convolutions and fuse
+    each into one _FusedDepthwiseConv2dNative (the oneDNN plugin's, where it is loaded)."""
+    rng = np.random.RandomState(11)
+    x_value = rng.uniform(-1, 1, (1, 12, 12, 16)).astype(np.float32)
+    k1 = rng.uniform(-0.5, 0.5, (3, 3, 16, 1)).astype(np.float32)
+    k2 = rng.uniform(-0.5, 0.5, (3, 3, 16, 2)).astype(np.float32)
+    scale1, offset1 = (rng.uniform(0.5, 1.5, 16).astype(np.float32) for _ in range(2))
+    scale2, offset2 = (rng.uniform(0.5, 1.5, 32).astype(np.float32) for _ in range(2))
+
+    def build(m):
+        x = m.placeholder(m.float32, [1, 12, 12, 16], name="x")
+        h = m.pad(x, [[0, 0], [0, 1], [0, 1], [0, 0]])
+        h = m.nn.depthwise_conv2d(h, m.constant(k1), [1, 2, 2, 1], "VALID")
+        h = m.nn.relu6(h * m.constant(scale1) + m.constant(offset1.reshape(1, 1, 1, 16)))
+        h = m.nn.depthwise_conv2d(h, m.constant(k2), [1, 1, 1, 1], "SAME")
+        h = m.nn.relu6(h * m.constant(scale2) + m.constant(offset2))
+        return [m.negative(h)], {"x": x}, None
+    a, b = run_both(build, feeds={"x": x_value})
+    assert_close(a, b, tol=1e-5)
+
+
 def test_array_ops_and_slicing():
     def build(m):
         x = m.constant(np.arange(24, dtype=np.float32).reshape(2, 3, 4))

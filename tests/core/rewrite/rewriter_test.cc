@@ -710,6 +710,64 @@ TEST_F(RewriteTest, PadBeforeAConvolutionBecomesItsPadding) {
   EXPECT_EQ(sum, (std::vector<int64_t>{0, 0, 4, 1, 0, 3, 0, 0}));
 }
 
+// MobileNetV2's depthwise layers: ZeroPadding2D -> a strided VALID depthwise convolution
+// -> batch norm without a bias before it (Mul, AddV2 of [1, 1, 1, C]) -> Relu6; and one with
+// channel multiplier 2 and a bias, scaled per output channel c * M + m. The Pad becomes the
+// convolution's padding, the scale goes into the filter, the offset becomes a bias, and the
+// fusion makes each layer one _FusedDepthwiseConv2dNative. (Small integers and powers of two:
+// folded and unfolded products are equal exactly.)
+TEST_F(RewriteTest, DepthwiseLayersFoldAndFuse) {
+  Output x = Placeholder(PartialShape({1, 5, 5, 2}), "x");
+  std::vector<float> f1(3 * 3 * 2), f2(3 * 3 * 2 * 2);
+  for (size_t i = 0; i < f1.size(); ++i) f1[i] = static_cast<float>(i % 5) - 2;
+  for (size_t i = 0; i < f2.size(); ++i) f2[i] = static_cast<float>(i % 7) - 3;
+  const AttrMap strided{{"strides", AttrOfIntList({1, 2, 2, 1})}, {"padding", AttrOfString("VALID")}};
+  const AttrMap same{{"strides", AttrOfIntList({1, 1, 1, 1})}, {"padding", AttrOfString("SAME")}};
+  Output padded = Op("Pad", {x, Const(Ints({4, 2}, {0, 0, 0, 1, 0, 1, 0, 0}), "pads")}, {}, "padded")->output(0);
+  Output dw1 = Op("DepthwiseConv2dNative", {padded, Const(Floats({3, 3, 2, 1}, f1), "f1")}, strided, "dw1")->output(0);
+  Output scaled1 = Op("Mul", {dw1, Const(Floats({2}, {0.5f, 4}), "scale1")}, {}, "scaled1")->output(0);
+  Output shifted1 = Op("AddV2", {scaled1, Const(Floats({1, 1, 1, 2}, {-1, 0.25f}), "offset1")}, {},
+                       "shifted1")->output(0);
+  Output y1 = Op("Neg", {Op("Relu6", {shifted1}, {}, "relu6")->output(0)}, {}, "y1")->output(0);
+  Output dw2 = Op("DepthwiseConv2dNative", {x, Const(Floats({3, 3, 2, 2}, f2), "f2")}, same, "dw2")->output(0);
+  Output ba2 = Op("BiasAdd", {dw2, Const(Floats({4}, {1, -2, 0.5f, 3}), "bias2")}, {}, "ba2")->output(0);
+  Output scaled2 = Op("Mul", {Const(Floats({4}, {0.5f, 2, 4, 0.25f}), "scale2"), ba2}, {}, "scaled2")->output(0);
+  Output y2 = Op("Neg", {Op("Relu", {scaled2}, {}, "relu")->output(0)}, {}, "y2")->output(0);
+  std::vector<float> xv(50);
+  for (size_t i = 0; i < xv.size(); ++i) xv[i] = static_cast<float>(i % 11) * 0.25f - 1;
+  const std::vector<std::pair<Output, Tensor>> feeds = {{x, Floats({1, 5, 5, 2}, xv)}};
+  auto types = RunBothWays("arithmetic_optimization", feeds, {y1, y2});
+  EXPECT_EQ(types.count("Mul") + types.count("AddV2"), 0u);
+  EXPECT_EQ(types.count("DepthwiseConv2dNative"), 2u);
+  EXPECT_EQ(types.count("BiasAdd"), 2u);
+  types = RunBothWays("all", feeds, {y1, y2});
+  EXPECT_EQ(types.count("_FusedDepthwiseConv2dNative"), 2u);
+  EXPECT_EQ(types.count("Pad") + types.count("DepthwiseConv2dNative") + types.count("BiasAdd") +
+                types.count("Relu6") + types.count("Relu"),
+            0u);
+  auto rewritten = Rewrite("remapping", {x}, {y1, y2});
+  ASSERT_NE(rewritten, nullptr);
+  const int d = Find(*rewritten, "dw1");
+  ASSERT_GE(d, 0);
+  const Operation& dw = *rewritten->ordered[static_cast<size_t>(d)];
+  EXPECT_EQ(dw.FindAttr("padding")->s(), "EXPLICIT");
+  std::vector<int64_t> pads;
+  for (int64_t v : dw.FindAttr("explicit_paddings")->list().i()) pads.push_back(v);
+  EXPECT_EQ(pads, (std::vector<int64_t>{0, 0, 0, 1, 0, 1, 0, 0}));
+  auto all = Rewrite("all", {x}, {y1, y2});
+  ASSERT_NE(all, nullptr);
+  for (const auto& [name, activation] : std::vector<std::pair<std::string, std::string>>{
+           {"relu6", "Relu6"}, {"relu", "Relu"}}) {
+    const int fused = Find(*all, name);
+    ASSERT_GE(fused, 0) << name;
+    const Operation& f = *all->ordered[static_cast<size_t>(fused)];
+    ASSERT_EQ(f.type(), "_FusedDepthwiseConv2dNative") << name;
+    std::vector<std::string> ops;
+    for (const std::string& op : f.FindAttr("fused_ops")->list().s()) ops.push_back(op);
+    EXPECT_EQ(ops, (std::vector<std::string>{"BiasAdd", activation}));
+  }
+}
+
 // Left alone: a Pad of the channels, a PadV2 (its own fill value), a padded value with a
 // second reader, a SAME convolution (its padding depends on the padded size), a fetched Pad.
 TEST_F(RewriteTest, PadFoldingNeedsZerosOfHeightAndWidthForOneValidConvolution) {
