@@ -9,6 +9,26 @@
 
 namespace tgraph_cpu::nn {
 
+// The window's checks and the output geometry, once `g`'s sizes are filled: fails `ctx`
+// (INVALID_ARGUMENT, naming both shapes) and returns false on an empty window or a negative
+// output.
+inline bool WindowGeometry(tgraph::plugin::Context& ctx, const ConvAttrs& attrs,
+                           const tgraph::plugin::TensorView& input,
+                           const tgraph::plugin::TensorView& filter, ConvGeometry* g) {
+  if (g->k_h <= 0 || g->k_w <= 0) {
+    ctx.Fail(TG_INVALID_ARGUMENT, "filter height and width must be > 0, got filter shape " +
+                                      ShapeString(filter.dims()));
+    return false;
+  }
+  std::string error;
+  if (!ComputeConvGeometry(attrs, g, &error)) {
+    ctx.Fail(TG_INVALID_ARGUMENT, error + ": input " + ShapeString(input.dims()) + ", filter " +
+                                      ShapeString(filter.dims()));
+    return false;
+  }
+  return true;
+}
+
 // Fills `g` from a 4-D NHWC input, a 4-D HWIO filter and the attrs; on bad inputs fails
 // `ctx` (INVALID_ARGUMENT) and returns false. A grouped convolution (TensorFlow's: the input
 // depth a multiple k of the filter's input depth, k groups of input channels, each feeding
@@ -63,18 +83,7 @@ inline bool Conv2DForwardGeometry(tgraph::plugin::Context& ctx, const ConvAttrs&
       return false;
     }
   }
-  if (g->k_h <= 0 || g->k_w <= 0) {
-    ctx.Fail(TG_INVALID_ARGUMENT, "filter height and width must be > 0, got filter shape " +
-                                      ShapeString(filter.dims()));
-    return false;
-  }
-  std::string error;
-  if (!ComputeConvGeometry(attrs, g, &error)) {
-    ctx.Fail(TG_INVALID_ARGUMENT, error + ": input " + ShapeString(input.dims()) + ", filter " +
-                                      ShapeString(filter.dims()));
-    return false;
-  }
-  return true;
+  return WindowGeometry(ctx, attrs, input, filter, g);
 }
 
 // DepthwiseConv2dNative's (and _FusedDepthwiseConv2dNative's): a 4-D NHWC input and a 4-D
@@ -104,18 +113,7 @@ inline bool DepthwiseForwardGeometry(tgraph::plugin::Context& ctx, const ConvAtt
                                       ShapeString(filter.dims()));
     return false;
   }
-  if (g->k_h <= 0 || g->k_w <= 0) {
-    ctx.Fail(TG_INVALID_ARGUMENT, "filter height and width must be > 0, got filter shape " +
-                                      ShapeString(filter.dims()));
-    return false;
-  }
-  std::string error;
-  if (!ComputeConvGeometry(attrs, g, &error)) {
-    ctx.Fail(TG_INVALID_ARGUMENT, error + ": input " + ShapeString(input.dims()) + ", filter " +
-                                      ShapeString(filter.dims()));
-    return false;
-  }
-  return true;
+  return WindowGeometry(ctx, attrs, input, filter, g);
 }
 
 }  // namespace tgraph_cpu::nn
