@@ -53,6 +53,16 @@ Status IdentityGrad(GradientContext& ctx) {
   return ctx.status();
 }
 
+// Each output's gradient is its input's (TensorFlow's: Keras's custom-gradient activations
+// put an IdentityN in the forward graph and their own gradient in a function, which a
+// frozen graph has lost; this one makes the graph differentiable as written).
+Status IdentityNGrad(GradientContext& ctx) {
+  for (int i = 0; i < ctx.num_outputs(); ++i) {
+    if (ctx.has_grad(i)) ctx.SetInputGrad(i, ctx.grad_value(i));
+  }
+  return ctx.status();
+}
+
 Status ReshapeToInputGrad(GradientContext& ctx) {
   ctx.SetInputGrad(0, ReshapeLike(ctx, ctx.grad(0), ctx.input(0)));
   return ctx.status();
@@ -300,6 +310,7 @@ Status RegisterArrayGradients(GradientFunctionRegistry& registry) {
   };
   keep(registry.Register("Identity", IdentityGrad));
   keep(registry.Register("PlaceholderWithDefault", IdentityGrad));
+  keep(registry.Register("IdentityN", IdentityNGrad));
   keep(registry.Register("Reshape", ReshapeToInputGrad));
   keep(registry.Register("Squeeze", ReshapeToInputGrad));
   keep(registry.Register("ExpandDims", ReshapeToInputGrad));

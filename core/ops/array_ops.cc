@@ -95,6 +95,12 @@ Status ConstShape(InferenceContext& c) {
 
 // The default must fit the declared shape; the output has the declared shape, which may be
 // less specific than the default's (a feed may use another size).
+// IdentityN: each output has its input's shape.
+Status IdentityNShape(InferenceContext& c) {
+  for (int i = 0; i < c.num_outputs() && i < c.num_inputs(); ++i) c.set_output(i, c.input_shape(i));
+  return Status::OK();
+}
+
 Status PlaceholderWithDefaultShape(InferenceContext& c) {
   PartialShape declared;
   TG_RETURN_IF_ERROR(c.GetAttr("shape", &declared));
@@ -828,6 +834,14 @@ Status RegisterArrayOps(OpRegistry* registry) {
           .Attr("T: type")
           .SetShapeFn(shape_fns::UnchangedShape)
           .Doc("Returns its input; no gradient flows back through it."),
+      // Keras writes one after every activation with a custom gradient (swish, gelu): in
+      // frozen EfficientNets, one per layer.
+      OpDefBuilder("IdentityN")
+          .Input("input: T")
+          .Output("output: T")
+          .Attr("T: list(type) >= 1")
+          .SetShapeFn(IdentityNShape)
+          .Doc("Returns its inputs, each as the output of the same index."),
       OpDefBuilder("Reshape")
           .Input("tensor: T")
           .Input("shape: Tshape")

@@ -30,9 +30,15 @@
 namespace tgraph {
 namespace {
 
-// The value of node i's input k when a float Const without control inputs produces it.
+// The value of node i's input k when a float Const without control inputs produces it,
+// directly or through Identities without any (a frozen graph's ReadVariableOp: constant
+// folding leaves an Identity of a large Const, such as Xception's last 1536x2048 filter,
+// and Identity removal runs after this pass).
 const Tensor* FloatConstant(const RewriteGraph& g, int i, int k) {
-  const int p = g.Producer(g.node(i).inputs[static_cast<size_t>(k)]);
+  int p = g.Producer(g.node(i).inputs[static_cast<size_t>(k)]);
+  while (p >= 0 && g.node(p).controls.empty() && g.node(p).op->type() == "Identity") {
+    p = g.Producer(g.node(p).inputs[0]);
+  }
   if (p < 0 || !g.node(p).controls.empty()) return nullptr;
   const Operation& op = *g.node(p).op;
   if (op.type() != "Const" || op.constant_value() == nullptr) return nullptr;

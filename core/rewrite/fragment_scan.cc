@@ -16,13 +16,14 @@ namespace {
 struct Types {
   explicit Types(const OpRegistry& r)
       : konst(r.Find("Const")), noop(r.Find("NoOp")), identity(r.Find("Identity")),
+        identity_n(r.Find("IdentityN")),
         mul(r.Find("Mul")), add(r.Find("Add")), add_v2(r.Find("AddV2")), sub(r.Find("Sub")),
         neg(r.Find("Neg")), transpose(r.Find("Transpose")), matmul(r.Find("MatMul")),
         conv2d(r.Find("Conv2D")), depthwise(r.Find("DepthwiseConv2dNative")),
         bias_add(r.Find("BiasAdd")),
         max_pool_grad(r.Find("MaxPoolGrad")), relu_grad(r.Find("ReluGrad")), pad(r.Find("Pad")),
         relu(r.Find("Relu")), relu6(r.Find("Relu6")) {}
-  const OpRegistration *konst, *noop, *identity, *mul, *add, *add_v2, *sub, *neg, *transpose,
+  const OpRegistration *konst, *noop, *identity, *identity_n, *mul, *add, *add_v2, *sub, *neg, *transpose,
       *matmul, *conv2d, *depthwise, *bias_add, *max_pool_grad, *relu_grad, *pad, *relu, *relu6;
 };
 
@@ -131,7 +132,7 @@ FragmentScan ScanFragment(const RewriteRequest& request) {
       scan.identity_removal |= kept.count(op) == 0;
       continue;
     }
-    if (type == t.identity) {
+    if (type == t.identity || type == t.identity_n) {
       scan.has_identities = true;
       scan.identity_removal |= kept.count(op) == 0;
     } else if (type == t.mul || type == t.add || type == t.add_v2 || type == t.sub || type == t.neg ||

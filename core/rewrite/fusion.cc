@@ -1,7 +1,8 @@
 // Fusion (TensorFlow's remapper): MatMul, Conv2D or DepthwiseConv2dNative + BiasAdd (+ an
 // activation) become one _FusedMatMul / _FusedConv2D / _FusedDepthwiseConv2dNative with
 // fused_ops ["BiasAdd"] or ["BiasAdd", A], A one of Relu, Relu6, Elu, LeakyRelu (its alpha
-// as leakyrelu_alpha);
+// as leakyrelu_alpha) or swish, Mul(y, Sigmoid(y)) in either order (TF's oneDNN build's
+// "_MklSwish": EfficientNet's activation, which Keras writes so);
 // Conv2D + BiasAdd + Add (+ A), the Add's other operand a float tensor of the convolution's
 // fully known shape (a residual connection), becomes _FusedConv2D ["BiasAdd", "Add"(, A)]
 // with that operand as its second arg, as TensorFlow's oneDNN build fuses it
@@ -71,6 +72,42 @@ Output BiasOfAdd(const RewriteGraph& g, int sum, int k, const Operation& product
 // The activations a fused op may end with (fused_epilogue.h in plugins/cpu).
 const std::vector<const char*> kActivations = {"Relu", "Relu6", "Elu", "LeakyRelu"};
 
+// Swish of node i's value y: a Mul of y and Sigmoid(y) (either order), when y has just those
+// two readers besides Shape ops (which go to `shapes`) and the Sigmoid only the Mul, nobody
+// waits for either, both rewritable and on i's device. The Mul's index (*sigmoid the
+// Sigmoid's), or -1.
+int SwishReader(RewriteGraph& g, int i, int* sigmoid, std::vector<std::pair<int, int>>* shapes) {
+  const RewriteGraph::Node& n = g.node(i);
+  if (n.num_control_readers != 0 || n.op->num_outputs() != 1) return -1;
+  std::vector<std::pair<int, int>> own_shapes;
+  std::vector<int> readers;
+  for (const auto& [reader, input] : g.Readers(i)) {
+    if (g.node(reader).op->type() == "Shape" && g.Device(reader) == g.Device(i)) {
+      own_shapes.emplace_back(reader, input);
+    } else {
+      readers.push_back(reader);
+    }
+  }
+  if (readers.size() != 2) return -1;
+  for (int first = 0; first < 2; ++first) {
+    const int s = readers[static_cast<size_t>(first)], m = readers[static_cast<size_t>(1 - first)];
+    if (g.node(s).op->type() != "Sigmoid" || g.node(m).op->type() != "Mul") continue;
+    const RewriteGraph::Node& sn = g.node(s);
+    if (sn.num_control_readers != 0 || sn.num_readers != 1 || g.Readers(s).front().first != m) continue;
+    const std::vector<Output>& in = g.node(m).inputs;
+    const bool pair = (g.Producer(in[0]) == i && g.Producer(in[1]) == s) ||
+                      (g.Producer(in[0]) == s && g.Producer(in[1]) == i);
+    if (!pair) continue;
+    bool ok = true;
+    for (int member : {s, m}) ok = ok && g.Rewritable(member) && g.Device(member) == g.Device(i);
+    if (!ok) continue;
+    *sigmoid = s;
+    shapes->insert(shapes->end(), own_shapes.begin(), own_shapes.end());
+    return m;
+  }
+  return -1;
+}
+
 // Does `other` (an operand of the Add reading the biased product) have the product's fully
 // known shape and float dtype, and the sum that shape too (nothing broadcasts)?
 bool ResidualOperand(const RewriteGraph& g, int sum, const Output& other, const Operation& product) {
@@ -80,9 +117,11 @@ bool ResidualOperand(const RewriteGraph& g, int sum, const Output& other, const 
   return g.node(sum).op->output_shape(0) == p;
 }
 
-// The fused op's attrs, from the contraction's and the activation's (null: none); `add`: a
-// residual Add after the bias (_FusedConv2D only).
-AttrMap FusedAttrs(const Operation& contraction, const Operation* activation, bool add) {
+// The fused op's attrs, from the contraction's and the activation's (`activation` its
+// fused_ops name, empty for none; `alpha` LeakyRelu's attr); `add`: a residual Add after the
+// bias (_FusedConv2D only).
+AttrMap FusedAttrs(const Operation& contraction, const std::string& activation,
+                   const tf::AttrValue* alpha, bool add) {
   AttrMap attrs;
   const std::string& type = contraction.type();
   const std::vector<const char*> copied =
@@ -103,11 +142,9 @@ AttrMap FusedAttrs(const Operation& contraction, const Operation* activation, bo
   auto* ops = attrs["fused_ops"].mutable_list();
   ops->add_s("BiasAdd");
   if (add) ops->add_s("Add");
-  if (activation != nullptr) {
-    ops->add_s(activation->type());
-    if (const tf::AttrValue* alpha = activation->FindAttr("alpha")) {
-      attrs["leakyrelu_alpha"] = *alpha;  // LeakyRelu's slope
-    }
+  if (!activation.empty()) {
+    ops->add_s(activation);
+    if (alpha != nullptr) attrs["leakyrelu_alpha"] = *alpha;  // LeakyRelu's slope
   }
   return attrs;
 }
@@ -178,8 +215,10 @@ int FuseContractions(RewriteGraph& g) {
     std::vector<std::pair<int, int>> more;
     int k_act = 0;
     const int before_activation = add >= 0 ? add : bias_add;
-    const int relu =
+    int relu =
         unbiased >= 0 ? unbiased : SoleValueReader(g, before_activation, kActivations, &k_act, &more);
+    int sigmoid = -1;  // swish's Sigmoid, when the activation is swish (relu its Mul)
+    if (relu < 0 && bias_add >= 0) relu = SwishReader(g, before_activation, &sigmoid, &more);
     if (relu >= 0) shapes.insert(shapes.end(), more.begin(), more.end());
     const int last = relu >= 0 ? relu : before_activation;
     // A Shape reader then reads the fused op's output: it must run after it.
@@ -194,7 +233,9 @@ int FuseContractions(RewriteGraph& g) {
     // scratch graph already.
     if (g.scratch().FindOperation(spec.name) != nullptr) spec.name += "/fused";
     spec.device = contraction.device();
-    spec.attrs = FusedAttrs(contraction, relu >= 0 ? g.node(relu).op : nullptr, add >= 0);
+    const std::string activation = sigmoid >= 0 ? "_MklSwish" : relu >= 0 ? g.node(relu).op->type() : "";
+    spec.attrs = FusedAttrs(contraction, activation, relu >= 0 ? g.node(relu).op->FindAttr("alpha") : nullptr,
+                            add >= 0);
     std::vector<Output> inputs = {g.node(i).inputs[0], g.node(i).inputs[1], bias};
     if (add >= 0) inputs.push_back(addend);
     // The attrs must be valid for the op (T among its types) and have a CPU kernel, one at
@@ -217,17 +258,18 @@ int FuseContractions(RewriteGraph& g) {
     auto fused = g.NewOp(std::move(spec), inputs);
     if (!fused.ok()) continue;
     std::vector<int> controls = g.node(i).controls;
-    for (int member : {bias_add, add, relu}) {
+    for (int member : {bias_add, add, sigmoid, relu}) {
       if (member < 0) continue;
       for (int c : g.node(member).controls) controls.push_back(c);
     }
     // Readers of the last op read the fused op; the members before it go.
-    for (int member : {i, bias_add, add}) {
+    for (int member : {i, bias_add, add, sigmoid}) {
       if (member < 0 || member == last) continue;
       for (int c : std::vector<int>(g.node(member).controls)) g.RemoveControl(member, c);
     }
     g.Replace(last, *fused, inputs, controls);
     for (const auto& [reader, input] : shapes) g.SetInput(reader, input, (*fused)->output(0));
+    if (sigmoid >= 0) g.Remove(sigmoid);
     if (add >= 0 && add != last) g.Remove(add);
     if (bias_add >= 0 && bias_add != last) g.Remove(bias_add);
     g.Remove(i);

@@ -1,6 +1,6 @@
 // Identity and NoOp removal (TensorFlow's dependency optimizer does the same). An Identity
 // only passes its input on: its readers can read the input directly, provided they also wait
-// for what the Identity waited for. A NoOp only orders: its waiters can wait for its control
+// for what the Identity waited for; an IdentityN likewise, each output's readers its input's. A NoOp only orders: its waiters can wait for its control
 // inputs directly, which is done when it does not multiply edges (|in| * |out| <= |in| +
 // |out|). Both keep devices: an Identity requested on another device than its input's
 // producer may be there to move the value, and stays.
@@ -19,6 +19,19 @@ int RemoveIdentities(RewriteGraph& g) {
       const int producer = g.Producer(source);
       if (producer >= 0 && g.Device(producer) != g.Device(i)) continue;
       g.Bypass(i, 0, source);
+      g.Remove(i);
+      ++count;
+    } else if (type == "IdentityN") {
+      // (Nodes waiting for an IdentityN wait for all its inputs: left alone.)
+      if (n.num_control_readers != 0) continue;
+      bool same_device = true;
+      for (const Output& source : n.inputs) {
+        const int producer = g.Producer(source);
+        same_device = same_device && (producer < 0 || g.Device(producer) == g.Device(i));
+      }
+      if (!same_device) continue;
+      const std::vector<Output> sources = n.inputs;
+      for (size_t k = 0; k < sources.size(); ++k) g.Bypass(i, static_cast<int>(k), sources[k]);
       g.Remove(i);
       ++count;
     } else if (type == "NoOp") {

@@ -19,6 +19,8 @@ inline T Activate(T x, float alpha) {
     return x > T(0) ? x : T(std::expm1(x));
   } else if constexpr (A == Activation::kLeakyRelu) {
     return x > T(0) ? x : T(x * T(alpha));
+  } else if constexpr (A == Activation::kSwish) {
+    return T(x / (T(1) + T(std::exp(-x))));
   } else {
     (void)alpha;
     return x;
@@ -86,6 +88,8 @@ void AddBias(tgraph::plugin::Context& ctx, const T* in, const T* bias, T* out, i
     case Activation::kLeakyRelu:
       return AddBiasActivated<Activation::kLeakyRelu>(ctx, in, bias, out, outer, channels, inner, alpha,
                                                       addend);
+    case Activation::kSwish:
+      return AddBiasActivated<Activation::kSwish>(ctx, in, bias, out, outer, channels, inner, alpha, addend);
   }
 }
 

@@ -1,5 +1,6 @@
 // Identity: output 0 shares input 0's buffer (no copy), for every dtype; reading a ref input
-// gives the variable's current value; StopGradient runs as Identity. NoOp: nothing (a control-dependency anchor).
+// gives the variable's current value; StopGradient runs as Identity; IdentityN shares each
+// input's buffer with the output of its index. NoOp: nothing (a control-dependency anchor).
 #include "array_kernel_util.h"
 #include "array_kernels.h"
 
@@ -17,6 +18,17 @@ class IdentityOp {
   }
 };
 
+class IdentityNOp {
+ public:
+  explicit IdentityNOp(Construction&) {}
+  void Compute(Context& ctx) {
+    for (int i = 0; i < ctx.num_inputs(); ++i) {
+      TensorView in = ctx.input(i);
+      ctx.SetOutputAlias(i, in, in.dims());
+    }
+  }
+};
+
 class NoOpKernel {
  public:
   explicit NoOpKernel(Construction&) {}
@@ -31,6 +43,7 @@ void RegisterIdentityKernels(tgraph::plugin::Init& init) {
   // StopGradient only matters to gradient building; running it is Identity.
   init.Kernel<IdentityOp>(
       KernelBuilder("StopGradient", "CPU").CostPerElementNs(kViewCostPerElementNs));
+  init.Kernel<IdentityNOp>(KernelBuilder("IdentityN", "CPU").CostPerElementNs(kViewCostPerElementNs));
   init.Kernel<NoOpKernel>(KernelBuilder("NoOp", "CPU"));
 }
 

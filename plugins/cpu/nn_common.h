@@ -36,8 +36,8 @@ template <typename T>
 tgraph::plugin::TensorMut MatMulToOutput(tgraph::plugin::Context& ctx, bool trans_a, bool trans_b);
 
 // The activations a fused contraction may end with (TensorFlow's fused_ops names: Relu,
-// Relu6, Elu, LeakyRelu).
-enum class Activation { kNone, kRelu, kRelu6, kElu, kLeakyRelu };
+// Relu6, Elu, LeakyRelu, and _MklSwish, x * sigmoid(x), as TF's oneDNN build names swish).
+enum class Activation { kNone, kRelu, kRelu6, kElu, kLeakyRelu, kSwish };
 
 // out = activation(in + bias) with `in` seen as [outer, channels, inner] and the bias along
 // `channels` (BiasAdd's loop, bias_add_op.cc; also the fused ops' epilogue, in place when

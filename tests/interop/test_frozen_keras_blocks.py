@@ -56,3 +56,22 @@ def test_mobilenet_v2(tmp_path, alpha):
                                            classifier_activation=None)
     ops = freeze_and_compare(tmp_path, model, (2, 64, 64, 3))
     assert "DepthwiseConv2dNative" in ops, ops
+
+
+def test_efficientnet_b0(tmp_path):
+    """EfficientNet's swish is an activation with a custom gradient: Keras writes an IdentityN
+    after each one, which a frozen graph keeps (it did not import before). Batch norms get
+    random statistics, as a trained model's, so that each folds into a bias and the swish
+    fuses after it (_FusedConv2D / _FusedDepthwiseConv2dNative with _MklSwish)."""
+    keras.utils.set_random_seed(3)
+    model = keras.applications.EfficientNetB0(weights=None, input_shape=(64, 64, 3),
+                                              classifier_activation=None)
+    rng = np.random.RandomState(4)
+    for layer in model.layers:
+        if isinstance(layer, keras.layers.BatchNormalization):
+            layer.set_weights([rng.uniform(0.5, 1.5, w.shape).astype(np.float32)
+                               if "variance" in w.name or "gamma" in w.name
+                               else rng.uniform(-0.2, 0.2, w.shape).astype(np.float32)
+                               for w in layer.weights])
+    ops = freeze_and_compare(tmp_path, model, (1, 64, 64, 3))
+    assert {"IdentityN", "DepthwiseConv2dNative", "Sigmoid"} <= ops, ops

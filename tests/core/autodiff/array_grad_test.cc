@@ -23,7 +23,7 @@ class ArrayGradTest : public grad_testing::GradTest<DT_FLOAT> {
 TEST_F(ArrayGradTest, EveryOpIsRegistered) {
   const GradientFunctionRegistry& r = GradientFunctionRegistry::Global();
   for (const char* type :
-       {"Identity", "PlaceholderWithDefault", "Reshape", "Squeeze", "ExpandDims", "Transpose",
+       {"Identity", "IdentityN", "PlaceholderWithDefault", "Reshape", "Squeeze", "ExpandDims", "Transpose",
         "ConcatV2", "Pack", "Unpack", "Slice", "StridedSlice", "Tile", "Pad", "Fill", "Gather",
         "GatherV2"}) {
     EXPECT_NE(r.Find(type), nullptr) << type;
@@ -132,6 +132,24 @@ TEST_F(ArrayGradTest, UnpackFillsUnusedOutputsWithZeros) {
   ASSERT_TRUE(g[0].defined());
   EXPECT_EQ(g[0].values.op->type(), "Pack");
   EXPECT_EQ(BackwardTypes(g[0].values).count("ZerosLike"), 2u);
+}
+
+// IdentityN (after Keras's custom-gradient activations in a frozen graph): each output's
+// gradient goes to its input unchanged; an input whose output is unused gets none.
+TEST_F(ArrayGradTest, IdentityNPassesEachGradientToItsInput) {
+  Output a = Placeholder({2});
+  Output b = Placeholder({3});
+  Output c = Placeholder({2});
+  std::vector<Output> outs = b_.OpOutputs("IdentityN", {GradInput::List({a, b, c})},
+                                          {{"T", AttrOfTypeList({DT_FLOAT, DT_FLOAT, DT_FLOAT})}});
+  ASSERT_EQ(outs.size(), 3u);
+  Output y = Op("Sum", {Op("Mul", {outs[0], outs[0]}), b_.ConstInt32({0})});
+  Output z = Op("AddV2", {y, Op("Sum", {outs[1], b_.ConstInt32({0})})});
+  std::vector<GradValue> g = Gradients(z, {a, b, c}, false);
+  ASSERT_TRUE(g[0].defined());
+  ASSERT_TRUE(g[1].defined());
+  EXPECT_FALSE(g[2].defined());
+  EXPECT_EQ(g[1].values.op->type(), "Tile");  // Sum's gradient, passed through as is
 }
 
 TEST_F(ArrayGradTest, ShapeStopsBackprop) {

@@ -115,12 +115,15 @@ class RewriteTest : public ::testing::Test {
   }
 
   // Runs with every rewrite off, then with only `rewrite` on ("all": every one): the fetched
-  // values must agree exactly; returns the op types that ran (step stats) with it on.
+  // values must agree exactly (within `rtol` of the largest magnitude, for a rewrite that
+  // computes a function another way: swish); returns the op types that ran (step stats) with
+  // it on.
   std::multiset<std::string> RunBothWays(const std::string& rewrite,
                                          const std::vector<std::pair<Output, Tensor>>& feeds,
                                          const std::vector<Output>& fetches,
                                          const std::vector<Operation*>& targets = {},
-                                         std::multiset<std::string>* off_types = nullptr) {
+                                         std::multiset<std::string>* off_types = nullptr,
+                                         float rtol = 0) {
     std::vector<Tensor> off, on;
     std::multiset<std::string> types_off, types_on;
     for (bool enabled : {false, true}) {
@@ -144,8 +147,15 @@ class RewriteTest : public ::testing::Test {
     for (size_t i = 0; i < off.size() && i < on.size(); ++i) {
       EXPECT_EQ(off[i].dtype(), on[i].dtype());
       EXPECT_EQ(off[i].dims(), on[i].dims());
-      if (off[i].dtype() == DT_FLOAT) {
+      if (off[i].dtype() == DT_FLOAT && rtol == 0) {
         EXPECT_EQ(Values(off[i]), Values(on[i])) << "fetch " << i;
+      } else if (off[i].dtype() == DT_FLOAT) {
+        const std::vector<float> a = Values(off[i]), b = Values(on[i]);
+        float scale = 0;
+        for (float v : a) scale = std::max(scale, std::abs(v));
+        for (size_t e = 0; e < a.size() && e < b.size(); ++e) {
+          EXPECT_NEAR(a[e], b[e], rtol * scale) << "fetch " << i << " element " << e;
+        }
       }
     }
     if (off_types != nullptr) *off_types = types_off;
@@ -302,6 +312,36 @@ TEST_F(RewriteTest, IdentitiesAreBypassedKeepingTheirControlInputs) {
   EXPECT_EQ(Find(*f, "i2"), -1);
 }
 
+// Keras writes an IdentityN after every activation with a custom gradient (swish): its
+// outputs' readers read its inputs instead; one that a node waits for stays.
+TEST_F(RewriteTest, IdentityNIsBypassedOutputByOutput) {
+  Output x = Placeholder(PartialShape({3}), "x");
+  Output a = Op("Neg", {x}, {}, "a")->output(0);
+  Output b = Op("Abs", {x}, {}, "b")->output(0);
+  auto identity_n = [&](const std::string& name) {
+    NodeSpec spec;
+    spec.type = "IdentityN";
+    spec.name = name;
+    spec.inputs.push_back({{a, b}, true});
+    spec.attrs["T"] = AttrOfTypeList({DT_FLOAT, DT_FLOAT});
+    return g_.AddOperation(std::move(spec)).value();
+  };
+  Operation* n = identity_n("n");
+  Output y = Op("Sub", {n->output(0), n->output(1)}, {}, "y")->output(0);  // -x - |x|
+  Operation* waited = identity_n("waited");
+  Output z = Op("Neg", {waited->output(1)}, {}, "z", {waited})->output(0);
+  const auto types = RunBothWays("identity_removal", {{x, Floats({3}, {1, -2, 0.5f})}}, {y, z});
+  EXPECT_EQ(types.count("IdentityN"), 1u);
+  auto f = Rewrite("identity_removal", {x}, {y, z});
+  ASSERT_NE(f, nullptr);
+  const int sub = Find(*f, "y");
+  ASSERT_GE(sub, 0);
+  EXPECT_EQ(f->inputs[static_cast<size_t>(sub)][0].op->name(), "a");
+  EXPECT_EQ(f->inputs[static_cast<size_t>(sub)][1].op->name(), "b");
+  EXPECT_EQ(Find(*f, "n"), -1);
+  EXPECT_GE(Find(*f, "waited"), 0);
+}
+
 TEST_F(RewriteTest, ControlOnlyIdentityChainsBecomeDirectEdges) {
   Output x = Placeholder(PartialShape({2}), "x");
   Variable* v = Var("v");
@@ -430,6 +470,21 @@ TEST_F(RewriteTest, AnOffsetAfterABareContractionBecomesItsBias) {
   EXPECT_EQ(types.count("_FusedConv2D"), 1u);
   EXPECT_EQ(types.count("_FusedMatMul"), 1u);
   EXPECT_EQ(types.count("Relu") + types.count("BiasAdd") + types.count("Conv2D") + types.count("MatMul"), 0u);
+}
+
+// A frozen graph's weights come through an Identity (ReadVariableOp) that constant folding
+// leaves when the Const is large: the scale folds into the Const behind it all the same.
+TEST_F(RewriteTest, ScaleFoldsThroughTheIdentityOfAConstant) {
+  Output x = Placeholder(PartialShape({1, 4, 4, 2}), "x");
+  Output read = Op("Identity", {Const(Floats({1, 1, 2, 3}, {1, -2, 3, 0.5f, 4, -1}), "filter")}, {}, "read")->output(0);
+  Output conv = Op("Conv2D", {x, read}, {{"strides", AttrOfIntList({1, 1, 1, 1})}, {"padding", AttrOfString("VALID")}},
+                   "conv")->output(0);
+  Output y = Op("Neg", {Op("Mul", {conv, Const(Floats({3}, {0.5f, 2, 4}), "scale")}, {}, "scaled")->output(0)}, {},
+                "y")->output(0);
+  std::vector<float> xv(32);
+  for (size_t i = 0; i < xv.size(); ++i) xv[i] = static_cast<float>(i) * 0.25f - 4;
+  const auto types = RunBothWays("arithmetic_optimization", {{x, Floats({1, 4, 4, 2}, xv)}}, {y});
+  EXPECT_EQ(types.count("Mul"), 0u);
 }
 
 // Dense layers: MatMul (B transposed, so a channel is a row of B) -> BiasAdd -> Mul with the
@@ -581,6 +636,47 @@ TEST_F(RewriteTest, OtherActivationsFuseToo) {
   const Operation& leaky = *f->ordered[static_cast<size_t>(Find(*f, "LeakyRelu"))];
   ASSERT_NE(leaky.FindAttr("leakyrelu_alpha"), nullptr);
   EXPECT_FLOAT_EQ(leaky.FindAttr("leakyrelu_alpha")->f(), 0.3f);
+}
+
+// Swish, y * Sigmoid(y) in either order (EfficientNet's activation, as Keras writes it),
+// after a contraction's bias: fused as TF's oneDNN build names it, "_MklSwish"; the fused
+// kernel computes y / (1 + exp(-y)), a few ulps from the two kernels' result. A Sigmoid with
+// another reader, or a Mul of something else, is left alone.
+TEST_F(RewriteTest, SwishAfterABiasFuses) {
+  Output x = Placeholder(PartialShape({1, 4, 4, 2}), "x");
+  Output m = Placeholder(PartialShape({2, 3}), "m");
+  Output conv = Op("BiasAdd", {SmallConv(x, "conv"), Const(Floats({3}, {0.5f, -1, 2}), "b")}, {}, "ba")->output(0);
+  Output swish = Op("Mul", {Op("Sigmoid", {conv}, {}, "sig")->output(0), conv}, {}, "swish")->output(0);
+  Output y1 = Op("Neg", {swish}, {}, "y1")->output(0);
+  Output mm = Op("BiasAdd", {Op("MatMul", {m, Const(Floats({3, 2}, {1, -2, 3, -4, 5, -6}), "w")}, {}, "mm")->output(0),
+                             Const(Floats({2}, {0.25f, -0.5f}), "b2")}, {}, "ba2")->output(0);
+  Output swish2 = Op("Mul", {mm, Op("Sigmoid", {mm}, {}, "sig2")->output(0)}, {}, "swish2")->output(0);
+  Output y2 = Op("Neg", {swish2}, {}, "y2")->output(0);
+  Output mm3 = Op("BiasAdd", {Op("MatMul", {m, Const(Floats({3, 2}, {2, 1, 0, -1, 3, 1}), "w3")}, {}, "mm3")->output(0),
+                              Const(Floats({2}, {1, 2}), "b3")}, {}, "ba3")->output(0);
+  Output sig3 = Op("Sigmoid", {mm3}, {}, "sig3")->output(0);
+  Output y3 = Op("Neg", {Op("Mul", {mm3, sig3}, {}, "swish3")->output(0)}, {}, "y3")->output(0);
+  Output y4 = Op("Neg", {sig3}, {}, "y4")->output(0);  // the Sigmoid's second reader
+  std::vector<float> xv(32);
+  for (size_t i = 0; i < xv.size(); ++i) xv[i] = static_cast<float>(i) * 0.25f - 4;
+  const std::vector<std::pair<Output, Tensor>> feeds = {{x, Floats({1, 4, 4, 2}, xv)},
+                                                        {m, Floats({2, 3}, {1, 2, 3, -1, -2, -3})}};
+  const auto types = RunBothWays("remapping", feeds, {y1, y2, y3, y4}, {}, nullptr, 1e-6f);
+  EXPECT_EQ(types.count("_FusedConv2D"), 1u);
+  EXPECT_EQ(types.count("_FusedMatMul"), 2u);
+  EXPECT_EQ(types.count("Sigmoid"), 1u);  // sig3 stays
+  EXPECT_EQ(types.count("Mul"), 1u);
+  auto f = Rewrite("remapping", {x, m}, {y1, y2, y3, y4});
+  ASSERT_NE(f, nullptr);
+  for (const char* name : {"swish", "swish2"}) {
+    const int i = Find(*f, name);
+    ASSERT_GE(i, 0) << name;
+    const Operation& op = *f->ordered[static_cast<size_t>(i)];
+    ASSERT_NE(op.FindAttr("fused_ops"), nullptr) << name;
+    EXPECT_EQ(op.FindAttr("fused_ops")->list().s(1), "_MklSwish") << name;
+  }
+  EXPECT_EQ(Find(*f, "sig"), -1);
+  EXPECT_EQ(f->ordered[static_cast<size_t>(Find(*f, "ba3"))]->type(), "_FusedMatMul");  // bias only
 }
 
 TEST_F(RewriteTest, Conv2DBiasAddBecomesFusedConv2D) {

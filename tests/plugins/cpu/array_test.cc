@@ -80,6 +80,23 @@ TEST(ArrayKernelTest, PlaceholderWithDefaultAndIdentityAlias) {
   EXPECT_TRUE(r.outputs.empty());
 }
 
+// IdentityN (Keras's custom-gradient activations): each output is its input, no copy, of
+// mixed dtypes and shapes.
+TEST(ArrayKernelTest, IdentityNAliasesEachInput) {
+  Tensor f = F32({2, 3}, {1, 2, 3, 4, 5, 6});
+  Tensor i = I32Vec({7, 8});
+  Tensor str = Tensor::Allocate(DT_STRING, {1}).value();
+  str.strings()[0] = "s";
+  OpRun r = RunOpEx("IdentityN", {f, i, str}, {{"T", AttrOfTypeList({DT_FLOAT, DT_INT32, DT_STRING})}},
+                    nullptr, /*one_list=*/true);
+  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+  ASSERT_EQ(r.outputs.size(), 3u);
+  EXPECT_EQ(r.outputs[0].data(), f.data());
+  EXPECT_EQ(r.outputs[0].dims(), f.dims());
+  EXPECT_EQ(r.outputs[1].data(), i.data());
+  EXPECT_TRUE(r.outputs[2].Equals(str));
+}
+
 TEST(ArrayKernelTest, IdentityReadsAVariable) {
   VariableSlot slot;
   slot.value = F32({2}, {5, 6});

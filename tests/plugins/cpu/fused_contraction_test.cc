@@ -30,6 +30,14 @@ std::vector<double> Unfused(ThreadPool* pool, const std::string& contraction, co
     EXPECT_TRUE(act.status.ok()) << act.status.ToString();
     return act.status.ok() ? ToDoubles(act.outputs[0]) : std::vector<double>{};
   }
+  if (activation == "_MklSwish") {  // y * Sigmoid(y), as the graph writes it
+    auto sigmoid = RunOpOnPool(pool, "Sigmoid", {biased.outputs[0]});
+    EXPECT_TRUE(sigmoid.status.ok()) << sigmoid.status.ToString();
+    if (!sigmoid.status.ok()) return {};
+    auto swish = RunOpOnPool(pool, "Mul", {biased.outputs[0], sigmoid.outputs[0]});
+    EXPECT_TRUE(swish.status.ok()) << swish.status.ToString();
+    return swish.status.ok() ? ToDoubles(swish.outputs[0]) : std::vector<double>{};
+  }
   std::vector<double> v = ToDoubles(biased.outputs[0]);  // LeakyRelu, by its formula
   for (double& x : v) x = x > 0 ? x : static_cast<double>(static_cast<float>(x) * alpha);
   return v;
@@ -47,7 +55,7 @@ OpRun Fused(ThreadPool* pool, const std::string& op, const Tensor& a, const Tens
 
 TEST(FusedMatMul, MatchesMatMulBiasAddActivation) {
   LoadCpuPlugin();
-  const std::vector<std::string> activations = {"", "Relu", "Relu6", "Elu", "LeakyRelu"};
+  const std::vector<std::string> activations = {"", "Relu", "Relu6", "Elu", "LeakyRelu", "_MklSwish"};
   for (ThreadPool* pool : Pools()) {
     for (const auto& [m, k, n] : std::vector<std::tuple<int64_t, int64_t, int64_t>>{
              {1, 1, 1}, {3, 5, 7}, {64, 33, 17}, {128, 200, 96}}) {
@@ -68,9 +76,9 @@ TEST(FusedMatMul, MatchesMatMulBiasAddActivation) {
             ASSERT_TRUE(got.status.ok()) << got.status.ToString();
             ASSERT_EQ(got.outputs[0].dims(), (Dims{m, n}));
             // Exact: the same code runs. Elu's expm1 is std::expm1 here and Eigen's
-            // vectorized one in the Elu kernel, a few ulp apart.
+            // vectorized one in the Elu kernel, a few ulp apart; swish's exp likewise.
             std::vector<double> tol;
-            if (act == "Elu") {
+            if (act == "Elu" || act == "_MklSwish") {
               for (double w : want) tol.push_back(1e-6 * std::max(1.0, std::abs(w)));
             }
             ExpectClose(ToDoubles(got.outputs[0]), want, tol, "fused");
@@ -178,7 +186,7 @@ TEST(FusedDepthwiseConv2dNative, MatchesDepthwiseBiasAddActivation) {
   for (DataType dtype : {DT_FLOAT, DT_DOUBLE}) {
     for (ThreadPool* pool : Pools()) {
       for (const Case& c : cases) {
-        for (const std::string act : {"", "Relu", "Relu6"}) {
+        for (const std::string act : {"", "Relu", "Relu6", "_MklSwish"}) {
           SCOPED_TRACE(StrCat(DataTypeName(dtype), " ", PartialShape(c.input).ToString(), " ",
                               PartialShape(c.filter).ToString(), " ", c.padding, " ", act));
           int64_t in_n = 1, f_n = 1;
@@ -197,7 +205,11 @@ TEST(FusedDepthwiseConv2dNative, MatchesDepthwiseBiasAddActivation) {
           if (!act.empty()) ops.push_back(act);
           auto got = Fused(pool, "_FusedDepthwiseConv2dNative", x, f, bias, attrs, ops);
           ASSERT_TRUE(got.status.ok()) << got.status.ToString();
-          ExpectClose(ToDoubles(got.outputs[0]), want, {}, "fused");
+          std::vector<double> tol;  // swish: std::exp against the Sigmoid kernel's
+          if (act == "_MklSwish") {
+            for (double w : want) tol.push_back((dtype == DT_FLOAT ? 1e-6 : 1e-14) * std::max(1.0, std::abs(w)));
+          }
+          ExpectClose(ToDoubles(got.outputs[0]), want, tol, "fused");
         }
       }
     }

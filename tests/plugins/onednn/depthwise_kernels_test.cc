@@ -14,7 +14,8 @@ namespace {
 
 const std::vector<std::vector<std::string>>& Epilogues() {
   static const std::vector<std::vector<std::string>> all = {
-      {"BiasAdd"}, {"BiasAdd", "Relu"}, {"BiasAdd", "Relu6"}, {"BiasAdd", "Elu"}, {"BiasAdd", "LeakyRelu"}};
+      {"BiasAdd"},        {"BiasAdd", "Relu"},      {"BiasAdd", "Relu6"},
+      {"BiasAdd", "Elu"}, {"BiasAdd", "LeakyRelu"}, {"BiasAdd", "_MklSwish"}};
   return all;
 }
 

@@ -23,7 +23,8 @@ const std::vector<Epilogue>& Epilogues() {
                                             {{"BiasAdd", "Relu6"}},
                                             {{"BiasAdd", "Elu"}},
                                             {{"BiasAdd", "LeakyRelu"}, 0.3f},
-                                            {{"BiasAdd", "LeakyRelu"}, 1.7f}};
+                                            {{"BiasAdd", "LeakyRelu"}, 1.7f},
+                                            {{"BiasAdd", "_MklSwish"}}};
   return all;
 }
 std::string Describe(const Epilogue& e) {
