@@ -47,6 +47,8 @@ LABELS = {
     "resnet50": "Keras ResNet50 inference, frozen: batch 1, 224×224×3",
     "mobilenet_v2": "Keras MobileNetV2 inference, frozen: batch 1, 224×224×3",
     "inception_v3": "Keras InceptionV3 inference, frozen: batch 1, 299×299×3",
+    "efficientnet_b0": "Keras EfficientNetB0 inference, frozen: batch 1, 224×224×3",
+    "xception": "Keras Xception inference, frozen: batch 1, 299×299×3",
 }
 
 

@@ -223,6 +223,8 @@ APPLICATIONS = {
     "resnet50": (224, "ResNet50"),
     "mobilenet_v2": (224, "MobileNetV2"),
     "inception_v3": (299, "InceptionV3"),
+    "efficientnet_b0": (224, "EfficientNetB0"),
+    "xception": (299, "Xception"),
 }
 
 
@@ -253,7 +255,9 @@ def write_keras_application(name, path):
 def application(w, name):
     """Inference of a frozen Keras application at batch 1 (ResNet50: 53 convolutions, each
     with its batch normalization; MobileNetV2: depthwise separable blocks; InceptionV3:
-    1x7 / 7x1 and 5x5 windows, concatenations), the classifier's softmax fetched."""
+    1x7 / 7x1 and 5x5 windows, concatenations; EfficientNetB0: swish, an IdentityN after
+    each, squeeze-and-excitation; Xception: separable convolutions, a 1536x2048 filter), the
+    classifier's softmax fetched."""
     graph_def, names = frozen_keras_graph(w, name)
     size = APPLICATIONS[name][0]
     x = np.random.RandomState(13).uniform(0, 1, (1, size, size, 3))
