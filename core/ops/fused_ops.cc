@@ -22,6 +22,12 @@
 // itself (num_features 0, the usual case: Relu's output is what MaxPool pooled), so that the
 // kernel may write the result over orig_input's buffer when nothing else holds it.
 //
+// _FusedChannelAffine is tgraph's own (only the plan-time fusion makes it,
+// core/rewrite/fusion_affine.cc): activation(x * scale + offset) per channel, the Mul ->
+// Add (-> Relu / Relu6) a frozen graph's batch normalization leaves where no contraction
+// comes before it to fold into (DenseNet's and pre-activation ResNets' normalizations after
+// a concatenation or an add), in one pass over the activations instead of two or three.
+//
 // _MaxPoolWithIndex and _FusedMaxPoolGradWithIndex are tgraph's own too (made by the same
 // pass, core/rewrite/fusion_pool_index.cc): a MaxPool that also writes, per output element,
 // a uint8 code of its window's winner (bits 0-6: the window-local index, over the window's
@@ -145,6 +151,14 @@ Status RegisterFusedOps(OpRegistry* registry) {
           .SetShapeFn(DepthwiseConv2dShape)
           .Doc("DepthwiseConv2dNative followed by the ops in fused_ops (e.g. BiasAdd, Relu6), "
                "as one kernel."),
+      OpDefBuilder("_FusedChannelAffine")
+          .Input("x: T").Input("scale: T").Input("offset: T")
+          .Output("y: T")
+          .Attr("T: {float, double}")
+          .Attr("activation: {'None', 'Relu', 'Relu6'} = 'None'")
+          .SetShapeFn(shape_fns::UnchangedShape)
+          .Doc("activation(x * scale + offset), scale and offset vectors along x's last "
+               "dimension (a batch normalization not after a contraction, as one pass)."),
       WithNhwcPoolWindow(OpDefBuilder("_FusedMaxPoolGrad"))
           .Input("orig_input: T").Input("orig_output: T").Input("grad: T")
           .Input("features: num_features * T")

@@ -28,7 +28,6 @@
 #include "core/rewrite/passes.h"
 
 namespace tgraph {
-namespace {
 
 // The value of node i's input k when a float Const without control inputs produces it,
 // directly or through Identities without any (a frozen graph's ReadVariableOp: constant
@@ -44,22 +43,6 @@ const Tensor* FloatConstant(const RewriteGraph& g, int i, int k) {
   if (op.type() != "Const" || op.constant_value() == nullptr) return nullptr;
   if (op.constant_value()->dtype() != DT_FLOAT) return nullptr;
   return op.constant_value();
-}
-
-// A Conv2D or DepthwiseConv2dNative (NHWC) or a MatMul: their output's channels are its
-// last dim.
-bool Contraction(const Operation& op) {
-  return op.type() == "MatMul" ||
-         ((op.type() == "Conv2D" || op.type() == "DepthwiseConv2dNative") && IsNhwc(op));
-}
-
-// Does `reader` alone read node p's value (and nobody wait for p), on p's device, with p
-// rewritable?
-bool OnlyReader(RewriteGraph& g, int p, int reader) {
-  if (p < 0 || !g.Rewritable(p) || g.Device(p) != g.Device(reader)) return false;
-  const RewriteGraph::Node& n = g.node(p);
-  if (n.num_control_readers != 0 || n.op->num_outputs() != 1 || n.num_readers != 1) return false;
-  return g.Readers(p).front().first == reader;
 }
 
 // Is `c` one value per channel of a value `y` with `channels` channels last: a scalar, or
@@ -82,11 +65,29 @@ float Channel(const Tensor& c, int64_t j) {
 }
 
 // A new float Const of `dims` and `values`, run right before node `anchor`; its output.
-StatusOr<Output> NewConstant(RewriteGraph& g, int anchor, const std::string& name,
+StatusOr<Output> InsertFloatConstant(RewriteGraph& g, int anchor, const std::string& name,
                              std::vector<int64_t> dims, const std::vector<float>& values) {
   TG_ASSIGN_OR_RETURN(Tensor t, Tensor::AllocateUninitialized(DT_FLOAT, std::move(dims)));
   std::copy(values.begin(), values.end(), static_cast<float*>(t.data()));
   return g.InsertConstant(name, t, anchor);
+}
+
+namespace {
+
+// A Conv2D or DepthwiseConv2dNative (NHWC) or a MatMul: their output's channels are its
+// last dim.
+bool Contraction(const Operation& op) {
+  return op.type() == "MatMul" ||
+         ((op.type() == "Conv2D" || op.type() == "DepthwiseConv2dNative") && IsNhwc(op));
+}
+
+// Does `reader` alone read node p's value (and nobody wait for p), on p's device, with p
+// rewritable?
+bool OnlyReader(RewriteGraph& g, int p, int reader) {
+  if (p < 0 || !g.Rewritable(p) || g.Device(p) != g.Device(reader)) return false;
+  const RewriteGraph::Node& n = g.node(p);
+  if (n.num_control_readers != 0 || n.op->num_outputs() != 1 || n.num_readers != 1) return false;
+  return g.Readers(p).front().first == reader;
 }
 
 // Mul node i: folds its scale into the contraction (and bias) before it. Whether it did.
@@ -130,13 +131,13 @@ bool FoldScale(RewriteGraph& g, int i) {
       scaled[static_cast<size_t>(e)] = wv[e] * Channel(*s, j);
     }
     const std::string prefix = StrCat("ArithmeticOptimizer/", g.node(i).op->name());
-    auto filter = NewConstant(g, contraction, prefix + "/weights", wd, scaled);
+    auto filter = InsertFloatConstant(g, contraction, prefix + "/weights", wd, scaled);
     if (!filter.ok()) continue;
     if (b != nullptr) {
       std::vector<float> bias(static_cast<size_t>(channels));
       const float* bv = static_cast<const float*>(b->data());
       for (int64_t j = 0; j < channels; ++j) bias[static_cast<size_t>(j)] = bv[j] * Channel(*s, j);
-      auto folded = NewConstant(g, bias_add, prefix + "/bias", {channels}, bias);
+      auto folded = InsertFloatConstant(g, bias_add, prefix + "/bias", {channels}, bias);
       if (!folded.ok()) continue;  // (the unread filter Const goes with the dead nodes)
       g.SetInput(bias_add, 1, *folded);
     }
@@ -176,7 +177,7 @@ bool FoldOffset(RewriteGraph& g, int i) {
     }
     const std::string name = StrCat("ArithmeticOptimizer/", g.node(i).op->name(), "/bias");
     if (biased) {
-      auto folded = NewConstant(g, producer, name, {channels}, bias);
+      auto folded = InsertFloatConstant(g, producer, name, {channels}, bias);
       if (!folded.ok()) continue;
       g.SetInput(producer, 1, *folded);
       g.Bypass(i, 0, y);
@@ -185,7 +186,7 @@ bool FoldOffset(RewriteGraph& g, int i) {
     }
     // After a bare contraction the add becomes a BiasAdd of the vector, which the fusion
     // then takes with the contraction.
-    auto folded = NewConstant(g, i, name, {channels}, bias);
+    auto folded = InsertFloatConstant(g, i, name, {channels}, bias);
     if (!folded.ok()) continue;
     NodeSpec spec;
     spec.type = "BiasAdd";

@@ -139,6 +139,10 @@ FragmentScan ScanFragment(const RewriteRequest& request) {
                type == t.transpose) {
       scan.has_arithmetic = true;
       scan.arithmetic_optimization |= !scan.arithmetic_optimization && MaySimplify(t, *op, type);
+      // A constant scale, then an offset (fusion_affine.cc).
+      scan.remapping |= !scan.remapping && type == t.mul && op->inputs().size() == 2 &&
+                        (ProducerType(op->inputs()[0]) == t.konst || ProducerType(op->inputs()[1]) == t.konst) &&
+                        (MayFuse(*op, t.add) || MayFuse(*op, t.add_v2));
     } else if (type == t.matmul || type == t.conv2d || type == t.depthwise) {
       scan.has_fusable = true;
       // Its bias added by BiasAdd, or by Add / AddV2 (fusion.cc: a bias-semantic add), or

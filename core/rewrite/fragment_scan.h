@@ -28,7 +28,7 @@ struct FragmentScan {
   bool identity_removal = false;
   bool remapping = false;
   // Does the fragment hold ops of the types the pass rewrites?
-  bool has_arithmetic = false;     // Mul, Add, AddV2, Sub, Neg, Transpose
+  bool has_arithmetic = false;     // Mul, Add, AddV2, Sub, Neg, Transpose (Mul -> Add fuses too)
   bool has_noops = false;          // NoOp (dependency optimization looks at what they wait for)
   bool has_identities = false;     // Identity or NoOp
   bool has_fusable = false;        // MatMul, Conv2D or MaxPoolGrad

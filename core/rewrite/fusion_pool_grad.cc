@@ -90,7 +90,8 @@ int FuseMaxPoolGradients(RewriteGraph& g) {
 // The pool-index rewrite after the gradient fusion, whose _FusedMaxPoolGrad it looks for.
 int Remap(RewriteGraph& g) {
   // Pads first: the fused convolution then takes the padding with the rest.
-  return FoldPadsIntoConvolutions(g) + FuseContractions(g) + FuseMaxPoolGradients(g) + UseMaxPoolIndices(g);
+  return FoldPadsIntoConvolutions(g) + FuseContractions(g) + FuseChannelAffine(g) +
+         FuseMaxPoolGradients(g) + UseMaxPoolIndices(g);
 }
 
 }  // namespace tgraph

@@ -22,6 +22,16 @@ int FoldConstants(RewriteGraph& g);
 // Add(BiasAdd(y, b), c) -> BiasAdd(y, b + c).
 int SimplifyArithmetic(RewriteGraph& g);
 int FoldAffineIntoContractions(RewriteGraph& g);
+// fold_affine.cc, shared with fusion_affine.cc: the value of node i's input k when a float
+// Const without control inputs makes it (through Identities without any); whether `c` is
+// one value per channel of `y`, which has `channels` channels last (a scalar, or [1, ...,
+// 1, channels] of no higher rank than y); and c's value for channel j.
+const Tensor* FloatConstant(const RewriteGraph& g, int i, int k);
+bool PerChannel(const Tensor& c, const Output& y, int64_t channels);
+float Channel(const Tensor& c, int64_t j);
+// A new float Const of `dims` and `values`, run right before node `anchor`; its output.
+StatusOr<Output> InsertFloatConstant(RewriteGraph& g, int anchor, const std::string& name,
+                                     std::vector<int64_t> dims, const std::vector<float>& values);
 // Is every element of a float, double, int32 or int64 tensor equal to v (false when empty or
 // of another type)? The neutral constants SimplifyArithmetic looks for.
 bool AllElementsEqual(const Tensor& t, int v);
@@ -43,6 +53,9 @@ int RemoveIdentities(RewriteGraph& g);
 int FoldPadsIntoConvolutions(RewriteGraph& g);
 // fusion.cc: MatMul / Conv2D + BiasAdd (+ Relu) become one _FusedMatMul / _FusedConv2D.
 int FuseContractions(RewriteGraph& g);
+// fusion_affine.cc: Mul(x, s) -> Add(_, c) (-> Relu / Relu6), s and c constant per channel,
+// becomes one _FusedChannelAffine (a batch normalization with nothing to fold into).
+int FuseChannelAffine(RewriteGraph& g);
 // fusion_pool_grad.cc: MaxPoolGrad -> ReluGrad becomes one _FusedMaxPoolGrad, whose second
 // output the ReluGrad's BiasAddGrads read.
 int FuseMaxPoolGradients(RewriteGraph& g);

@@ -54,7 +54,7 @@ StatusOr<std::unique_ptr<RewrittenFragment>> RewriteFragment(const RewriteReques
   // oneDNN build does that too), and MaxPoolGrad -> ReluGrad into a bf16 _FusedMaxPoolGrad.
   pass(o.auto_mixed_precision, scan.has_fusable, scan.has_fusable, &AutoMixedPrecision,
        &counts.auto_mixed_precision, &RewriteOptions::auto_mixed_precision);
-  pass(o.remapping, scan.remapping, scan.has_fusable, &Remap, &counts.remapping,
+  pass(o.remapping, scan.remapping, scan.has_fusable || scan.has_arithmetic, &Remap, &counts.remapping,
        &RewriteOptions::remapping);
   if (!g.changed()) return std::unique_ptr<RewrittenFragment>();
 

@@ -169,7 +169,7 @@ void RegisterNnKernels(tgraph::plugin::Init& init) {
   for (auto* family :
        {&nn::RegisterMatMul, &nn::RegisterBatchMatMul, &nn::RegisterBiasAdd, &nn::RegisterConv2D,
         &nn::RegisterPooling, &nn::RegisterSoftmax, &nn::RegisterXent, &nn::RegisterL2Loss,
-        &nn::RegisterFusedContractions}) {
+        &nn::RegisterFusedContractions, &nn::RegisterChannelAffine}) {
     if (!init.ok()) return;
     family(init);
   }

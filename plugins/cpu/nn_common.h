@@ -28,6 +28,7 @@ void RegisterSoftmax(tgraph::plugin::Init& init);      // softmax_ops.cc
 void RegisterXent(tgraph::plugin::Init& init);         // xent_ops.cc
 void RegisterL2Loss(tgraph::plugin::Init& init);       // l2loss_op.cc
 void RegisterFusedContractions(tgraph::plugin::Init& init);  // fused_contraction_ops.cc
+void RegisterChannelAffine(tgraph::plugin::Init& init);      // channel_affine_op.cc
 
 // The product of inputs 0 and 1 into output 0, as MatMul computes it (matmul_op.cc; also
 // _FusedMatMul's first part). On failure the context holds the error. Instantiated for

@@ -33,7 +33,7 @@ const std::set<std::string>& HelpersWithoutGradient() {
       "SparseApplyRMSProp", "SparseApplyCenteredRMSProp",
       // fused contractions: made by the plan-time rewrites (after any gradient was built) or
       // found in frozen inference graphs; TensorFlow has no gradient for them either
-      "_FusedMatMul", "_FusedConv2D", "_FusedDepthwiseConv2dNative",
+      "_FusedMatMul", "_FusedConv2D", "_FusedDepthwiseConv2dNative", "_FusedChannelAffine",
       // a fused gradient (MaxPoolGrad -> ReluGrad -> BiasAddGrad), made by the rewrites only
       "_FusedMaxPoolGrad",
       // MaxPool with its winners' indices and the gradient that reads them: the same rewrite

@@ -864,6 +864,55 @@ TEST_F(RewriteTest, DepthwiseLayersFoldAndFuse) {
   }
 }
 
+// A batch normalization with no contraction before it (DenseNet's, after a concatenation):
+// Mul(x, s) -> AddV2(c, _) -> Relu, s a [C] vector and c [1, 1, 1, C], becomes one
+// _FusedChannelAffine, values equal exactly; so does a scalar scale with an Add and no
+// activation. Left alone: a scale that is not a constant, an offset with a second reader,
+// an offset that broadcasts x to a larger shape.
+TEST_F(RewriteTest, ScaleAndOffsetWithNothingToFoldIntoFuse) {
+  Output x = Placeholder(PartialShape({1, 3, 3, 4}), "x");
+  Output x2 = Placeholder(PartialShape({1, 3, 3, 4}), "x2");
+  Output x8 = Placeholder(PartialShape({1, 3, 3, 8}), "x8");
+  Output joined = Op("Neg", {x8}, {}, "joined")->output(0);  // (DenseNet: a concatenation)
+  Output scaled = Op("Mul", {joined, Const(Floats({8}, {0.5f, 2, -1, 3, 0.25f, 1.5f, -2, 1}), "s")}, {}, "scaled")->output(0);
+  Output shifted = Op("AddV2", {Const(Floats({1, 1, 1, 8}, {1, -1, 0.5f, 2, -3, 0, 0.75f, -0.5f}), "c"), scaled}, {},
+                      "shifted")->output(0);
+  Output y1 = Op("Neg", {Op("Relu", {shifted}, {}, "relu")->output(0)}, {}, "y1")->output(0);
+  Output y2 = Op("Neg", {Op("Add", {Op("Mul", {x, Const(Floats({}, {3}), "three")}, {}, "tripled")->output(0),
+                                    Const(Floats({4}, {1, 2, 3, 4}), "c2")}, {}, "plus")->output(0)}, {}, "y2")->output(0);
+  Output y3 = Op("AddV2", {Op("Mul", {x, x2}, {}, "product")->output(0), Const(Floats({4}, {1, 2, 3, 4}), "c3")}, {},
+                 "y3")->output(0);  // no constant scale
+  Output twice = Op("AddV2", {Op("Mul", {x2, Const(Floats({4}, {1, 2, 3, 4}), "s4")}, {}, "scaled4")->output(0),
+                              Const(Floats({4}, {1, 1, 1, 1}), "c4")}, {}, "shifted4")->output(0);
+  Output y4 = Op("Sub", {twice, Op("Neg", {twice}, {}, "neg4")->output(0)}, {}, "y4")->output(0);  // two readers
+  Output y5 = Op("Neg", {Op("AddV2", {Op("Mul", {x, Const(Floats({4}, {1, 2, 3, 4}), "s5")}, {}, "scaled5")->output(0),
+                                      Const(Floats({2, 1, 1, 4}, std::vector<float>(8, 1)), "c5")}, {}, "grown")->output(0)},
+                 {}, "y5")->output(0);  // the offset makes a batch of 2
+  std::vector<float> xv(36), x2v(36), x8v(72);
+  for (size_t i = 0; i < xv.size(); ++i) {
+    xv[i] = static_cast<float>(i % 9) * 0.75f - 3;
+    x2v[i] = 2 - static_cast<float>(i % 5) * 0.5f;
+  }
+  for (size_t i = 0; i < x8v.size(); ++i) x8v[i] = static_cast<float>(i % 13) * 0.3f - 2;
+  const std::vector<std::pair<Output, Tensor>> feeds = {
+      {x, Floats({1, 3, 3, 4}, xv)}, {x2, Floats({1, 3, 3, 4}, x2v)}, {x8, Floats({1, 3, 3, 8}, x8v)}};
+  const auto types = RunBothWays("remapping", feeds, {y1, y2, y3, y4, y5});
+  EXPECT_EQ(types.count("_FusedChannelAffine"), 3u);  // y1's, y2's and twice's
+  EXPECT_EQ(types.count("Relu"), 0u);
+  EXPECT_EQ(types.count("Mul"), 2u);  // product, scaled5
+  auto f = Rewrite("remapping", {x, x2, x8}, {y1, y2, y3, y4, y5});
+  ASSERT_NE(f, nullptr);
+  const int relu = Find(*f, "relu");
+  ASSERT_GE(relu, 0);
+  const Operation& fused = *f->ordered[static_cast<size_t>(relu)];
+  EXPECT_EQ(fused.type(), "_FusedChannelAffine");
+  EXPECT_EQ(fused.FindAttr("activation")->s(), "Relu");
+  EXPECT_EQ(f->inputs[static_cast<size_t>(relu)][0].op->name(), "joined");
+  EXPECT_EQ(f->ordered[static_cast<size_t>(Find(*f, "plus"))]->FindAttr("activation")->s(), "None");
+  EXPECT_EQ(f->ordered[static_cast<size_t>(Find(*f, "shifted4"))]->type(), "_FusedChannelAffine");
+  EXPECT_EQ(f->ordered[static_cast<size_t>(Find(*f, "grown"))]->type(), "AddV2");
+}
+
 // Left alone: a Pad of the channels, a PadV2 (its own fill value), a padded value with a
 // second reader, a SAME convolution (its padding depends on the padded size), a fetched Pad.
 TEST_F(RewriteTest, PadFoldingNeedsZerosOfHeightAndWidthForOneValidConvolution) {
