@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -329,6 +330,39 @@ void RunFlat(Context& ctx, int64_t n, const T* a, bool a_scalar, const T* b, boo
   RunFlatOnPool<F>(ctx, n, a, a_scalar, b, b_scalar, out);
 }
 
+// Rows shorter than this go to RunShortRows when one operand is a vector along them.
+inline constexpr int64_t kShortRow = 32;
+
+// out = F(a, b) over `rows` rows of `inner` elements, one operand (`a` when `a_is_vector`,
+// else `b`) a vector of `inner` values repeated for every row, the other and `out` dense: a
+// per-channel operation over few channels (an RGB image normalized per channel, [N, H, W, 3]
+// by [3]). Evaluated a row at a time, each row is too short to vectorize; here blocks of
+// whole rows run against the vector repeated to the block's length. The same F on the same
+// pairs of elements: the same values.
+template <typename F, typename T, typename Out>
+void RunShortRows(Context& ctx, int64_t rows, int64_t inner, const T* a, const T* b,
+                  bool a_is_vector, Out* out) {
+  const int64_t block_rows = std::max<int64_t>(1, 512 / inner);
+  const int64_t blocks = (rows + block_rows - 1) / block_rows;
+  const T* vector = a_is_vector ? a : b;
+  const T* dense = a_is_vector ? b : a;
+  ctx.ParallelFor(blocks, CostNs(F::kCost) * static_cast<double>(block_rows * inner),
+                  [&](int64_t begin, int64_t end) {
+    // (Not std::vector: for bool, it has no data().)
+    const std::unique_ptr<T[]> repeated(new T[static_cast<size_t>(block_rows * inner)]);
+    for (int64_t r = 0; r < block_rows; ++r) std::copy(vector, vector + inner, repeated.get() + r * inner);
+    for (int64_t block = begin; block < end; ++block) {
+      const int64_t first = block * block_rows * inner;
+      const int64_t n = std::min(block_rows, rows - block * block_rows) * inner;
+      if (a_is_vector) {
+        EvalSegment<F>(out + first, repeated.get(), false, dense + first, false, n);
+      } else {
+        EvalSegment<F>(out + first, dense + first, false, repeated.get(), false, n);
+      }
+    }
+  });
+}
+
 // Evaluates out = F(a, b) for a valid Broadcast `bc`; `out` holds NumElements(out_dims).
 template <typename F, typename T, typename Out>
 void RunBinary(Context& ctx, const Broadcast& bc, const T* a, const T* b, Out* out) {
@@ -345,6 +379,16 @@ void RunBinary(Context& ctx, const Broadcast& bc, const T* a, const T* b, Out* o
   const bool a_scalar = bc.a_strides[r - 1] == 0;
   const bool b_scalar = bc.b_strides[r - 1] == 0;
   const int64_t rows = n / inner;
+  if (r == 2 && inner < kShortRow) {
+    const bool a_vector = bc.a_strides == std::vector<int64_t>{0, 1} &&
+                          bc.b_strides == std::vector<int64_t>{inner, 1};
+    const bool b_vector = bc.b_strides == std::vector<int64_t>{0, 1} &&
+                          bc.a_strides == std::vector<int64_t>{inner, 1};
+    if (a_vector || b_vector) {
+      RunShortRows<F>(ctx, rows, inner, a, b, a_vector, out);
+      return;
+    }
+  }
   ctx.ParallelFor(rows, CostNs(F::kCost) * static_cast<double>(inner), [&](int64_t begin, int64_t end) {
     // Index of row `begin` over the outer collapsed dims, and the inputs' offsets there.
     std::vector<int64_t> idx(r - 1, 0);

@@ -102,6 +102,8 @@ const std::vector<std::pair<Dims, Dims>>& ShapePairs() {
       {{2, 3}, {2, 3}},                    // same shape
       {{2, 3}, {3}},                       // trailing vector
       {{3}, {2, 3}},
+      {{1, 224, 7, 3}, {1, 1, 1, 3}},     // few channels: blocks of whole rows, the last partial
+      {{31}, {5, 7, 31}},
       {{2, 1}, {1, 3}},                    // both broadcast
       {{}, {2, 3}},                        // scalar + tensor
       {{2, 3}, {}},

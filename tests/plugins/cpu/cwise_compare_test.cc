@@ -65,6 +65,7 @@ const std::vector<std::pair<Dims, Dims>>& ShapePairs() {
       {{2, 3}, {2, 3}}, {{2, 3}, {3}},     {{2, 1}, {1, 3}},          {{}, {2, 3}},
       {{4}, {}},        {{}, {}},          {{2, 1, 3, 1}, {1, 2, 1, 4}}, {{0, 3}, {1, 3}},
       {{3, 1, 2, 1, 2, 1}, {1, 2, 1, 2, 1, 2}},
+      {{1, 200, 5, 3}, {3}},  // few channels: blocks of whole rows (bool outputs)
   };
   return pairs;
 }
