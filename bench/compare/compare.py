@@ -49,6 +49,7 @@ LABELS = {
     "inception_v3": "Keras InceptionV3 inference, frozen: batch 1, 299×299×3",
     "efficientnet_b0": "Keras EfficientNetB0 inference, frozen: batch 1, 224×224×3",
     "xception": "Keras Xception inference, frozen: batch 1, 299×299×3",
+    "densenet121": "Keras DenseNet121 inference, frozen: batch 1, 224×224×3",
 }
 
 

@@ -225,6 +225,7 @@ APPLICATIONS = {
     "inception_v3": (299, "InceptionV3"),
     "efficientnet_b0": (224, "EfficientNetB0"),
     "xception": (299, "Xception"),
+    "densenet121": (224, "DenseNet121"),
 }
 
 
@@ -256,8 +257,9 @@ def application(w, name):
     """Inference of a frozen Keras application at batch 1 (ResNet50: 53 convolutions, each
     with its batch normalization; MobileNetV2: depthwise separable blocks; InceptionV3:
     1x7 / 7x1 and 5x5 windows, concatenations; EfficientNetB0: swish, an IdentityN after
-    each, squeeze-and-excitation; Xception: separable convolutions, a 1536x2048 filter), the
-    classifier's softmax fetched."""
+    each, squeeze-and-excitation; Xception: separable convolutions, a 1536x2048 filter;
+    DenseNet121: concatenations, each normalized before its Relu), the classifier's softmax
+    fetched."""
     graph_def, names = frozen_keras_graph(w, name)
     size = APPLICATIONS[name][0]
     x = np.random.RandomState(13).uniform(0, 1, (1, size, size, 3))
