@@ -95,12 +95,6 @@ Status ConstShape(InferenceContext& c) {
 
 // The default must fit the declared shape; the output has the declared shape, which may be
 // less specific than the default's (a feed may use another size).
-// IdentityN: each output has its input's shape.
-Status IdentityNShape(InferenceContext& c) {
-  for (int i = 0; i < c.num_outputs() && i < c.num_inputs(); ++i) c.set_output(i, c.input_shape(i));
-  return Status::OK();
-}
-
 Status PlaceholderWithDefaultShape(InferenceContext& c) {
   PartialShape declared;
   TG_RETURN_IF_ERROR(c.GetAttr("shape", &declared));
@@ -840,7 +834,7 @@ Status RegisterArrayOps(OpRegistry* registry) {
           .Input("input: T")
           .Output("output: T")
           .Attr("T: list(type) >= 1")
-          .SetShapeFn(IdentityNShape)
+          .SetShapeFn(shape_fns::UnchangedShapes)
           .Doc("Returns its inputs, each as the output of the same index."),
       OpDefBuilder("Reshape")
           .Input("tensor: T")

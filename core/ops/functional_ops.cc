@@ -40,7 +40,7 @@ Status BranchShape(InferenceContext& c) { return OutputShapesOr(c, "output_shape
 // says otherwise.
 Status WhileShape(InferenceContext& c) {
   return OutputShapesOr(c, "output_shapes", [&c] {
-    for (int i = 0; i < c.num_outputs() && i < c.num_inputs(); ++i) c.set_output(i, c.input_shape(i));
+    static_cast<void>(shape_fns::UnchangedShapes(c));  // (it does not fail)
   });
 }
 
@@ -117,10 +117,7 @@ OpDefBuilder SymbolicGradientOp() {
       .Attr("Tin: list(type) >= 1")
       .Attr("Tout: list(type) >= 1")
       .Attr("f: func")
-      .SetShapeFn([](InferenceContext& c) {
-        for (int i = 0; i < c.num_outputs() && i < c.num_inputs(); ++i) c.set_output(i, c.input_shape(i));
-        return Status::OK();
-      })
+      .SetShapeFn(shape_fns::UnchangedShapes)
       .Doc("The gradient of f: (f's inputs, a gradient per f output) -> a gradient per input.");
   return b;
 }

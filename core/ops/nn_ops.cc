@@ -280,7 +280,6 @@ Status Conv2DShapeImpl(InferenceContext& c, bool depthwise) {
   return Status::OK();
 }
 
-
 // Conv3D: [N, D, H, W, C] * [KD, KH, KW, C, OC] -> [N, OD, OH, OW, OC] (NDHWC; NCDHW moves C
 // to dim 1). Five strides and dilations, 1 on batch and channels.
 Status Conv3DShape(InferenceContext& c) {

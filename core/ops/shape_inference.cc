@@ -150,6 +150,11 @@ Status UnchangedShape(InferenceContext& c) {
   return Status::OK();
 }
 
+Status UnchangedShapes(InferenceContext& c) {
+  for (int i = 0; i < c.num_outputs() && i < c.num_inputs(); ++i) c.set_output(i, c.input_shape(i));
+  return Status::OK();
+}
+
 Status ScalarShape(InferenceContext& c) {
   if (c.num_outputs() < 1) return c.Error("ScalarShape needs an output");
   c.set_output(0, PartialShape::Scalar());

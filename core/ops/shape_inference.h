@@ -76,6 +76,9 @@ namespace shape_fns {
 Status UnknownShape(InferenceContext& c);
 // Output 0 has input 0's shape.
 Status UnchangedShape(InferenceContext& c);
+// Each output has the shape of the input of its index (IdentityN; a loop's or a gradient
+// call's outputs).
+Status UnchangedShapes(InferenceContext& c);
 // Output 0 is a scalar.
 Status ScalarShape(InferenceContext& c);
 // NumPy broadcasting of inputs 0 and 1; incompatible static dims are an error.

@@ -30,30 +30,42 @@
 namespace tgraph {
 namespace {
 
-// The one reader of node i's output 0 that is not a Shape op, when nothing waits for i, it is
-// rewritable, on i's device, and of one of `types`, reading i as its input `*k`; else -1.
-// Shape readers (their node indices) go to `shapes`.
-int SoleValueReader(RewriteGraph& g, int i, const std::vector<const char*>& types, int* k,
-                    std::vector<std::pair<int, int>>* shapes) {
+// The readers (node, input index) of node i's single output that are not Shape ops on its
+// device, which go to `shapes`; none when something waits for i or it has other outputs.
+std::vector<std::pair<int, int>> ValueReaders(RewriteGraph& g, int i,
+                                              std::vector<std::pair<int, int>>* shapes) {
   const RewriteGraph::Node& n = g.node(i);
-  if (n.num_control_readers != 0 || g.node(i).op->num_outputs() != 1) return -1;
-  int found = -1;
+  if (n.num_control_readers != 0 || n.op->num_outputs() != 1) return {};
+  std::vector<std::pair<int, int>> readers;
   for (const auto& [reader, input] : g.Readers(i)) {
     if (g.node(reader).op->type() == "Shape" && g.Device(reader) == g.Device(i)) {
       shapes->emplace_back(reader, input);
-      continue;
+    } else {
+      readers.emplace_back(reader, input);
     }
-    if (found >= 0) return -1;
-    found = reader;
-    *k = input;
   }
-  if (found < 0 || !g.Rewritable(found) || g.Device(found) != g.Device(i)) return -1;
+  return readers;
+}
+
+}  // namespace
+
+int SoleValueReader(RewriteGraph& g, int i, const std::vector<const char*>& types, int* k,
+                    std::vector<std::pair<int, int>>* shapes) {
+  const std::vector<std::pair<int, int>> readers = ValueReaders(g, i, shapes);
+  if (readers.size() != 1) return -1;
+  const auto [found, input] = readers.front();
+  if (!g.Rewritable(found) || g.Device(found) != g.Device(i)) return -1;
   const std::string& type = g.node(found).op->type();
   for (const char* t : types) {
-    if (type == t) return found;
+    if (type == t) {
+      *k = input;
+      return found;
+    }
   }
   return -1;
 }
+
+namespace {
 
 // Is `sum` (an Add / AddV2 reading the product `product` as its input `k`) a bias-semantic
 // add: its other input a vector of the product's known last dim, its static shape the
@@ -77,20 +89,12 @@ const std::vector<const char*> kActivations = {"Relu", "Relu6", "Elu", "LeakyRel
 // waits for either, both rewritable and on i's device. The Mul's index (*sigmoid the
 // Sigmoid's), or -1.
 int SwishReader(RewriteGraph& g, int i, int* sigmoid, std::vector<std::pair<int, int>>* shapes) {
-  const RewriteGraph::Node& n = g.node(i);
-  if (n.num_control_readers != 0 || n.op->num_outputs() != 1) return -1;
   std::vector<std::pair<int, int>> own_shapes;
-  std::vector<int> readers;
-  for (const auto& [reader, input] : g.Readers(i)) {
-    if (g.node(reader).op->type() == "Shape" && g.Device(reader) == g.Device(i)) {
-      own_shapes.emplace_back(reader, input);
-    } else {
-      readers.push_back(reader);
-    }
-  }
+  const std::vector<std::pair<int, int>> readers = ValueReaders(g, i, &own_shapes);
   if (readers.size() != 2) return -1;
   for (int first = 0; first < 2; ++first) {
-    const int s = readers[static_cast<size_t>(first)], m = readers[static_cast<size_t>(1 - first)];
+    const int s = readers[static_cast<size_t>(first)].first;
+    const int m = readers[static_cast<size_t>(1 - first)].first;
     if (g.node(s).op->type() != "Sigmoid" || g.node(m).op->type() != "Mul") continue;
     const RewriteGraph::Node& sn = g.node(s);
     if (sn.num_control_readers != 0 || sn.num_readers != 1 || g.Readers(s).front().first != m) continue;
@@ -218,7 +222,10 @@ int FuseContractions(RewriteGraph& g) {
     int relu =
         unbiased >= 0 ? unbiased : SoleValueReader(g, before_activation, kActivations, &k_act, &more);
     int sigmoid = -1;  // swish's Sigmoid, when the activation is swish (relu its Mul)
-    if (relu < 0 && bias_add >= 0) relu = SwishReader(g, before_activation, &sigmoid, &more);
+    if (relu < 0 && bias_add >= 0) {
+      more.clear();  // (SwishReader collects the same Shape readers again)
+      relu = SwishReader(g, before_activation, &sigmoid, &more);
+    }
     if (relu >= 0) shapes.insert(shapes.end(), more.begin(), more.end());
     const int last = relu >= 0 ? relu : before_activation;
     // A Shape reader then reads the fused op's output: it must run after it.

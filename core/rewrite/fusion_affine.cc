@@ -19,20 +19,13 @@
 namespace tgraph {
 namespace {
 
-// The one reader of node i's output (nobody waiting for i) when it is rewritable, on i's
-// device and of one of `types`, reading i as its input `*k`; else -1.
+// The one reader of node i's output (nobody waiting for i, no Shape op reading it either)
+// when it is rewritable, on i's device and of one of `types`, reading i as its input `*k`;
+// else -1.
 int OnlyReaderOfType(RewriteGraph& g, int i, const std::vector<const char*>& types, int* k) {
-  const RewriteGraph::Node& n = g.node(i);
-  if (n.num_control_readers != 0 || n.num_readers != 1 || n.op->num_outputs() != 1) return -1;
-  const auto [reader, input] = g.Readers(i).front();
-  if (!g.Rewritable(reader) || g.Device(reader) != g.Device(i)) return -1;
-  for (const char* t : types) {
-    if (g.node(reader).op->type() == t) {
-      *k = input;
-      return reader;
-    }
-  }
-  return -1;
+  std::vector<std::pair<int, int>> shapes;
+  const int reader = SoleValueReader(g, i, types, k, &shapes);
+  return shapes.empty() ? reader : -1;
 }
 
 // `c` (per channel of x, PerChannel) as a vector of `channels` values.

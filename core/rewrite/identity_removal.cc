@@ -1,9 +1,10 @@
 // Identity and NoOp removal (TensorFlow's dependency optimizer does the same). An Identity
 // only passes its input on: its readers can read the input directly, provided they also wait
-// for what the Identity waited for; an IdentityN likewise, each output's readers its input's. A NoOp only orders: its waiters can wait for its control
-// inputs directly, which is done when it does not multiply edges (|in| * |out| <= |in| +
-// |out|). Both keep devices: an Identity requested on another device than its input's
-// producer may be there to move the value, and stays.
+// for what the Identity waited for; an IdentityN likewise, each output's readers its input's
+// (one that nodes wait for stays: they wait for all its inputs). A NoOp only orders: its
+// waiters can wait for its control inputs directly, which is done when it does not multiply
+// edges (|in| * |out| <= |in| + |out|). Both keep devices: an Identity requested on another
+// device than its input's producer may be there to move the value, and stays.
 #include "core/rewrite/passes.h"
 
 namespace tgraph {
@@ -14,16 +15,8 @@ int RemoveIdentities(RewriteGraph& g) {
     if (!g.Rewritable(i, RewriteGraph::kMayBeColocated)) continue;
     RewriteGraph::Node& n = g.node(i);
     const std::string& type = n.op->type();
-    if (type == "Identity") {
-      const Output source = n.inputs[0];
-      const int producer = g.Producer(source);
-      if (producer >= 0 && g.Device(producer) != g.Device(i)) continue;
-      g.Bypass(i, 0, source);
-      g.Remove(i);
-      ++count;
-    } else if (type == "IdentityN") {
-      // (Nodes waiting for an IdentityN wait for all its inputs: left alone.)
-      if (n.num_control_readers != 0) continue;
+    if (type == "Identity" || type == "IdentityN") {
+      if (type == "IdentityN" && n.num_control_readers != 0) continue;
       bool same_device = true;
       for (const Output& source : n.inputs) {
         const int producer = g.Producer(source);

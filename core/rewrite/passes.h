@@ -53,6 +53,11 @@ int RemoveIdentities(RewriteGraph& g);
 int FoldPadsIntoConvolutions(RewriteGraph& g);
 // fusion.cc: MatMul / Conv2D + BiasAdd (+ Relu) become one _FusedMatMul / _FusedConv2D.
 int FuseContractions(RewriteGraph& g);
+// fusion.cc, shared with fusion_affine.cc: the one reader of node i's output that is not a
+// Shape op (those go to `shapes`), when nothing waits for i, the reader is rewritable, on
+// i's device and of one of `types`, reading i as its input `*k`; else -1.
+int SoleValueReader(RewriteGraph& g, int i, const std::vector<const char*>& types, int* k,
+                    std::vector<std::pair<int, int>>* shapes);
 // fusion_affine.cc: Mul(x, s) -> Add(_, c) (-> Relu / Relu6), s and c constant per channel,
 // becomes one _FusedChannelAffine (a batch normalization with nothing to fold into).
 int FuseChannelAffine(RewriteGraph& g);

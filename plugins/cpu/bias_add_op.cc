@@ -1,31 +1,11 @@
 // BiasAdd: value + bias along the channel dimension (the last for NHWC, dimension 1 for
 // NCHW). The value's buffer is reused for the output when nobody else holds it.
-#include <cmath>
 #include <string>
 
 #include "nn_common.h"
 
 namespace tgraph_cpu::nn {
 namespace {
-
-// y = act(x) for the activations a fused op may end with (TensorFlow's definitions).
-template <Activation A, typename T>
-inline T Activate(T x, float alpha) {
-  if constexpr (A == Activation::kRelu) {
-    return x > T(0) ? x : T(0);
-  } else if constexpr (A == Activation::kRelu6) {
-    return x > T(0) ? (x < T(6) ? x : T(6)) : T(0);
-  } else if constexpr (A == Activation::kElu) {
-    return x > T(0) ? x : T(std::expm1(x));
-  } else if constexpr (A == Activation::kLeakyRelu) {
-    return x > T(0) ? x : T(x * T(alpha));
-  } else if constexpr (A == Activation::kSwish) {
-    return T(x / (T(1) + T(std::exp(-x))));
-  } else {
-    (void)alpha;
-    return x;
-  }
-}
 
 // kAddend: `add` (laid out as `in`) is added after the bias.
 template <Activation A, bool kAddend, typename T>

@@ -22,14 +22,7 @@ void Affine(Context& ctx, const T* x, const T* scale, const T* offset, T* y, int
       T* out = y + r * channels;
       for (int64_t c = 0; c < channels; ++c) {
         const T product = in[c] * scale[c];
-        const T v = product + offset[c];
-        if constexpr (A == Activation::kRelu) {
-          out[c] = v > T(0) ? v : T(0);
-        } else if constexpr (A == Activation::kRelu6) {
-          out[c] = v > T(0) ? (v < T(6) ? v : T(6)) : T(0);
-        } else {
-          out[c] = v;
-        }
+        out[c] = Activate<A>(T(product + offset[c]), 0.0f);
       }
     }
   });

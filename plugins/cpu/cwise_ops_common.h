@@ -380,10 +380,10 @@ void RunBinary(Context& ctx, const Broadcast& bc, const T* a, const T* b, Out* o
   const bool b_scalar = bc.b_strides[r - 1] == 0;
   const int64_t rows = n / inner;
   if (r == 2 && inner < kShortRow) {
-    const bool a_vector = bc.a_strides == std::vector<int64_t>{0, 1} &&
-                          bc.b_strides == std::vector<int64_t>{inner, 1};
-    const bool b_vector = bc.b_strides == std::vector<int64_t>{0, 1} &&
-                          bc.a_strides == std::vector<int64_t>{inner, 1};
+    // One operand broadcasts along the rows and the other's rows are `inner` apart: then
+    // both are dense along the inner dim (neighbouring collapsed dims differ in pattern).
+    const bool a_vector = bc.a_strides[0] == 0 && bc.b_strides[0] == inner;
+    const bool b_vector = bc.b_strides[0] == 0 && bc.a_strides[0] == inner;
     if (a_vector || b_vector) {
       RunShortRows<F>(ctx, rows, inner, a, b, a_vector, out);
       return;

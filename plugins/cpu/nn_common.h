@@ -5,6 +5,7 @@
 
 #include <Eigen/Core>
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <type_traits>
@@ -39,6 +40,27 @@ tgraph::plugin::TensorMut MatMulToOutput(tgraph::plugin::Context& ctx, bool tran
 // The activations a fused contraction may end with (TensorFlow's fused_ops names: Relu,
 // Relu6, Elu, LeakyRelu, and _MklSwish, x * sigmoid(x), as TF's oneDNN build names swish).
 enum class Activation { kNone, kRelu, kRelu6, kElu, kLeakyRelu, kSwish };
+
+// y = act(x) for the activations a fused op may end with (TensorFlow's definitions;
+// bias_add_op.cc's epilogue loop, channel_affine_op.cc).
+template <Activation A, typename T>
+inline T Activate(T x, float alpha) {
+  if constexpr (A == Activation::kRelu) {
+    return x > T(0) ? x : T(0);
+  } else if constexpr (A == Activation::kRelu6) {
+    return x > T(0) ? (x < T(6) ? x : T(6)) : T(0);
+  } else if constexpr (A == Activation::kElu) {
+    return x > T(0) ? x : T(std::expm1(x));
+  } else if constexpr (A == Activation::kLeakyRelu) {
+    return x > T(0) ? x : T(x * T(alpha));
+  } else if constexpr (A == Activation::kSwish) {
+    return T(x / (T(1) + T(std::exp(-x))));
+  } else {
+    (void)alpha;
+    return x;
+  }
+}
+
 
 // out = activation(in + bias) with `in` seen as [outer, channels, inner] and the bias along
 // `channels` (BiasAdd's loop, bias_add_op.cc; also the fused ops' epilogue, in place when

@@ -208,11 +208,15 @@ dnnl::convolution_forward::primitive_desc ForwardDesc(const ConvShape& s,
   return pd;
 }
 
+Made ForwardInference(const ConvShape& p, const memory::desc& w, const FusedEpilogue* epilogue) {
+  const auto pd = ForwardDesc(p, w, dnnl::prop_kind::forward_inference, epilogue);
+  return Made{dnnl::convolution_forward(pd), pd.scratchpad_desc(), pd.weights_desc()};
+}
+
 SplitConvEntry<dnnl::primitive> ForwardEntry(const ConvShape& s, int64_t parts,
                                              const FusedEpilogue* epilogue) {
   auto make = [epilogue](const ConvShape& p, const memory::desc& w) {
-    const auto pd = ForwardDesc(p, w, dnnl::prop_kind::forward_inference, epilogue);
-    return Made{dnnl::convolution_forward(pd), pd.scratchpad_desc(), pd.weights_desc()};
+    return ForwardInference(p, w, epilogue);
   };
   auto entry = MakeSplit<dnnl::primitive>(s, parts, /*by_rows=*/true, s.dtype, make);
   entry.filter = MakeFilterReorder(s.FilterHwio(), entry.weights);

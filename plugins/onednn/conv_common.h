@@ -296,6 +296,12 @@ dnnl::convolution_forward::primitive_desc ForwardDesc(const ConvShape& s,
                                                       dnnl::prop_kind kind,
                                                       const FusedEpilogue* epilogue = nullptr);
 
+// The inference primitive of one forward convolution part `p` over weights `w` (format
+// "any" for the first part of a split), with `epilogue` (null: none) as its post-ops: the
+// `make` of MakeSplitOf for forward convolutions. Throws dnnl::error.
+Made ForwardInference(const ConvShape& p, const memory::desc& w,
+                      const FusedEpilogue* epilogue = nullptr);
+
 // The forward convolution of `s` in `parts` (SplitConv by batch elements, or by bands of one
 // image's rows), each part's primitive with `epilogue` (null: none) as its post-ops, and the
 // reorder of TensorFlow's filter into the layout they read. Throws dnnl::error.

@@ -144,8 +144,7 @@ class Conv2DOp {
       e = cache_.Get(s.Key(parts), [&] {
         if (chunk > 0) {
           auto make = [epilogue](const ConvShape& p, const memory::desc& w) {
-            const auto pd = ForwardDesc(p, w, dnnl::prop_kind::forward_inference, epilogue);
-            return Made{dnnl::convolution_forward(pd), pd.scratchpad_desc(), pd.weights_desc()};
+            return ForwardInference(p, w, epilogue);
           };
           ConvShape part = s;
           part.out_depth = chunk;
@@ -364,11 +363,8 @@ class Conv2DBackpropInputOp {
         try {
           if (FlippedForwardWins(s, parts)) {
             entry.split = MakeSplitOf<dnnl::primitive>(
-                FlippedParts(s, parts), D::kDnnl, [](const ConvShape& p, const memory::desc& w) {
-                  const auto pd = ForwardDesc(p, w, dnnl::prop_kind::forward_inference);
-                  return Made{dnnl::convolution_forward(pd), pd.scratchpad_desc(),
-                              pd.weights_desc()};
-                });
+                FlippedParts(s, parts), D::kDnnl,
+                [](const ConvShape& p, const memory::desc& w) { return ForwardInference(p, w); });
             entry.split.filter = MakeFilterReorder(FlippedFilterDesc(s), entry.split.weights);
             entry.flipped = true;
             return entry;
