@@ -22,9 +22,9 @@ struct Types {
         conv2d(r.Find("Conv2D")), depthwise(r.Find("DepthwiseConv2dNative")),
         bias_add(r.Find("BiasAdd")),
         max_pool_grad(r.Find("MaxPoolGrad")), relu_grad(r.Find("ReluGrad")), pad(r.Find("Pad")),
-        relu(r.Find("Relu")), relu6(r.Find("Relu6")) {}
+        relu(r.Find("Relu")), relu6(r.Find("Relu6")), reshape(r.Find("Reshape")) {}
   const OpRegistration *konst, *noop, *identity, *identity_n, *mul, *add, *add_v2, *sub, *neg, *transpose,
-      *matmul, *conv2d, *depthwise, *bias_add, *max_pool_grad, *relu_grad, *pad, *relu, *relu6;
+      *matmul, *conv2d, *depthwise, *bias_add, *max_pool_grad, *relu_grad, *pad, *relu, *relu6, *reshape;
 };
 
 // The same mixing as common_subexpression.cc: keys only need to collide when nodes are equal.
@@ -146,10 +146,12 @@ FragmentScan ScanFragment(const RewriteRequest& request) {
     } else if (type == t.matmul || type == t.conv2d || type == t.depthwise) {
       scan.has_fusable = true;
       // Its bias added by BiasAdd, or by Add / AddV2 (fusion.cc: a bias-semantic add), or
-      // no bias before a Relu(6); its input padded by a Pad (fusion_pad.cc).
+      // no bias before a Relu(6), or a MatMul's product reshaped before its bias; its input
+      // padded by a Pad (fusion_pad.cc).
       scan.remapping |= !scan.remapping && (MayFuse(*op, t.bias_add) || MayFuse(*op, t.add_v2) ||
                                             MayFuse(*op, t.add) || MayFuse(*op, t.relu) ||
                                             MayFuse(*op, t.relu6) ||
+                                            (type == t.matmul && MayFuse(*op, t.reshape)) ||
                                             (type != t.matmul && ProducerType(op->inputs()[0]) == t.pad));
     } else if (type == t.max_pool_grad) {
       scan.has_fusable = true;

@@ -2,7 +2,9 @@
 // activation) become one _FusedMatMul / _FusedConv2D / _FusedDepthwiseConv2dNative with
 // fused_ops ["BiasAdd"] or ["BiasAdd", A], A one of Relu, Relu6, Elu, LeakyRelu (its alpha
 // as leakyrelu_alpha) or swish, Mul(y, Sigmoid(y)) in either order (TF's oneDNN build's
-// "_MklSwish": EfficientNet's activation, which Keras writes so);
+// "_MklSwish": EfficientNet's activation, which Keras writes so) or GELU as tf.nn.gelu writes
+// it, 0.5 * y * Erfc(-y * 1/sqrt(2)) (TF's oneDNN build's "GeluExact": ConvNeXt's and
+// Transformers' activation);
 // Conv2D + BiasAdd + Add (+ A), the Add's other operand a float tensor of the convolution's
 // fully known shape (a residual connection), becomes _FusedConv2D ["BiasAdd", "Add"(, A)]
 // with that operand as its second arg, as TensorFlow's oneDNN build fuses it
@@ -15,6 +17,12 @@
 // and, on the other, a vector whose static shape is [N], N the product's known last dim, the
 // sum's static shape the product's (so nothing else broadcasts); x + b is then BiasAdd(x, b)
 // element for element.
+//
+// A MatMul whose product is reshaped before its bias (a Dense layer over a tensor of rank >
+// 2: Tensordot's Reshape -> MatMul -> Reshape back -> BiasAdd) fuses too when the Reshape
+// keeps the product's last dim N (so each row of N values stays one row, and the bias lines
+// up): the fused op computes the product, biased and activated, in its [M, N] shape, and a
+// Reshape to the old shape takes the last op's place.
 //
 // A chain fuses when every intermediate value has exactly one reader (the next op of the
 // chain) besides Shape ops (autodiff's gradient of an Add reads the shape of its inputs;
@@ -112,6 +120,64 @@ int SwishReader(RewriteGraph& g, int i, int* sigmoid, std::vector<std::pair<int,
   return -1;
 }
 
+// Is input k of node i a float constant holding the one value v (a scalar, or one element)?
+bool ScalarConstantIs(const RewriteGraph& g, int i, int k, float v) {
+  const Tensor* c = FloatConstant(g, i, k);
+  return c != nullptr && c->NumElements() == 1 && static_cast<const float*>(c->data())[0] == v;
+}
+
+// The sole reader of node j's value when it is a rewritable `type` on node i's device that
+// nobody waits for, and j itself has no control readers, else -1. *k: the input it reads j at.
+int OnlyReader(RewriteGraph& g, int j, int i, const char* type, int* k) {
+  const RewriteGraph::Node& n = g.node(j);
+  if (n.num_control_readers != 0 || n.num_readers != 1) return -1;
+  const auto [r, input] = g.Readers(j).front();
+  if (g.node(r).op->type() != type || !g.Rewritable(r) || g.Device(r) != g.Device(i)) return -1;
+  *k = input;
+  return r;
+}
+
+// GELU of node i's value y as tf.nn.gelu (approximate=False) writes it: y read by a Mul with
+// 0.5 and a Neg (besides Shape ops, which go to `shapes`); Mul(Neg(y), 1/sqrt(2)) -> Erfc ->
+// Mul(half, erfc), the constants either side of their Muls; each member read only by the
+// next, nobody waiting for any, all rewritable on i's device. The last Mul's index (the
+// others in *members), or -1.
+int GeluReader(RewriteGraph& g, int i, std::vector<int>* members,
+               std::vector<std::pair<int, int>>* shapes) {
+  std::vector<std::pair<int, int>> own_shapes;
+  const std::vector<std::pair<int, int>> readers = ValueReaders(g, i, &own_shapes);
+  if (readers.size() != 2) return -1;
+  for (int first = 0; first < 2; ++first) {
+    const auto [half, half_k] = readers[static_cast<size_t>(first)];
+    const int neg = readers[static_cast<size_t>(1 - first)].first;
+    if (g.node(half).op->type() != "Mul" || g.node(neg).op->type() != "Neg") continue;
+    if (!g.Rewritable(half) || g.Device(half) != g.Device(i) || !g.Rewritable(neg) ||
+        g.Device(neg) != g.Device(i) || !ScalarConstantIs(g, half, 1 - half_k, 0.5f)) {
+      continue;
+    }
+    int k = 0;
+    const int scaled = OnlyReader(g, neg, i, "Mul", &k);
+    if (scaled < 0 || !ScalarConstantIs(g, scaled, 1 - k, 0.70710677f)) continue;
+    const int erfc = OnlyReader(g, scaled, i, "Erfc", &k);
+    if (erfc < 0) continue;
+    const int product = OnlyReader(g, erfc, i, "Mul", &k);
+    int k_half = 0;
+    if (product < 0 || OnlyReader(g, half, i, "Mul", &k_half) != product || k_half == k) continue;
+    *members = {half, neg, scaled, erfc};
+    shapes->insert(shapes->end(), own_shapes.begin(), own_shapes.end());
+    return product;
+  }
+  return -1;
+}
+
+// Does the Reshape r of a MatMul's product [M, N] keep N as its last dim (statically known)?
+bool KeepsLastDim(const RewriteGraph& g, int r, const Operation& product) {
+  const PartialShape& p = product.output_shape(0);
+  const PartialShape& out = g.node(r).op->output_shape(0);
+  if (!p.known_rank() || p.rank() != 2 || p.dim(1) < 1) return false;
+  return out.known_rank() && out.rank() >= 1 && out.dim(out.rank() - 1) == p.dim(1);
+}
+
 // Does `other` (an operand of the Add reading the biased product) have the product's fully
 // known shape and float dtype, and the sum that shape too (nothing broadcasts)?
 bool ResidualOperand(const RewriteGraph& g, int sum, const Output& other, const Operation& product) {
@@ -174,14 +240,30 @@ int FuseContractions(RewriteGraph& g) {
     // Shape ops reading the product or the biased value: (node, input index).
     std::vector<std::pair<int, int>> shapes;
     int k = 0;
-    const int bias_add = SoleValueReader(g, i, {"BiasAdd", "Add", "AddV2"}, &k, &shapes);
+    int bias_add = SoleValueReader(g, i, {"BiasAdd", "Add", "AddV2"}, &k, &shapes);
+    // MatMul -> Reshape (keeping N last) -> the bias: `reshape` (-1: none).
+    int reshape = -1;
+    if (bias_add < 0 && contraction.type() == "MatMul" && shapes.empty()) {
+      int k_reshape = 0;
+      const int r = SoleValueReader(g, i, {"Reshape"}, &k_reshape, &shapes);
+      if (r >= 0 && k_reshape == 0 && shapes.empty() && KeepsLastDim(g, r, contraction)) {
+        bias_add = SoleValueReader(g, r, {"BiasAdd", "Add", "AddV2"}, &k, &shapes);
+        if (bias_add >= 0) reshape = r;
+      }
+      if (reshape < 0) {
+        bias_add = -1;
+        shapes.clear();
+      }
+    }
+    // What the bias is added to: the product, or its reshaped value.
+    const Operation& biased = *g.node(reshape >= 0 ? reshape : i).op;
     Output bias;
     // No bias: a Relu or Relu6 reading the product itself fuses with a bias of zeros (x + 0
     // is x, and both map -0 and +0 alike): a convolution whose batch normalization had zero
     // offsets (folded away), or one without a bias.
     int unbiased = -1;
     int64_t zero_bias = 0;  // its length
-    if (bias_add < 0) {
+    if (bias_add < 0 && reshape < 0) {
       std::vector<std::pair<int, int>> act_shapes;
       int k_act = 0;
       unbiased = SoleValueReader(g, i, {"Relu", "Relu6"}, &k_act, &act_shapes);
@@ -196,7 +278,7 @@ int FuseContractions(RewriteGraph& g) {
       if (!IsNhwc(*g.node(bias_add).op)) continue;
       bias = g.node(bias_add).inputs[1];
     } else {
-      bias = BiasOfAdd(g, bias_add, k, contraction);
+      bias = BiasOfAdd(g, bias_add, k, biased);
       if (bias.op == nullptr) continue;
     }
     // A residual connection after a convolution's BiasAdd: an Add of the biased value and a
@@ -226,6 +308,11 @@ int FuseContractions(RewriteGraph& g) {
       more.clear();  // (SwishReader collects the same Shape readers again)
       relu = SwishReader(g, before_activation, &sigmoid, &more);
     }
+    std::vector<int> gelu;  // GELU's members but its last Mul (relu then)
+    if (relu < 0 && bias_add >= 0) {
+      more.clear();
+      relu = GeluReader(g, before_activation, &gelu, &more);
+    }
     if (relu >= 0) shapes.insert(shapes.end(), more.begin(), more.end());
     const int last = relu >= 0 ? relu : before_activation;
     // A Shape reader then reads the fused op's output: it must run after it.
@@ -236,11 +323,17 @@ int FuseContractions(RewriteGraph& g) {
     NodeSpec spec;
     spec.type = conv ? "_FusedConv2D" : depthwise ? "_FusedDepthwiseConv2dNative" : "_FusedMatMul";
     spec.name = g.node(last).op->name();
+    // With a Reshape after it, the fused op is a node of its own and the Reshape takes the
+    // last op's name.
+    if (reshape >= 0) spec.name += "/fused_matmul";
     // An op an earlier rewrite made (mixed precision's bf16 Relu) holds that name in the
     // scratch graph already.
     if (g.scratch().FindOperation(spec.name) != nullptr) spec.name += "/fused";
     spec.device = contraction.device();
-    const std::string activation = sigmoid >= 0 ? "_MklSwish" : relu >= 0 ? g.node(relu).op->type() : "";
+    const std::string activation = sigmoid >= 0    ? "_MklSwish"
+                                   : !gelu.empty() ? "GeluExact"
+                                   : relu >= 0     ? g.node(relu).op->type()
+                                                   : "";
     spec.attrs = FusedAttrs(contraction, activation, relu >= 0 ? g.node(relu).op->FindAttr("alpha") : nullptr,
                             add >= 0);
     std::vector<Output> inputs = {g.node(i).inputs[0], g.node(i).inputs[1], bias};
@@ -264,21 +357,46 @@ int FuseContractions(RewriteGraph& g) {
     }
     auto fused = g.NewOp(std::move(spec), inputs);
     if (!fused.ok()) continue;
+    // The value the last op's readers get: the fused op's, or its Reshape's.
+    Operation* result = *fused;
+    std::vector<Output> result_inputs = inputs;
+    if (reshape >= 0) {
+      NodeSpec back;
+      back.type = "Reshape";
+      back.name = g.node(last).op->name();
+      back.device = g.node(reshape).op->device();
+      back.attrs = g.node(reshape).op->attrs();
+      result_inputs = {(*fused)->output(0), g.node(reshape).inputs[1]};
+      auto made = g.NewOp(std::move(back), result_inputs);
+      if (!made.ok()) continue;
+      result = *made;
+    }
     std::vector<int> controls = g.node(i).controls;
-    for (int member : {bias_add, add, sigmoid, relu}) {
+    std::vector<int> members = {bias_add, add, sigmoid, relu, reshape};
+    members.insert(members.end(), gelu.begin(), gelu.end());
+    for (int member : members) {
       if (member < 0) continue;
       for (int c : g.node(member).controls) controls.push_back(c);
     }
-    // Readers of the last op read the fused op; the members before it go.
-    for (int member : {i, bias_add, add, sigmoid}) {
+    // Readers of the last op read the fused op (or its Reshape); the members before it go.
+    members.push_back(i);
+    for (int member : members) {
       if (member < 0 || member == last) continue;
       for (int c : std::vector<int>(g.node(member).controls)) g.RemoveControl(member, c);
     }
-    g.Replace(last, *fused, inputs, controls);
-    for (const auto& [reader, input] : shapes) g.SetInput(reader, input, (*fused)->output(0));
+    if (reshape >= 0) {
+      g.Insert(*fused, inputs, last, /*after=*/false);
+      g.Replace(last, result, result_inputs, controls);
+    } else {
+      g.Replace(last, *fused, inputs, controls);
+    }
+    for (const auto& [reader, input] : shapes) g.SetInput(reader, input, result->output(0));
+    // Each member once its readers are gone: GELU's from its end back.
+    for (auto it = gelu.rbegin(); it != gelu.rend(); ++it) g.Remove(*it);
     if (sigmoid >= 0) g.Remove(sigmoid);
     if (add >= 0 && add != last) g.Remove(add);
     if (bias_add >= 0 && bias_add != last) g.Remove(bias_add);
+    if (reshape >= 0) g.Remove(reshape);
     g.Remove(i);
     ++count;
   }

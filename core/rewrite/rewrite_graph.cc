@@ -9,6 +9,9 @@
 namespace tgraph {
 namespace {
 
+// Integer constants up to this many elements stand in for themselves (StandIn).
+constexpr int64_t kConstantStandInElements = 64;
+
 uint64_t Key(const Operation* op, int index) {
   return (static_cast<uint64_t>(static_cast<uint32_t>(op->id())) << 32) | static_cast<uint32_t>(index);
 }
@@ -308,8 +311,18 @@ StatusOr<Output> RewriteGraph::StandIn(const Output& real) {
   spec.exact_name = true;
   spec.apply_context = false;
   spec.infer_attrs_from_inputs = false;
-  spec.attrs["dtype"].set_type(static_cast<tf::DataType>(BaseType(real.dtype())));
-  ShapeToProto(real.shape(), spec.attrs["shape"].mutable_shape());
+  // A small integer constant stands in as itself, so that shape functions reading values
+  // (a Reshape's shape, a Pad's paddings) give the new op the static shape the old one had.
+  const Tensor* value = real.op->constant_value();
+  if (value != nullptr && (value->dtype() == DT_INT32 || value->dtype() == DT_INT64) &&
+      value->NumElements() <= kConstantStandInElements) {
+    spec.type = "Const";
+    spec.attrs["dtype"].set_type(static_cast<tf::DataType>(value->dtype()));
+    TensorToProto(*value, spec.attrs["value"].mutable_tensor());
+  } else {
+    spec.attrs["dtype"].set_type(static_cast<tf::DataType>(BaseType(real.dtype())));
+    ShapeToProto(real.shape(), spec.attrs["shape"].mutable_shape());
+  }
   TG_ASSIGN_OR_RETURN(Operation * op, scratch_->AddOperation(std::move(spec)));
   const Output out{op, 0};
   stand_ins_.emplace(key, out);

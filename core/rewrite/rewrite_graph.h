@@ -144,7 +144,8 @@ class RewriteGraph {
 
   // ---- scratch ops ----
   // A Placeholder of the scratch graph with `real`'s dtype and static shape, to build a new
-  // op over (one per real tensor).
+  // op over (one per real tensor); a small integer Const stands in as a copy of itself, so
+  // that shape functions reading values (a Reshape's shape) see them.
   StatusOr<Output> StandIn(const Output& real);
   // Adds `spec` (inputs given as real tensors) to the scratch graph over stand-ins.
   StatusOr<Operation*> NewOp(NodeSpec spec, const std::vector<Output>& real_inputs);

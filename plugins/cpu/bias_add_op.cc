@@ -70,6 +70,9 @@ void AddBias(tgraph::plugin::Context& ctx, const T* in, const T* bias, T* out, i
                                                       addend);
     case Activation::kSwish:
       return AddBiasActivated<Activation::kSwish>(ctx, in, bias, out, outer, channels, inner, alpha, addend);
+    case Activation::kGeluExact:
+      return AddBiasActivated<Activation::kGeluExact>(ctx, in, bias, out, outer, channels, inner, alpha,
+                                                      addend);
   }
 }
 

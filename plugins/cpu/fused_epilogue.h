@@ -4,7 +4,8 @@
 // same nodes and fail with the same messages.
 //
 // fused_ops supported: ["BiasAdd"] and ["BiasAdd", A] with A one of Relu, Relu6, Elu,
-// LeakyRelu (slope leakyrelu_alpha), _MklSwish (x * sigmoid(x), TF's oneDNN build's name); num_args must be 1 (args holds the bias). Where the
+// LeakyRelu (slope leakyrelu_alpha), _MklSwish (x * sigmoid(x)) or GeluExact (x * erfc(-x /
+// sqrt(2)) / 2; both TF's oneDNN build's names); num_args must be 1 (args holds the bias). Where the
 // kernel supports it (`addend_supported`), also ["BiasAdd", "Add"] and ["BiasAdd", "Add", A]
 // (TensorFlow's oneDNN build fuses a residual connection so): args holds the bias and the
 // addend, a tensor of the output's shape added after the bias, before the activation;
@@ -56,6 +57,8 @@ struct FusedEpilogue {
         if (!c.GetAttr("leakyrelu_alpha", &alpha)) return false;
       } else if (a == "_MklSwish") {
         activation = Activation::kSwish;
+      } else if (a == "GeluExact") {
+        activation = Activation::kGeluExact;
       } else {
         known = false;
       }
@@ -66,10 +69,10 @@ struct FusedEpilogue {
           .append(joined)
           .append(addend_supported
                       ? "] is not supported on the CPU (supported: [BiasAdd], "
-                        "[BiasAdd, Relu|Relu6|Elu|LeakyRelu|_MklSwish], [BiasAdd, Add] and "
-                        "[BiasAdd, Add, Relu|Relu6|Elu|LeakyRelu|_MklSwish])"
+                        "[BiasAdd, Relu|Relu6|Elu|LeakyRelu|_MklSwish|GeluExact], [BiasAdd, Add] and "
+                        "[BiasAdd, Add, Relu|Relu6|Elu|LeakyRelu|_MklSwish|GeluExact])"
                       : "] is not supported by this kernel (supported: [BiasAdd] and "
-                        "[BiasAdd, Relu|Relu6|Elu|LeakyRelu|_MklSwish])");
+                        "[BiasAdd, Relu|Relu6|Elu|LeakyRelu|_MklSwish|GeluExact])");
       c.Decline(message);
       return false;
     }

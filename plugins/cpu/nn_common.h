@@ -38,8 +38,9 @@ template <typename T>
 tgraph::plugin::TensorMut MatMulToOutput(tgraph::plugin::Context& ctx, bool trans_a, bool trans_b);
 
 // The activations a fused contraction may end with (TensorFlow's fused_ops names: Relu,
-// Relu6, Elu, LeakyRelu, and _MklSwish, x * sigmoid(x), as TF's oneDNN build names swish).
-enum class Activation { kNone, kRelu, kRelu6, kElu, kLeakyRelu, kSwish };
+// Relu6, Elu, LeakyRelu, _MklSwish, x * sigmoid(x), as TF's oneDNN build names swish, and
+// GeluExact, x * erfc(-x / sqrt(2)) / 2, tf.nn.gelu's default).
+enum class Activation { kNone, kRelu, kRelu6, kElu, kLeakyRelu, kSwish, kGeluExact };
 
 // y = act(x) for the activations a fused op may end with (TensorFlow's definitions;
 // bias_add_op.cc's epilogue loop, channel_affine_op.cc).
@@ -55,6 +56,9 @@ inline T Activate(T x, float alpha) {
     return x > T(0) ? x : T(x * T(alpha));
   } else if constexpr (A == Activation::kSwish) {
     return T(x / (T(1) + T(std::exp(-x))));
+  } else if constexpr (A == Activation::kGeluExact) {
+    // As tf.nn.gelu writes it: erfc keeps the tail of large negative x accurate.
+    return T(T(0.5) * x * T(std::erfc(-x * T(0.70710678118654752440))));
   } else {
     (void)alpha;
     return x;

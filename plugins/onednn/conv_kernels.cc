@@ -113,14 +113,19 @@ class Conv2DOp {
     const auto input = ctx.input(0);
     const auto filter = ctx.input(1);
     ConvGeometry g;
-    if (!tgraph_cpu::nn::Conv2DForwardGeometry(ctx, attrs_, input, filter, &g)) return;
+    int64_t groups = 1;
+    if (!tgraph_cpu::nn::Conv2DForwardGeometry(ctx, attrs_, input, filter, &g, &groups)) return;
     const std::vector<int64_t> dims = {g.batch, g.out_h, g.out_w, g.out_depth};
-    const ConvShape s = ShapeOf(attrs_, g, D::kDnnl);
+    ConvShape s = ShapeOf(attrs_, g, D::kDnnl);
+    // Grouped convolutions whose depths the construction could not see (a function body's
+    // unknown shapes) reach here: oneDNN computes groups natively.
+    s.groups = groups;
     const int parts = ConvParts(ctx, s.MultiplyAdds(), s.batch, std::max(s.batch, s.out_h));
     const bool add = kFused && epilogue_.add;
     // Not with a residual addend: there the sum post-op into the output (no pass of ours)
-    // saved more (ResNet50's 7x7 blocks: 0.57 against 0.70 ms).
-    const int64_t chunk = add ? 0 : ChannelChunk(s, parts);
+    // saved more (ResNet50's 7x7 blocks: 0.57 against 0.70 ms). Not grouped: a slice of
+    // output channels would cut across the groups' filters.
+    const int64_t chunk = add || groups > 1 ? 0 : ChannelChunk(s, parts);
     // A residual addend is summed into the destination by the primitive (a sum post-op): the
     // output starts as the addend, in its own buffer when nothing else holds it, else a copy.
     // Where oneDNN cannot be trusted with the sum (WindowsReachTheInput), the primitive

@@ -19,7 +19,7 @@ using tgraph_cpu::nn::FusedEpilogue;
 // the primitive runs), and the activation as an eltwise post-op after it. TensorFlow's
 // definitions map exactly: Relu is relu with slope 0, LeakyRelu relu with slope alpha
 // (x > 0 ? x : alpha * x), Relu6 relu bounded at 6, Elu elu with alpha 1 (x > 0 ? x :
-// exp(x) - 1), _MklSwish swish with alpha 1 (x * sigmoid(x)).
+// exp(x) - 1), _MklSwish swish with alpha 1 (x * sigmoid(x)), GeluExact gelu_erf.
 inline dnnl::primitive_attr EpilogueAttr(const FusedEpilogue* epilogue) {
   dnnl::primitive_attr attr = UserScratchpadAttr();
   if (epilogue == nullptr) return attr;
@@ -41,6 +41,9 @@ inline dnnl::primitive_attr EpilogueAttr(const FusedEpilogue* epilogue) {
     case Activation::kSwish:
       ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_swish, 1.0f, 0.0f);
       break;
+    case Activation::kGeluExact:
+      ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_gelu_erf, 0.0f, 0.0f);
+      break;
     case Activation::kNone:
       break;
   }
@@ -57,6 +60,7 @@ inline float Activate(const FusedEpilogue& e, float x) {
     case Activation::kElu: return x > 0.0f ? x : std::expm1(x);
     case Activation::kLeakyRelu: return x > 0.0f ? x : x * e.alpha;
     case Activation::kSwish: return x / (1.0f + std::exp(-x));
+    case Activation::kGeluExact: return 0.5f * x * std::erfc(-x * 0.70710678118654752440f);
     case Activation::kNone: break;
   }
   return x;

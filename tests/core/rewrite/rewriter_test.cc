@@ -679,6 +679,90 @@ TEST_F(RewriteTest, SwishAfterABiasFuses) {
   EXPECT_EQ(f->ordered[static_cast<size_t>(Find(*f, "ba3"))]->type(), "_FusedMatMul");  // bias only
 }
 
+// GELU as tf.nn.gelu writes it, 0.5 * y * Erfc(Neg(y) * 0.70710677) (ConvNeXt's and
+// Transformers' activation), after a contraction's bias: fused as "GeluExact", the constants
+// on either side of their Muls. With another constant (0.7) it stays.
+TEST_F(RewriteTest, GeluAfterABiasFuses) {
+  Output x = Placeholder(PartialShape({1, 4, 4, 2}), "x");
+  Output m = Placeholder(PartialShape({2, 3}), "m");
+  auto gelu = [&](Output y, const std::string& s, float c, bool swap) {
+    Output half = Const(Floats({}, {0.5f}), "half" + s), k = Const(Floats({}, {c}), "k" + s);
+    Output h = Op("Mul", swap ? std::vector<Output>{y, half} : std::vector<Output>{half, y}, {}, "h" + s)->output(0);
+    Output neg = Op("Neg", {y}, {}, "neg" + s)->output(0);
+    Output scaled =
+        Op("Mul", swap ? std::vector<Output>{k, neg} : std::vector<Output>{neg, k}, {}, "scaled" + s)->output(0);
+    Output erfc = Op("Erfc", {scaled}, {}, "erfc" + s)->output(0);
+    return Op("Mul", swap ? std::vector<Output>{erfc, h} : std::vector<Output>{h, erfc}, {}, "gelu" + s)->output(0);
+  };
+  Output conv = Op("BiasAdd", {SmallConv(x, "conv"), Const(Floats({3}, {0.5f, -1, 2}), "b")}, {}, "ba")->output(0);
+  Output y1 = Op("Neg", {gelu(conv, "1", 0.70710677f, false)}, {}, "y1")->output(0);
+  Output mm = Op("BiasAdd", {Op("MatMul", {m, Const(Floats({3, 2}, {1, -2, 3, -4, 5, -6}), "w")}, {}, "mm")->output(0),
+                             Const(Floats({2}, {0.25f, -0.5f}), "b2")}, {}, "ba2")->output(0);
+  Output y2 = Op("Neg", {gelu(mm, "2", 0.70710677f, true)}, {}, "y2")->output(0);
+  Output mm3 = Op("BiasAdd", {Op("MatMul", {m, Const(Floats({3, 2}, {2, 1, 0, -1, 3, 1}), "w3")}, {}, "mm3")->output(0),
+                              Const(Floats({2}, {1, 2}), "b3")}, {}, "ba3")->output(0);
+  Output y3 = Op("Neg", {gelu(mm3, "3", 0.7f, false)}, {}, "y3")->output(0);
+  std::vector<float> xv(32);
+  for (size_t i = 0; i < xv.size(); ++i) xv[i] = static_cast<float>(i) * 0.25f - 4;
+  const std::vector<std::pair<Output, Tensor>> feeds = {{x, Floats({1, 4, 4, 2}, xv)},
+                                                        {m, Floats({2, 3}, {1, 2, 3, -1, -2, -3})}};
+  const auto types = RunBothWays("remapping", feeds, {y1, y2, y3}, {}, nullptr, 1e-6f);
+  EXPECT_EQ(types.count("_FusedConv2D"), 1u);
+  EXPECT_EQ(types.count("_FusedMatMul"), 2u);
+  EXPECT_EQ(types.count("Erfc"), 1u);  // the third's, with 0.7
+  auto f = Rewrite("remapping", {x, m}, {y1, y2, y3});
+  ASSERT_NE(f, nullptr);
+  for (const char* name : {"gelu1", "gelu2"}) {
+    const int i = Find(*f, name);
+    ASSERT_GE(i, 0) << name;
+    const Operation& op = *f->ordered[static_cast<size_t>(i)];
+    ASSERT_NE(op.FindAttr("fused_ops"), nullptr) << name;
+    EXPECT_EQ(op.FindAttr("fused_ops")->list().s(1), "GeluExact") << name;
+  }
+  for (const char* gone : {"neg1", "scaled1", "erfc1", "h1", "neg2", "erfc2"}) EXPECT_EQ(Find(*f, gone), -1) << gone;
+  EXPECT_EQ(f->ordered[static_cast<size_t>(Find(*f, "ba3"))]->type(), "_FusedMatMul");  // bias only
+}
+
+// A Dense layer over a rank-3 tensor (Tensordot: Reshape -> MatMul -> Reshape back ->
+// BiasAdd -> activation) fuses: the Reshape after the product keeps its last dim, so the
+// bias lines up; the fused product is reshaped back under the last op's name. A Reshape that
+// changes the last dim stays unfused.
+TEST_F(RewriteTest, DenseOverRankThreeFusesThroughItsReshape) {
+  Output x = Placeholder(PartialShape({2, 3, 4}), "x");
+  std::vector<float> wv(20);
+  for (size_t i = 0; i < wv.size(); ++i) wv[i] = static_cast<float>(i % 5) - 2;
+  Output flat = Op("Reshape", {x, Const(Ints({2}, {6, 4}), "flat_shape")}, {}, "flat")->output(0);
+  Output mm = Op("MatMul", {flat, Const(Floats({4, 5}, wv), "w")}, {}, "mm")->output(0);
+  Output back = Op("Reshape", {mm, Const(Ints({3}, {2, 3, 5}), "back_shape")}, {}, "back")->output(0);
+  Output ba = Op("BiasAdd", {back, Const(Floats({5}, {1, -1, 0.5f, 2, -2}), "b")}, {}, "ba")->output(0);
+  Output relu = Op("Relu", {ba}, {}, "relu")->output(0);
+  Output y1 = Op("Neg", {relu}, {}, "y1")->output(0);
+  Output mm2 = Op("MatMul", {flat, Const(Floats({4, 5}, wv), "w2")}, {}, "mm2")->output(0);
+  Output other = Op("Reshape", {mm2, Const(Ints({2}, {3, 10}), "other_shape")}, {}, "other")->output(0);
+  Output y2 = Op("Neg", {Op("BiasAdd", {other, Const(Floats({10}, std::vector<float>(10, 1)), "b2")}, {}, "ba2")->output(0)},
+                 {}, "y2")->output(0);
+  std::vector<float> xv(24);
+  for (size_t i = 0; i < xv.size(); ++i) xv[i] = static_cast<float>(i) * 0.5f - 6;
+  const auto types = RunBothWays("remapping", {{x, Floats({2, 3, 4}, xv)}}, {y1, y2});
+  EXPECT_EQ(types.count("_FusedMatMul"), 1u);
+  EXPECT_EQ(types.count("MatMul"), 1u);  // mm2
+  EXPECT_EQ(types.count("Relu"), 0u);
+  auto f = Rewrite("remapping", {x}, {y1, y2});
+  ASSERT_NE(f, nullptr);
+  const int r = Find(*f, "relu");
+  ASSERT_GE(r, 0);
+  const Operation& reshaped = *f->ordered[static_cast<size_t>(r)];
+  EXPECT_EQ(reshaped.type(), "Reshape");
+  EXPECT_EQ(reshaped.output_shape(0), PartialShape({2, 3, 5}));
+  const int fused = Find(*f, "relu/fused_matmul");
+  ASSERT_GE(fused, 0);
+  EXPECT_LT(fused, r);
+  EXPECT_EQ(f->ordered[static_cast<size_t>(fused)]->type(), "_FusedMatMul");
+  EXPECT_EQ(f->ordered[static_cast<size_t>(fused)]->FindAttr("fused_ops")->list().s(1), "Relu");
+  for (const char* gone : {"mm", "back", "ba"}) EXPECT_EQ(Find(*f, gone), -1) << gone;
+  EXPECT_EQ(f->ordered[static_cast<size_t>(Find(*f, "ba2"))]->type(), "BiasAdd");
+}
+
 TEST_F(RewriteTest, Conv2DBiasAddBecomesFusedConv2D) {
   Output x = Placeholder(PartialShape({1, 4, 4, 2}), "x");
   Output conv = SmallConv(x, "conv");

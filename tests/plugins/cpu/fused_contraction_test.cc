@@ -38,6 +38,16 @@ std::vector<double> Unfused(ThreadPool* pool, const std::string& contraction, co
     EXPECT_TRUE(swish.status.ok()) << swish.status.ToString();
     return swish.status.ok() ? ToDoubles(swish.outputs[0]) : std::vector<double>{};
   }
+  if (activation == "GeluExact") {  // 0.5 * y * Erfc(Neg(y) * 1/sqrt(2)), as tf.nn.gelu writes it
+    const DataType t = biased.outputs[0].dtype();
+    auto neg = RunOpOnPool(pool, "Neg", {biased.outputs[0]});
+    auto scaled = RunOpOnPool(pool, "Mul", {neg.outputs[0], MakeTyped(t, {}, {0.70710677f})});
+    auto erfc = RunOpOnPool(pool, "Erfc", {scaled.outputs[0]});
+    auto half = RunOpOnPool(pool, "Mul", {MakeTyped(t, {}, {0.5f}), biased.outputs[0]});
+    auto gelu = RunOpOnPool(pool, "Mul", {half.outputs[0], erfc.outputs[0]});
+    EXPECT_TRUE(gelu.status.ok()) << gelu.status.ToString();
+    return gelu.status.ok() ? ToDoubles(gelu.outputs[0]) : std::vector<double>{};
+  }
   std::vector<double> v = ToDoubles(biased.outputs[0]);  // LeakyRelu, by its formula
   for (double& x : v) x = x > 0 ? x : static_cast<double>(static_cast<float>(x) * alpha);
   return v;
@@ -55,7 +65,8 @@ OpRun Fused(ThreadPool* pool, const std::string& op, const Tensor& a, const Tens
 
 TEST(FusedMatMul, MatchesMatMulBiasAddActivation) {
   LoadCpuPlugin();
-  const std::vector<std::string> activations = {"", "Relu", "Relu6", "Elu", "LeakyRelu", "_MklSwish"};
+  const std::vector<std::string> activations = {"", "Relu", "Relu6", "Elu", "LeakyRelu", "_MklSwish",
+                                                "GeluExact"};
   for (ThreadPool* pool : Pools()) {
     for (const auto& [m, k, n] : std::vector<std::tuple<int64_t, int64_t, int64_t>>{
              {1, 1, 1}, {3, 5, 7}, {64, 33, 17}, {128, 200, 96}}) {
@@ -78,7 +89,7 @@ TEST(FusedMatMul, MatchesMatMulBiasAddActivation) {
             // Exact: the same code runs. Elu's expm1 is std::expm1 here and Eigen's
             // vectorized one in the Elu kernel, a few ulp apart; swish's exp likewise.
             std::vector<double> tol;
-            if (act == "Elu" || act == "_MklSwish") {
+            if (act == "Elu" || act == "_MklSwish" || act == "GeluExact") {
               for (double w : want) tol.push_back(1e-6 * std::max(1.0, std::abs(w)));
             }
             ExpectClose(ToDoubles(got.outputs[0]), want, tol, "fused");
@@ -186,7 +197,7 @@ TEST(FusedDepthwiseConv2dNative, MatchesDepthwiseBiasAddActivation) {
   for (DataType dtype : {DT_FLOAT, DT_DOUBLE}) {
     for (ThreadPool* pool : Pools()) {
       for (const Case& c : cases) {
-        for (const std::string act : {"", "Relu", "Relu6", "_MklSwish"}) {
+        for (const std::string act : {"", "Relu", "Relu6", "_MklSwish", "GeluExact"}) {
           SCOPED_TRACE(StrCat(DataTypeName(dtype), " ", PartialShape(c.input).ToString(), " ",
                               PartialShape(c.filter).ToString(), " ", c.padding, " ", act));
           int64_t in_n = 1, f_n = 1;
@@ -205,9 +216,11 @@ TEST(FusedDepthwiseConv2dNative, MatchesDepthwiseBiasAddActivation) {
           if (!act.empty()) ops.push_back(act);
           auto got = Fused(pool, "_FusedDepthwiseConv2dNative", x, f, bias, attrs, ops);
           ASSERT_TRUE(got.status.ok()) << got.status.ToString();
-          std::vector<double> tol;  // swish: std::exp against the Sigmoid kernel's
-          if (act == "_MklSwish") {
-            for (double w : want) tol.push_back((dtype == DT_FLOAT ? 1e-6 : 1e-14) * std::max(1.0, std::abs(w)));
+          // swish: std::exp against the Sigmoid kernel's; GELU: 1/sqrt(2) rounded to float
+          // in the graph's constant (and float's in a double product)
+          std::vector<double> tol;
+          if (act == "_MklSwish" || act == "GeluExact") {
+            for (double w : want) tol.push_back((dtype == DT_FLOAT || act == "GeluExact" ? 1e-6 : 1e-14) * std::max(1.0, std::abs(w)));
           }
           ExpectClose(ToDoubles(got.outputs[0]), want, tol, "fused");
         }

@@ -24,7 +24,8 @@ const std::vector<Epilogue>& Epilogues() {
                                             {{"BiasAdd", "Elu"}},
                                             {{"BiasAdd", "LeakyRelu"}, 0.3f},
                                             {{"BiasAdd", "LeakyRelu"}, 1.7f},
-                                            {{"BiasAdd", "_MklSwish"}}};
+                                            {{"BiasAdd", "_MklSwish"}},
+                                            {{"BiasAdd", "GeluExact"}}};
   return all;
 }
 std::string Describe(const Epilogue& e) {
