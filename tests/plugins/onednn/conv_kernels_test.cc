@@ -229,7 +229,7 @@ TEST(OneDnnConvTest, BadInputsFailAlike) {
   fmt.ExpectSame(27, "Conv2D NCHW");
   // Depth mismatch and a filter of the wrong rank, past the shape function. (A grouped
   // depth is no error: the Eigen kernel computes groups, and the oneDNN kernel declines
-  // the node when its static shapes show one, or fails with UNIMPLEMENTED when they don't.)
+  // the node when its static shapes show one, or computes it when they don't: below.)
   for (const auto& [input, filter] : std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>>{
            {{1, 5, 5, 3}, {3, 3, 4, 2}}, {{1, 5, 5, 3}, {3, 3, 3}}}) {
     TwoKernelNode bad("Conv2D", {In(RandomFloats(input, 3)), In(RandomFloats(filter, 4))},
@@ -247,6 +247,44 @@ TEST(OneDnnConvTest, BadInputsFailAlike) {
                              In(RandomFloats({1, 5, 6, 4}, 8))},
                             c.Attrs(), /*known_shapes=*/false);
   filter_grad.ExpectSame(25, "Conv2DBackpropFilter with a wrong out_backprop");
+}
+
+// Grouped convolutions whose depths the kernel's construction cannot see (unknown static
+// shapes, as in a function body: Keras's grouped Conv2D in ConvNeXt) run on oneDNN's grouped
+// primitives, as the Eigen kernel computes them: depthwise-like (one input channel per
+// group, multipliers 1 and 2), a few wide groups, strides, SAME and VALID, the fused form
+// with a bias and an activation; a depth that is no multiple of the filter's fails alike.
+TEST(OneDnnConvTest, GroupedDepthsSeenOnlyWhenRun) {
+  struct Case {
+    std::vector<int64_t> input, filter;
+    int64_t stride;
+    std::string padding;
+  };
+  const std::vector<Case> cases = {{{1, 9, 9, 8}, {7, 7, 1, 8}, 1, "SAME"},
+                                   {{2, 6, 7, 4}, {3, 3, 1, 8}, 2, "VALID"},
+                                   {{1, 8, 8, 32}, {3, 3, 8, 16}, 1, "SAME"},
+                                   {{3, 5, 5, 6}, {1, 1, 2, 9}, 1, "VALID"}};
+  uint32_t seed = 200;
+  for (const Case& c : cases) {
+    AttrMap attrs{{"strides", AttrOfIntList({1, c.stride, c.stride, 1})}, {"padding", AttrOfString(c.padding)}};
+    const std::string what = Str(DimsString(c.input), " ", DimsString(c.filter), " ", c.padding);
+    TwoKernelNode plain("Conv2D", {In(RandomFloats(c.input, seed)), In(RandomFloats(c.filter, seed + 1))},
+                        attrs, /*known_shapes=*/false);
+    plain.ExpectSame(c.filter[0] * c.filter[1] * c.filter[2] + 8, "grouped Conv2D " + what);
+    AttrMap fused_attrs = attrs;
+    fused_attrs["fused_ops"] = AttrOfStringList({"BiasAdd", "Relu"});
+    fused_attrs["num_args"] = AttrOfInt(1);
+    TwoKernelNode fused("_FusedConv2D",
+                        {In(RandomFloats(c.input, seed + 2)), In(RandomFloats(c.filter, seed + 3)),
+                         ListIn(RandomFloats({c.filter[3]}, seed + 4)), EmptyList()},
+                        fused_attrs, /*known_shapes=*/false);
+    fused.ExpectSame(c.filter[0] * c.filter[1] * c.filter[2] + 8, "grouped _FusedConv2D " + what);
+    seed += 10;
+  }
+  TwoKernelNode bad("Conv2D", {In(RandomFloats({1, 5, 5, 6}, 1)), In(RandomFloats({3, 3, 4, 6}, 2))},
+                    {{"strides", AttrOfIntList({1, 1, 1, 1})}, {"padding", AttrOfString("SAME")}},
+                    /*known_shapes=*/false);
+  bad.ExpectSame(27, "Conv2D of depth 6 over a filter of depth 4");
 }
 
 TEST(OneDnnConvTest, InputSizesOfHeightAndWidthOnly) {
