@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/exec/device_copy.h"
+#include "core/exec/resource_variables.h"
 #include "core/plugin/kernel_context.h"
 
 namespace tgraph {
@@ -477,16 +478,20 @@ class FlowRun {
       call.value = &call.own;
       Status s;
       if (step.inputs[k].ref) {
-        if (e.ref == nullptr) {
-          s = Internal(NodeLabel(step), ": input ", k, " needs a variable, but its producer gave a value");
+        // A ref, or a resource variable's handle naming the slot (resource_variables.h).
+        VariableSlot* slot = e.ref != nullptr ? e.ref : VariableOfHandle(e.tensor);
+        if (slot == nullptr) {
+          s = e.tensor.dtype() == DT_RESOURCE
+                  ? InvalidArgument(NodeLabel(step), ": input ", k, " is not a resource variable's handle")
+                  : Internal(NodeLabel(step), ": input ", k, " needs a variable, but its producer gave a value");
         } else {
-          std::lock_guard<std::mutex> lock(e.ref->mu);
-          if (!e.ref->initialized && !op.registration().op_def.allows_uninitialized_input()) {
-            s = FailedPrecondition("Attempting to use uninitialized value ", e.ref->name, " (read by ",
+          std::lock_guard<std::mutex> lock(slot->mu);
+          if (!slot->initialized && !op.registration().op_def.allows_uninitialized_input()) {
+            s = FailedPrecondition("Attempting to use uninitialized value ", slot->name, " (read by ",
                                    NodeLabel(step), ")");
           } else {
-            call.ref = e.ref;
-            call.own.tensor = e.ref->value;
+            call.ref = slot;
+            call.own.tensor = slot->value;
           }
         }
       } else {

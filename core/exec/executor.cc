@@ -5,6 +5,7 @@
 #include "core/exec/control_flow_executor.h"
 #include "core/exec/cpu_relax.h"
 #include "core/exec/device_copy.h"
+#include "core/exec/resource_variables.h"
 #include "core/exec/thread_pool.h"
 #include "core/rewrite/rewriter.h"
 
@@ -124,18 +125,22 @@ class StepRunner {
       call.may_forward = true;
       Tensor& dst = call.own.tensor;
       if (in.ref) {
-        if (v.ref == nullptr) {
+        // A ref, or a resource variable's handle naming the slot (resource_variables.h).
+        VariableSlot* slot = v.ref != nullptr ? v.ref : VariableOfHandle(v.tensor);
+        if (slot == nullptr) {
           ClearInputs(ctx, k);
-          return Internal(OpLabel(op), ": input ", k, " needs a variable, but its producer gave a value");
+          return v.tensor.dtype() == DT_RESOURCE
+                     ? InvalidArgument(OpLabel(op), ": input ", k, " is not a resource variable's handle")
+                     : Internal(OpLabel(op), ": input ", k, " needs a variable, but its producer gave a value");
         }
-        std::lock_guard<std::mutex> lock(v.ref->mu);
-        if (!v.ref->initialized && !op.registration().op_def.allows_uninitialized_input()) {
+        std::lock_guard<std::mutex> lock(slot->mu);
+        if (!slot->initialized && !op.registration().op_def.allows_uninitialized_input()) {
           ClearInputs(ctx, k);
-          return FailedPrecondition("Attempting to use uninitialized value ", v.ref->name,
+          return FailedPrecondition("Attempting to use uninitialized value ", slot->name,
                                     " (read by ", OpLabel(op), ")");
         }
-        call.ref = v.ref;
-        dst = v.ref->value;
+        call.ref = slot;
+        dst = slot->value;
       } else if (v.ref != nullptr) {
         Status s = ReadSlot(v, step, &dst);
         if (!s.ok()) {

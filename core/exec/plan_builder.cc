@@ -10,6 +10,7 @@
 #include "core/exec/executor.h"
 #include "core/exec/placement.h"
 #include "core/exec/prune.h"
+#include "core/exec/resource_variables.h"
 #include "core/exec/session_state.h"
 #include "core/graph/graph.h"
 #include "core/plugin/kernel_context.h"
@@ -160,7 +161,7 @@ class PlanBuilder {
       const int slot = EnsureIn(SlotOf(d.source), d.space);  // may add a copy step
       StepInput& in = plan_->steps[static_cast<size_t>(d.step)].inputs[static_cast<size_t>(d.input)];
       in.slot = slot;
-      in.ref = IsRefType(op.input_type(d.input));
+      in.ref = IsRefType(op.input_type(d.input)) || TakesVariableHandle(op, d.input);
     }
     for (const Output& o : r_.fetches) {
       int slot = SlotOf(o);
@@ -307,7 +308,7 @@ class PlanBuilder {
   }
   // Does the op's step run a kernel on `dev` (AddOpStep's kKernel)?
   static bool NeedsKernel(const Operation& op, const PlanDevice& dev) {
-    return !IsVariableOp(op) && !IsHostConstant(op, dev) && !IsControlFlowOp(op);
+    return !IsVariableOp(op) && !IsVarHandleOp(op) && !IsHostConstant(op, dev) && !IsControlFlowOp(op);
   }
   KernelCache* CacheFor(const Operation& op) const {
     return op.graph() == &graph_ ? r_.kernels : plan_->rewritten->kernels.get();
@@ -330,6 +331,17 @@ class PlanBuilder {
       step.kind = StepKind::kVariable;
       step.variable = r_.state->VariableFor(op);
       step.copy_to = dev.host_accessible ? nullptr : dev.instance;
+    } else if (IsVarHandleOp(op)) {
+      // A resource variable's handle names the same kind of slot (resource_variables.h): a
+      // constant of the plan, made once.
+      step.kind = StepKind::kConstant;
+      if (r_.state == nullptr) return FailedPrecondition(OpLabel(op), ": a resource variable outside a session");
+      const tf::AttrValue* dtype = op.FindAttr("dtype");
+      TG_ASSIGN_OR_RETURN(Tensor handle,
+                          MakeVariableHandle(r_.state->SharedVariableFor(op), SessionState::VariableKey(op),
+                                             dtype != nullptr ? static_cast<DataType>(dtype->type()) : DT_INVALID));
+      plan_->constant_views.push_back(std::move(handle));
+      step.constant = &plan_->constant_views.back();
     } else if (IsHostConstant(op, dev)) {
       step.kind = StepKind::kConstant;
       // The graph's constant is never written: one version for its life (input_version).
@@ -367,7 +379,9 @@ class PlanBuilder {
       }
       int slot = SlotOf(source);
       const int need = host_inputs[static_cast<size_t>(k)] ? kHost : my_space;
-      const bool ref = IsRefType(op.input_type(k));
+      // A resource variable's handle, for a kernel that updates the variable (ResourceApply*),
+      // is bound like a ref input: to the slot it names.
+      const bool ref = IsRefType(op.input_type(k)) || TakesVariableHandle(op, k);
       if (ref && slot_space_[static_cast<size_t>(slot)] != need) {
         return Unimplemented(OpLabel(op), " takes a ref input from another memory space (",
                              SlotLabel(slot), "); colocate it with its variable");
@@ -533,7 +547,7 @@ StatusOr<std::unique_ptr<ExecutionPlan>> BuildPlan(const PlanRequest& request) {
 Status ValidateKernelOutputs(const PlanStep& step, const Tensor* const* outputs) {
   const Operation& op = *step.op;
   bool reads_variable = false;
-  for (int i = 0; i < op.num_inputs(); ++i) reads_variable = reads_variable || IsRefType(op.input(i).dtype());
+  for (int i = 0; i < op.num_inputs(); ++i) reads_variable = reads_variable || IsRefType(op.input(i).dtype()) || op.input(i).dtype() == DT_RESOURCE;
   for (int k = 0; k < step.num_outputs; ++k) {
     const Tensor* t = outputs[k];
     if (t == nullptr || IsRefType(op.output_type(k))) continue;

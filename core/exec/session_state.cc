@@ -12,15 +12,17 @@ std::string SessionState::VariableKey(const Operation& op) {
   return container.empty() ? shared_name : container + "/" + shared_name;
 }
 
-VariableSlot* SessionState::VariableFor(const Operation& op) {
+VariableSlot* SessionState::VariableFor(const Operation& op) { return SharedVariableFor(op).get(); }
+
+std::shared_ptr<VariableSlot> SessionState::SharedVariableFor(const Operation& op) {
   const std::string key = VariableKey(op);
   std::lock_guard<std::mutex> lock(mu_);
   auto& slot = variables_[key];
   if (slot == nullptr) {
-    slot = std::make_unique<VariableSlot>();
+    slot = std::make_shared<VariableSlot>();
     slot->name = op.name();
   }
-  return slot.get();
+  return slot;
 }
 
 VariableSlot* SessionState::FindVariable(const std::string& key) const {

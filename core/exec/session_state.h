@@ -19,6 +19,9 @@ class SessionState {
   // TensorFlow, by container and shared_name, or by the node's name when shared_name is
   // empty. Made uninitialized on first use; stable for the session's life.
   VariableSlot* VariableFor(const Operation& op);
+  // The same slot, shared: what a resource variable's handle (VarHandleOp) holds, so that a
+  // handle fetched out of a run never outlives its variable.
+  std::shared_ptr<VariableSlot> SharedVariableFor(const Operation& op);
   // The slot of the variable with `key` (a node name or container/shared_name), or null.
   VariableSlot* FindVariable(const std::string& key) const;
   std::vector<std::string> VariableKeys() const;  // sorted
@@ -27,7 +30,7 @@ class SessionState {
 
  private:
   mutable std::mutex mu_;
-  std::unordered_map<std::string, std::unique_ptr<VariableSlot>> variables_;
+  std::unordered_map<std::string, std::shared_ptr<VariableSlot>> variables_;
 };
 
 }  // namespace tgraph

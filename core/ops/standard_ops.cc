@@ -11,7 +11,7 @@ Status RegisterStandardOps(OpRegistry* registry) {
   // Every family is tried, so one broken definition does not hide the others' ops.
   Status first;
   for (auto* family : {&RegisterArrayOps, &RegisterControlFlowOps, &RegisterMathOps,
-                       &RegisterNnOps, &RegisterStateOps,
+                       &RegisterNnOps, &RegisterStateOps, &RegisterResourceVariableOps,
                        &RegisterRandomOps, &RegisterGradHelperOps, &RegisterArrayHelperOps,
                        &RegisterNnBackpropOps,
                        &RegisterTrainingOps, &RegisterIoOps, &RegisterLoggingOps,

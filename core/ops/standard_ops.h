@@ -15,6 +15,7 @@ Status RegisterMathOps(OpRegistry* registry);         // math_ops.cc
 Status RegisterNnOps(OpRegistry* registry);           // nn_ops.cc
 Status RegisterRandomOps(OpRegistry* registry);       // random_ops.cc
 Status RegisterStateOps(OpRegistry* registry);        // state_ops.cc
+Status RegisterResourceVariableOps(OpRegistry* registry);  // resource_variable_ops.cc
 Status RegisterGradHelperOps(OpRegistry* registry);   // grad_helper_ops.cc
 Status RegisterArrayHelperOps(OpRegistry* registry);  // array_helper_ops.cc
 Status RegisterNnBackpropOps(OpRegistry* registry);   // nn_backprop_ops.cc

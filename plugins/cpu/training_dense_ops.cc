@@ -1,5 +1,6 @@
 // Dense optimizer updates (ApplyGradientDescent, ApplyMomentum, ApplyAdam, ApplyRMSProp,
-// ApplyCenteredRMSProp, ApplyAdagrad): every variable and the gradient have var's shape and
+// ApplyCenteredRMSProp, ApplyAdagrad, and their ResourceApply* twins with Keras' momentum and
+// AdagradV2): every variable and the gradient have var's shape and
 // are updated element by element, in slices split over the intra-op pool. Shapes and
 // scalars are checked before the first write, so a rejected update changes nothing.
 #include <algorithm>
@@ -58,7 +59,7 @@ class DenseApplyOp {
         }
       });
     }
-    ctx.ForwardRefInputToRefOutput(0, 0);
+    if (ctx.num_outputs() > 0) ctx.ForwardRefInputToRefOutput(0, 0);  // not ResourceApply*
   }
 
  private:
@@ -66,12 +67,14 @@ class DenseApplyOp {
   bool use_locking_ = false;
 };
 
+// The rule's op on reference variables and its op on resource variables (where it has each).
 template <template <typename> class Rule>
 void RegisterDense(tgraph::plugin::Init& init) {
-  init.Kernel<DenseApplyOp<float, Rule<float>>>(
-      KernelBuilder(Rule<float>::kDenseOp, "CPU").TypeConstraint("T", TG_FLOAT));
-  init.Kernel<DenseApplyOp<double, Rule<double>>>(
-      KernelBuilder(Rule<double>::kDenseOp, "CPU").TypeConstraint("T", TG_DOUBLE));
+  for (const char* op : {Rule<float>::kDenseOp, Rule<float>::kResourceOp}) {
+    if (op == nullptr) continue;
+    init.Kernel<DenseApplyOp<float, Rule<float>>>(KernelBuilder(op, "CPU").TypeConstraint("T", TG_FLOAT));
+    init.Kernel<DenseApplyOp<double, Rule<double>>>(KernelBuilder(op, "CPU").TypeConstraint("T", TG_DOUBLE));
+  }
 }
 
 }  // namespace
@@ -83,6 +86,8 @@ void RegisterDenseTrainingKernels(tgraph::plugin::Init& init) {
   RegisterDense<RMSPropRule>(init);
   RegisterDense<CenteredRMSPropRule>(init);
   RegisterDense<AdagradRule>(init);
+  RegisterDense<AdagradV2Rule>(init);
+  RegisterDense<KerasMomentumRule>(init);
 }
 
 }  // namespace tgraph_cpu

@@ -2,7 +2,9 @@
 // the dense kernels (slices of the flat variables) and the sparse ones (rows addressed by
 // indices) share them. A rule names its op's inputs in the dense op's order (the sparse op
 // adds `indices` right after `grad`), says how many leading inputs are variables, where the
-// gradient is, and reads its attrs; every other input is a scalar hyper-parameter.
+// gradient is, and reads its attrs; every other input is a scalar hyper-parameter. The
+// resource-variable ops (kResourceOp, kResourceSparseOp: the variables are handles the core
+// binds to their slots, and there is no output) run the same rule. A null name: no such op.
 // Prepare folds the scalars into per-call coefficients once; Apply updates one chunk.
 #pragma once
 
@@ -16,6 +18,9 @@ namespace tgraph_cpu::training {
 template <typename T>
 struct GradientDescentRule {
   static constexpr const char* kDenseOp = "ApplyGradientDescent";
+  static constexpr const char* kResourceOp = "ResourceApplyGradientDescent";
+  static constexpr const char* kSparseOp = nullptr;
+  static constexpr const char* kResourceSparseOp = nullptr;
   static constexpr const char* kInputs[] = {"var", "alpha", "delta"};
   static constexpr int kSlots = 1, kGrad = 2;
   static constexpr double kCost = 1.0;  // ns per element, for ParallelFor
@@ -33,7 +38,9 @@ struct GradientDescentRule {
 template <typename T>
 struct MomentumRule {
   static constexpr const char* kDenseOp = "ApplyMomentum";
+  static constexpr const char* kResourceOp = "ResourceApplyMomentum";
   static constexpr const char* kSparseOp = "SparseApplyMomentum";
+  static constexpr const char* kResourceSparseOp = "ResourceSparseApplyMomentum";
   static constexpr const char* kInputs[] = {"var", "accum", "lr", "grad", "momentum"};
   static constexpr int kSlots = 2, kGrad = 3;
   static constexpr double kCost = 2.0;
@@ -62,6 +69,9 @@ struct MomentumRule {
 template <typename T>
 struct AdamRule {
   static constexpr const char* kDenseOp = "ApplyAdam";
+  static constexpr const char* kResourceOp = "ResourceApplyAdam";
+  static constexpr const char* kSparseOp = nullptr;
+  static constexpr const char* kResourceSparseOp = nullptr;
   static constexpr const char* kInputs[] = {"var",  "m",     "v",     "beta1_power", "beta2_power",
                                             "lr",   "beta1", "beta2", "epsilon",     "grad"};
   static constexpr int kSlots = 3, kGrad = 9;
@@ -95,7 +105,9 @@ struct AdamRule {
 template <typename T>
 struct RMSPropRule {
   static constexpr const char* kDenseOp = "ApplyRMSProp";
+  static constexpr const char* kResourceOp = "ResourceApplyRMSProp";
   static constexpr const char* kSparseOp = "SparseApplyRMSProp";
+  static constexpr const char* kResourceSparseOp = "ResourceSparseApplyRMSProp";
   static constexpr const char* kInputs[] = {"var", "ms",       "mom",     "lr",
                                             "rho", "momentum", "epsilon", "grad"};
   static constexpr int kSlots = 3, kGrad = 7;
@@ -120,7 +132,9 @@ struct RMSPropRule {
 template <typename T>
 struct CenteredRMSPropRule {
   static constexpr const char* kDenseOp = "ApplyCenteredRMSProp";
+  static constexpr const char* kResourceOp = "ResourceApplyCenteredRMSProp";
   static constexpr const char* kSparseOp = "SparseApplyCenteredRMSProp";
+  static constexpr const char* kResourceSparseOp = "ResourceSparseApplyCenteredRMSProp";
   static constexpr const char* kInputs[] = {"var", "mg",       "ms",      "mom", "lr",
                                             "rho", "momentum", "epsilon", "grad"};
   static constexpr int kSlots = 4, kGrad = 8;
@@ -146,7 +160,9 @@ struct CenteredRMSPropRule {
 template <typename T>
 struct AdagradRule {
   static constexpr const char* kDenseOp = "ApplyAdagrad";
+  static constexpr const char* kResourceOp = "ResourceApplyAdagrad";
   static constexpr const char* kSparseOp = "SparseApplyAdagrad";
+  static constexpr const char* kResourceSparseOp = "ResourceSparseApplyAdagrad";
   static constexpr const char* kInputs[] = {"var", "accum", "lr", "grad"};
   static constexpr int kSlots = 2, kGrad = 3;
   static constexpr double kCost = 4.0;
@@ -162,6 +178,63 @@ struct AdagradRule {
     auto grad = c.g();
     if (update_slots) accum += grad.square();
     var -= grad * k.lr / accum.sqrt();
+  }
+};
+
+// Keras' SGD with momentum (resource variables only):
+// accum = accum * momentum - lr * grad
+// var += accum               (use_nesterov: var += accum * momentum - lr * grad)
+template <typename T>
+struct KerasMomentumRule {
+  static constexpr const char* kDenseOp = nullptr;
+  static constexpr const char* kResourceOp = "ResourceApplyKerasMomentum";
+  static constexpr const char* kSparseOp = nullptr;
+  static constexpr const char* kResourceSparseOp = "ResourceSparseApplyKerasMomentum";
+  static constexpr const char* kInputs[] = {"var", "accum", "lr", "grad", "momentum"};
+  static constexpr int kSlots = 2, kGrad = 3;
+  static constexpr double kCost = 2.0;
+  explicit KerasMomentumRule(Construction& c) { c.GetAttr("use_nesterov", &nesterov); }
+  bool nesterov = false;
+
+  struct Coeffs {
+    T lr, momentum;
+  };
+  Coeffs Prepare(const Scalars<T>& in) const { return {in[2], in[4]}; }
+  void Apply(const Coeffs& k, const Chunk<T, kSlots>& c) const {
+    auto var = c.s(0), accum = c.s(1);
+    auto grad = c.g();
+    accum = accum * k.momentum - grad * k.lr;
+    if (nesterov) {
+      var += accum * k.momentum - grad * k.lr;
+    } else {
+      var += accum;
+    }
+  }
+};
+
+// Adagrad with epsilon (Keras' Adagrad; resource variables only):
+// accum += grad^2 (when update_slots);  var -= lr * grad / (sqrt(accum) + epsilon)
+template <typename T>
+struct AdagradV2Rule {
+  static constexpr const char* kDenseOp = nullptr;
+  static constexpr const char* kResourceOp = "ResourceApplyAdagradV2";
+  static constexpr const char* kSparseOp = nullptr;
+  static constexpr const char* kResourceSparseOp = "ResourceSparseApplyAdagradV2";
+  static constexpr const char* kInputs[] = {"var", "accum", "lr", "epsilon", "grad"};
+  static constexpr int kSlots = 2, kGrad = 4;
+  static constexpr double kCost = 4.0;
+  explicit AdagradV2Rule(Construction& c) { c.GetAttr("update_slots", &update_slots); }
+  bool update_slots = true;
+
+  struct Coeffs {
+    T lr, epsilon;
+  };
+  Coeffs Prepare(const Scalars<T>& in) const { return {in[2], in[3]}; }
+  void Apply(const Coeffs& k, const Chunk<T, kSlots>& c) const {
+    auto var = c.s(0), accum = c.s(1);
+    auto grad = c.g();
+    if (update_slots) accum += grad.square();
+    var -= grad * k.lr / (accum.sqrt() + k.epsilon);
   }
 };
 

@@ -33,7 +33,7 @@ class SparseApplyOp {
       VarRefs<Rule::kSlots> refs(ctx, use_locking_);
       if (!refs.ok() || !Apply(ctx, refs)) return;
     }
-    ctx.ForwardRefInputToRefOutput(0, 0);
+    if (ctx.num_outputs() > 0) ctx.ForwardRefInputToRefOutput(0, 0);  // not ResourceSparseApply*
   }
 
  private:
@@ -118,16 +118,16 @@ class SparseApplyOp {
   bool use_locking_ = false;
 };
 
+// The rule's sparse op on reference variables and on resource variables (where it has each).
 template <template <typename> class Rule>
 void RegisterSparse(tgraph::plugin::Init& init) {
-  init.Kernel<SparseApplyOp<float, Rule<float>>>(
-      KernelBuilder(Rule<float>::kSparseOp, "CPU")
-          .TypeConstraint("T", TG_FLOAT)
-          .TypeConstraint("Tindices", TG_ARRAY_INDEX_TYPES));
-  init.Kernel<SparseApplyOp<double, Rule<double>>>(
-      KernelBuilder(Rule<double>::kSparseOp, "CPU")
-          .TypeConstraint("T", TG_DOUBLE)
-          .TypeConstraint("Tindices", TG_ARRAY_INDEX_TYPES));
+  for (const char* op : {Rule<float>::kSparseOp, Rule<float>::kResourceSparseOp}) {
+    if (op == nullptr) continue;
+    init.Kernel<SparseApplyOp<float, Rule<float>>>(
+        KernelBuilder(op, "CPU").TypeConstraint("T", TG_FLOAT).TypeConstraint("Tindices", TG_ARRAY_INDEX_TYPES));
+    init.Kernel<SparseApplyOp<double, Rule<double>>>(
+        KernelBuilder(op, "CPU").TypeConstraint("T", TG_DOUBLE).TypeConstraint("Tindices", TG_ARRAY_INDEX_TYPES));
+  }
 }
 
 }  // namespace
@@ -137,6 +137,8 @@ void RegisterSparseTrainingKernels(tgraph::plugin::Init& init) {
   RegisterSparse<AdagradRule>(init);
   RegisterSparse<RMSPropRule>(init);
   RegisterSparse<CenteredRMSPropRule>(init);
+  RegisterSparse<AdagradV2Rule>(init);
+  RegisterSparse<KerasMomentumRule>(init);
 }
 
 }  // namespace tgraph_cpu
