@@ -185,6 +185,7 @@ Status RegisterArrayLayoutGradients(GradientFunctionRegistry& registry) {
   keep(registry.Register("TensorScatterUpdate", TensorScatterUpdateGrad));
   keep(registry.Register("SparseToDense", SparseToDenseGrad));
   keep(registry.Register("TopKV2", TopKV2Grad));
+  keep(registry.Register("TopK", TopKV2Grad));  // v1: k an attr, the same outputs
   keep(registry.Register("Print", PrintGrad));
   keep(registry.Register("MirrorPad", MirrorPadGrad));
   keep(registry.Register("ResizeBilinear", ResizeBilinearGrad));

@@ -10,7 +10,8 @@ GradientFunctionRegistry& GradientFunctionRegistry::Global() {
     // A family that fails to register is a bug in the core; the others still register.
     for (auto* family : {&RegisterMathGradients, &RegisterNnGradients, &RegisterArrayGradients,
                          &RegisterArrayLayoutGradients, &RegisterControlFlowGradients,
-                         &RegisterFunctionGradients}) {
+                         &RegisterFunctionGradients, &RegisterMatrixSegmentGradients,
+                         &RegisterArrayMiscGradients}) {
       (void)family(*r);
     }
     return r;

@@ -42,5 +42,9 @@ Status RegisterArrayGradients(GradientFunctionRegistry& registry);  // array_gra
 // The layout, index, image and logging ops frozen models use (array_grad_layout.cc).
 Status RegisterArrayLayoutGradients(GradientFunctionRegistry& registry);
 Status RegisterControlFlowGradients(GradientFunctionRegistry& registry);  // control_flow_grad.cc
+// The matrix-structure ops and segment reductions (matrix_segment_grad.cc).
+Status RegisterMatrixSegmentGradients(GradientFunctionRegistry& registry);
+// The miscellaneous array ops: ClipByValue, Roll, CheckNumerics, ... (array_misc_grad.cc).
+Status RegisterArrayMiscGradients(GradientFunctionRegistry& registry);
 
 }  // namespace tgraph

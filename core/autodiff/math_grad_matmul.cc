@@ -87,6 +87,12 @@ Status BatchMatMulV2Grad(GradientContext& ctx) {
 Status RegisterMatMulGradients(GradientFunctionRegistry& registry) {
   Status first = registry.Register("MatMul", MatMulGrad);
   Status second = registry.Register("BatchMatMulV2", BatchMatMulV2Grad);
+  // BatchMatMul (v1) never broadcasts; V3's gradients are V2 products of the same types
+  // (the only V3 kernels tgraph has take Ta == Tb == Tout).
+  for (const char* op : {"BatchMatMul", "BatchMatMulV3"}) {
+    Status s = registry.Register(op, BatchMatMulV2Grad);
+    if (second.ok()) second = s;
+  }
   return first.ok() ? second : first;
 }
 

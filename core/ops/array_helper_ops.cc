@@ -53,26 +53,6 @@ Status BroadcastGradientArgsShape(InferenceContext& c) {
   return Status::OK();
 }
 
-// [num_segments] + data.shape[rank(segment_ids):].
-Status UnsortedSegmentSumShape(InferenceContext& c) {
-  PartialShape unused;
-  TG_RETURN_IF_ERROR(c.WithRank(2, 0, &unused));
-  const PartialShape& ids = c.input_shape(1);
-  if (!ids.known_rank()) {
-    c.set_output(0, PartialShape::Unknown());
-    return Status::OK();
-  }
-  PartialShape rest;
-  TG_RETURN_IF_ERROR(SplitPrefix(c, c.input_shape(0), ids, "data", "segment_ids", &rest));
-  int64_t num = kUnknown;
-  if (auto v = ConstInts(c, 2); v && v->size() == 1) {
-    num = (*v)[0];
-    if (num < 0) return c.Error("num_segments must be non-negative, got ", num);
-  }
-  c.set_output(0, Prepend(num, rest));
-  return Status::OK();
-}
-
 Status InvertPermutationShape(InferenceContext& c) {
   PartialShape x;
   TG_RETURN_IF_ERROR(c.WithRank(0, 1, &x));
@@ -160,6 +140,26 @@ OpDefBuilder ScanOp(const char* name, const char* what) {
 }
 
 }  // namespace
+
+// [num_segments] + data.shape[rank(segment_ids):].
+Status UnsortedSegmentSumShape(InferenceContext& c) {
+  PartialShape unused;
+  TG_RETURN_IF_ERROR(c.WithRank(2, 0, &unused));
+  const PartialShape& ids = c.input_shape(1);
+  if (!ids.known_rank()) {
+    c.set_output(0, PartialShape::Unknown());
+    return Status::OK();
+  }
+  PartialShape rest;
+  TG_RETURN_IF_ERROR(SplitPrefix(c, c.input_shape(0), ids, "data", "segment_ids", &rest));
+  int64_t num = kUnknown;
+  if (auto v = ConstInts(c, 2); v && v->size() == 1) {
+    num = (*v)[0];
+    if (num < 0) return c.Error("num_segments must be non-negative, got ", num);
+  }
+  c.set_output(0, Prepend(num, rest));
+  return Status::OK();
+}
 
 Status RegisterArrayHelperOps(OpRegistry* registry) {
   return RegisterOps(registry, {

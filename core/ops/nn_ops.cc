@@ -168,6 +168,8 @@ Status GetLayout(const InferenceContext& c, Layout* layout, bool* known) {
 
 // ---- shape functions ---------------------------------------------------------------------
 
+}  // namespace
+
 // [..., m, k] x [..., k, n] -> [broadcast(...), m, n], after the optional adjoints.
 Status BatchMatMulV2Shape(InferenceContext& c) {
   PartialShape x, y;
@@ -201,6 +203,8 @@ Status BatchMatMulV2Shape(InferenceContext& c) {
   c.set_output(0, PartialShape(std::move(dims)));
   return Status::OK();
 }
+
+namespace {
 
 // Output = value's shape, whose channel dim must match the 1-D bias.
 Status BiasAddShape(InferenceContext& c) {

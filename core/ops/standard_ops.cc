@@ -18,7 +18,8 @@ Status RegisterStandardOps(OpRegistry* registry) {
                        &RegisterStringOps, &RegisterArraySplitOps, &RegisterBatchNormOps,
                        &RegisterEinsumOps, &RegisterArrayLayoutOps, &RegisterArrayNdOps,
                        &RegisterImageOps, &RegisterListOps, &RegisterFusedOps,
-                       &RegisterFunctionalOps}) {
+                       &RegisterFunctionalOps, &RegisterMathMoreOps, &RegisterMatrixSegmentOps,
+                       &RegisterArrayMiscOps}) {
     Status s = family(registry);
     if (!s.ok() && first.ok()) first = s;
   }

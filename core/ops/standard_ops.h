@@ -32,14 +32,21 @@ Status RegisterImageOps(OpRegistry* registry);        // image_ops.cc
 Status RegisterListOps(OpRegistry* registry);         // list_ops.cc
 Status RegisterFusedOps(OpRegistry* registry);        // fused_ops.cc
 Status RegisterFunctionalOps(OpRegistry* registry);   // functional_ops.cc
+Status RegisterMatrixSegmentOps(OpRegistry* registry);  // matrix_segment_ops.cc
+Status RegisterArrayMiscOps(OpRegistry* registry);   // array_misc_ops.cc
+Status RegisterMathMoreOps(OpRegistry* registry);     // math_more_ops.cc
 
 // Shape functions shared across families: the fused ops (fused_ops.cc) have the shapes of
 // the ops they start with.
 Status MatMulShape(InferenceContext& c);  // math_ops.cc
+// [..., m, k] x [..., k, n] -> [broadcast(...), m, n] (BatchMatMulV2 and V3).
+Status BatchMatMulV2Shape(InferenceContext& c);  // nn_ops.cc
 Status Conv2DShape(InferenceContext& c);  // nn_ops.cc
 Status DepthwiseConv2dShape(InferenceContext& c);  // nn_ops.cc
 Status ReductionShape(InferenceContext& c);  // math_ops.cc (ReduceJoin's too)
 Status MaxPoolShape(InferenceContext& c);  // nn_ops.cc
+// [num_segments] + data.shape[rank(segment_ids):] (every UnsortedSegment* op).
+Status UnsortedSegmentSumShape(InferenceContext& c);  // array_helper_ops.cc
 // Output 0 is the 4-D shape held by int32/int64 input i (AvgPoolGrad's orig_input_shape).
 Status Rank4FromShapeInput(InferenceContext& c, int i, const char* what);  // nn_backprop_ops.cc
 

@@ -122,6 +122,14 @@ template <typename T>
 void RegisterFor(tgraph::plugin::Init& init) {
   init.Kernel<BatchMatMulOp<T>>(
       tgraph::plugin::KernelBuilder("BatchMatMulV2", "CPU").TypeConstraint("T", DTypeOf<T>::value));
+  // BatchMatMul (v1) is V2 without broadcasting (its shape function requires equal batch
+  // dimensions); V3 is V2 with the operand and result types apart, run here when they agree.
+  init.Kernel<BatchMatMulOp<T>>(
+      tgraph::plugin::KernelBuilder("BatchMatMul", "CPU").TypeConstraint("T", DTypeOf<T>::value));
+  init.Kernel<BatchMatMulOp<T>>(tgraph::plugin::KernelBuilder("BatchMatMulV3", "CPU")
+                                    .TypeConstraint("Ta", DTypeOf<T>::value)
+                                    .TypeConstraint("Tb", DTypeOf<T>::value)
+                                    .TypeConstraint("Tout", DTypeOf<T>::value));
 }
 
 }  // namespace

@@ -17,5 +17,8 @@ void RegisterArrayHelperKernels(tgraph::plugin::Init& init);  // array_helper_ke
 void RegisterNnBackpropKernels(tgraph::plugin::Init& init);   // nn_backprop_kernels.cc
 void RegisterTrainingKernels(tgraph::plugin::Init& init);     // training_kernels.cc
 void RegisterCheckpointKernels(tgraph::plugin::Init& init);   // checkpoint_ops.cc
+void RegisterMatrixDiagKernels(tgraph::plugin::Init& init);   // matrix_diag_ops.cc
+void RegisterSegmentReductionKernels(tgraph::plugin::Init& init);  // segment_reduction_ops.cc
+void RegisterArrayMiscKernels(tgraph::plugin::Init& init);    // array_misc_ops.cc
 
 }  // namespace tgraph_cpu

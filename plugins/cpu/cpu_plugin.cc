@@ -14,7 +14,9 @@ extern "C" TG_PLUGIN_EXPORT void TG_PluginInit(const TG_PluginInitArgs* args, TG
                        &RegisterArrayHelperKernels, &RegisterNnBackpropKernels,
                        &RegisterTrainingKernels, &RegisterCheckpointKernels,
                        &RegisterSummaryKernels, &RegisterModelOpKernels,
-                       &RegisterStringKernels, &RegisterBf16Kernels}) {
+                       &RegisterStringKernels, &RegisterBf16Kernels,
+                       &RegisterMatrixDiagKernels, &RegisterSegmentReductionKernels,
+                       &RegisterArrayMiscKernels}) {
     if (!init.ok()) return;
     family(init);
   }

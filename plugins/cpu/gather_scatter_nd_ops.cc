@@ -258,11 +258,14 @@ class SparseToDenseOp {
 template <typename T>
 class TopKOp {
  public:
-  explicit TopKOp(Construction&) {}
+  // TopK (v1) has k as an attr, TopKV2 as an input.
+  explicit TopKOp(Construction& c) : k_is_attr_(c.HasAttr("k")) {
+    if (k_is_attr_) c.GetAttr("k", &attr_k_);
+  }
   void Compute(Context& ctx) {
     TensorView in = ctx.input(0);
-    int64_t k = 0;
-    if (!ReadIndexScalar(ctx, 1, "k", &k)) return;
+    int64_t k = attr_k_;
+    if (!k_is_attr_ && !ReadIndexScalar(ctx, 1, "k", &k)) return;
     const std::vector<int64_t> dims = in.dims();
     if (dims.empty()) {
       ctx.Fail(TG_INVALID_ARGUMENT, "input must have rank >= 1, but is a scalar");
@@ -305,6 +308,10 @@ class TopKOp {
       }
     });
   }
+
+ private:
+  bool k_is_attr_ = false;
+  int64_t attr_k_ = 0;
 };
 
 }  // namespace
@@ -357,6 +364,10 @@ void RegisterGatherScatterNdKernels(tgraph::plugin::Init& init) {
                                    .TypeConstraint("index_type", TG_ARRAY_INDEX_TYPES)
                                    .TypeConstraint("Tk", TG_ARRAY_INDEX_TYPES)
                                    .HostMemory("k"));
+  init.Kernel<TopKOp<float>>(KernelBuilder("TopK", "CPU").TypeConstraint("T", TG_FLOAT));
+  init.Kernel<TopKOp<double>>(KernelBuilder("TopK", "CPU").TypeConstraint("T", TG_DOUBLE));
+  init.Kernel<TopKOp<int32_t>>(KernelBuilder("TopK", "CPU").TypeConstraint("T", TG_INT32));
+  init.Kernel<TopKOp<int64_t>>(KernelBuilder("TopK", "CPU").TypeConstraint("T", TG_INT64));
 }
 
 }  // namespace tgraph_cpu

@@ -64,6 +64,10 @@ from tgraph.ops.math_ops import (abs, add, add_n, argmax, argmin, argsort, cast,
                                  subtract, tanh, tensordot, to_float, to_int32, to_int64,
                                  truediv)
 from tgraph.ops.math_ops import range_ as range  # noqa: A004
+from tgraph.ops.math_more_ops import (accumulate_n, acos, acosh, asin, asinh, atan, atan2,
+                                      atanh, ceil, cos, cosh, digamma, div_no_nan, erfc,
+                                      is_finite, is_inf, is_nan, lgamma, polygamma, rint, sin,
+                                      sinh, tan, truncatediv, truncatemod)
 from tgraph.ops.random_ops import (random_normal, random_shuffle, random_uniform,
                                    set_random_seed, truncated_normal)
 from tgraph.ops.state_ops import (assign, assign_add, assign_sub, scatter_add, scatter_sub,
@@ -74,6 +78,17 @@ from tgraph.ops.cond_while import case, cond, while_loop
 from tgraph.ops import nn
 from tgraph.ops import image_ops as image
 from tgraph import math
+from tgraph import bitwise
+from tgraph.ops.matrix_segment_ops import (diag, diag_part, matrix_band_part, matrix_diag,
+                                           matrix_diag_part, matrix_set_diag, segment_max,
+                                           segment_mean, segment_min, segment_prod, segment_sum,
+                                           sparse_segment_mean, sparse_segment_sqrt_n,
+                                           sparse_segment_sum, unsorted_segment_max,
+                                           unsorted_segment_min, unsorted_segment_prod,
+                                           unsorted_segment_sum)
+from tgraph.ops.matrix_segment_ops import (check_numerics, ensure_shape, roll,  # noqa: F401
+                                           searchsorted)
+from tgraph import debugging, linalg, sparse
 from tgraph.ops import overloads as _overloads
 
 _overloads.install(Tensor)

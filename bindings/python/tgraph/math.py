@@ -11,3 +11,14 @@ from tgraph.ops.math_ops import (abs, add, add_n, argmax, argmin, cumprod, cumsu
                                  top_k, truediv)
 from tgraph.ops.math_ops import floormod as mod  # noqa: F401
 from tgraph.ops.nn import l2_normalize, log_softmax, softmax  # noqa: F401
+from tgraph.ops.matrix_segment_ops import (segment_max, segment_mean, segment_min,  # noqa: F401
+                                           segment_prod, segment_sum, unsorted_segment_max,
+                                           unsorted_segment_min, unsorted_segment_prod,
+                                           unsorted_segment_sum)
+from tgraph.ops.math_more_ops import (accumulate_n, acos, acosh, asin, asinh, atan,  # noqa: F401
+                                      atan2, atanh, ceil, cos, cosh, digamma, divide_no_nan,
+                                      erfc, erfinv, is_finite, is_inf, is_nan, lgamma,
+                                      multiply_no_nan, ndtri, polygamma, popcount,
+                                      reciprocal_no_nan, rint, sin, sinh, softsign, tan,
+                                      truncatediv, truncatemod, xdivy, xlog1py, xlogy)
+from tgraph.ops.matrix_segment_ops import in_top_k  # noqa: F401,E402

@@ -19,14 +19,17 @@ const std::set<std::string>& HelpersWithoutGradient() {
   static const std::set<std::string> ops = {
       // elementwise gradient helpers
       "ReluGrad", "Relu6Grad", "EluGrad", "SoftplusGrad", "SigmoidGrad", "TanhGrad", "SqrtGrad",
-      "RsqrtGrad", "ReciprocalGrad", "BiasAddGrad",
-      // convolution and pooling backprops
-      "MaxPoolGrad", "AvgPoolGrad",
+      "RsqrtGrad", "ReciprocalGrad", "InvGrad", "SoftsignGrad", "BiasAddGrad",
+      // convolution, pooling and normalization backprops
+      "MaxPoolGrad", "AvgPoolGrad", "FusedBatchNormGrad", "FusedBatchNormGradV2",
+      "FusedBatchNormGradV3",
       "DepthwiseConv2dNativeBackpropInput", "DepthwiseConv2dNativeBackpropFilter",
       "MirrorPadGrad", "ResizeBilinearGrad", "ResizeNearestNeighborGrad", "ResizeBicubicGrad",
       // index and shape helpers
-      "UnsortedSegmentSum", "DynamicStitch", "ParallelDynamicStitch", "StridedSliceGrad",
+      "DynamicStitch", "ParallelDynamicStitch", "StridedSliceGrad",
       "Cumsum", "Cumprod", "Unique",
+      // the sparse segment reductions' gradients (TensorFlow has no gradient for them)
+      "SparseSegmentSumGrad", "SparseSegmentMeanGrad", "SparseSegmentSqrtNGrad",
       // optimizer updates (they write variables; nothing differentiates through them)
       "ApplyGradientDescent", "ApplyMomentum", "ApplyAdam", "ApplyRMSProp",
       "ApplyCenteredRMSProp", "ApplyAdagrad", "SparseApplyMomentum", "SparseApplyAdagrad",
