@@ -59,6 +59,7 @@ Status RegisterMathGradients(GradientFunctionRegistry& registry) {
   keep(math_grad::RegisterReductionGradients(registry));
   keep(math_grad::RegisterMatMulGradients(registry));
   keep(math_grad::RegisterEinsumGradients(registry));
+  keep(math_grad::RegisterCwiseMoreGradients(registry));
   // Integer, boolean and index results carry no gradient: backprop stops there.
   for (const char* type : {"Equal", "NotEqual", "Less", "LessEqual", "Greater", "GreaterEqual",
                            "LogicalAnd", "LogicalOr", "LogicalNot", "ArgMax", "ArgMin",

@@ -242,6 +242,7 @@ Status RegisterCwiseGradients(GradientFunctionRegistry& registry) {
       {"Floor", FloorGrad},
       {"Reciprocal", FromOutputGrad("ReciprocalGrad")},
       {"AddN", AddNGrad},
+      {"AccumulateNV2", AddNGrad},  // tf.math.accumulate_n: AddN with a shape attr
       {"Cast", CastGrad},
       {"Select", SelectGrad},
       {"SelectV2", SelectV2Grad},

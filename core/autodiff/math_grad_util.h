@@ -16,6 +16,7 @@ Status RegisterCwiseGradients(GradientFunctionRegistry& registry);
 Status RegisterReductionGradients(GradientFunctionRegistry& registry);
 Status RegisterMatMulGradients(GradientFunctionRegistry& registry);
 Status RegisterEinsumGradients(GradientFunctionRegistry& registry);  // math_grad_einsum.cc
+Status RegisterCwiseMoreGradients(GradientFunctionRegistry& registry);  // math_grad_more.cc
 
 // The conjugate of x for complex dtypes (TensorFlow's gradients conjugate the other operand),
 // x itself for real ones.

@@ -1,4 +1,5 @@
-// AddN: the element-wise sum of N >= 1 tensors of one shape (no broadcasting, as in TF).
+// AddN (and AccumulateNV2): the element-wise sum of N >= 1 tensors of one shape (no
+// broadcasting, as in TF).
 #include <type_traits>
 
 #include "cpu_kernels.h"
@@ -61,6 +62,10 @@ class AddNKernel {
 
 void RegisterAddNKernel(Init& init) {
   RegisterTyped<AddNKernel, float, double, int32_t, int64_t, half, bfloat16>(init, "AddN", 1);
+  // tf.math.accumulate_n's op: AddN with a `shape` attr (TensorFlow rewrites it into
+  // in-place additions; the sum is the same).
+  RegisterTyped<AddNKernel, float, double, int32_t, int64_t, half, bfloat16>(init,
+                                                                             "AccumulateNV2", 1);
 }
 
 }  // namespace tgraph_cpu

@@ -1,6 +1,7 @@
 // Element-wise gradient kernels: the activation gradients (ReluGrad, Relu6Grad, EluGrad,
-// SoftplusGrad) and the gradients of unary ops from their output y (SigmoidGrad, TanhGrad,
-// SqrtGrad, RsqrtGrad, ReciprocalGrad), plus Reciprocal. No broadcasting: TensorFlow's
+// SoftplusGrad, SoftsignGrad) and the gradients of unary ops from their output y (SigmoidGrad,
+// TanhGrad, SqrtGrad, RsqrtGrad, ReciprocalGrad and its old name InvGrad), plus Reciprocal
+// (and Inv). No broadcasting: TensorFlow's
 // kernels take two inputs of one size. One flat Eigen expression each, on the intra-op pool;
 // the activation gradients of float and double run a plain loop instead (F::Scalar), which
 // the compiler vectorises into a compare and a blend: Eigen's select of a comparison
@@ -127,6 +128,15 @@ struct SoftplusGradF : ActivationGrad {
   }
 };
 
+// softsign'(f) = 1 / (1 + |f|)^2.
+struct SoftsignGradF : ActivationGrad {
+  static constexpr double kCost = 4;
+  template <typename T, class G, class X>
+  static auto Expr(const G& g, const X& f) {
+    return g / (f.abs() + f.constant(T(1))).square();
+  }
+};
+
 // ---- unary-op gradients from the output: (y, dy) ---------------------------------------
 
 struct OutputGrad {
@@ -206,8 +216,12 @@ void RegisterCwiseGradKernels(Init& init) {
   Reg<SqrtGradF, float, double, half, bfloat16>(init, "SqrtGrad");
   Reg<RsqrtGradF, float, double, half, bfloat16>(init, "RsqrtGrad");
   Reg<ReciprocalGradF, float, double, half, bfloat16>(init, "ReciprocalGrad");
+  Reg<ReciprocalGradF, float, double, half, bfloat16>(init, "InvGrad");  // TF's old name
+  Reg<SoftsignGradF, float, double, half, bfloat16>(init, "SoftsignGrad");
   // Floating point only, as TensorFlow's CPU kernels (integer 1 / 0 would trap).
   RegisterTyped<Unary<ReciprocalF>::Kernel, float, double, half, bfloat16>(init, "Reciprocal",
+                                                                          ReciprocalF::kCost);
+  RegisterTyped<Unary<ReciprocalF>::Kernel, float, double, half, bfloat16>(init, "Inv",
                                                                           ReciprocalF::kCost);
 }
 

@@ -6,11 +6,18 @@ namespace tgraph_cpu {
 // conv3d_ops.cc (declared here rather than in model_op_kernels.h, whose every includer is an
 // Eigen-heavy kernel file that would recompile for one more line).
 void RegisterConv3DKernels(tgraph::plugin::Init& init);
+// The element-wise math beyond the basic set (core/ops/math_more_ops.cc), one file each.
+void RegisterTrigKernels(tgraph::plugin::Init& init);             // cwise_trig.cc
+void RegisterSpecialFunctionKernels(tgraph::plugin::Init& init);  // cwise_special.cc
+void RegisterBinaryMoreKernels(tgraph::plugin::Init& init);       // cwise_binary_more.cc
+void RegisterBitwiseKernels(tgraph::plugin::Init& init);          // cwise_bitwise.cc
 
 void RegisterModelOpKernels(tgraph::plugin::Init& init) {
   for (auto* file : {&RegisterMoreElementwiseKernels, &RegisterBatchNormKernels,
                      &RegisterDepthwiseConvKernels, &RegisterDepthwiseConvBackpropKernels,
-                     &RegisterEinsumKernels, &RegisterConv3DKernels}) {
+                     &RegisterEinsumKernels, &RegisterConv3DKernels, &RegisterTrigKernels,
+                     &RegisterSpecialFunctionKernels, &RegisterBinaryMoreKernels,
+                     &RegisterBitwiseKernels}) {
     if (!init.ok()) return;
     file(init);
   }

@@ -8,6 +8,7 @@ from tgraph import _c, errors
 from tgraph.graph import get_default_graph
 from tgraph.op_def_lib import apply_op
 from tgraph.ops.math_ops import sigmoid, softplus, tanh, top_k  # noqa: F401 - tf.nn names
+from tgraph.ops.math_more_ops import softsign  # noqa: F401 - tf.nn.softsign
 from tgraph.tensor import Tensor, convert_to_tensor
 
 _lib = _c.lib
