@@ -32,7 +32,6 @@ Status RegisterImageOps(OpRegistry* registry);        // image_ops.cc
 Status RegisterListOps(OpRegistry* registry);         // list_ops.cc
 Status RegisterFusedOps(OpRegistry* registry);        // fused_ops.cc
 Status RegisterFunctionalOps(OpRegistry* registry);   // functional_ops.cc
-Status RegisterMathMoreOps(OpRegistry* registry);     // math_more_ops.cc
 Status RegisterMatrixSegmentOps(OpRegistry* registry);  // matrix_segment_ops.cc
 Status RegisterArrayMiscOps(OpRegistry* registry);   // array_misc_ops.cc
 Status RegisterMathMoreOps(OpRegistry* registry);     // math_more_ops.cc
