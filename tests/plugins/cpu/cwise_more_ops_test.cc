@@ -536,6 +536,20 @@ TEST(CwiseMoreOpsTest, ApproximateEqualUsesItsTolerance) {
     ExpectStatus(RunOp("ApproximateEqual", {x, MakeTyped(dtype, {4}, {1, 2, 3, 4})}, {}, false).status,
                  Code::kInvalidArgument, {"node", "x and y must be of the same shape"});
   }
+  // Large enough for the pool: every element compared once.
+  const int64_t n = 1 << 17;
+  std::vector<double> x(static_cast<size_t>(n)), y(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) {
+    x[static_cast<size_t>(i)] = static_cast<double>(i % 1000);
+    y[static_cast<size_t>(i)] = x[static_cast<size_t>(i)] + (i % 3 == 0 ? 0.5 : 0.0);
+  }
+  auto r = RunOpOnPool(TestPool(), "ApproximateEqual", {MakeTyped(DT_FLOAT, {n}, x),
+                                                        MakeTyped(DT_FLOAT, {n}, y)});
+  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+  const std::vector<bool> eq = Bools(r.outputs[0]);
+  int64_t wrong = 0;
+  for (int64_t i = 0; i < n; ++i) wrong += eq[static_cast<size_t>(i)] != (i % 3 != 0);
+  EXPECT_EQ(wrong, 0);
 }
 
 TEST(CwiseMoreOpsTest, SoftsignGradAndInvGrad) {
