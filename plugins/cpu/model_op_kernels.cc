@@ -6,6 +6,7 @@ namespace tgraph_cpu {
 // conv3d_ops.cc (declared here rather than in model_op_kernels.h, whose every includer is an
 // Eigen-heavy kernel file that would recompile for one more line).
 void RegisterConv3DKernels(tgraph::plugin::Init& init);
+void RegisterBatchNormGradKernels(tgraph::plugin::Init& init);  // batch_norm_grad_ops.cc
 // The element-wise math beyond the basic set (core/ops/math_more_ops.cc), one file each.
 void RegisterTrigKernels(tgraph::plugin::Init& init);             // cwise_trig.cc
 void RegisterSpecialFunctionKernels(tgraph::plugin::Init& init);  // cwise_special.cc
@@ -13,7 +14,7 @@ void RegisterBinaryMoreKernels(tgraph::plugin::Init& init);       // cwise_binar
 void RegisterBitwiseKernels(tgraph::plugin::Init& init);          // cwise_bitwise.cc
 
 void RegisterModelOpKernels(tgraph::plugin::Init& init) {
-  for (auto* file : {&RegisterMoreElementwiseKernels, &RegisterBatchNormKernels,
+  for (auto* file : {&RegisterMoreElementwiseKernels, &RegisterBatchNormKernels, &RegisterBatchNormGradKernels,
                      &RegisterDepthwiseConvKernels, &RegisterDepthwiseConvBackpropKernels,
                      &RegisterEinsumKernels, &RegisterConv3DKernels, &RegisterTrigKernels,
                      &RegisterSpecialFunctionKernels, &RegisterBinaryMoreKernels,
