@@ -18,7 +18,7 @@ from tgraph.ops.matrix_segment_ops import (segment_max, segment_mean, segment_mi
 from tgraph.ops.math_more_ops import (accumulate_n, acos, acosh, asin, asinh, atan,  # noqa: F401
                                       atan2, atanh, ceil, cos, cosh, digamma, divide_no_nan,
                                       erfc, erfinv, is_finite, is_inf, is_nan, lgamma,
-                                      multiply_no_nan, ndtri, polygamma, popcount,
+                                      multiply_no_nan, ndtri, polygamma,
                                       reciprocal_no_nan, rint, sin, sinh, softsign, tan,
                                       truncatediv, truncatemod, xdivy, xlog1py, xlogy)
 from tgraph.ops.matrix_segment_ops import in_top_k  # noqa: F401,E402

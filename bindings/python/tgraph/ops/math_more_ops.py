@@ -104,15 +104,6 @@ def accumulate_n(inputs: Any, shape: Any = None, tensor_dtype: Any = None,
     return apply_op("AccumulateNV2", name=name or "AccumulateNV2", inputs=inputs, shape=merged)
 
 
-def approximate_equal(x: Any, y: Any, tolerance: float = 1e-5,
-                      name: Optional[str] = None) -> Tensor:
-    """|x - y| < tolerance element-wise, x and y of one shape (ApproximateEqual)."""
-    x = convert_to_tensor(x, name="x")
-    y = convert_to_tensor(y, dtype=x.dtype.base_dtype, name="y")
-    return apply_op("ApproximateEqual", name=name or "ApproximateEqual", x=x, y=y,
-                    tolerance=float(tolerance))
-
-
 # ---- tf.bitwise ----
 bitwise_and = _binary("BitwiseAnd")
 bitwise_or = _binary("BitwiseOr")
@@ -120,4 +111,3 @@ bitwise_xor = _binary("BitwiseXor")
 left_shift = _binary("LeftShift")
 right_shift = _binary("RightShift")
 invert = _unary("Invert")
-popcount = _unary("PopulationCount")
