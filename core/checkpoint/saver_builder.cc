@@ -7,6 +7,7 @@
 #include "core/graph/attr_value_util.h"
 #include "core/graph/device_spec.h"
 #include "core/graph/graph_context_guard.h"
+#include "core/graph/proto_convert.h"
 
 namespace tgraph {
 namespace {
@@ -104,7 +105,21 @@ StatusOr<Operation*> AddSaveOps(Graph& graph, Output prefix, const std::vector<S
                  {{names->output(0)}, false},
                  {{slices->output(0)}, false},
                  {{}, true}};
-  for (const SaveEntry& e : entries) save.inputs[3].tensors.push_back(e.variable->ref());
+  for (const SaveEntry& e : entries) {
+    if (!e.variable->is_resource) {
+      save.inputs[3].tensors.push_back(e.variable->ref());
+      continue;
+    }
+    // A resource variable saves the value a ReadVariableOp of its handle reads (as TF's).
+    NodeSpec read;
+    read.type = "ReadVariableOp";
+    read.name = "Read/ReadVariableOp";
+    read.device = device;
+    read.inputs = {{{e.variable->ref()}, false}};
+    read.attrs["dtype"] = AttrOfType(e.variable->dtype);
+    TG_ASSIGN_OR_RETURN(Operation * read_op, graph.AddOperation(std::move(read)));
+    save.inputs[3].tensors.push_back(read_op->output(0));
+  }
   TG_ASSIGN_OR_RETURN(Operation * save_op, graph.AddOperation(std::move(save)));
   NodeSpec done;
   done.type = "Identity";
@@ -144,11 +159,15 @@ StatusOr<Operation*> AddRestoreOps(Graph& graph, Output filename,
   for (size_t i = 0; i < entries.size(); ++i) {
     const Variable& v = *entries[i].variable;
     NodeSpec assign;
-    assign.type = "Assign";
-    assign.name = "Assign";
+    assign.type = v.is_resource ? "AssignVariableOp" : "Assign";
+    assign.name = assign.type;
     assign.device = assign_device;
     assign.inputs = {{{v.ref()}, false}, {{restore_op->output(static_cast<int>(i))}, false}};
-    assign.attrs["validate_shape"] = AttrOfBool(v.shape.IsFullyDefined());
+    if (v.is_resource) {
+      assign.attrs["dtype"] = AttrOfType(v.dtype);
+    } else {
+      assign.attrs["validate_shape"] = AttrOfBool(v.shape.IsFullyDefined());
+    }
     TG_ASSIGN_OR_RETURN(Operation * a, graph.AddOperation(std::move(assign)));
     assigns.push_back(a);
   }
@@ -393,7 +412,9 @@ StatusOr<std::vector<RestoreTarget>> FindRestoreTargets(const Graph& graph,
       stack.insert(stack.end(), op->control_inputs().begin(), op->control_inputs().end());
       continue;
     }
-    if (op->type() != "Assign" || op->num_inputs() != 2) continue;
+    // Assign of a reference variable, AssignVariableOp of a resource variable's handle.
+    const bool resource = op->type() == "AssignVariableOp";
+    if ((op->type() != "Assign" && !resource) || op->num_inputs() != 2) continue;
     const Output value = op->input(1);
     if (value.op == nullptr || value.op->type() != "RestoreV2") continue;
     auto it = names_of.find(value.op);
@@ -412,7 +433,15 @@ StatusOr<std::vector<RestoreTarget>> FindRestoreTargets(const Graph& graph,
     t.variable = op->input(0).op;
     t.dtype = BaseType(value.op->output_type(value.index));
     t.shape = op->input(0).shape();
-    bool validate = true;
+    if (resource) {
+      // The handle is a scalar: the variable's shape is its VarHandleOp's attr.
+      const tf::AttrValue* shape = t.variable != nullptr ? t.variable->FindAttr("shape") : nullptr;
+      StatusOr<PartialShape> declared =
+          shape != nullptr && t.variable->type() == "VarHandleOp" ? ShapeFromProto(shape->shape())
+                                                                  : StatusOr<PartialShape>(PartialShape::Unknown());
+      t.shape = declared.ok() ? declared.value() : PartialShape::Unknown();
+    }
+    bool validate = !resource;  // AssignVariableOp's validate_shape defaults to false
     if (const tf::AttrValue* a = op->FindAttr("validate_shape")) validate = a->b();
     t.validate_shape = validate;
     targets.push_back(std::move(t));

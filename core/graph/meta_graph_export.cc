@@ -119,7 +119,7 @@ bool VariableToProto(const Variable& v, const std::string& scope, tf::VariableDe
   if (v.initial_value.op != nullptr) {
     out->set_initial_value_name(StripScope(v.initial_value.Name(), scope));
   }
-  out->set_is_resource(false);
+  out->set_is_resource(v.is_resource);
   out->set_trainable(v.trainable);
   out->set_synchronization(static_cast<tf::VariableSynchronization>(v.synchronization));
   out->set_aggregation(static_cast<tf::VariableAggregation>(v.aggregation));

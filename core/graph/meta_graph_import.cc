@@ -9,6 +9,7 @@
 #include "core/graph/graph.h"
 #include "core/graph/graphdef_io.h"
 #include "core/graph/meta_graph_io.h"
+#include "core/graph/proto_convert.h"
 #include "core/graph/scoped_names.h"
 #include "core/graph/variables.h"
 #include "core/ops/op_registry.h"
@@ -62,13 +63,13 @@ Status ParseVariableDef(const std::string& key, int index, const std::string& by
     return InvalidArgument(where, " is not a serialized VariableDef (", bytes.size(), " bytes)");
   }
   std::string var = StrCat(where, " (variable '", out->variable_name(), "')");
-  if (out->is_resource()) {
-    return Unimplemented(var, " is a resource variable; only reference variables (VariableV2, "
-                         "use_resource=False in TensorFlow) can be imported");
-  }
   TG_RETURN_IF_ERROR(CheckNamed(nodes, StrCat(var, ": variable_name"), out->variable_name()));
   const std::string& type = nodes.at(std::string(NodeNameOf(out->variable_name())));
-  if (type != "VariableV2" && type != "Variable") {
+  if (out->is_resource()) {
+    if (type != "VarHandleOp") {
+      return InvalidArgument(var, " is a resource variable but names a ", type, " node, not a VarHandleOp");
+    }
+  } else if (type != "VariableV2" && type != "Variable") {
     return InvalidArgument(var, " names a ", type, " node, not a VariableV2");
   }
   TG_RETURN_IF_ERROR(CheckNamed(nodes, StrCat(var, ": initializer_name"), out->initializer_name()));
@@ -166,8 +167,20 @@ class CollectionRebuilder {
     auto v = std::make_unique<Variable>();
     v->name = ref.op->name();
     v->op = ref.op;
-    v->dtype = BaseType(ref.op->output_type(0));
-    v->shape = ref.op->output_shape(0);
+    if (ref.op->type() == "VarHandleOp") {
+      // The handle is a scalar: the variable's dtype and shape are the VarHandleOp's attrs.
+      v->is_resource = true;
+      const tf::AttrValue* dtype = ref.op->FindAttr("dtype");
+      const tf::AttrValue* shape = ref.op->FindAttr("shape");
+      if (dtype == nullptr || shape == nullptr) {
+        return InvalidArgument("MetaGraph import: VarHandleOp '", ref.op->name(), "' lacks its dtype or shape attr");
+      }
+      v->dtype = static_cast<DataType>(dtype->type());
+      TG_ASSIGN_OR_RETURN(v->shape, ShapeFromProto(shape->shape()));
+    } else {
+      v->dtype = BaseType(ref.op->output_type(0));
+      v->shape = ref.op->output_shape(0);
+    }
     v->trainable = def.trainable();
     v->synchronization = def.synchronization();
     v->aggregation = def.aggregation();

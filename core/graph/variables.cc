@@ -231,9 +231,10 @@ StatusOr<Output> VariableStore::InitializedValue(const Variable& var) {
   TG_RETURN_IF_ERROR(context.ControlDependencies({var.initializer}));
   TG_RETURN_IF_ERROR(context.ColocateWith(var.snapshot.op));
   NodeSpec spec;
-  spec.type = "Identity";
+  spec.type = var.is_resource ? "ReadVariableOp" : "Identity";
   spec.name = "Identity";
   spec.inputs = {{{var.ref()}, false}};
+  if (var.is_resource) spec.attrs["dtype"] = AttrOfType(var.dtype);
   TG_ASSIGN_OR_RETURN(Operation * op, g.AddOperation(std::move(spec)));
   return op->output(0);
 }
@@ -241,10 +242,10 @@ StatusOr<Output> VariableStore::InitializedValue(const Variable& var) {
 StatusOr<Output> VariableStore::IsVariableInitialized(const Variable& var,
                                                       const std::string& name) {
   NodeSpec spec;
-  spec.type = "IsVariableInitialized";
+  spec.type = var.is_resource ? "VarIsInitializedOp" : "IsVariableInitialized";
   spec.name = name.empty() ? "IsVariableInitialized" : name;
   spec.inputs = {{{var.ref()}, false}};
-  spec.attrs["dtype"] = AttrOfType(var.dtype);
+  if (!var.is_resource) spec.attrs["dtype"] = AttrOfType(var.dtype);
   TG_ASSIGN_OR_RETURN(Operation * op, graph_->AddOperation(std::move(spec)));
   return op->output(0);
 }

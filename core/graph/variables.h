@@ -30,6 +30,10 @@ struct Variable {
   // them but keeps them through MetaGraph import and export (TF sets them on global_step).
   int synchronization = 0;
   int aggregation = 0;
+  // A resource variable (a TF MetaGraph's VariableDef with is_resource): `op` is its
+  // VarHandleOp, ref() its DT_RESOURCE handle, `snapshot` a ReadVariableOp's value, and it
+  // is read with ReadVariableOp and written with AssignVariableOp (core/exec/resource_variables.h).
+  bool is_resource = false;
 
   Output ref() const { return Output{op, 0}; }
   std::string TensorName() const { return name + ":0"; }

@@ -238,13 +238,14 @@ TEST(MetaGraphImportTest, BadReferencesFailBeforeAnythingIsAdded) {
          (*m->mutable_collection_def())["variables"].mutable_bytes_list()->set_value(
              0, v.SerializeAsString());
        }, Code::kInvalidArgument, "not a VariableV2"},
+      // A resource variable's VariableDef must name a VarHandleOp (its handle).
       {"resource variable", [](tf::MetaGraphDef* m) {
          tf::VariableDef v;
          v.set_variable_name("model/W:0");
          v.set_is_resource(true);
          (*m->mutable_collection_def())["variables"].mutable_bytes_list()->set_value(
              0, v.SerializeAsString());
-       }, Code::kUnimplemented, "resource variable"},
+       }, Code::kInvalidArgument, "is a resource variable but names a VariableV2 node, not a VarHandleOp"},
       {"SaverDef name", [](tf::MetaGraphDef* m) {
          m->mutable_saver_def()->set_restore_op_name("save/restore_all");
        }, Code::kInvalidArgument, "restore_op_name 'save/restore_all'"},
