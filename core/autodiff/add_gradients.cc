@@ -42,8 +42,16 @@ namespace {
 
 // Does a gradient flow along input i of op (a differentiable tensor into a differentiable
 // argument, or a TensorList into a list op with a gradient or the control-flow plumbing)?
+// A resource variable's handle carries the gradient of what a read or a gather of it gave
+// (resource_variable_grad.cc), so that the handle stands for the variable's value.
+bool CarriesVariableGradient(const Operation& op, int i) {
+  return i == 0 && BaseType(op.input(i).dtype()) == DT_RESOURCE &&
+         (op.type() == "ReadVariableOp" || op.type() == "ResourceGather");
+}
+
 bool CarriesGradient(const Operation& op, int i) {
   if (IsDifferentiable(op.input(i).dtype()) && IsDifferentiable(op.input_type(i))) return true;
+  if (CarriesVariableGradient(op, i)) return true;
   return BaseType(op.input(i).dtype()) == DT_VARIANT && CarriesListGradient(op.type());
 }
 
@@ -322,7 +330,7 @@ StatusOr<std::vector<GradValue>> AddGradients(Graph& graph, const std::vector<Ou
       if (!g.defined() || !CarriesGradient(*op, i)) continue;
       const Output in = op->input(i);
       if (!between[static_cast<size_t>(in.op->id())]) continue;
-      if (BaseType(g.values.dtype()) != BaseType(in.dtype())) {
+      if (BaseType(g.values.dtype()) != BaseType(in.dtype()) && !CarriesVariableGradient(*op, i)) {
         return Internal("gradient of '", op->name(), "' (", op->type(), ") for input ", i, " is ",
                         DataTypeName(BaseType(g.values.dtype())), " but '", in.Name(), "' is ",
                         DataTypeName(BaseType(in.dtype())));
@@ -336,7 +344,10 @@ StatusOr<std::vector<GradValue>> AddGradients(Graph& graph, const std::vector<Ou
   std::vector<GradValue> result(xs.size());
   for (size_t i = 0; i < xs.size(); ++i) {
     const Output& x = xs[i];
-    if (!IsDifferentiable(x.dtype())) continue;
+    // A resource variable's handle (VarHandleOp) has its value's gradient.
+    if (!IsDifferentiable(x.dtype()) && !(BaseType(x.dtype()) == DT_RESOURCE && x.op->type() == "VarHandleOp")) {
+      continue;
+    }
     auto it = summed.find(x.op);
     if (it == summed.end()) continue;
     GradValue g = it->second[static_cast<size_t>(x.index)];

@@ -11,7 +11,7 @@ GradientFunctionRegistry& GradientFunctionRegistry::Global() {
     for (auto* family : {&RegisterMathGradients, &RegisterNnGradients, &RegisterArrayGradients,
                          &RegisterArrayLayoutGradients, &RegisterControlFlowGradients,
                          &RegisterFunctionGradients, &RegisterMatrixSegmentGradients,
-                         &RegisterArrayMiscGradients}) {
+                         &RegisterArrayMiscGradients, &RegisterResourceVariableGradients}) {
       (void)family(*r);
     }
     return r;

@@ -46,5 +46,7 @@ Status RegisterControlFlowGradients(GradientFunctionRegistry& registry);  // con
 Status RegisterMatrixSegmentGradients(GradientFunctionRegistry& registry);
 // The miscellaneous array ops: ClipByValue, Roll, CheckNumerics, ... (array_misc_grad.cc).
 Status RegisterArrayMiscGradients(GradientFunctionRegistry& registry);
+// Resource variables: reads and gathers pass gradients to the handle (resource_variable_grad.cc).
+Status RegisterResourceVariableGradients(GradientFunctionRegistry& registry);
 
 }  // namespace tgraph

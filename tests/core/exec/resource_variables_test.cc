@@ -6,6 +6,7 @@
 #include <cmath>
 #include <vector>
 
+#include "core/autodiff/add_gradients.h"
 #include "session_test_util.h"
 
 namespace tgraph {
@@ -243,6 +244,29 @@ TEST_F(ResourceVariablesTest, WrongDtypeAndNonHandleInputsAreStatuses) {
   st = s->Run({{fed, array_handle}}, {}, {step}, &out);
   EXPECT_EQ(st.code(), Code::kInvalidArgument) << st.ToString();
   EXPECT_NE(st.message().find("not_var_step"), std::string::npos) << st.ToString();
+}
+
+// gradients(y, [handle]) is the gradient with respect to the variable's value: through a
+// read (dense) and a gather (IndexedSlices of the variable's shape, densified here), summed.
+TEST_F(ResourceVariablesTest, GradientsWithRespectToTheHandle) {
+  Output h = Handle("w", PartialShape({3}));
+  Operation* init = Assign(h, Floats({1, 2, 3}, {3}));
+  Output read = Read(h);
+  Output gathered = Op("ResourceGather", {h, Ints({2, 2, 0}, {3})}, D())->output(0);
+  Output sq = Op("Mul", {read, read})->output(0);  // d/dw = 2w
+  Output total = Op("Add", {Op("Sum", {sq, Ints({0}, {1})})->output(0),
+                            Op("Sum", {gathered, Ints({0}, {1})})->output(0)})->output(0);
+  auto grads = AddGradients(g_, {total}, {h}, {});
+  ASSERT_TRUE(grads.ok()) << grads.status().ToString();
+  ASSERT_EQ(grads->size(), 1u);
+  ASSERT_TRUE((*grads)[0].defined());
+  ASSERT_FALSE((*grads)[0].is_sparse());
+  auto s = NewSession();
+  std::vector<Tensor> out;
+  ASSERT_TRUE(s->Run({}, {}, {init}, &out).ok());
+  ASSERT_TRUE(s->Run({}, {(*grads)[0].values}, {}, &out).ok());
+  // 2w + how often each row was gathered: [2 + 1, 4 + 0, 6 + 2].
+  EXPECT_EQ(Values(out[0]), (std::vector<float>{3, 4, 8}));
 }
 
 }  // namespace
