@@ -1,5 +1,6 @@
 // Finite-difference checks (float64, through TG_AddGradients) of the gradients of the
-// matrix-structure ops and the segment reductions (core/autodiff/matrix_segment_grad.cc).
+// matrix-structure ops and the segment reductions (core/autodiff/matrix_segment_grad.cc) and
+// of the miscellaneous array ops (array_misc_grad.cc).
 // Index operands (k, segment ids, indices) are constants built inside each graph; inputs of
 // max / min / prod reductions are chosen without ties and with the zeros the prod gradient
 // treats specially.
@@ -119,6 +120,62 @@ TEST(MatrixSegmentGradTest, SparseSegments) {
                                          ScalarInt32(g, 5)});
     });
   }
+}
+
+// ---- miscellaneous array ops ----
+
+AttrSetter StringAttr(const char* name, const char* value) {
+  return [name, value](TG_OperationDescription* d) {
+    TG_SetAttrString(d, name, value, std::strlen(value));
+  };
+}
+
+TEST(ArrayMiscGradTest, ClipByValue) {
+  // Values away from the bounds (the gradient has a kink there).
+  const std::vector<double> t = {-0.9, -0.3, 0.1, 0.45, 0.8, -0.55};
+  CheckGradients({{{2, 3}, t}, {{}, {-0.4}}, {{}, {0.5}}}, [](TG_Graph* g, const Inputs& in) {
+    return AddOp(g, "ClipByValue", {in[0], in[1], in[2]});
+  });
+  CheckGradients({{{2, 3}, t}, {{2, 3}, {-0.8, -0.2, 0.0, 0.5, -1, -1}}, {{}, {0.6}}},
+                 [](TG_Graph* g, const Inputs& in) {
+                   return AddOp(g, "ClipByValue", {in[0], in[1], in[2]});
+                 });
+}
+
+TEST(ArrayMiscGradTest, PassThroughAndRoll) {
+  CheckGradients({{{2, 3}}}, [](TG_Graph* g, const Inputs& in) {
+    return AddOp(g, "EnsureShape", {in[0]}, [](TG_OperationDescription* d) {
+      const int64_t dims[] = {-1, 3};
+      TG_SetAttrShape(d, "shape", dims, 2);
+    });
+  });
+  for (const char* op : {"CheckNumerics", "CheckNumericsV2"}) {
+    CheckGradients({{{2, 3}}}, [op](TG_Graph* g, const Inputs& in) {
+      return AddOp(g, op, {in[0]}, StringAttr("message", "m"));
+    });
+  }
+  CheckGradients({{{2, 3, 4}}}, [](TG_Graph* g, const Inputs& in) {
+    return AddOp(g, "Roll", {in[0], ConstInt32(g, {1, -5}), ConstInt64(g, {2, 1})});
+  });
+}
+
+TEST(ArrayMiscGradTest, CrossConcatBatchMatMul) {
+  CheckGradients({{{2, 3}}, {{2, 3}}}, [](TG_Graph* g, const Inputs& in) {
+    return AddOp(g, "Cross", {in[0], in[1]});
+  });
+  CheckGradients({{{2, 1}}, {{2, 3}}}, [](TG_Graph* g, const Inputs& in) {
+    return AddOp(g, "Concat", {ScalarInt32(g, -1), OpArg::List({in[0], in[1]})});
+  });
+  CheckGradients({{{2, 3, 4}}, {{2, 3, 5}}}, [](TG_Graph* g, const Inputs& in) {
+    return AddOp(g, "BatchMatMul", {in[0], in[1]},
+                 [](TG_OperationDescription* d) { TG_SetAttrBool(d, "adj_x", 1); });
+  });
+  CheckGradients({{{2, 3, 4}}, {{1, 5, 4}}}, [](TG_Graph* g, const Inputs& in) {
+    return AddOp(g, "BatchMatMulV3", {in[0], in[1]}, [](TG_OperationDescription* d) {
+      TG_SetAttrBool(d, "adj_y", 1);
+      TG_SetAttrType(d, "Tout", TG_DOUBLE);
+    });
+  });
 }
 
 }  // namespace
