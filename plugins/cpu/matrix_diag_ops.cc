@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "array_kernel_util.h"
@@ -149,10 +150,12 @@ bool ReadPadding(Context& ctx, int i, size_t size, std::vector<unsigned char>* o
 }
 
 // Copies the band between the matrices (`batch` of them, m x n) and the packed diagonals
-// (`batch` x num_diags x max_len). to_packed: MatrixDiagPart; else the diagonals are written
-// into the matrices (which the caller filled first).
-template <typename E>
-void CopyBand(Context& ctx, const Band& b, int64_t batch, E* matrices, E* packed, bool to_packed) {
+// (`batch` x num_diags x max_len). kToPacked: MatrixDiagPart reads the matrices; otherwise the
+// diagonals are written into the matrices (which the caller filled first).
+template <bool kToPacked, typename E>
+void CopyBand(Context& ctx, const Band& b, int64_t batch,
+              std::conditional_t<kToPacked, const E*, E*> matrices,
+              std::conditional_t<kToPacked, E*, const E*> packed) {
   const int64_t nd = b.num_diags();
   ctx.ParallelFor(batch * nd, CopyCost(b.max_len * static_cast<int64_t>(sizeof(E))),
                   [&](int64_t first, int64_t last) {
@@ -160,15 +163,15 @@ void CopyBand(Context& ctx, const Band& b, int64_t batch, E* matrices, E* packed
                       const int64_t batch_i = u / nd, row = u % nd;
                       const int64_t d = b.hi - row;
                       const int64_t len = b.Len(d), off = b.Offset(d);
+                      if (len <= 0) continue;
                       const int64_t i0 = std::max<int64_t>(-d, 0);
-                      E* mat = matrices + batch_i * b.m * b.n;
-                      E* pk = packed + u * b.max_len + off;
+                      auto* mat = matrices + batch_i * b.m * b.n + i0 * b.n + i0 + d;
+                      auto* pk = packed + u * b.max_len + off;
                       for (int64_t j = 0; j < len; ++j) {
-                        E& cell = mat[(i0 + j) * b.n + (i0 + j + d)];
-                        if (to_packed) {
-                          pk[j] = cell;
+                        if constexpr (kToPacked) {
+                          pk[j] = mat[j * (b.n + 1)];
                         } else {
-                          cell = pk[j];
+                          mat[j * (b.n + 1)] = pk[j];
                         }
                       }
                     }
@@ -219,7 +222,7 @@ class MatrixDiagPartOp {
     DispatchBySize(size, [&]<typename E>() {
       E* o = out.mutable_data<E>();
       FillWith(o, NumElements(out_dims), pad);
-      CopyBand<E>(ctx, b, batch, const_cast<E*>(in.data<E>()), o, true);
+      CopyBand<true, E>(ctx, b, batch, in.data<E>(), o);
     });
   }
 
@@ -297,7 +300,7 @@ class MatrixDiagOp {
     DispatchBySize(size, [&]<typename E>() {
       E* o = out.mutable_data<E>();
       FillWith(o, total, pad);
-      if (len > 0) CopyBand<E>(ctx, b, batch, o, const_cast<E*>(diag.data<E>()), false);
+      if (len > 0) CopyBand<false, E>(ctx, b, batch, o, diag.data<E>());
     });
   }
 
@@ -362,7 +365,7 @@ class MatrixSetDiagOp {
     }
     const int64_t batch = NumElements(std::vector<int64_t>(dims.begin(), dims.end() - 2));
     DispatchBySize(size, [&]<typename E>() {
-      CopyBand<E>(ctx, b, batch, out.mutable_data<E>(), const_cast<E*>(diag.data<E>()), false);
+      CopyBand<false, E>(ctx, b, batch, out.mutable_data<E>(), diag.data<E>());
     });
   }
 
