@@ -286,6 +286,43 @@ def test_tensorflow_checkpoint_of_resource_variables_restores_here(tmp_path):
             np.testing.assert_array_equal(got, want)
 
 
+def test_binding_differentiates_and_updates_imported_variables():
+    """tgraph.gradients(loss, trainable_variables()) over a TF MetaGraph's resource variables
+    (the gradient reaches each handle through TF's own ReadVariableOps) is TF's
+    tf.gradients; fetching a variable gives its value; assign / assign_add / assign_sub go
+    through AssignVariableOp and friends."""
+    g, _, init, _, loss, _, _ = build_mlp(lambda: tf1.train.GradientDescentOptimizer(0.1))
+    meta = tf1.train.export_meta_graph(graph=g)
+    bx, by = batch(3)
+    feed = {"x:0": bx, "y:0": by}
+    with g.as_default():
+        tf_grads = tf.gradients(g.get_tensor_by_name(loss), tf1.trainable_variables())
+    with tf1.Session(graph=g) as sess:
+        sess.run(init)
+        want = sess.run(tf_grads, feed)
+        want_b = sess.run(tf1.trainable_variables()[1])
+    tgg = tg.Graph()
+    with tgg.as_default():
+        tg.train.import_meta_graph(meta)
+        variables = tg.trainable_variables()
+        assert [v.op.name for v in variables] == ["l1/W", "l1/b", "l2/W", "l2/b"]
+        assert all(v.dtype == tg.float32 for v in variables)
+        grads = tg.gradients(tgg.get_tensor_by_name(loss), variables)
+        b = variables[1]
+        set_b = b.assign(np.full(8, 2.0, np.float32))
+        add_b = b.assign_add(np.full(8, 0.5, np.float32))
+        sub_b = b.assign_sub(np.full(8, 1.0, np.float32))
+        with tg.Session(graph=tgg) as sess:
+            sess.run(tg.global_variables_initializer())
+            for got, w in zip(sess.run(grads, feed), want):
+                np.testing.assert_allclose(got, w, rtol=1e-5, atol=1e-6)
+            np.testing.assert_array_equal(sess.run(b), want_b)
+            np.testing.assert_array_equal(sess.run(set_b), np.full(8, 2.0, np.float32))
+            np.testing.assert_array_equal(sess.run(add_b), np.full(8, 2.5, np.float32))
+            np.testing.assert_array_equal(sess.run(sub_b), np.full(8, 1.5, np.float32))
+            np.testing.assert_array_equal(b.eval(session=sess), np.full(8, 1.5, np.float32))
+
+
 def test_reading_an_uninitialized_variable_is_failed_precondition(tmp_path):
     g, _, init, train, loss, values, _ = build_mlp(lambda: tf1.train.GradientDescentOptimizer(0.1))
     (tmp_path / "graph.pb").write_bytes(g.as_graph_def().SerializeToString())
@@ -303,6 +340,44 @@ def test_reading_an_uninitialized_variable_is_failed_precondition(tmp_path):
     sess.run(init)
     sess.run(train, {"x:0": bx, "y:0": by})
     assert np.isfinite(sess.run(loss, {"x:0": bx, "y:0": by}))
+
+
+@pytest.mark.parametrize("v2", [True, False], ids=["functional", "v1_frames"])
+def test_handles_flow_through_loops_and_conds(v2):
+    """A while loop updating one variable and reading another, and a cond reading it: TF 2's
+    While/If (the handle is a function argument) and TF 1's frames (Enter/Switch of it)."""
+    if not v2:
+        tf1.disable_control_flow_v2()
+    try:
+        g = tf.Graph()
+        with g.as_default():
+            v = tf1.get_variable("v", initializer=np.float32(1.5))
+            acc = tf1.get_variable("acc", initializer=np.zeros(3, np.float32))
+
+            def body(i, x):
+                with tf.control_dependencies([acc.assign_add(tf.ones(3) * tf.cast(i, tf.float32))]):
+                    return i + 1, x * v.read_value() + 1.0
+
+            _, out = tf.while_loop(lambda i, x: i < 4, body, [tf.constant(0), tf.constant(2.0)])
+            c = tf.cond(out > 10.0, lambda: v.read_value() * 2.0, lambda: v.read_value() * 3.0)
+            out = tf.identity(out, name="out")
+            c = tf.identity(c, name="c")
+            accv = tf.identity(acc.read_value(), name="accv")
+            init = tf1.global_variables_initializer()
+    finally:
+        tf1.enable_control_flow_v2()
+    types = {n.op for n in g.as_graph_def().node}
+    assert ("While" in types) == v2 and ("Enter" in types) != v2, sorted(types)
+    with tf1.Session(graph=g) as sess:
+        sess.run(init)
+        want = sess.run([out, c])
+        want.append(sess.run(accv))
+    _, sess = new_tgraph_session(g.as_graph_def())
+    sess.run(init.name)
+    got = sess.run(["out:0", "c:0"])
+    got.append(sess.run("accv:0"))
+    for w, o in zip(want, got):
+        np.testing.assert_allclose(o, w, rtol=1e-6)
 
 
 OPS = ["VarHandleOp", "ReadVariableOp", "AssignVariableOp", "AssignAddVariableOp",

@@ -44,8 +44,11 @@ class IndexedSlices:
 
 def _x_tensor(x: Any) -> Tensor:
     from tgraph.variables import Variable
-    # A variable's gradient is taken at its value (V/read), which every use goes through.
-    return x._as_tensor() if isinstance(x, Variable) else convert_to_tensor(x)
+    # A variable's gradient is taken at its value (V/read), which every use goes through; a
+    # resource variable's at its handle, which its reads pass their gradients to.
+    if isinstance(x, Variable):
+        return x._ref() if x._is_resource else x._as_tensor()
+    return convert_to_tensor(x)
 
 
 def _wrap(g: Any, values: Any, indices: Any, shapes: Any, i: int) -> Any:

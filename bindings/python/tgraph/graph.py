@@ -165,7 +165,7 @@ class Graph:
                 raise KeyError(f"The name {obj!r} refers to an Operation not in the graph.")
             raise ValueError(f"Can not convert {obj!r} to a graph element.")
         if isinstance(obj, Variable):
-            obj = obj._ref() if allow_tensor else obj.op
+            obj = obj._as_graph_element() if allow_tensor else obj.op
         if isinstance(obj, Tensor) and allow_tensor:
             if obj.graph is not self:
                 raise ValueError(f"Tensor {obj} is not an element of this graph.")

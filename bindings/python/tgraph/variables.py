@@ -85,6 +85,9 @@ class Variable:
         self._var_name = _c.pystr(_lib.TG_VariableName(handle))
         self._ref_tensor = graph._tensor(_lib.TG_VariableOutput(handle))
         self._snapshot = graph._tensor(_lib.TG_VariableReadValue(handle))
+        # A resource variable (imported from a TF MetaGraph): _ref_tensor is its VarHandleOp's
+        # handle, and its value is read through ReadVariableOp (the snapshot, or a new read).
+        self._is_resource = self._ref_tensor.dtype == dtypes.resource
 
     # ---- TF's properties ----
 
@@ -102,7 +105,7 @@ class Variable:
 
     @property
     def dtype(self) -> dtypes.DType:
-        return self._ref_tensor.dtype
+        return self._snapshot.dtype if self._is_resource else self._ref_tensor.dtype
 
     @property
     def device(self) -> str:
@@ -143,7 +146,7 @@ class Variable:
         return self._snapshot
 
     def _as_graph_element(self) -> Any:
-        return self._ref_tensor
+        return self._snapshot if self._is_resource else self._ref_tensor
 
     def initialized_value(self) -> Any:
         st = _c.status()
@@ -152,7 +155,7 @@ class Variable:
         return self._graph._tensor(out)
 
     def eval(self, session: Any = None) -> Any:
-        return self._ref_tensor.eval(session=session)
+        return self._as_graph_element().eval(session=session)
 
     def load(self, value: Any, session: Any = None) -> None:
         from tgraph import session as session_mod

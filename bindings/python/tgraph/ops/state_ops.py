@@ -11,9 +11,27 @@ def _locking(use_locking: Optional[bool], default: bool) -> bool:
     return default if use_locking is None else bool(use_locking)
 
 
+def _resource_update(op_type: str, var: Any, value: Any, name: Optional[str]) -> Tensor:
+    """A resource variable's update (AssignVariableOp and kin, through its handle), and the
+    value read after it, as TF's resource variables return."""
+    from tgraph.tensor import convert_to_tensor
+    with var.graph.as_default():
+        value = convert_to_tensor(value, dtype=var.dtype)
+    update = apply_op(op_type, name=name or op_type, resource=var._ref(), value=value)
+    with var.graph.control_dependencies([update]):
+        return apply_op("ReadVariableOp", resource=var._ref(), dtype=var.dtype)
+
+
+def _is_resource(ref: Any) -> bool:
+    from tgraph.variables import Variable
+    return isinstance(ref, Variable) and ref._is_resource
+
+
 def assign(ref: Any, value: Any, validate_shape: Optional[bool] = None,
            use_locking: Optional[bool] = None, name: Optional[str] = None) -> Tensor:
     """ref = value; returns the ref after the assignment (run it to assign)."""
+    if _is_resource(ref):
+        return _resource_update("AssignVariableOp", ref, value, name)
     kw = {} if validate_shape is None else {"validate_shape": bool(validate_shape)}
     return apply_op("Assign", name=name or "Assign", ref=ref, value=value,
                     use_locking=_locking(use_locking, True), **kw)
@@ -22,6 +40,8 @@ def assign(ref: Any, value: Any, validate_shape: Optional[bool] = None,
 def assign_add(ref: Any, value: Any, use_locking: Optional[bool] = None,
                name: Optional[str] = None) -> Tensor:
     """ref += value; returns the ref."""
+    if _is_resource(ref):
+        return _resource_update("AssignAddVariableOp", ref, value, name)
     return apply_op("AssignAdd", name=name or "AssignAdd", ref=ref, value=value,
                     use_locking=_locking(use_locking, False))
 
@@ -29,6 +49,8 @@ def assign_add(ref: Any, value: Any, use_locking: Optional[bool] = None,
 def assign_sub(ref: Any, value: Any, use_locking: Optional[bool] = None,
                name: Optional[str] = None) -> Tensor:
     """ref -= value; returns the ref."""
+    if _is_resource(ref):
+        return _resource_update("AssignSubVariableOp", ref, value, name)
     return apply_op("AssignSub", name=name or "AssignSub", ref=ref, value=value,
                     use_locking=_locking(use_locking, False))
 
