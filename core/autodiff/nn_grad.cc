@@ -227,6 +227,22 @@ Status AvgPoolGrad(GradientContext& ctx) {
   return ctx.status();
 }
 
+// LRN: LRNGrad of the incoming gradient, the input and the output, with LRN's attrs.
+Status LrnGrad(GradientContext& ctx) {
+  const GradAttrs attrs = CopyAttrs(ctx, {"depth_radius", "bias", "alpha", "beta"});
+  ctx.SetInputGrad(0, ctx.Op("LRNGrad", {ctx.grad(0), ctx.input(0), ctx.output(0)}, attrs));
+  return ctx.status();
+}
+
+// ExtractImagePatches: each patch element's gradient summed back into the image position it
+// was read from (tgraph's _ExtractImagePatchesGrad; TensorFlow builds the same sum from a
+// sparse matrix of patch indices).
+Status ExtractImagePatchesGrad(GradientContext& ctx) {
+  const GradAttrs attrs = CopyAttrs(ctx, {"ksizes", "strides", "rates", "padding"});
+  ctx.SetInputGrad(0, ctx.Op("_ExtractImagePatchesGrad", {ctx.grad(0), ShapeOf(ctx, ctx.input(0))}, attrs));
+  return ctx.status();
+}
+
 // ---- batch normalization ----
 
 // FusedBatchNorm{,V2,V3}: x, scale and offset get gradients (mean and variance none, as in
@@ -325,6 +341,8 @@ Status RegisterNnGradients(GradientFunctionRegistry& registry) {
   keep(registry.Register("L2Loss", L2LossGrad));
   keep(registry.Register("LeakyRelu", LeakyReluGrad));
   keep(registry.Register("Selu", SeluGrad));
+  keep(registry.Register("LRN", LrnGrad));
+  keep(registry.Register("ExtractImagePatches", ExtractImagePatchesGrad));
   keep(registry.Register("FusedBatchNorm", FusedBatchNormGrad));
   keep(registry.Register("FusedBatchNormV2", FusedBatchNormGrad));
   keep(registry.Register("FusedBatchNormV3", FusedBatchNormGrad));

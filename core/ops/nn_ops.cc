@@ -421,6 +421,76 @@ Status MaxPoolShape(InferenceContext& c) { return PoolShape(c, /*has_explicit=*/
 Status Conv2DShape(InferenceContext& c) { return Conv2DShapeImpl(c, /*depthwise=*/false); }
 Status DepthwiseConv2dShape(InferenceContext& c) { return Conv2DShapeImpl(c, /*depthwise=*/true); }
 
+// ExtractImagePatches: [N, H, W, D] -> [N, out_h, out_w, KH * KW * D], each output pixel
+// one window (dilated by `rates`) flattened in (row, column, depth) order.
+Status ExtractImagePatchesShape(InferenceContext& c) {
+  std::vector<int64_t> ksizes, strides, rates;
+  TG_RETURN_IF_ERROR(GetFourPositive(c, "ksizes", &ksizes));
+  TG_RETURN_IF_ERROR(GetFourPositive(c, "strides", &strides));
+  TG_RETURN_IF_ERROR(GetFourPositive(c, "rates", &rates));
+  if (ksizes[0] != 1 || ksizes[3] != 1 || strides[0] != 1 || strides[3] != 1 || rates[0] != 1 ||
+      rates[3] != 1) {
+    return c.Error("ExtractImagePatches takes windows, strides and rates over the rows and "
+                   "columns only: their batch and depth entries must be 1");
+  }
+  Padding padding;
+  TG_RETURN_IF_ERROR(GetPadding(c, &padding));
+  PartialShape input;
+  TG_RETURN_IF_ERROR(c.WithRank(0, 4, &input));
+  std::vector<int64_t> out = {input.dim(0), 0, 0, kUnknownDim};
+  TG_RETURN_IF_ERROR(WindowedOutputSize(c, "rows", input.dim(1), ksizes[1], rates[1], strides[1],
+                                        padding, 0, 0, &out[1]));
+  TG_RETURN_IF_ERROR(WindowedOutputSize(c, "cols", input.dim(2), ksizes[2], rates[2], strides[2],
+                                        padding, 0, 0, &out[2]));
+  if (input.dim(3) >= 0) out[3] = ksizes[1] * ksizes[2] * input.dim(3);
+  c.set_output(0, PartialShape(std::move(out)));
+  return Status::OK();
+}
+
+// The gradient of ExtractImagePatches: the image's shape, from input_sizes when constant.
+Status ExtractImagePatchesGradShape(InferenceContext& c) {
+  PartialShape sizes;
+  TG_RETURN_IF_ERROR(c.WithRank(1, 1, &sizes));
+  const Tensor* value = c.input_value(1);
+  if (value == nullptr || value->dtype() != DT_INT32) {
+    c.set_output(0, PartialShape::UnknownOfRank(4));
+    return Status::OK();
+  }
+  if (value->NumElements() != 4) {
+    return c.Error("input_sizes must have 4 entries, got ", value->NumElements());
+  }
+  std::vector<int64_t> dims;
+  for (int64_t i = 0; i < 4; ++i) dims.push_back(value->flat<int32_t>()[i]);
+  c.set_output(0, PartialShape(std::move(dims)));
+  return Status::OK();
+}
+
+// Inputs of one shape (an activation's gradient and its features or outputs); the output too.
+Status SameShapePairShape(InferenceContext& c) {
+  PartialShape merged;
+  if (!c.input_shape(0).Merge(c.input_shape(1), &merged).ok()) {
+    return c.Error("the two inputs must have one shape, but are ", c.input_shape(0).ToString(),
+                   " and ", c.input_shape(1).ToString());
+  }
+  c.set_output(0, merged);
+  return Status::OK();
+}
+
+// LRNGrad: three 4-D inputs of one shape (input_grads, input_image, output_image).
+Status LrnGradShape(InferenceContext& c) {
+  PartialShape merged = PartialShape::UnknownOfRank(4);
+  for (int i = 0; i < 3; ++i) {
+    PartialShape in;
+    TG_RETURN_IF_ERROR(c.WithRank(i, 4, &in));
+    if (!merged.Merge(in, &merged).ok()) {
+      return c.Error("input_grads, input_image and output_image must have one shape, but input ",
+                     i, " is ", in.ToString());
+    }
+  }
+  c.set_output(0, merged);
+  return Status::OK();
+}
+
 Status RegisterNnOps(OpRegistry* registry) {
   return RegisterOps(registry, {
       // grad_x / grad_y arrived in TF 2.12 (with MatMul's grad_a / grad_b).
@@ -539,6 +609,63 @@ Status RegisterNnOps(OpRegistry* registry) {
           .Attr("T: {half, bfloat16, float, double}")
           .SetShapeFn(shape_fns::UnchangedShape)
           .Doc("scale * features where positive, else scale * alpha * (exp(features) - 1)."),
+      OpDefBuilder("LeakyReluGrad")
+          .Input("gradients: T").Input("features: T").Output("backprops: T")
+          .Attr("alpha: float = 0.2")
+          .Attr("T: {half, bfloat16, float, double} = DT_FLOAT")
+          .SetShapeFn(SameShapePairShape)
+          .Doc("gradients where features > 0, else alpha * gradients."),
+      OpDefBuilder("SeluGrad")
+          .Input("gradients: T").Input("outputs: T").Output("backprops: T")
+          .Attr("T: {half, bfloat16, float, double}")
+          .SetShapeFn(SameShapePairShape)
+          .Doc("gradients * (outputs + scale * alpha) where outputs < 0, else gradients * scale."),
+      OpDefBuilder("LRN")
+          .Input("input: T").Output("output: T")
+          .Attr("depth_radius: int = 5")
+          .Attr("bias: float = 1")
+          .Attr("alpha: float = 1")
+          .Attr("beta: float = 0.5")
+          .Attr("T: {half, bfloat16, float} = DT_FLOAT")
+          .SetShapeFn([](InferenceContext& c) {
+            PartialShape in;
+            TG_RETURN_IF_ERROR(c.WithRank(0, 4, &in));
+            c.set_output(0, in);
+            return Status::OK();
+          })
+          .Doc("Local response normalization over the depth of a 4-D NHWC input: input / "
+               "(bias + alpha * sum of the squares within depth_radius channels) ^ beta."),
+      OpDefBuilder("LRNGrad")
+          .Input("input_grads: T").Input("input_image: T").Input("output_image: T")
+          .Output("output: T")
+          .Attr("depth_radius: int = 5")
+          .Attr("bias: float = 1")
+          .Attr("alpha: float = 1")
+          .Attr("beta: float = 0.5")
+          .Attr("T: {half, bfloat16, float} = DT_FLOAT")
+          .SetShapeFn(LrnGradShape)
+          .Doc("The gradient of LRN with respect to its input."),
+      OpDefBuilder("ExtractImagePatches")
+          .Input("images: T").Output("patches: T")
+          .Attr("ksizes: list(int) >= 4")
+          .Attr("strides: list(int) >= 4")
+          .Attr("rates: list(int) >= 4")
+          .Attr("T: {bfloat16, half, float, double, int8, int16, int32, int64, uint8, uint16, "
+                "uint32, uint64, complex64, complex128, bool}")
+          .Attr("padding: {'SAME', 'VALID'}")
+          .SetShapeFn(ExtractImagePatchesShape)
+          .Doc("The image's windows (dilated by rates) as the depth of each output pixel, in "
+               "(row, column, depth) order; positions in the padding are zero."),
+      OpDefBuilder("_ExtractImagePatchesGrad")
+          .Input("grad: T").Input("input_sizes: int32").Output("output: T")
+          .Attr("ksizes: list(int) >= 4")
+          .Attr("strides: list(int) >= 4")
+          .Attr("rates: list(int) >= 4")
+          .Attr("T: {bfloat16, half, float, double}")
+          .Attr("padding: {'SAME', 'VALID'}")
+          .SetShapeFn(ExtractImagePatchesGradShape)
+          .Doc("tgraph's gradient of ExtractImagePatches: each patch element's gradient summed "
+               "into the image position it was read from."),
       OpDefBuilder("L2Loss")
           .Input("t: T")
           .Output("output: T")

@@ -7,6 +7,9 @@ namespace tgraph_cpu {
 // Eigen-heavy kernel file that would recompile for one more line).
 void RegisterConv3DKernels(tgraph::plugin::Init& init);
 void RegisterBatchNormGradKernels(tgraph::plugin::Init& init);  // batch_norm_grad_ops.cc
+void RegisterLrnKernels(tgraph::plugin::Init& init);            // lrn_op.cc
+void RegisterExtractImagePatchesKernels(tgraph::plugin::Init& init);  // extract_patches_op.cc
+void RegisterActivationGradMoreKernels(tgraph::plugin::Init& init);   // activation_grad_more.cc
 // The element-wise math beyond the basic set (core/ops/math_more_ops.cc), one file each.
 void RegisterTrigKernels(tgraph::plugin::Init& init);             // cwise_trig.cc
 void RegisterSpecialFunctionKernels(tgraph::plugin::Init& init);  // cwise_special.cc
@@ -15,6 +18,8 @@ void RegisterBitwiseKernels(tgraph::plugin::Init& init);          // cwise_bitwi
 
 void RegisterModelOpKernels(tgraph::plugin::Init& init) {
   for (auto* file : {&RegisterMoreElementwiseKernels, &RegisterBatchNormKernels, &RegisterBatchNormGradKernels,
+                     &RegisterLrnKernels, &RegisterExtractImagePatchesKernels,
+                     &RegisterActivationGradMoreKernels,
                      &RegisterDepthwiseConvKernels, &RegisterDepthwiseConvBackpropKernels,
                      &RegisterEinsumKernels, &RegisterConv3DKernels, &RegisterTrigKernels,
                      &RegisterSpecialFunctionKernels, &RegisterBinaryMoreKernels,

@@ -1,7 +1,9 @@
 """Neural-network ops that TensorFlow's own graphs hold and tgraph had no definition for,
 differentially against TensorFlow (the same pattern as test_model_ops.py: a TF1 graph with the
 exact raw op, TF's kernel with graph rewrites off, the GraphDef run by `tgraph run`):
-FusedBatchNormGrad{,V2,V3} (in every graph TF builds to train a fused batch normalization)."""
+FusedBatchNormGrad{,V2,V3} (in every graph TF builds to train a fused batch normalization),
+LRN and LRNGrad (AlexNet's and GoogLeNet's normalization), ExtractImagePatches, and the
+LeakyReluGrad and SeluGrad of TF's backward graphs."""
 import numpy as np
 import pytest
 import tensorflow as tf
@@ -123,3 +125,73 @@ def test_fused_batch_norm_grad_bad_shapes_fail(tmp_path):
                                  name="grad")
     with pytest.raises(AssertionError, match="scale must be a vector of 5"):
         run_tgraph(tmp_path, graph, {"x:0": x, "dy:0": dy, "s:0": np.ones(3, np.float32)}, ["grad:0"])
+
+
+# ---- LRN ----
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+def test_lrn_and_its_gradient(tmp_path, dtype):
+    x = (rng(30).randn(2, 3, 4, 9) * 2).astype(dtype)
+    g = rng(31).randn(2, 3, 4, 9).astype(dtype)
+    tol = 2e-3 if dtype == np.float16 else 2e-5
+
+    def build():
+        vx, vg = ph("x", x), ph("g", g)
+        outs = []
+        for radius, bias, alpha, beta in [(5, 1.0, 1.0, 0.5), (2, 2.0, 1e-4, 0.75), (0, 1.0, 0.5, 1.0)]:
+            y = RAW.LRN(input=vx, depth_radius=radius, bias=bias, alpha=alpha, beta=beta)
+            outs += [y, RAW.LRNGrad(input_grads=vg, input_image=vx, output_image=y, depth_radius=radius,
+                                    bias=bias, alpha=alpha, beta=beta)]
+        return outs
+    check(tmp_path, build, {"x:0": x, "g:0": g}, rtol=tol, atol=tol)
+
+
+def test_lrn_gradient_as_tf_builds_it(tmp_path):
+    """tf.gradients through tf.nn.lrn: TF's backward graph holds LRNGrad."""
+    x = rng(32).randn(1, 4, 4, 6).astype(np.float32)
+    graph = tf.Graph()
+    with graph.as_default():
+        vx = ph("x", x)
+        y = tf.nn.lrn(vx, depth_radius=2, bias=1.0, alpha=0.2, beta=0.75)
+        grad = tf.gradients(tf.reduce_sum(y * y), vx)[0]
+    assert "LRNGrad" in {n.op for n in graph.as_graph_def().node}
+    fetches = [y.name, grad.name]
+    for e, g in zip(run_tensorflow(graph, {"x:0": x}, fetches), run_tgraph(tmp_path, graph, {"x:0": x}, fetches)):
+        np.testing.assert_allclose(g, e, rtol=1e-5, atol=1e-5)
+
+
+# ---- ExtractImagePatches ----
+
+@pytest.mark.parametrize("padding", ["SAME", "VALID"])
+def test_extract_image_patches(tmp_path, padding):
+    x = rng(40).randn(2, 7, 6, 3).astype(np.float32)
+    i = np.arange(2 * 5 * 5 * 2, dtype=np.int32).reshape(2, 5, 5, 2)
+
+    def build():
+        vx, vi = ph("x", x), ph("i", i)
+        return [RAW.ExtractImagePatches(images=vx, ksizes=[1, 3, 2, 1], strides=[1, 2, 1, 1], rates=[1, 1, 1, 1],
+                                        padding=padding),
+                RAW.ExtractImagePatches(images=vx, ksizes=[1, 2, 3, 1], strides=[1, 1, 3, 1], rates=[1, 2, 1, 1],
+                                        padding=padding),
+                RAW.ExtractImagePatches(images=vi, ksizes=[1, 2, 2, 1], strides=[1, 3, 3, 1], rates=[1, 2, 2, 1],
+                                        padding=padding),
+                RAW.ExtractImagePatches(images=tf.cast(vi, tf.uint8), ksizes=[1, 1, 1, 1], strides=[1, 1, 1, 1],
+                                        rates=[1, 1, 1, 1], padding=padding)]
+    check(tmp_path, build, {"x:0": x, "i:0": i})
+
+
+# ---- activation gradients ----
+
+def test_leaky_relu_and_selu_gradients_as_tf_builds_them(tmp_path):
+    x = np.linspace(-3, 3, 24).reshape(4, 6).astype(np.float32)
+    graph = tf.Graph()
+    with graph.as_default():
+        vx = ph("x", x)
+        w = tf.constant(rng(50).randn(4, 6).astype(np.float32))
+        loss = tf.reduce_sum(tf.nn.leaky_relu(vx, alpha=0.3) * w) + tf.reduce_sum(tf.nn.selu(vx * 0.7) * w)
+        grad = tf.gradients(loss, vx)[0]
+    ops = {n.op for n in graph.as_graph_def().node}
+    assert {"LeakyReluGrad", "SeluGrad"} <= ops, ops
+    fetches = [loss.name, grad.name]
+    for e, g in zip(run_tensorflow(graph, {"x:0": x}, fetches), run_tgraph(tmp_path, graph, {"x:0": x}, fetches)):
+        np.testing.assert_allclose(g, e, rtol=1e-5, atol=1e-5)

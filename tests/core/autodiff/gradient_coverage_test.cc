@@ -22,7 +22,7 @@ const std::set<std::string>& HelpersWithoutGradient() {
       "RsqrtGrad", "ReciprocalGrad", "InvGrad", "SoftsignGrad", "BiasAddGrad",
       // convolution, pooling and normalization backprops
       "MaxPoolGrad", "AvgPoolGrad", "FusedBatchNormGrad", "FusedBatchNormGradV2",
-      "FusedBatchNormGradV3",
+      "FusedBatchNormGradV3", "LRNGrad", "_ExtractImagePatchesGrad", "LeakyReluGrad", "SeluGrad",
       "DepthwiseConv2dNativeBackpropInput", "DepthwiseConv2dNativeBackpropFilter",
       "MirrorPadGrad", "ResizeBilinearGrad", "ResizeNearestNeighborGrad", "ResizeBicubicGrad",
       // index and shape helpers

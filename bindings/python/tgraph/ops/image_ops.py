@@ -144,3 +144,25 @@ def resize_images(images: Any, size: Any, method: Any = ResizeMethod.BILINEAR,
 
 
 resize = resize_images
+
+
+def extract_patches(images: Any, sizes: Any, strides: Any, rates: Any, padding: str,
+                    name: Optional[str] = None) -> Tensor:
+    """Each output pixel's depth holds one window of `images` (ExtractImagePatches)."""
+    return apply_op("ExtractImagePatches", name=name or "ExtractImagePatches", images=images,
+                    ksizes=list(sizes), strides=list(strides), rates=list(rates),
+                    padding=padding)
+
+
+def extract_image_patches(images: Any, ksizes: Any = None, strides: Any = None,
+                          rates: Any = None, padding: Any = None, name: Optional[str] = None,
+                          sizes: Any = None) -> Tensor:
+    """TF 1.x's name of extract_patches (ksizes, or sizes)."""
+    return extract_patches(images, ksizes if ksizes is not None else sizes, strides, rates,
+                           padding, name)
+
+
+# The detection ops (detection_pool3d_ops.py).
+from tgraph.ops.detection_pool3d_ops import (  # noqa: E402,F401
+    crop_and_resize, non_max_suppression, non_max_suppression_overlaps,
+    non_max_suppression_with_scores)

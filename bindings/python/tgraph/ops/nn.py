@@ -369,3 +369,18 @@ def conv2d_transpose(value: Any = None, filter: Any = None, output_shape: Any = 
                     out_backprop=value, strides=list(strides), padding=padding,
                     data_format=data_format, **kw)
 
+
+
+def local_response_normalization(input: Any, depth_radius: int = 5, bias: float = 1.0,
+                                 alpha: float = 1.0, beta: float = 0.5,
+                                 name: Optional[str] = None) -> Tensor:
+    """input / (bias + alpha * sum of squares over depth_radius channels) ** beta (LRN)."""
+    return apply_op("LRN", name=name or "LRN", input=input, depth_radius=int(depth_radius),
+                    bias=float(bias), alpha=float(alpha), beta=float(beta))
+
+
+lrn = local_response_normalization
+
+
+# 3-D pooling (detection_pool3d_ops.py).
+from tgraph.ops.detection_pool3d_ops import avg_pool3d, max_pool3d  # noqa: E402,F401
