@@ -323,6 +323,45 @@ def test_binding_differentiates_and_updates_imported_variables():
             np.testing.assert_array_equal(b.eval(session=sess), np.full(8, 1.5, np.float32))
 
 
+def test_freezing_resource_variables_gives_tensorflow_a_constant_graph(tmp_path):
+    """convert_variables_to_constants over resource variables (a TF checkpoint restored
+    here): each VarHandleOp becomes a Const of its value, its ReadVariableOps Identities and
+    its ResourceGathers GatherV2s; TensorFlow runs the frozen GraphDef to its own numbers."""
+    g = tf.Graph()
+    with g.as_default():
+        x = tf1.placeholder(tf.float32, [None, 4], name="x")
+        ids = tf1.placeholder(tf.int32, [None], name="ids")
+        r = np.random.RandomState(2)
+        w = tf1.get_variable("w", initializer=r.randn(4, 3).astype(np.float32))
+        table = tf1.get_variable("table", initializer=r.randn(5, 3).astype(np.float32))
+        out = tf.add(tf.matmul(x, w), tf.gather(table, ids), name="out")
+        train = tf1.train.GradientDescentOptimizer(0.1).minimize(tf.reduce_sum(out * out))
+        init = tf1.global_variables_initializer()
+        saver = tf1.train.Saver()
+    feed = {"x:0": r.randn(2, 4).astype(np.float32), "ids:0": np.array([4, 1], np.int32)}
+    with tf1.Session(graph=g) as sess:
+        sess.run(init)
+        sess.run(train, feed)
+        prefix = saver.save(sess, str(tmp_path / "model"))
+        want = sess.run("out:0", feed)
+    tgg = tg.Graph()
+    with tgg.as_default():
+        restorer = tg.train.import_meta_graph(prefix + ".meta")
+        with tg.Session(graph=tgg) as sess:
+            restorer.restore(sess, prefix)
+            frozen = tg.graph_util.convert_variables_to_constants(sess, tgg.as_graph_def(), ["out"])
+    frozen_def = tf1.GraphDef()
+    frozen_def.ParseFromString(frozen.SerializeToString())
+    types = {n.op for n in frozen_def.node}
+    assert not types & {"VarHandleOp", "ReadVariableOp", "ResourceGather"}, sorted(types)
+    assert "GatherV2" in types
+    fg = tf.Graph()
+    with fg.as_default():
+        tf.import_graph_def(frozen_def, name="")
+    with tf1.Session(graph=fg) as sess:
+        np.testing.assert_allclose(sess.run("out:0", feed), want, rtol=1e-6)
+
+
 def test_reading_an_uninitialized_variable_is_failed_precondition(tmp_path):
     g, _, init, train, loss, values, _ = build_mlp(lambda: tf1.train.GradientDescentOptimizer(0.1))
     (tmp_path / "graph.pb").write_bytes(g.as_graph_def().SerializeToString())
