@@ -6,6 +6,8 @@
 // Empty segments hold what TensorFlow's CPU kernels give: 0 for the sorted ops (1 for
 // SegmentProd), the reducer's identity for the unsorted ones (lowest for Max, highest for
 // Min), 0 for the sparse ones.
+#include <Eigen/Core>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -395,20 +397,31 @@ void RegisterSparseGrads(tgraph::plugin::Init& init) {
 }  // namespace
 
 void RegisterSegmentReductionKernels(tgraph::plugin::Init& init) {
+  // half and bfloat16 combine in their own precision, as TensorFlow's reducers do.
   RegisterSortedAndUnsorted<float>(init);
   RegisterSortedAndUnsorted<double>(init);
   RegisterSortedAndUnsorted<int32_t>(init);
   RegisterSortedAndUnsorted<int64_t>(init);
+  RegisterSortedAndUnsorted<Eigen::half>(init);
+  RegisterSortedAndUnsorted<Eigen::bfloat16>(init);
   RegisterSparse<float, Scale::kNone>(init, "SparseSegmentSum");
   RegisterSparse<double, Scale::kNone>(init, "SparseSegmentSum");
   RegisterSparse<int32_t, Scale::kNone>(init, "SparseSegmentSum");
   RegisterSparse<int64_t, Scale::kNone>(init, "SparseSegmentSum");
+  RegisterSparse<Eigen::half, Scale::kNone>(init, "SparseSegmentSum");
+  RegisterSparse<Eigen::bfloat16, Scale::kNone>(init, "SparseSegmentSum");
   RegisterSparse<float, Scale::kMean>(init, "SparseSegmentMean");
   RegisterSparse<double, Scale::kMean>(init, "SparseSegmentMean");
+  RegisterSparse<Eigen::half, Scale::kMean>(init, "SparseSegmentMean");
+  RegisterSparse<Eigen::bfloat16, Scale::kMean>(init, "SparseSegmentMean");
   RegisterSparse<float, Scale::kSqrtN>(init, "SparseSegmentSqrtN");
   RegisterSparse<double, Scale::kSqrtN>(init, "SparseSegmentSqrtN");
+  RegisterSparse<Eigen::half, Scale::kSqrtN>(init, "SparseSegmentSqrtN");
+  RegisterSparse<Eigen::bfloat16, Scale::kSqrtN>(init, "SparseSegmentSqrtN");
   RegisterSparseGrads<float>(init);
   RegisterSparseGrads<double>(init);
+  RegisterSparseGrads<Eigen::half>(init);
+  RegisterSparseGrads<Eigen::bfloat16>(init);
 }
 
 }  // namespace tgraph_cpu

@@ -172,3 +172,27 @@ def test_check_numerics_fails_the_run(tmp_path):
                           capture_output=True, text=True)
     assert done.returncode != 0
     assert "check" in done.stderr and "bad input : Tensor had Inf and NaN values" in done.stderr
+
+
+# bfloat16 goes in and out as float32 (cast inside the graph): .npy has no bfloat16.
+@pytest.mark.parametrize("dtype", [tf.float16, tf.bfloat16])
+def test_segment_reductions_half(tmp_path, dtype):
+    x = rng(14).randn(6, 3).astype(np.float32)
+    ids = np.array([0, 0, 1, 3, 3, 3], np.int64)
+    idx = np.array([4, 0, 0, 2, 1], np.int32)
+    seg = np.array([0, 0, 2, 2, 3], np.int32)
+
+    def build():
+        v = tf.cast(ph("x", x), dtype)
+        outs = [getattr(RAW, op)(data=v, segment_ids=ids) for op in
+                ["SegmentSum", "SegmentMean", "SegmentMax", "SegmentMin", "SegmentProd"]]
+        outs += [getattr(RAW, op)(data=v, segment_ids=ids[::-1], num_segments=5) for op in
+                 ["UnsortedSegmentSum", "UnsortedSegmentMax", "UnsortedSegmentMin",
+                  "UnsortedSegmentProd"]]
+        outs += [getattr(RAW, op)(data=v, indices=idx, segment_ids=seg) for op in
+                 ["SparseSegmentSum", "SparseSegmentMean", "SparseSegmentSqrtN"]]
+        outs += [getattr(RAW, op)(grad=v[:4], indices=idx, segment_ids=seg,
+                                  output_dim0=np.int32(6)) for op in
+                 ["SparseSegmentSumGrad", "SparseSegmentMeanGrad", "SparseSegmentSqrtNGrad"]]
+        return [tf.cast(o, tf.float32) for o in outs]
+    check(tmp_path, build, {"x:0": x}, rtol=2e-2, atol=2e-2)

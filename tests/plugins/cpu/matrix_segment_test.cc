@@ -4,6 +4,8 @@
 // same inputs (each align mode, k ranges, batch dims, empty tensors, empty segments), every
 // registered dtype, and the argument checks (INVALID_ARGUMENT naming the node, TensorFlow's
 // messages). tests/python/test_differential_matrix_segment.py compares with TensorFlow itself.
+#include <Eigen/Core>
+
 #include <cmath>
 #include <limits>
 #include <type_traits>
@@ -19,6 +21,8 @@ constexpr DataType DT() {
   if constexpr (std::is_same_v<T, double>) return DT_DOUBLE;
   if constexpr (std::is_same_v<T, int32_t>) return DT_INT32;
   if constexpr (std::is_same_v<T, int64_t>) return DT_INT64;
+  if constexpr (std::is_same_v<T, Eigen::half>) return DT_HALF;
+  if constexpr (std::is_same_v<T, Eigen::bfloat16>) return DT_BFLOAT16;
   return DT_INVALID;
 }
 
@@ -199,8 +203,20 @@ TEST(MatrixDiagKernelTest, DiagAndDiagPart) {
 
 template <typename T>
 class SegmentTypedTest : public ::testing::Test {};
-using NumberTypes = ::testing::Types<float, double, int32_t, int64_t>;
+using NumberTypes =
+    ::testing::Types<float, double, int32_t, int64_t, Eigen::half, Eigen::bfloat16>;
 TYPED_TEST_SUITE(SegmentTypedTest, NumberTypes);
+
+// Half and bfloat16 keep 11 and 8 significant bits.
+template <typename T>
+double Tol() {
+  return sizeof(T) == 2 ? 3e-2 : 1e-6;
+}
+
+template <typename T>
+double D(T v) {
+  return static_cast<double>(static_cast<float>(v));
+}
 
 TYPED_TEST(SegmentTypedTest, SortedSegments) {
   using T = TypeParam;
@@ -306,6 +322,8 @@ TEST(SegmentKernelTest, SparseSegmentSum) {
   CheckSparseSum<double>();
   CheckSparseSum<int32_t>();
   CheckSparseSum<int64_t>();
+  CheckSparseSum<Eigen::half>();
+  CheckSparseSum<Eigen::bfloat16>();
 }
 
 template <typename T>
@@ -320,8 +338,8 @@ void CheckSparseMeanSqrtN() {
   ASSERT_TRUE(r.status.ok()) << r.status.ToString();
   const std::vector<T> got = Values<T>(r.outputs[0]);
   ASSERT_EQ(got.size(), 12u);
-  EXPECT_NEAR(got[0], 6 / std::sqrt(2.0), 1e-6);
-  EXPECT_NEAR(got[1], 8 / std::sqrt(2.0), 1e-6);
+  EXPECT_NEAR(D(got[0]), 6 / std::sqrt(2.0), Tol<T>());
+  EXPECT_NEAR(D(got[1]), 8 / std::sqrt(2.0), Tol<T>());
   EXPECT_EQ(got[6], T(3));
   EXPECT_EQ(got[11], T(0));
   r = RunOp("SparseSegmentMeanWithNumSegments",
@@ -336,6 +354,8 @@ void CheckSparseMeanSqrtN() {
 TEST(SegmentKernelTest, SparseSegmentMeanAndSqrtN) {
   CheckSparseMeanSqrtN<float>();
   CheckSparseMeanSqrtN<double>();
+  CheckSparseMeanSqrtN<Eigen::half>();
+  CheckSparseMeanSqrtN<Eigen::bfloat16>();
 }
 
 TEST(SegmentKernelTest, SparseSegmentsRejectBadInput) {
@@ -371,8 +391,8 @@ void CheckSparseGrads() {
   r = run("SparseSegmentSqrtNGrad");
   ASSERT_TRUE(r.status.ok()) << r.status.ToString();
   const std::vector<T> got = Values<T>(r.outputs[0]);
-  EXPECT_NEAR(got[0], 4 / std::sqrt(2.0), 1e-6);
-  EXPECT_NEAR(got[4], 4 / std::sqrt(2.0) + 1, 1e-6);
+  EXPECT_NEAR(D(got[0]), 4 / std::sqrt(2.0), Tol<T>());
+  EXPECT_NEAR(D(got[4]), 4 / std::sqrt(2.0) + 1, Tol<T>());
   ExpectInvalid(RunOp("SparseSegmentSumGrad",
                       {grad, I32Vec({0, 7}), I32Vec({0, 1}), I32Scalar(4)}).status,
                 {"node", "Index 7 out of range [0, 4)"});
@@ -384,6 +404,8 @@ void CheckSparseGrads() {
 TEST(SegmentKernelTest, SparseSegmentGrads) {
   CheckSparseGrads<float>();
   CheckSparseGrads<double>();
+  CheckSparseGrads<Eigen::half>();
+  CheckSparseGrads<Eigen::bfloat16>();
 }
 
 }  // namespace
