@@ -11,7 +11,8 @@ GradientFunctionRegistry& GradientFunctionRegistry::Global() {
     for (auto* family : {&RegisterMathGradients, &RegisterNnGradients, &RegisterArrayGradients,
                          &RegisterArrayLayoutGradients, &RegisterControlFlowGradients,
                          &RegisterFunctionGradients, &RegisterMatrixSegmentGradients,
-                         &RegisterArrayMiscGradients, &RegisterResourceVariableGradients}) {
+                         &RegisterArrayMiscGradients, &RegisterResourceVariableGradients,
+                         &RegisterDetectionPool3DGradients}) {
       (void)family(*r);
     }
     return r;

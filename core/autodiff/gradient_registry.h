@@ -46,6 +46,8 @@ Status RegisterControlFlowGradients(GradientFunctionRegistry& registry);  // con
 Status RegisterMatrixSegmentGradients(GradientFunctionRegistry& registry);
 // The miscellaneous array ops: ClipByValue, Roll, CheckNumerics, ... (array_misc_grad.cc).
 Status RegisterArrayMiscGradients(GradientFunctionRegistry& registry);
+// 3-D pooling and the detection ops (detection_pool3d_grad.cc).
+Status RegisterDetectionPool3DGradients(GradientFunctionRegistry& registry);
 // Resource variables: reads and gathers pass gradients to the handle (resource_variable_grad.cc).
 Status RegisterResourceVariableGradients(GradientFunctionRegistry& registry);
 

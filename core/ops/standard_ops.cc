@@ -19,7 +19,7 @@ Status RegisterStandardOps(OpRegistry* registry) {
                        &RegisterEinsumOps, &RegisterArrayLayoutOps, &RegisterArrayNdOps,
                        &RegisterImageOps, &RegisterListOps, &RegisterFusedOps,
                        &RegisterFunctionalOps, &RegisterMathMoreOps, &RegisterMatrixSegmentOps,
-                       &RegisterArrayMiscOps}) {
+                       &RegisterArrayMiscOps, &RegisterDetectionPool3DOps}) {
     Status s = family(registry);
     if (!s.ok() && first.ok()) first = s;
   }

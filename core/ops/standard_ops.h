@@ -35,6 +35,7 @@ Status RegisterFunctionalOps(OpRegistry* registry);   // functional_ops.cc
 Status RegisterMatrixSegmentOps(OpRegistry* registry);  // matrix_segment_ops.cc
 Status RegisterArrayMiscOps(OpRegistry* registry);   // array_misc_ops.cc
 Status RegisterMathMoreOps(OpRegistry* registry);     // math_more_ops.cc
+Status RegisterDetectionPool3DOps(OpRegistry* registry);  // detection_pool3d_ops.cc
 
 // Shape functions shared across families: the fused ops (fused_ops.cc) have the shapes of
 // the ops they start with.

@@ -15,6 +15,8 @@ void RegisterTrigKernels(tgraph::plugin::Init& init);             // cwise_trig.
 void RegisterSpecialFunctionKernels(tgraph::plugin::Init& init);  // cwise_special.cc
 void RegisterBinaryMoreKernels(tgraph::plugin::Init& init);       // cwise_binary_more.cc
 void RegisterBitwiseKernels(tgraph::plugin::Init& init);          // cwise_bitwise.cc
+void RegisterPool3DKernels(tgraph::plugin::Init& init);           // pooling3d_ops.cc
+void RegisterDetectionKernels(tgraph::plugin::Init& init);        // detection_ops.cc
 
 void RegisterModelOpKernels(tgraph::plugin::Init& init) {
   for (auto* file : {&RegisterMoreElementwiseKernels, &RegisterBatchNormKernels, &RegisterBatchNormGradKernels,
@@ -23,7 +25,7 @@ void RegisterModelOpKernels(tgraph::plugin::Init& init) {
                      &RegisterDepthwiseConvKernels, &RegisterDepthwiseConvBackpropKernels,
                      &RegisterEinsumKernels, &RegisterConv3DKernels, &RegisterTrigKernels,
                      &RegisterSpecialFunctionKernels, &RegisterBinaryMoreKernels,
-                     &RegisterBitwiseKernels}) {
+                     &RegisterBitwiseKernels, &RegisterPool3DKernels, &RegisterDetectionKernels}) {
     if (!init.ok()) return;
     file(init);
   }

@@ -45,6 +45,10 @@ const std::set<std::string>& HelpersWithoutGradient() {
       "Enter", "RefEnter", "Exit", "RefExit", "NextIteration", "RefNextIteration", "LoopCond",
       // no gradient in TensorFlow either: differentiating through it fails there and here
       "ResizeArea",
+      // MaxPool3DGrad's gradient needs MaxPool3DGradGrad, and CropAndResize's needs
+      // CropAndResizeGradImage / CropAndResizeGradBoxes, none of which tgraph has yet
+      // (TensorFlow has all three: differentiating through these fails here only)
+      "MaxPool3DGrad", "CropAndResize",
       // the call ops' gradient (a function's symbolic gradient; no second order)
       "SymbolicGradient"};
   return ops;

@@ -1,0 +1,69 @@
+// Gradients of the 3-D pooling and detection ops, as TensorFlow's nn_grad.py and
+// image_ops.py define them: MaxPool3D and AvgPool3D through their gradient ops (the forward
+// op's attrs, so windows and padding are read by one piece of code), AvgPool3DGrad's own
+// gradient (AvgPool3D of the incoming gradient), and the non-maximum suppressions registered
+// as not differentiable (TensorFlow has no gradient for them either).
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+#include "core/autodiff/gradient_registry.h"
+
+namespace tgraph {
+namespace {
+
+GradAttrs PoolAttrs(GradientContext& ctx) {
+  GradAttrs attrs;
+  for (const char* name : {"ksize", "strides", "padding", "data_format"}) {
+    if (const tf::AttrValue* v = ctx.FindAttr(name)) attrs.emplace_back(name, *v);
+  }
+  return attrs;
+}
+
+// x's shape as an int32 vector, a constant when statically known (so the gradient op's
+// output gets a static shape).
+Output ShapeOf(GraphBuilder& b, Output x) {
+  const PartialShape& shape = x.shape();
+  if (!shape.IsFullyDefined()) return b.Shape(x);
+  std::vector<int32_t> dims;
+  for (int64_t d : shape.dims()) dims.push_back(static_cast<int32_t>(d));
+  return b.ConstInt32(dims);
+}
+
+Status MaxPool3DGradient(GradientContext& ctx) {
+  ctx.SetInputGrad(0, ctx.Op("MaxPool3DGrad", {ctx.input(0), ctx.output(0), ctx.grad(0)},
+                             PoolAttrs(ctx)));
+  return ctx.status();
+}
+
+Status AvgPool3DGradient(GradientContext& ctx) {
+  ctx.SetInputGrad(0, ctx.Op("AvgPool3DGrad", {ShapeOf(ctx, ctx.input(0)), ctx.grad(0)},
+                             PoolAttrs(ctx)));
+  return ctx.status();
+}
+
+// AvgPool3DGrad is linear in its gradient input; the shape input gets none.
+Status AvgPool3DGradGradient(GradientContext& ctx) {
+  ctx.SetInputGrad(1, ctx.Op("AvgPool3D", {ctx.grad(0)}, PoolAttrs(ctx)));
+  return ctx.status();
+}
+
+}  // namespace
+
+Status RegisterDetectionPool3DGradients(GradientFunctionRegistry& registry) {
+  Status first;
+  auto keep = [&first](Status s) {
+    if (first.ok() && !s.ok()) first = std::move(s);
+  };
+  keep(registry.Register("MaxPool3D", MaxPool3DGradient));
+  keep(registry.Register("AvgPool3D", AvgPool3DGradient));
+  keep(registry.Register("AvgPool3DGrad", AvgPool3DGradGradient));
+  for (const char* op : {"NonMaxSuppression", "NonMaxSuppressionV2", "NonMaxSuppressionV3",
+                         "NonMaxSuppressionV4", "NonMaxSuppressionV5",
+                         "NonMaxSuppressionWithOverlaps"}) {
+    keep(registry.RegisterNotDifferentiable(op));
+  }
+  return first;
+}
+
+}  // namespace tgraph
