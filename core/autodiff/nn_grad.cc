@@ -243,6 +243,13 @@ Status ExtractImagePatchesGrad(GradientContext& ctx) {
   return ctx.status();
 }
 
+// MaxPoolWithArgmax: the incoming gradient of the pooled values added at their argmax.
+Status MaxPoolWithArgmaxGrad(GradientContext& ctx) {
+  const GradAttrs attrs = CopyAttrs(ctx, {"ksize", "strides", "padding", "include_batch_in_index"});
+  ctx.SetInputGrad(0, ctx.Op("MaxPoolGradWithArgmax", {ctx.input(0), ctx.grad(0), ctx.output(1)}, attrs));
+  return ctx.status();
+}
+
 // ---- batch normalization ----
 
 // FusedBatchNorm{,V2,V3}: x, scale and offset get gradients (mean and variance none, as in
@@ -343,6 +350,7 @@ Status RegisterNnGradients(GradientFunctionRegistry& registry) {
   keep(registry.Register("Selu", SeluGrad));
   keep(registry.Register("LRN", LrnGrad));
   keep(registry.Register("ExtractImagePatches", ExtractImagePatchesGrad));
+  keep(registry.Register("MaxPoolWithArgmax", MaxPoolWithArgmaxGrad));
   keep(registry.Register("FusedBatchNorm", FusedBatchNormGrad));
   keep(registry.Register("FusedBatchNormV2", FusedBatchNormGrad));
   keep(registry.Register("FusedBatchNormV3", FusedBatchNormGrad));

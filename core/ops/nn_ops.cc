@@ -447,6 +447,26 @@ Status ExtractImagePatchesShape(InferenceContext& c) {
   return Status::OK();
 }
 
+// MaxPoolWithArgmax: NHWC windows over height and width; the pooled values and their argmax
+// have one shape.
+Status MaxPoolWithArgmaxShape(InferenceContext& c) {
+  std::vector<int64_t> ksize, strides;
+  TG_RETURN_IF_ERROR(GetFourPositive(c, "ksize", &ksize));
+  TG_RETURN_IF_ERROR(GetFourPositive(c, "strides", &strides));
+  Padding padding;
+  TG_RETURN_IF_ERROR(GetPadding(c, &padding));
+  PartialShape input;
+  TG_RETURN_IF_ERROR(c.WithRank(0, 4, &input));
+  std::vector<int64_t> out = {input.dim(0), 0, 0, input.dim(3)};
+  TG_RETURN_IF_ERROR(WindowedOutputSize(c, "height", input.dim(1), ksize[1], 1, strides[1], padding,
+                                        0, 0, &out[1]));
+  TG_RETURN_IF_ERROR(WindowedOutputSize(c, "width", input.dim(2), ksize[2], 1, strides[2], padding,
+                                        0, 0, &out[2]));
+  c.set_output(0, PartialShape(out));
+  c.set_output(1, PartialShape(std::move(out)));
+  return Status::OK();
+}
+
 // The gradient of ExtractImagePatches: the image's shape, from input_sizes when constant.
 Status ExtractImagePatchesGradShape(InferenceContext& c) {
   PartialShape sizes;
@@ -645,6 +665,32 @@ Status RegisterNnOps(OpRegistry* registry) {
           .Attr("T: {half, bfloat16, float} = DT_FLOAT")
           .SetShapeFn(LrnGradShape)
           .Doc("The gradient of LRN with respect to its input."),
+      OpDefBuilder("MaxPoolWithArgmax")
+          .Input("input: T").Output("output: T").Output("argmax: Targmax")
+          .Attr("ksize: list(int) >= 4")
+          .Attr("strides: list(int) >= 4")
+          .Attr("Targmax: {int32, int64} = DT_INT64")
+          .Attr("padding: {'SAME', 'VALID'}")
+          .Attr("include_batch_in_index: bool = false")
+          .Attr("T: realnumbertype")
+          .SetShapeFn(MaxPoolWithArgmaxShape)
+          .Doc("MaxPool of an NHWC input, and where each maximum was: the flat index ((b * H + "
+               "y) * W + x) * C + c, without b unless include_batch_in_index."),
+      OpDefBuilder("MaxPoolGradWithArgmax")
+          .Input("input: T").Input("grad: T").Input("argmax: Targmax").Output("output: T")
+          .Attr("ksize: list(int) >= 4")
+          .Attr("strides: list(int) >= 4")
+          .Attr("padding: {'SAME', 'VALID'}")
+          .Attr("include_batch_in_index: bool = false")
+          .Attr("Targmax: {int32, int64}")
+          .Attr("T: realnumbertype")
+          .SetShapeFn([](InferenceContext& c) {
+            PartialShape in;
+            TG_RETURN_IF_ERROR(c.WithRank(0, 4, &in));
+            c.set_output(0, in);
+            return Status::OK();
+          })
+          .Doc("The gradient of MaxPoolWithArgmax: each grad element added at its argmax."),
       OpDefBuilder("ExtractImagePatches")
           .Input("images: T").Output("patches: T")
           .Attr("ksizes: list(int) >= 4")

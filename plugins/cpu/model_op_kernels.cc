@@ -10,6 +10,7 @@ void RegisterBatchNormGradKernels(tgraph::plugin::Init& init);  // batch_norm_gr
 void RegisterLrnKernels(tgraph::plugin::Init& init);            // lrn_op.cc
 void RegisterExtractImagePatchesKernels(tgraph::plugin::Init& init);  // extract_patches_op.cc
 void RegisterActivationGradMoreKernels(tgraph::plugin::Init& init);   // activation_grad_more.cc
+void RegisterPoolArgmaxKernels(tgraph::plugin::Init& init);           // pool_argmax_ops.cc
 // The element-wise math beyond the basic set (core/ops/math_more_ops.cc), one file each.
 void RegisterTrigKernels(tgraph::plugin::Init& init);             // cwise_trig.cc
 void RegisterSpecialFunctionKernels(tgraph::plugin::Init& init);  // cwise_special.cc
@@ -21,7 +22,7 @@ void RegisterDetectionKernels(tgraph::plugin::Init& init);        // detection_o
 void RegisterModelOpKernels(tgraph::plugin::Init& init) {
   for (auto* file : {&RegisterMoreElementwiseKernels, &RegisterBatchNormKernels, &RegisterBatchNormGradKernels,
                      &RegisterLrnKernels, &RegisterExtractImagePatchesKernels,
-                     &RegisterActivationGradMoreKernels,
+                     &RegisterActivationGradMoreKernels, &RegisterPoolArgmaxKernels,
                      &RegisterDepthwiseConvKernels, &RegisterDepthwiseConvBackpropKernels,
                      &RegisterEinsumKernels, &RegisterConv3DKernels, &RegisterTrigKernels,
                      &RegisterSpecialFunctionKernels, &RegisterBinaryMoreKernels,

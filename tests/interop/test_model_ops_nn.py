@@ -2,8 +2,9 @@
 differentially against TensorFlow (the same pattern as test_model_ops.py: a TF1 graph with the
 exact raw op, TF's kernel with graph rewrites off, the GraphDef run by `tgraph run`):
 FusedBatchNormGrad{,V2,V3} (in every graph TF builds to train a fused batch normalization),
-LRN and LRNGrad (AlexNet's and GoogLeNet's normalization), ExtractImagePatches, and the
-LeakyReluGrad and SeluGrad of TF's backward graphs."""
+LRN and LRNGrad (AlexNet's and GoogLeNet's normalization), ExtractImagePatches,
+MaxPoolWithArgmax and its gradient (SegNet's unpooling), and the LeakyReluGrad and SeluGrad
+of TF's backward graphs."""
 import numpy as np
 import pytest
 import tensorflow as tf
@@ -195,3 +196,24 @@ def test_leaky_relu_and_selu_gradients_as_tf_builds_them(tmp_path):
     fetches = [loss.name, grad.name]
     for e, g in zip(run_tensorflow(graph, {"x:0": x}, fetches), run_tgraph(tmp_path, graph, {"x:0": x}, fetches)):
         np.testing.assert_allclose(g, e, rtol=1e-5, atol=1e-5)
+
+
+# ---- MaxPoolWithArgmax ----
+
+@pytest.mark.parametrize("padding", ["SAME", "VALID"])
+@pytest.mark.parametrize("with_batch", [False, True])
+def test_max_pool_with_argmax_and_its_gradient(tmp_path, padding, with_batch):
+    x = np.round(rng(60).randn(2, 7, 6, 3) * 3).astype(np.float32)  # ties
+    g = rng(61).randn(2, 4 if padding == "SAME" else 3, 3, 3).astype(np.float32)
+
+    def build():
+        vx = ph("x", x)
+        out, arg = RAW.MaxPoolWithArgmax(input=vx, ksize=[1, 3, 2, 1], strides=[1, 2, 2, 1], padding=padding,
+                                         include_batch_in_index=with_batch)
+        out32, arg32 = RAW.MaxPoolWithArgmax(input=vx, ksize=[1, 2, 2, 1], strides=[1, 1, 2, 1], padding=padding,
+                                             Targmax=tf.int32, include_batch_in_index=with_batch)
+        grad = RAW.MaxPoolGradWithArgmax(input=vx, grad=ph("g", g), argmax=arg, ksize=[1, 3, 2, 1],
+                                         strides=[1, 2, 2, 1], padding=padding,
+                                         include_batch_in_index=with_batch)
+        return [out, arg, out32, arg32, grad]
+    check(tmp_path, build, {"x:0": x, "g:0": g})

@@ -23,6 +23,7 @@ const std::set<std::string>& HelpersWithoutGradient() {
       // convolution, pooling and normalization backprops
       "MaxPoolGrad", "AvgPoolGrad", "FusedBatchNormGrad", "FusedBatchNormGradV2",
       "FusedBatchNormGradV3", "LRNGrad", "_ExtractImagePatchesGrad", "LeakyReluGrad", "SeluGrad",
+      "MaxPoolGradWithArgmax",
       "DepthwiseConv2dNativeBackpropInput", "DepthwiseConv2dNativeBackpropFilter",
       "MirrorPadGrad", "ResizeBilinearGrad", "ResizeNearestNeighborGrad", "ResizeBicubicGrad",
       // index and shape helpers

@@ -1,6 +1,6 @@
 // CPU kernels of the neural-network ops TensorFlow's own graphs hold: FusedBatchNormGrad
 // (every version and dtype), LRN and LRNGrad, ExtractImagePatches (every dtype) and tgraph's
-// _ExtractImagePatchesGrad, LeakyReluGrad and SeluGrad; against float64 references written
+// _ExtractImagePatchesGrad, MaxPoolWithArgmax and its gradient, LeakyReluGrad and SeluGrad; against float64 references written
 // here (LRNGrad against LRN's derivative by central differences), and their argument checks.
 // tests/interop/test_model_ops_nn.py compares them with TensorFlow itself.
 #include <Eigen/Core>
@@ -304,6 +304,73 @@ TEST(NnMoreOpsTest, ExtractImagePatchesGradCountsTheWindowsOfEachPixel) {
                       PatchAttrs(c), /*known_shapes=*/false)
                     .status,
                 {"grad must have the patches' shape"});
+}
+
+// ---- MaxPoolWithArgmax ----
+
+// Values and flat argmax indices of a max pool over an image of distinct values, in double,
+// with the first maximum in row-major window order winning ties.
+TEST(NnMoreOpsTest, MaxPoolWithArgmaxAndItsGradientOnEveryType) {
+  const Dims dims = {2, 5, 4, 3};
+  std::vector<double> x(120);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = std::round(10 * std::sin(1.3 * static_cast<double>(i)));  // ties
+  for (bool with_batch : {false, true}) {
+    for (const std::string padding : {"SAME", "VALID"}) {
+      const AttrMap attrs = {{"ksize", AttrOfIntList({1, 3, 2, 1})}, {"strides", AttrOfIntList({1, 2, 2, 1})},
+                             {"padding", AttrOfString(padding)}, {"include_batch_in_index", AttrOfBool(with_batch)}};
+      const int64_t oh = padding == "SAME" ? 3 : 2, ow = 2, pt = padding == "SAME" ? 1 : 0;
+      std::vector<double> want_v, want_i;
+      for (int64_t b = 0; b < 2; ++b)
+        for (int64_t y = 0; y < oh; ++y)
+          for (int64_t q = 0; q < ow; ++q)
+            for (int64_t c = 0; c < 3; ++c) {
+              double best = 0;
+              int64_t at = -1;
+              for (int64_t i = 0; i < 3; ++i)
+                for (int64_t j = 0; j < 2; ++j) {
+                  const int64_t yy = y * 2 - pt + i, xx = q * 2 + j;
+                  if (yy < 0 || yy >= 5 || xx >= 4) continue;
+                  const double v = x[static_cast<size_t>(((b * 5 + yy) * 4 + xx) * 3 + c)];
+                  if (at < 0 || v > best) {
+                    best = v;
+                    at = (((with_batch ? b * 5 : 0) + yy) * 4 + xx) * 3 + c;
+                  }
+                }
+              want_v.push_back(best);
+              want_i.push_back(static_cast<double>(at));
+            }
+      for (DataType dt : {DT_FLOAT, DT_DOUBLE, DT_HALF, DT_BFLOAT16}) {
+        for (DataType index : {DT_INT64, DT_INT32}) {
+          AttrMap a = attrs;
+          a["Targmax"] = AttrOfType(index);
+          OpRun r = RunOp("MaxPoolWithArgmax", {Typed(dt, dims, x)}, a);
+          const std::string what = std::string(DataTypeName(dt)) + " " + padding + (with_batch ? " with batch" : "");
+          ASSERT_TRUE(r.status.ok()) << what << ": " << r.status.ToString();
+          ExpectNear(r.outputs[0], want_v, 1, what);
+          const std::vector<double> got_i =
+              index == DT_INT64 ? Get<int64_t>(r.outputs[1]) : Get<int32_t>(r.outputs[1]);
+          EXPECT_EQ(got_i, want_i) << what;
+          // The gradient: each pooled gradient added where its maximum was.
+          std::vector<double> g(want_v.size());
+          for (size_t i = 0; i < g.size(); ++i) g[i] = 0.5 + static_cast<double>(i % 7);
+          std::vector<double> dx(x.size(), 0.0);
+          for (size_t i = 0; i < g.size(); ++i) {
+            const int64_t b = static_cast<int64_t>(i) / (oh * ow * 3);
+            dx[static_cast<size_t>(static_cast<int64_t>(want_i[i]) + (with_batch ? 0 : b * 60))] += g[i];
+          }
+          OpRun grad = RunOp("MaxPoolGradWithArgmax", {Typed(dt, dims, x), Typed(dt, r.outputs[0].dims(), g), r.outputs[1]}, a);
+          ASSERT_TRUE(grad.status.ok()) << what << ": " << grad.status.ToString();
+          ExpectNear(grad.outputs[0], dx, 8, what + " gradient");
+        }
+      }
+    }
+  }
+  // An argmax outside its image fails instead of writing out of bounds.
+  OpRun bad = RunOp("MaxPoolGradWithArgmax", {Typed(DT_FLOAT, {1, 2, 2, 1}, {1, 2, 3, 4}), Typed(DT_FLOAT, {1, 1, 1, 1}, {1}),
+                                              MakeTensor<int64_t>(DT_INT64, {1, 1, 1, 1}, {9})},
+                    {{"ksize", AttrOfIntList({1, 2, 2, 1})}, {"strides", AttrOfIntList({1, 2, 2, 1})},
+                     {"padding", AttrOfString("VALID")}});
+  ExpectInvalid(bad.status, {"argmax lies outside"});
 }
 
 // ---- activation gradients ----
