@@ -17,6 +17,8 @@ packages=(
   libleveldb-dev nlohmann-json3-dev
   # plugins/onednn: oneDNN's CPU kernels (MatMul, BatchMatMul, Conv2D and its gradients).
   libdnnl-dev
+  # The CPU plugin's image codec kernels (DecodeJpeg, DecodePng, EncodeJpeg, EncodePng...).
+  libjpeg62-turbo-dev libpng-dev
   # The examples: scikit-learn's digits (examples/digits_mlp) and the fortune files, a plain
   # text corpus (examples/word2vec).
   python3-sklearn fortunes

@@ -12,6 +12,7 @@ GradientFunctionRegistry& GradientFunctionRegistry::Global() {
                          &RegisterArrayLayoutGradients, &RegisterControlFlowGradients,
                          &RegisterFunctionGradients, &RegisterMatrixSegmentGradients,
                          &RegisterArrayMiscGradients, &RegisterResourceVariableGradients,
+                         &RegisterImageCodecGradients,
                          &RegisterDetectionPool3DGradients}) {
       (void)family(*r);
     }

@@ -48,6 +48,8 @@ Status RegisterMatrixSegmentGradients(GradientFunctionRegistry& registry);
 Status RegisterArrayMiscGradients(GradientFunctionRegistry& registry);
 // 3-D pooling and the detection ops (detection_pool3d_grad.cc).
 Status RegisterDetectionPool3DGradients(GradientFunctionRegistry& registry);
+// The image codec ops: none differentiable (image_codec_grad.cc).
+Status RegisterImageCodecGradients(GradientFunctionRegistry& registry);
 // Resource variables: reads and gathers pass gradients to the handle (resource_variable_grad.cc).
 Status RegisterResourceVariableGradients(GradientFunctionRegistry& registry);
 

@@ -17,7 +17,8 @@ Status RegisterStandardOps(OpRegistry* registry) {
                        &RegisterTrainingOps, &RegisterIoOps, &RegisterLoggingOps,
                        &RegisterStringOps, &RegisterArraySplitOps, &RegisterBatchNormOps,
                        &RegisterEinsumOps, &RegisterArrayLayoutOps, &RegisterArrayNdOps,
-                       &RegisterImageOps, &RegisterListOps, &RegisterFusedOps,
+                       &RegisterImageOps, &RegisterImageCodecOps, &RegisterListOps,
+                       &RegisterFusedOps,
                        &RegisterFunctionalOps, &RegisterMathMoreOps, &RegisterMatrixSegmentOps,
                        &RegisterArrayMiscOps, &RegisterDetectionPool3DOps}) {
     Status s = family(registry);

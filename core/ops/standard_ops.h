@@ -29,6 +29,7 @@ Status RegisterEinsumOps(OpRegistry* registry);       // einsum_ops.cc
 Status RegisterArrayLayoutOps(OpRegistry* registry);  // array_layout_ops.cc
 Status RegisterArrayNdOps(OpRegistry* registry);      // array_nd_ops.cc
 Status RegisterImageOps(OpRegistry* registry);        // image_ops.cc
+Status RegisterImageCodecOps(OpRegistry* registry);   // image_codec_ops.cc
 Status RegisterListOps(OpRegistry* registry);         // list_ops.cc
 Status RegisterFusedOps(OpRegistry* registry);        // fused_ops.cc
 Status RegisterFunctionalOps(OpRegistry* registry);   // functional_ops.cc

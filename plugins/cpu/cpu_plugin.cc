@@ -1,6 +1,7 @@
 // The CPU plugin's one exported symbol: registers the CPU device and every kernel family.
 #include "bf16_kernels.h"
 #include "cpu_kernels.h"
+#include "image_codec/image_codec_kernels.h"
 #include "model_op_kernels.h"
 #include "strings/string_kernels.h"
 #include "summary/summary_kernels.h"
@@ -16,7 +17,7 @@ extern "C" TG_PLUGIN_EXPORT void TG_PluginInit(const TG_PluginInitArgs* args, TG
                        &RegisterSummaryKernels, &RegisterModelOpKernels,
                        &RegisterStringKernels, &RegisterBf16Kernels,
                        &RegisterMatrixDiagKernels, &RegisterSegmentReductionKernels,
-                       &RegisterArrayMiscKernels}) {
+                       &RegisterArrayMiscKernels, &RegisterImageCodecKernels}) {
     if (!init.ok()) return;
     family(init);
   }

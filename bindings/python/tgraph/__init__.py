@@ -77,6 +77,7 @@ from tgraph.ops.logging_ops import Print
 from tgraph.ops.cond_while import case, cond, while_loop
 from tgraph.ops import nn
 from tgraph.ops import image_ops as image
+from tgraph import io  # noqa: A004 (tf.io)
 from tgraph.ops.image_ops import extract_image_patches  # noqa: F401 (TF 1.x's tf.extract_image_patches)
 from tgraph import math
 from tgraph import bitwise

@@ -166,3 +166,9 @@ def extract_image_patches(images: Any, ksizes: Any = None, strides: Any = None,
 from tgraph.ops.detection_pool3d_ops import (  # noqa: E402,F401
     crop_and_resize, non_max_suppression, non_max_suppression_overlaps,
     non_max_suppression_with_scores)
+
+
+# The codecs, also tf.image's (tf.image.decode_jpeg and the others; tf.io has them too).
+from tgraph.ops.image_codec_ops import (decode_bmp, decode_image, decode_jpeg,  # noqa: E402,F401
+                                        decode_png, encode_jpeg, encode_png,
+                                        extract_jpeg_shape)
