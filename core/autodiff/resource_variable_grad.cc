@@ -51,7 +51,7 @@ Status RegisterResourceVariableGradients(GradientFunctionRegistry& registry) {
                          "ResourceApplyAdagrad", "ResourceApplyAdagradV2", "ResourceSparseApplyMomentum",
                          "ResourceSparseApplyKerasMomentum", "ResourceSparseApplyRMSProp",
                          "ResourceSparseApplyCenteredRMSProp", "ResourceSparseApplyAdagrad",
-                         "ResourceSparseApplyAdagradV2"}) {
+                         "ResourceSparseApplyAdagradV2", "ResourceApplyAdadelta", "ResourceSparseApplyAdadelta"}) {
     keep(registry.RegisterNotDifferentiable(op));
   }
   return first;

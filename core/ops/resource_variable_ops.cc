@@ -204,6 +204,17 @@ Status RegisterResourceVariableOps(OpRegistry* registry) {
       ResourceApplyOp("ResourceApplyAdagradV2", {{"var", V}, {"accum", V}, {"lr", S}, {"epsilon", S}, {"grad", G}},
                       {"update_slots: bool = true"},
                       "accum += grad^2 (when update_slots); var -= lr * grad / (sqrt(accum) + epsilon)."),
+      ResourceApplyOp("ResourceApplyAdadelta",
+                      {{"var", V}, {"accum", V}, {"accum_update", V}, {"lr", S}, {"rho", S}, {"epsilon", S},
+                       {"grad", G}},
+                      {},
+                      "accum = rho * accum + (1 - rho) * grad^2; update = sqrt(accum_update + epsilon) / "
+                      "sqrt(accum + epsilon) * grad; var -= lr * update; accum_update = rho * accum_update + "
+                      "(1 - rho) * update^2."),
+      ResourceApplyOp("ResourceSparseApplyAdadelta",
+                      {{"var", V}, {"accum", V}, {"accum_update", V}, {"lr", S}, {"rho", S}, {"epsilon", S},
+                       {"grad", G}, {"indices", I}},
+                      {}, "ResourceApplyAdadelta on the rows that indices address."),
       ResourceApplyOp("ResourceSparseApplyMomentum",
                       {{"var", V}, {"accum", V}, {"lr", S}, {"grad", G}, {"indices", I}, {"momentum", S}},
                       {"use_nesterov: bool = false"},

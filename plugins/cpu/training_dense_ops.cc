@@ -88,6 +88,7 @@ void RegisterDenseTrainingKernels(tgraph::plugin::Init& init) {
   RegisterDense<AdagradRule>(init);
   RegisterDense<AdagradV2Rule>(init);
   RegisterDense<KerasMomentumRule>(init);
+  RegisterDense<AdadeltaRule>(init);
 }
 
 }  // namespace tgraph_cpu

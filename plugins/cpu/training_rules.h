@@ -238,4 +238,39 @@ struct AdagradV2Rule {
   }
 };
 
+// Adadelta (resource variables only):
+// accum = accum * rho + grad^2 * (1 - rho)
+// update = sqrt(accum_update + epsilon) / sqrt(accum + epsilon) * grad;  var -= lr * update
+// accum_update = accum_update * rho + update^2 * (1 - rho)
+template <typename T>
+struct AdadeltaRule {
+  static constexpr const char* kDenseOp = nullptr;
+  static constexpr const char* kResourceOp = "ResourceApplyAdadelta";
+  static constexpr const char* kSparseOp = nullptr;
+  static constexpr const char* kResourceSparseOp = "ResourceSparseApplyAdadelta";
+  static constexpr const char* kInputs[] = {"var", "accum", "accum_update", "lr", "rho", "epsilon", "grad"};
+  static constexpr int kSlots = 3, kGrad = 6;
+  static constexpr double kCost = 8.0;
+  explicit AdadeltaRule(Construction&) {}
+
+  struct Coeffs {
+    T lr, rho, epsilon;
+  };
+  Coeffs Prepare(const Scalars<T>& in) const { return {in[3], in[4], in[5]}; }
+  // Element by element: the update is used twice, and one pass keeps it in a register.
+  void Apply(const Coeffs& k, const Chunk<T, kSlots>& c) const {
+    T* var = c.slot[0];
+    T* accum = c.slot[1];
+    T* accum_update = c.slot[2];
+    const T decay = T(1) - k.rho;
+    for (int64_t i = 0; i < c.n; ++i) {
+      const T g = c.grad[i];
+      accum[i] = accum[i] * k.rho + g * g * decay;
+      const T update = std::sqrt(accum_update[i] + k.epsilon) / std::sqrt(accum[i] + k.epsilon) * g;
+      var[i] -= update * k.lr;
+      accum_update[i] = accum_update[i] * k.rho + update * update * decay;
+    }
+  }
+};
+
 }  // namespace tgraph_cpu::training

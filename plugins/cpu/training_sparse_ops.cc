@@ -139,6 +139,7 @@ void RegisterSparseTrainingKernels(tgraph::plugin::Init& init) {
   RegisterSparse<CenteredRMSPropRule>(init);
   RegisterSparse<AdagradV2Rule>(init);
   RegisterSparse<KerasMomentumRule>(init);
+  RegisterSparse<AdadeltaRule>(init);
 }
 
 }  // namespace tgraph_cpu

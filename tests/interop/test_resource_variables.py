@@ -125,6 +125,7 @@ OPTIMIZERS = {
     "rmsprop": (lambda: tf1.train.RMSPropOptimizer(0.01, momentum=0.5), "ResourceApplyRMSProp"),
     "centered_rmsprop": (lambda: tf1.train.RMSPropOptimizer(0.01, centered=True), "ResourceApplyCenteredRMSProp"),
     "adagrad": (lambda: tf1.train.AdagradOptimizer(0.1), "ResourceApplyAdagrad"),
+    "adadelta": (lambda: tf1.train.AdadeltaOptimizer(1.0, rho=0.9, epsilon=1e-6), "ResourceApplyAdadelta"),
     # Keras' optimizers' update ops, applied through tf.raw_ops (this Keras builds no TF1
     # graphs): accum slots made as TF makes them, zeros.
     "keras_momentum": (lambda: RawOptimizer("ResourceApplyKerasMomentum", lr=0.05, momentum=0.9),
@@ -169,6 +170,8 @@ def build_embedding(make_optimizer):
     ("adagrad", lambda: tf1.train.AdagradOptimizer(0.1), "ResourceSparseApplyAdagrad"),
     ("momentum", lambda: tf1.train.MomentumOptimizer(0.1, 0.9), "ResourceSparseApplyMomentum"),
     ("adam", lambda: tf1.train.AdamOptimizer(0.05), "ResourceScatterAdd"),
+    ("adadelta", lambda: tf1.train.AdadeltaOptimizer(1.0), "ResourceSparseApplyAdadelta"),
+    ("rmsprop", lambda: tf1.train.RMSPropOptimizer(0.05, momentum=0.5), "ResourceSparseApplyRMSProp"),
 ])
 def test_embedding_trains_through_sparse_updates(name, make, op):
     g, init, train, loss, value = build_embedding(make)
@@ -427,7 +430,7 @@ OPS = ["VarHandleOp", "ReadVariableOp", "AssignVariableOp", "AssignAddVariableOp
        "ResourceApplyAdagrad", "ResourceApplyAdagradV2", "ResourceSparseApplyMomentum",
        "ResourceSparseApplyKerasMomentum", "ResourceSparseApplyRMSProp",
        "ResourceSparseApplyCenteredRMSProp", "ResourceSparseApplyAdagrad",
-       "ResourceSparseApplyAdagradV2"]
+       "ResourceSparseApplyAdagradV2", "ResourceApplyAdadelta", "ResourceSparseApplyAdadelta"]
 
 
 @pytest.mark.parametrize("name", OPS)
