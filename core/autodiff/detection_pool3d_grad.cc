@@ -48,6 +48,24 @@ Status AvgPool3DGradGradient(GradientContext& ctx) {
   return ctx.status();
 }
 
+// CropAndResize: the image's gradient (float, half and double images only, as TF's) and
+// the boxes' (of bilinear sampling, for either method, as TF approximates nearest's);
+// box_ind and crop_size get none.
+Status CropAndResizeGradient(GradientContext& ctx) {
+  Output image = ctx.input(0), boxes = ctx.input(1), box_ind = ctx.input(2), g = ctx.grad(0);
+  const DataType t = BaseType(image.dtype());
+  if (t == DT_FLOAT || t == DT_HALF || t == DT_DOUBLE) {
+    GradAttrs attrs;
+    for (const char* name : {"T", "method"}) {
+      if (const tf::AttrValue* v = ctx.FindAttr(name)) attrs.emplace_back(name, *v);
+    }
+    ctx.SetInputGrad(0, ctx.Op("CropAndResizeGradImage", {g, boxes, box_ind, ShapeOf(ctx, image)},
+                               attrs));
+  }
+  ctx.SetInputGrad(1, ctx.Op("CropAndResizeGradBoxes", {g, image, boxes, box_ind}));
+  return ctx.status();
+}
+
 }  // namespace
 
 Status RegisterDetectionPool3DGradients(GradientFunctionRegistry& registry) {
@@ -58,6 +76,7 @@ Status RegisterDetectionPool3DGradients(GradientFunctionRegistry& registry) {
   keep(registry.Register("MaxPool3D", MaxPool3DGradient));
   keep(registry.Register("AvgPool3D", AvgPool3DGradient));
   keep(registry.Register("AvgPool3DGrad", AvgPool3DGradGradient));
+  keep(registry.Register("CropAndResize", CropAndResizeGradient));
   for (const char* op : {"NonMaxSuppression", "NonMaxSuppressionV2", "NonMaxSuppressionV3",
                          "NonMaxSuppressionV4", "NonMaxSuppressionV5",
                          "NonMaxSuppressionWithOverlaps"}) {

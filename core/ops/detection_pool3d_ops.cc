@@ -1,6 +1,6 @@
 // The ops 3-D CNNs and object-detection models use beyond the first families: 3-D pooling
 // (MaxPool3D, AvgPool3D and their gradients' ops) and the detection ops (NonMaxSuppression
-// V1-V5, NonMaxSuppressionWithOverlaps, CropAndResize). Signatures, attrs, defaults and type
+// V1-V5, NonMaxSuppressionWithOverlaps, CropAndResize and its two gradients' ops). Signatures, attrs, defaults and type
 // lists are TensorFlow's, so GraphDefs written by TF import here.
 #include <string>
 #include <vector>
@@ -227,6 +227,30 @@ Status CropAndResizeShape(InferenceContext& c) {
   return Status::OK();
 }
 
+// CropAndResizeGradImage: grads [num_boxes, h, w, depth] -> the 4-D shape in image_size.
+Status CropAndResizeGradImageShape(InferenceContext& c) {
+  PartialShape grads;
+  TG_RETURN_IF_ERROR(c.WithRank(0, 4, &grads));
+  const PartialShape& size = c.input_shape(3);
+  if (size.known_rank() && (size.rank() != 1 || (size.dim(0) >= 0 && size.dim(0) != 4))) {
+    return c.Error("image_size must be a vector of 4 values, but has shape ", size.ToString());
+  }
+  if (auto v = shape_fns::ConstInts(c, 3); v && v->size() == 4) {
+    c.set_output(0, PartialShape(*v));
+  } else {
+    c.set_output(0, PartialShape::UnknownOfRank(4));
+  }
+  return Status::OK();
+}
+
+// CropAndResizeGradBoxes: boxes' shape [num_boxes, 4].
+Status CropAndResizeGradBoxesShape(InferenceContext& c) {
+  PartialShape boxes;
+  TG_RETURN_IF_ERROR(c.WithRank(2, 2, &boxes));
+  c.set_output(0, PartialShape{boxes.dim(0), 4});
+  return Status::OK();
+}
+
 }  // namespace
 
 Status RegisterDetectionPool3DOps(OpRegistry* registry) {
@@ -331,6 +355,21 @@ Status RegisterDetectionPool3DOps(OpRegistry* registry) {
           .Doc("Crops of image (boxes in normalized coordinates) resized to crop_size by "
                "bilinear or nearest sampling; samples outside the image are "
                "extrapolation_value."),
+      OpDefBuilder("CropAndResizeGradImage")
+          .Input("grads: float").Input("boxes: float").Input("box_ind: int32")
+          .Input("image_size: int32").Output("output: T")
+          .Attr("T: {float, half, double}")
+          .Attr("method: {'bilinear', 'nearest'} = 'bilinear'")
+          .SetShapeFn(CropAndResizeGradImageShape)
+          .Doc("The gradient of CropAndResize with respect to its image."),
+      OpDefBuilder("CropAndResizeGradBoxes")
+          .Input("grads: float").Input("image: T").Input("boxes: float").Input("box_ind: int32")
+          .Output("output: float")
+          .Attr("T: {uint8, uint16, int8, int16, int32, int64, half, float, double}")
+          .Attr("method: {'bilinear'} = 'bilinear'")
+          .SetShapeFn(CropAndResizeGradBoxesShape)
+          .Doc("The gradient of CropAndResize with respect to its boxes (of bilinear "
+               "sampling, also used for nearest as TF does)."),
   });
 }
 

@@ -11,7 +11,8 @@
 //  - CropAndResize samples each box (normalized corners, y1 > y2 flips the crop) at
 //    crop_size points spaced evenly from corner to corner (the box's centre for a size of
 //    1), bilinearly or at the nearest pixel; points outside the image get
-//    extrapolation_value.
+//    extrapolation_value. Its gradients' ops (CropAndResizeGradImage / GradBoxes) follow
+//    the same sample points.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -353,6 +354,233 @@ class CropAndResizeOp {
   float extrapolation_ = 0;
 };
 
+// ---- CropAndResize's gradients ----
+
+// The checks CropAndResize's gradients share with it: grads [num_boxes, crop_h, crop_w,
+// depth] with positive crop sizes, boxes [num_boxes, 4] (finite), box_ind [num_boxes] of
+// images in [0, batch). Fails the context otherwise.
+struct CropGeometry {
+  int64_t num_boxes = 0, crop_h = 0, crop_w = 0, depth = 0;
+  int64_t batch = 0, height = 0, width = 0;
+};
+
+bool CheckCropGrad(Context& ctx, const tgraph::plugin::TensorView& grads,
+                   const tgraph::plugin::TensorView& boxes, const tgraph::plugin::TensorView& box_ind,
+                   const std::vector<int64_t>& image, CropGeometry* g) {
+  if (grads.rank() != 4) {
+    ctx.Fail(TG_INVALID_ARGUMENT, "grads must be 4-D, got shape " + ShapeString(grads.dims()));
+    return false;
+  }
+  g->num_boxes = grads.dim(0);
+  g->crop_h = grads.dim(1);
+  g->crop_w = grads.dim(2);
+  g->depth = grads.dim(3);
+  if (g->crop_h <= 0 || g->crop_w <= 0) {
+    ctx.Fail(TG_INVALID_ARGUMENT, "grads' crop dimensions must be positive, got shape " +
+                                      ShapeString(grads.dims()));
+    return false;
+  }
+  if (boxes.rank() != 2 || boxes.dim(0) != g->num_boxes || boxes.dim(1) != 4) {
+    ctx.Fail(TG_INVALID_ARGUMENT, "boxes must be [" + std::to_string(g->num_boxes) +
+                                      ", 4] (a row per crop in grads), got shape " +
+                                      ShapeString(boxes.dims()));
+    return false;
+  }
+  if (box_ind.rank() != 1 || box_ind.dim(0) != g->num_boxes) {
+    ctx.Fail(TG_INVALID_ARGUMENT, "box_ind must be a vector of " + std::to_string(g->num_boxes) +
+                                      " values, got shape " + ShapeString(box_ind.dims()));
+    return false;
+  }
+  if (image.size() != 4 || image[1] <= 0 || image[2] <= 0 || image[3] != g->depth) {
+    ctx.Fail(TG_INVALID_ARGUMENT, "the image " + ShapeString(image) +
+                                      " must be 4-D with positive height and width and the depth "
+                                      "of grads " + ShapeString(grads.dims()));
+    return false;
+  }
+  g->batch = image[0];
+  g->height = image[1];
+  g->width = image[2];
+  const int32_t* ind = box_ind.data<int32_t>();
+  for (int64_t i = 0; i < g->num_boxes; ++i) {
+    if (ind[i] < 0 || ind[i] >= g->batch) {
+      ctx.Fail(TG_INVALID_ARGUMENT, "box_ind has values outside [0, batch_size): " +
+                                        std::to_string(ind[i]) + " at " + std::to_string(i));
+      return false;
+    }
+  }
+  const float* b = boxes.data<float>();
+  for (int64_t i = 0; i < g->num_boxes * 4; ++i) {
+    if (!std::isfinite(b[i])) {
+      ctx.Fail(TG_INVALID_ARGUMENT, "boxes contains at least one element that is not finite");
+      return false;
+    }
+  }
+  return true;
+}
+
+// A sample's coordinate along one axis, as CropAndResize computes it.
+inline float SampleAt(float c0, float c1, int64_t crop, int64_t size, int64_t i, float scale) {
+  return crop > 1 ? c0 * static_cast<float>(size - 1) + static_cast<float>(i) * scale
+                  : static_cast<float>(0.5 * static_cast<double>(c0 + c1) * static_cast<double>(size - 1));
+}
+
+// Each crop sample's gradient added to the pixels it read (bilinear: the four neighbours by
+// their weights; nearest: the one pixel), in T, box after box in order as TF adds them.
+template <typename T>
+class CropAndResizeGradImageOp {
+ public:
+  explicit CropAndResizeGradImageOp(Construction& c) {
+    std::string method;
+    if (c.GetAttr("method", &method)) bilinear_ = method == "bilinear";
+  }
+
+  void Compute(Context& ctx) {
+    const auto grads = ctx.input(0), boxes_t = ctx.input(1), ind_t = ctx.input(2), size_t_ = ctx.input(3);
+    if (size_t_.rank() != 1 || size_t_.dim(0) != 4) {
+      ctx.Fail(TG_INVALID_ARGUMENT, "image_size must be a vector of 4 values, got shape " +
+                                        ShapeString(size_t_.dims()));
+      return;
+    }
+    const int32_t* sz = size_t_.data<int32_t>();
+    const std::vector<int64_t> image = {sz[0], sz[1], sz[2], sz[3]};
+    if (image[0] < 0) {
+      ctx.Fail(TG_INVALID_ARGUMENT, "image_size must be non-negative, got " + ShapeString(image));
+      return;
+    }
+    CropGeometry g;
+    if (!CheckCropGrad(ctx, grads, boxes_t, ind_t, image, &g)) return;
+    auto out = ctx.AllocateOutput(0, image);
+    if (!ctx.ok()) return;
+    T* dst = out.template mutable_data<T>();
+    std::fill(dst, dst + g.batch * g.height * g.width * g.depth, T(0));
+    const float* gy = grads.data<float>();
+    const float* boxes = boxes_t.data<float>();
+    const int32_t* ind = ind_t.data<int32_t>();
+    for (int64_t b = 0; b < g.num_boxes; ++b) {
+      const float y1 = boxes[b * 4], x1 = boxes[b * 4 + 1], y2 = boxes[b * 4 + 2], x2 = boxes[b * 4 + 3];
+      T* img = dst + ind[b] * g.height * g.width * g.depth;
+      const float h_scale = g.crop_h > 1 ? (y2 - y1) * static_cast<float>(g.height - 1) / static_cast<float>(g.crop_h - 1) : 0.0f;
+      const float w_scale = g.crop_w > 1 ? (x2 - x1) * static_cast<float>(g.width - 1) / static_cast<float>(g.crop_w - 1) : 0.0f;
+      for (int64_t y = 0; y < g.crop_h; ++y) {
+        const float in_y = SampleAt(y1, y2, g.crop_h, g.height, y, h_scale);
+        if (in_y < 0 || in_y > static_cast<float>(g.height - 1)) continue;
+        const int64_t top = static_cast<int64_t>(std::floor(in_y));
+        const int64_t bottom = static_cast<int64_t>(std::ceil(in_y));
+        const float y_lerp = in_y - static_cast<float>(top);
+        for (int64_t x = 0; x < g.crop_w; ++x) {
+          const float in_x = SampleAt(x1, x2, g.crop_w, g.width, x, w_scale);
+          if (in_x < 0 || in_x > static_cast<float>(g.width - 1)) continue;
+          const float* gp = gy + ((b * g.crop_h + y) * g.crop_w + x) * g.depth;
+          if (!bilinear_) {
+            T* p = img + (static_cast<int64_t>(std::round(in_y)) * g.width +
+                          static_cast<int64_t>(std::round(in_x))) * g.depth;
+            for (int64_t d = 0; d < g.depth; ++d) p[d] += static_cast<T>(gp[d]);
+            continue;
+          }
+          const int64_t left = static_cast<int64_t>(std::floor(in_x));
+          const int64_t right = static_cast<int64_t>(std::ceil(in_x));
+          const float x_lerp = in_x - static_cast<float>(left);
+          T* tl = img + (top * g.width + left) * g.depth;
+          T* tr = img + (top * g.width + right) * g.depth;
+          T* bl = img + (bottom * g.width + left) * g.depth;
+          T* br = img + (bottom * g.width + right) * g.depth;
+          for (int64_t d = 0; d < g.depth; ++d) {
+            const float dtop = (1 - y_lerp) * gp[d];
+            tl[d] += static_cast<T>((1 - x_lerp) * dtop);
+            tr[d] += static_cast<T>(x_lerp * dtop);
+            const float dbottom = y_lerp * gp[d];
+            bl[d] += static_cast<T>((1 - x_lerp) * dbottom);
+            br[d] += static_cast<T>(x_lerp * dbottom);
+          }
+        }
+      }
+    }
+  }
+
+ private:
+  bool bilinear_ = true;
+};
+
+// d crops / d box corners of bilinear sampling: per sample the image's slope along y and x
+// at the sample point times the sample's gradient, times how the point moves with each
+// corner. TF's arithmetic (the 1-point crops' halves in double).
+template <typename T>
+class CropAndResizeGradBoxesOp {
+ public:
+  explicit CropAndResizeGradBoxesOp(Construction&) {}
+
+  void Compute(Context& ctx) {
+    const auto grads = ctx.input(0), image_t = ctx.input(1), boxes_t = ctx.input(2), ind_t = ctx.input(3);
+    CropGeometry g;
+    if (image_t.rank() != 4) {
+      ctx.Fail(TG_INVALID_ARGUMENT, "image must be 4-D, got shape " + ShapeString(image_t.dims()));
+      return;
+    }
+    if (!CheckCropGrad(ctx, grads, boxes_t, ind_t, image_t.dims(), &g)) return;
+    auto out = ctx.AllocateOutput(0, {g.num_boxes, 4});
+    if (!ctx.ok() || g.num_boxes == 0) return;
+    float* db = out.template mutable_data<float>();
+    const float* gy = grads.data<float>();
+    const float* boxes = boxes_t.data<float>();
+    const int32_t* ind = ind_t.data<int32_t>();
+    const T* image = image_t.template data<T>();
+    ctx.ParallelFor(g.num_boxes, static_cast<double>(g.crop_h * g.crop_w * g.depth) * 20.0,
+                    [&](int64_t begin, int64_t end) {
+      for (int64_t b = begin; b < end; ++b) {
+        float* o = db + b * 4;
+        std::fill(o, o + 4, 0.0f);
+        const float y1 = boxes[b * 4], x1 = boxes[b * 4 + 1], y2 = boxes[b * 4 + 2], x2 = boxes[b * 4 + 3];
+        const T* img = image + ind[b] * g.height * g.width * g.depth;
+        const float h_ratio = g.crop_h > 1 ? static_cast<float>(g.height - 1) / static_cast<float>(g.crop_h - 1) : 0.0f;
+        const float w_ratio = g.crop_w > 1 ? static_cast<float>(g.width - 1) / static_cast<float>(g.crop_w - 1) : 0.0f;
+        const float h_scale = g.crop_h > 1 ? (y2 - y1) * h_ratio : 0.0f;
+        const float w_scale = g.crop_w > 1 ? (x2 - x1) * w_ratio : 0.0f;
+        const double half_h = 0.5 * static_cast<double>(g.height - 1);
+        const double half_w = 0.5 * static_cast<double>(g.width - 1);
+        for (int64_t y = 0; y < g.crop_h; ++y) {
+          const float in_y = SampleAt(y1, y2, g.crop_h, g.height, y, h_scale);
+          if (in_y < 0 || in_y > static_cast<float>(g.height - 1)) continue;
+          const int64_t top = static_cast<int64_t>(std::floor(in_y));
+          const int64_t bottom = static_cast<int64_t>(std::ceil(in_y));
+          const float y_lerp = in_y - static_cast<float>(top);
+          for (int64_t x = 0; x < g.crop_w; ++x) {
+            const float in_x = SampleAt(x1, x2, g.crop_w, g.width, x, w_scale);
+            if (in_x < 0 || in_x > static_cast<float>(g.width - 1)) continue;
+            const int64_t left = static_cast<int64_t>(std::floor(in_x));
+            const int64_t right = static_cast<int64_t>(std::ceil(in_x));
+            const float x_lerp = in_x - static_cast<float>(left);
+            const float* gp = gy + ((b * g.crop_h + y) * g.crop_w + x) * g.depth;
+            for (int64_t d = 0; d < g.depth; ++d) {
+              const float t_l = static_cast<float>(img[(top * g.width + left) * g.depth + d]);
+              const float t_r = static_cast<float>(img[(top * g.width + right) * g.depth + d]);
+              const float b_l = static_cast<float>(img[(bottom * g.width + left) * g.depth + d]);
+              const float b_r = static_cast<float>(img[(bottom * g.width + right) * g.depth + d]);
+              float grad_y = (1 - x_lerp) * (b_l - t_l) + x_lerp * (b_r - t_r);
+              float grad_x = (1 - y_lerp) * (t_r - t_l) + y_lerp * (b_r - b_l);
+              grad_y *= gp[d];
+              grad_x *= gp[d];
+              if (g.crop_h > 1) {
+                o[0] += grad_y * (static_cast<float>(g.height - 1) - static_cast<float>(y) * h_ratio);
+                o[2] += grad_y * (static_cast<float>(y) * h_ratio);
+              } else {
+                o[0] = static_cast<float>(o[0] + grad_y * half_h);
+                o[2] = static_cast<float>(o[2] + grad_y * half_h);
+              }
+              if (g.crop_w > 1) {
+                o[1] += grad_x * (static_cast<float>(g.width - 1) - static_cast<float>(x) * w_ratio);
+                o[3] += grad_x * (static_cast<float>(x) * w_ratio);
+              } else {
+                o[1] = static_cast<float>(o[1] + grad_x * half_w);
+                o[3] = static_cast<float>(o[3] + grad_x * half_w);
+              }
+            }
+          }
+        }
+      }
+    });
+  }
+};
+
 template <typename T>
 constexpr TG_DataType kType = TG_FLOAT;
 template <> constexpr TG_DataType kType<uint8_t> = TG_UINT8;
@@ -369,6 +597,19 @@ void RegisterCropAndResize(tgraph::plugin::Init& init) {
   init.Kernel<CropAndResizeOp<T>>(tgraph::plugin::KernelBuilder("CropAndResize", "CPU")
                                       .TypeConstraint("T", kType<T>)
                                       .HostMemory("crop_size"));
+}
+
+template <typename T>
+void RegisterCropAndResizeGradBoxes(tgraph::plugin::Init& init) {
+  init.Kernel<CropAndResizeGradBoxesOp<T>>(
+      tgraph::plugin::KernelBuilder("CropAndResizeGradBoxes", "CPU").TypeConstraint("T", kType<T>));
+}
+
+template <typename T>
+void RegisterCropAndResizeGradImage(tgraph::plugin::Init& init) {
+  init.Kernel<CropAndResizeGradImageOp<T>>(tgraph::plugin::KernelBuilder("CropAndResizeGradImage", "CPU")
+                                               .TypeConstraint("T", kType<T>)
+                                               .HostMemory("image_size"));
 }
 
 template <typename T>
@@ -397,6 +638,18 @@ void RegisterDetectionKernels(tgraph::plugin::Init& init) {
   RegisterCropAndResize<Eigen::half>(init);
   RegisterCropAndResize<float>(init);
   RegisterCropAndResize<double>(init);
+  RegisterCropAndResizeGradImage<float>(init);
+  RegisterCropAndResizeGradImage<Eigen::half>(init);
+  RegisterCropAndResizeGradImage<double>(init);
+  RegisterCropAndResizeGradBoxes<uint8_t>(init);
+  RegisterCropAndResizeGradBoxes<uint16_t>(init);
+  RegisterCropAndResizeGradBoxes<int8_t>(init);
+  RegisterCropAndResizeGradBoxes<int16_t>(init);
+  RegisterCropAndResizeGradBoxes<int32_t>(init);
+  RegisterCropAndResizeGradBoxes<int64_t>(init);
+  RegisterCropAndResizeGradBoxes<Eigen::half>(init);
+  RegisterCropAndResizeGradBoxes<float>(init);
+  RegisterCropAndResizeGradBoxes<double>(init);
 }
 
 }  // namespace tgraph_cpu

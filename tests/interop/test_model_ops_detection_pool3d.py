@@ -1,5 +1,6 @@
 """3-D pooling (MaxPool3D, AvgPool3D, MaxPool3DGrad, AvgPool3DGrad) and the detection ops
-(NonMaxSuppression V1-V5, NonMaxSuppressionWithOverlaps, CropAndResize) differentially
+(NonMaxSuppression V1-V5, NonMaxSuppressionWithOverlaps, CropAndResize and its gradients'
+ops) differentially
 against TensorFlow, in the pattern of test_model_ops.py: a TF1 graph with the exact raw op,
 TF's kernel with graph rewrites off, the GraphDef run by `tgraph run`, every output compared
 (NMS indices exactly). Also: each op's definition is TF's OpDef (args, attrs, allowed values,
@@ -26,7 +27,8 @@ from test_model_ops import RAW, TOOL, V1, check, ph, rng, run_tensorflow, run_tg
 
 OPS = ["MaxPool3D", "AvgPool3D", "MaxPool3DGrad", "AvgPool3DGrad", "NonMaxSuppression",
        "NonMaxSuppressionV2", "NonMaxSuppressionV3", "NonMaxSuppressionV4", "NonMaxSuppressionV5",
-       "NonMaxSuppressionWithOverlaps", "CropAndResize"]
+       "NonMaxSuppressionWithOverlaps", "CropAndResize", "CropAndResizeGradImage",
+       "CropAndResizeGradBoxes"]
 
 
 def _type_name(t):
@@ -285,6 +287,59 @@ def test_crop_and_resize(tmp_path, method, dtype):
                                   extrapolation_value=ev)
                 for size, ev in (([5, 4], 0.0), ([1, 1], -3.5), ([1, 6], 2.0), ([7, 1], 0.0))]
     check(tmp_path, build, {"im:0": image, "b:0": boxes}, rtol=1e-5, atol=1e-4)
+
+
+@pytest.mark.parametrize("method", ["bilinear", "nearest"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])
+def test_crop_and_resize_gradient_ops(tmp_path, method, dtype):
+    r = rng(42)
+    image = (r.randn(3, 9, 11, 2) * 10).astype(dtype)
+    boxes, box_ind = crop_case(43)
+
+    def build():
+        im, b = ph("im", image), ph("b", boxes)
+        outs = []
+        for size in ([5, 4], [1, 1], [1, 6]):
+            g = tf.constant(r.randn(len(boxes), *size, 2).astype(np.float32))
+            outs.append(RAW.CropAndResizeGradImage(grads=g, boxes=b, box_ind=box_ind, image_size=[3, 9, 11, 2],
+                                                   T=dtype, method=method))
+            outs.append(RAW.CropAndResizeGradBoxes(grads=g, image=im, boxes=b, box_ind=box_ind))
+        return outs
+    tol = 2e-2 if dtype == np.float16 else 1e-4
+    check(tmp_path, build, {"im:0": image, "b:0": boxes}, rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.int32, np.int16])
+def test_crop_and_resize_boxes_gradient_of_integer_images(tmp_path, dtype):
+    image = rng(44).randint(0, 120, (3, 9, 11, 2)).astype(dtype)
+    boxes, box_ind = crop_case(45)
+
+    def build():
+        g = tf.constant(rng(46).randn(len(boxes), 4, 3, 2).astype(np.float32))
+        return [RAW.CropAndResizeGradBoxes(grads=g, image=ph("im", image), boxes=ph("b", boxes),
+                                           box_ind=box_ind)]
+    check(tmp_path, build, {"im:0": image, "b:0": boxes}, rtol=1e-4, atol=1e-3)
+
+
+def test_training_graph_through_crop_and_resize(tmp_path):
+    """A detection head's ROI crop as TF differentiates it: tf.gradients of a loss over
+    crop_and_resize with respect to the feature map and the boxes."""
+    feat = rng(50).randn(3, 10, 12, 3).astype(np.float32)
+    boxes, box_ind = crop_case(51, n=8)
+    boxes = np.clip(boxes, 0.05, 0.95)  # inside: every sample has a gradient
+    graph = tf.Graph()
+    with graph.as_default():
+        f, b = ph("f", feat), ph("b", boxes)
+        crops = V1.image.crop_and_resize(f, b, box_ind, [4, 4])
+        loss = tf.reduce_sum(crops * tf.constant(rng(52).randn(8, 4, 4, 3).astype(np.float32)))
+        grads = tf.gradients(loss, [f, b])
+    ops = {n.op for n in graph.as_graph_def().node}
+    assert {"CropAndResizeGradImage", "CropAndResizeGradBoxes"} <= ops, ops
+    fetches = [t.name for t in [loss] + grads]
+    expected = run_tensorflow(graph, {"f:0": feat, "b:0": boxes}, fetches)
+    got = run_tgraph(tmp_path, graph, {"f:0": feat, "b:0": boxes}, fetches)
+    for name, e, g in zip(fetches, expected, got):
+        np.testing.assert_allclose(g, e, rtol=1e-4, atol=1e-4 * np.abs(e).max(), err_msg=name)
 
 
 # ---- bad inputs: the run fails naming the node, no crash ----

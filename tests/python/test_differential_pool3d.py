@@ -2,8 +2,7 @@
 (non_max_suppression, non_max_suppression_with_scores, non_max_suppression_overlaps,
 crop_and_resize) built with tgraph and with real TensorFlow (tf.compat.v1) on the same
 inputs: values, and tf.gradients for the pooling (first and, through AvgPool3DGrad, second
-order) must agree; the NMS ops give no gradient; differentiating CropAndResize
-(whose gradient ops tgraph lacks) fails clearly."""
+order) and crop_and_resize (image and boxes) must agree; the NMS ops give no gradient."""
 import numpy as np
 import pytest
 
@@ -109,15 +108,19 @@ def test_crop_and_resize(method):
             assert sess.run(crops).shape == (4, 2, 2, 3)
 
 
-def test_crop_and_resize_gradient_is_missing_not_wrong():
-    """TF differentiates CropAndResize with CropAndResizeGradImage/Boxes, which tgraph does
-    not have: asking for the gradient fails naming the op rather than giving a wrong one."""
-    g = tgraph.Graph()
-    with g.as_default():
-        im = tgraph.constant(np.ones((1, 3, 3, 1), np.float32))
-        crops = tgraph.image.crop_and_resize(im, [[0, 0, 1, 1]], [0], [2, 2])
-        with pytest.raises(Exception, match="CropAndResize"):
-            tgraph.gradients(tgraph.reduce_sum(crops), im)
+def test_crop_and_resize_gradients():
+    """tf.gradients through crop_and_resize w.r.t. the image and the boxes (both methods:
+    TF approximates nearest's boxes gradient by bilinear's, and so does tgraph)."""
+    image = np.random.RandomState(5).randn(2, 7, 9, 3).astype(np.float32)
+    boxes = np.array([[0.13, 0.22, 0.81, 0.93], [0.87, 0.78, 0.11, 0.23], [0.35, 0.4, 0.55, 0.7]],
+                     np.float32)
+
+    def build(m):
+        im, b = m.constant(image), m.constant(boxes)
+        outs = {"bl": m.image.crop_and_resize(im, b, [0, 1, 1], [3, 4]),
+                "nn": m.image.crop_and_resize(im, b, [1, 0, 1], [2, 5], method="nearest")}
+        return with_grads(m, outs, [im, b])
+    check(build, tol=1e-4)
 
 
 def test_bad_pool3d_arguments_fail_as_in_tf():

@@ -228,6 +228,114 @@ TEST(CropAndResizeTest, BilinearAndNearestEveryType) {
   EXPECT_EQ(run(DT_INT16, [](Tensor& t) { auto* p = t.flat<int16_t>(); p[0] = 0; p[1] = -50; p[2] = 50; p[3] = 0; }), want_small);
 }
 
+// sum(grads * crops) as a function of the image and boxes, in double (CropReference).
+double CropDot(const std::vector<double>& img, Dims shape, const std::vector<float>& boxes,
+               const std::vector<int32_t>& ind, Dims crop, const std::vector<double>& grads) {
+  const auto c = CropReference(img, shape, boxes, ind, crop[0], crop[1], true, 0);
+  double sum = 0;
+  for (size_t i = 0; i < c.size(); ++i) sum += c[i] * grads[i];
+  return sum;
+}
+
+TEST(CropAndResizeGradTest, ImageGradientIsTheAdjointAndBoxesGradientTheSlope) {
+  const Dims shape = {2, 6, 8, 2};
+  std::vector<double> img;
+  for (int64_t i = 0; i < Count(shape); ++i) img.push_back(static_cast<double>((i * 53) % 97) / 7 - 5);
+  // Sample points off the pixel grid (finite differences stay in one cell), one flipped box,
+  // one partly outside the image (its outside samples give no gradient), a 1-point crop.
+  const std::vector<float> boxes = {0.13f, 0.21f, 0.77f, 0.66f,   0.81f, 0.93f, 0.17f, 0.09f,
+                                    -0.31f, 0.43f, 0.64f, 1.37f,  0.37f, 0.52f, 0.61f, 0.18f};
+  const std::vector<int32_t> ind = {0, 1, 1, 0};
+  for (Dims crop : {Dims{3, 4}, Dims{1, 1}, Dims{5, 1}}) {
+    SCOPED_TRACE(crop[0] * 10 + crop[1]);
+    const Dims gshape = {4, crop[0], crop[1], 2};
+    const auto gv = RandomValues(DT_FLOAT, Count(gshape), 77, -1, 1);
+    const Tensor grads = MakeTyped(DT_FLOAT, gshape, gv);
+    const Tensor box_t = F32({4, 4}, boxes), ind_t = MakeTensor<int32_t>(DT_INT32, {4}, ind);
+    for (const char* method : {"bilinear", "nearest"}) {
+      // sum(grads * crop(image)) is linear in the image: <GradImage(grads), image> equals it.
+      for (DataType dt : {DT_FLOAT, DT_DOUBLE, DT_HALF}) {
+        auto r = RunOp("CropAndResizeGradImage", {grads, box_t, ind_t, Sizes(shape)},
+                       {{"T", AttrOfType(dt)}, {"method", AttrOfString(method)}});
+        ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+        ASSERT_EQ(r.outputs[0].dims(), shape);
+        const auto gi = ToDoubles(r.outputs[0]);
+        double dot = 0;
+        for (size_t i = 0; i < gi.size(); ++i) dot += gi[i] * img[i];
+        const auto c = CropReference(img, shape, boxes, ind, crop[0], crop[1],
+                                     std::string(method) == "bilinear", 0);
+        double want = 0;
+        for (size_t i = 0; i < c.size(); ++i) want += c[i] * gv[i];
+        EXPECT_NEAR(dot, want, dt == DT_HALF ? 0.5 : 1e-3) << method << " " << DataTypeName(dt);
+      }
+    }
+    // The boxes' gradient: central differences of sum(grads * crops) in each corner.
+    std::vector<double> want;
+    for (size_t k = 0; k < boxes.size(); ++k) {
+      std::vector<float> hi = boxes, lo = boxes;
+      const float e = 1e-3f;
+      hi[k] += e;
+      lo[k] -= e;
+      want.push_back((CropDot(img, shape, hi, ind, crop, gv) - CropDot(img, shape, lo, ind, crop, gv)) /
+                     (static_cast<double>(hi[k]) - static_cast<double>(lo[k])));
+    }
+    auto r = RunOp("CropAndResizeGradBoxes", {grads, MakeTyped(DT_FLOAT, shape, img), box_t, ind_t});
+    ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+    ASSERT_EQ(r.outputs[0].dims(), (Dims{4, 4}));
+    ExpectCloseUniform(ToDoubles(r.outputs[0]), want, 2e-2, "CropAndResizeGradBoxes");
+  }
+}
+
+template <typename T>
+std::vector<double> GradBoxesOf(const std::vector<double>& img) {
+  const Tensor grads = MakeTyped(DT_FLOAT, {1, 2, 3, 1}, {1, -2, 0.5, 3, 1, -1});
+  auto r = RunOp("CropAndResizeGradBoxes", {grads, Make<T>({1, 3, 4, 1}, img),
+                                            F32({1, 4}, {0.1f, 0.2f, 0.9f, 0.7f}),
+                                            MakeTensor<int32_t>(DT_INT32, {1}, {0})});
+  EXPECT_TRUE(r.status.ok()) << r.status.ToString();
+  return r.status.ok() ? ToDoubles(r.outputs[0]) : std::vector<double>{};
+}
+
+TEST(CropAndResizeGradTest, BoxesGradientOnEveryImageType) {
+  const std::vector<double> img = {3, 7, 1, 0, 9, 4, 4, 2, 8, 5, 6, 1};
+  const auto want = GradBoxesOf<float>(img);
+  ASSERT_EQ(want.size(), 4u);
+  EXPECT_NE(want, std::vector<double>(4, 0));
+  EXPECT_EQ(GradBoxesOf<double>(img), want);
+  EXPECT_EQ(GradBoxesOf<half>(img), want);
+  EXPECT_EQ(GradBoxesOf<int32_t>(img), want);
+  EXPECT_EQ(GradBoxesOf<int64_t>(img), want);
+  auto narrow = [&](DataType dt, auto setter) {
+    Tensor t = Tensor::Allocate(dt, {1, 3, 4, 1}).value();
+    for (size_t i = 0; i < img.size(); ++i) setter(t, i, img[i]);
+    auto r = RunOp("CropAndResizeGradBoxes", {MakeTyped(DT_FLOAT, {1, 2, 3, 1}, {1, -2, 0.5, 3, 1, -1}), t,
+                                              F32({1, 4}, {0.1f, 0.2f, 0.9f, 0.7f}),
+                                              MakeTensor<int32_t>(DT_INT32, {1}, {0})});
+    EXPECT_TRUE(r.status.ok()) << r.status.ToString();
+    if (r.status.ok()) {
+      EXPECT_EQ(ToDoubles(r.outputs[0]), want) << DataTypeName(dt);
+    }
+  };
+  narrow(DT_UINT8, [](Tensor& t, size_t i, double v) { t.flat<uint8_t>()[i] = static_cast<uint8_t>(v); });
+  narrow(DT_UINT16, [](Tensor& t, size_t i, double v) { t.flat<uint16_t>()[i] = static_cast<uint16_t>(v); });
+  narrow(DT_INT8, [](Tensor& t, size_t i, double v) { t.flat<int8_t>()[i] = static_cast<int8_t>(v); });
+  narrow(DT_INT16, [](Tensor& t, size_t i, double v) { t.flat<int16_t>()[i] = static_cast<int16_t>(v); });
+}
+
+TEST(CropAndResizeGradTest, BadInputs) {
+  const Tensor grads = MakeTyped(DT_FLOAT, {1, 2, 2, 1}, {1, 2, 3, 4});
+  const Tensor box = F32({1, 4}, {0, 0, 1, 1});
+  const AttrMap t{{"T", AttrOfType(DT_FLOAT)}};
+  ExpectStatus(RunOp("CropAndResizeGradImage", {grads, box, MakeTensor<int32_t>(DT_INT32, {1}, {1}), Sizes({1, 3, 3, 1})}, t).status,
+               Code::kInvalidArgument, {"node", "box_ind", "[0, batch_size)"});
+  ExpectStatus(RunOp("CropAndResizeGradImage", {grads, box, MakeTensor<int32_t>(DT_INT32, {1}, {0}), Sizes({1, 3, 3, 2})}, t, false).status,
+               Code::kInvalidArgument, {"node", "depth"});
+  ExpectStatus(RunOp("CropAndResizeGradBoxes", {grads, MakeTyped(DT_FLOAT, {1, 3, 3, 1}, std::vector<double>(9, 1)),
+                                                F32({2, 4}, std::vector<float>(8, 0)), MakeTensor<int32_t>(DT_INT32, {2}, {0, 0})},
+                     {}, false).status,
+               Code::kInvalidArgument, {"node", "boxes"});
+}
+
 TEST(CropAndResizeTest, EmptyAndBadInputs) {
   const Tensor img = MakeTyped(DT_FLOAT, {2, 3, 3, 1}, std::vector<double>(18, 1));
   auto e = RunOp("CropAndResize", {img, F32({0, 4}, {}), MakeTensor<int32_t>(DT_INT32, {0}, {}), Sizes({2, 2})});
