@@ -1,6 +1,8 @@
 // Image codec ops: TensorFlow graphs that preprocess in the graph (Inception's
 // classify_image_graph_def.pb starts with DecodeJpeg; serving graphs take encoded image
-// strings). Signatures, attrs, defaults and shape functions are TensorFlow's.
+// strings); and the color ops tf.image's augmentations use (RGBToHSV, HSVToRGB,
+// AdjustContrastv2, AdjustHue, AdjustSaturation). Signatures, attrs, defaults and shape
+// functions are TensorFlow's.
 #include <string>
 #include <vector>
 
@@ -49,6 +51,35 @@ Status ExtractJpegShapeShape(InferenceContext& c) {
   PartialShape contents;
   TG_RETURN_IF_ERROR(c.WithRank(0, 0, &contents));
   c.set_output(0, PartialShape({3}));
+  return Status::OK();
+}
+
+// Images of rank >= 3 ([..., height, width, channels]) and a scalar factor when `scalar`:
+// output 0 is the images' shape.
+Status AdjustShape(InferenceContext& c, bool scalar) {
+  const PartialShape& images = c.input_shape(0);
+  if (images.known_rank() && images.rank() < 3) {
+    return c.Error("images must be at least 3-D, got ", images.ToString());
+  }
+  if (scalar) {
+    PartialShape factor;
+    TG_RETURN_IF_ERROR(c.WithRank(1, 0, &factor));
+  }
+  c.set_output(0, images);
+  return Status::OK();
+}
+
+// [..., 3] in and out.
+Status ColorspaceShape(InferenceContext& c) {
+  const PartialShape& images = c.input_shape(0);
+  if (images.known_rank()) {
+    if (images.rank() < 1) return c.Error("images must be at least 1-D, got a scalar");
+    const int64_t channels = images.dim(images.rank() - 1);
+    if (channels >= 0 && channels != 3) {
+      return c.Error("images must have 3 channels, got shape ", images.ToString());
+    }
+  }
+  c.set_output(0, images);
   return Status::OK();
 }
 
@@ -112,6 +143,32 @@ Status RegisterImageCodecOps(OpRegistry* registry) {
           .Attr("xmp_metadata: string = ''")
           .SetShapeFn(EncodeShape)
           .Doc("A [height, width, channels] uint8 image (1 or 3 channels) encoded as JPEG."),
+      OpDefBuilder("RGBToHSV")
+          .Input("images: T").Output("output: T")
+          .Attr("T: {half, bfloat16, float, double} = DT_FLOAT")
+          .SetShapeFn(ColorspaceShape)
+          .Doc("RGB in [0, 1] (last dimension 3) to hue, saturation, value, each in [0, 1]."),
+      OpDefBuilder("HSVToRGB")
+          .Input("images: T").Output("output: T")
+          .Attr("T: {half, bfloat16, float, double} = DT_FLOAT")
+          .SetShapeFn(ColorspaceShape)
+          .Doc("Hue, saturation, value (last dimension 3) to RGB."),
+      OpDefBuilder("AdjustContrastv2")
+          .Input("images: T").Input("contrast_factor: float").Output("output: T")
+          .Attr("T: {half, float} = DT_FLOAT")
+          .SetShapeFn([](InferenceContext& c) { return AdjustShape(c, true); })
+          .Doc("Each channel of each image: (x - mean) * contrast_factor + mean, the mean "
+               "over the image's pixels."),
+      OpDefBuilder("AdjustHue")
+          .Input("images: T").Input("delta: float").Output("output: T")
+          .Attr("T: {half, float} = DT_FLOAT")
+          .SetShapeFn([](InferenceContext& c) { return AdjustShape(c, false); })
+          .Doc("RGB images with the hue turned by delta (a fraction of the color wheel)."),
+      OpDefBuilder("AdjustSaturation")
+          .Input("images: T").Input("scale: float").Output("output: T")
+          .Attr("T: {half, float} = DT_FLOAT")
+          .SetShapeFn([](InferenceContext& c) { return AdjustShape(c, false); })
+          .Doc("RGB images with the HSV saturation multiplied by scale (clamped to [0, 1])."),
   });
 }
 

@@ -2,6 +2,7 @@
 #include "bf16_kernels.h"
 #include "cpu_kernels.h"
 #include "image_codec/image_codec_kernels.h"
+#include "image_color_kernels.h"
 #include "model_op_kernels.h"
 #include "strings/string_kernels.h"
 #include "summary/summary_kernels.h"
@@ -17,7 +18,8 @@ extern "C" TG_PLUGIN_EXPORT void TG_PluginInit(const TG_PluginInitArgs* args, TG
                        &RegisterSummaryKernels, &RegisterModelOpKernels,
                        &RegisterStringKernels, &RegisterBf16Kernels,
                        &RegisterMatrixDiagKernels, &RegisterSegmentReductionKernels,
-                       &RegisterArrayMiscKernels, &RegisterImageCodecKernels}) {
+                       &RegisterArrayMiscKernels, &RegisterImageCodecKernels,
+                       &RegisterImageColorKernels}) {
     if (!init.ok()) return;
     family(init);
   }

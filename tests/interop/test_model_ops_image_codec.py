@@ -264,3 +264,43 @@ def test_bad_bytes_fail_the_node(tmp_path, op, data, fragment):
                           capture_output=True, text=True)
     assert done.returncode != 0
     assert "the_decoder" in done.stderr and fragment in done.stderr, done.stderr
+
+
+# ---- color ops ----
+
+COLOR_OPS = ["RGBToHSV", "HSVToRGB", "AdjustContrastv2", "AdjustHue", "AdjustSaturation"]
+
+
+@pytest.mark.parametrize("name", COLOR_OPS)
+def test_color_op_def(name):
+    op_def_matches(name)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16, "bfloat16"])
+def test_rgb_hsv(tmp_path, dtype):
+    x = rng(40).rand(2, 4, 5, 3)
+    x[0, 0, :3] = [[0.5, 0.5, 0.5], [0, 0, 0], [1, 0, 0.5]]  # gray, black, a negative hue
+    tf_dtype = tf.bfloat16 if dtype == "bfloat16" else tf.as_dtype(dtype)
+    tol = {tf.float32: 1e-6, tf.float64: 1e-12, tf.float16: 2e-3, tf.bfloat16: 2e-2}[tf_dtype]
+
+    def build():
+        v = tf.cast(V1.placeholder(tf.float64, x.shape, name="x"), tf_dtype)
+        hsv = RAW.RGBToHSV(images=v)
+        return [tf.cast(hsv, tf.float64), tf.cast(RAW.HSVToRGB(images=v), tf.float64),
+                tf.cast(RAW.HSVToRGB(images=hsv), tf.float64)]
+    check(tmp_path, build, {"x:0": x}, rtol=tol, atol=tol)
+
+
+def test_adjust_ops(tmp_path):
+    """float only: TensorFlow's CPU kernels of these take no other type."""
+    x = rng(41).rand(2, 6, 5, 3).astype(np.float32)
+    tol = 1e-5
+
+    def build():
+        v = V1.placeholder(tf.float32, x.shape, name="x")
+        outs = [RAW.AdjustContrastv2(images=v, contrast_factor=f) for f in (0.3, 1.7)]
+        outs += [RAW.AdjustContrastv2(images=v[0], contrast_factor=-1.0)]  # one 3-D image
+        outs += [RAW.AdjustHue(images=v, delta=d) for d in (0.2, -0.45, 0.0, 1.3)]
+        outs += [RAW.AdjustSaturation(images=v, scale=s) for s in (0.0, 0.5, 1.8)]
+        return outs
+    check(tmp_path, build, {"x:0": x}, rtol=tol, atol=tol)

@@ -82,3 +82,31 @@ def test_no_gradient_and_bad_bytes_fail():
         with tgraph.Session() as sess, pytest.raises(tgraph.errors.InvalidArgumentError,
                                                      match="bad_jpeg"):
             sess.run(bad)
+
+
+def test_color_functions_match_tf():
+    rgb = RNG.rand(2, 5, 6, 3).astype(np.float32)
+
+    def build(m):
+        return [m.image.rgb_to_hsv(rgb), m.image.hsv_to_rgb(rgb),
+                m.image.adjust_contrast(rgb, 1.6), m.image.adjust_hue(rgb, 0.3),
+                m.image.adjust_saturation(rgb, 0.4),
+                # uint8 images: adjusted in float32, converted back saturated
+                m.image.adjust_contrast(IMG, 2.5), m.image.adjust_hue(IMG, -0.2),
+                m.image.adjust_saturation(IMG, 3.0),
+                m.image.convert_image_dtype(IMG, m.float32),
+                m.image.convert_image_dtype(rgb * 1.5, m.uint8, saturate=True)]
+    a, b = run_both(build)
+    for i, (x, y) in enumerate(zip(a, b)):
+        assert x.dtype == y.dtype, i
+        if x.dtype == np.uint8:  # float rounding may move a value across a level
+            assert np.max(np.abs(x.astype(int) - y.astype(int))) <= 1, i
+        else:
+            np.testing.assert_allclose(x, y, rtol=1e-5, atol=1e-6, err_msg=str(i))
+
+
+def test_hsv_to_rgb_has_no_gradient():
+    g = tgraph.Graph()
+    with g.as_default():
+        x = tgraph.placeholder(tgraph.float32, [2, 3])
+        assert tgraph.gradients(tgraph.reduce_sum(tgraph.image.hsv_to_rgb(x)), [x]) == [None]
