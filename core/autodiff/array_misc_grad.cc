@@ -87,7 +87,7 @@ Status RegisterArrayMiscGradients(GradientFunctionRegistry& registry) {
   // TensorFlow's NotDifferentiable ops among them (indices, buckets, comparisons, a fresh
   // tensor).
   for (const char* op : {"LinSpace", "Bucketize", "LowerBound", "UpperBound", "InTopKV2",
-                         "Empty"}) {
+                         "Empty", "Bincount", "DenseBincount"}) {
     keep(registry.RegisterNotDifferentiable(op));
   }
   return first;

@@ -95,6 +95,27 @@ Status LinSpaceShape(InferenceContext& c) {
   return Status::OK();
 }
 
+// Bincount: [size]; DenseBincount: [size] for a vector of values, [rows, size] for a matrix.
+Status BincountShape(InferenceContext& c) {
+  PartialShape size_shape;
+  TG_RETURN_IF_ERROR(c.WithRank(1, 0, &size_shape));
+  int64_t size = kUnknown;
+  if (auto v = ConstInts(c, 1); v && v->size() == 1) {
+    size = (*v)[0];
+    if (size < 0) return c.Error("size (", size, ") must be non-negative");
+  }
+  const PartialShape& in = c.input_shape(0);
+  if (c.op_type() == "DenseBincount" && in.known_rank()) {
+    if (in.rank() == 2) {
+      c.set_output(0, PartialShape{in.dim(0), size});
+      return Status::OK();
+    }
+    if (in.rank() != 1) return c.Error("input must be 1-D or 2-D, got shape ", in.ToString());
+  }
+  c.set_output(0, PartialShape{size});
+  return Status::OK();
+}
+
 // LowerBound / UpperBound: one index per value.
 Status SearchSortedShape(InferenceContext& c) {
   c.set_output(0, c.input_shape(1));
@@ -270,6 +291,25 @@ Status RegisterArrayMiscOps(OpRegistry* registry) {
                           "value."),
       Bound("UpperBound", "Per row, the first index of sorted_inputs whose value is > each "
                           "value."),
+      OpDefBuilder("Bincount")
+          .Input("arr: int32")
+          .Input("size: int32")
+          .Input("weights: T")
+          .Output("bins: T")
+          .Attr("T: {int32, int64, float, double}")
+          .SetShapeFn(BincountShape)
+          .Doc("How often each value in [0, size) occurs in arr (or the sum of its weights)."),
+      OpDefBuilder("DenseBincount")
+          .Input("input: Tidx")
+          .Input("size: Tidx")
+          .Input("weights: T")
+          .Output("output: T")
+          .Attr("Tidx: {int32, int64}")
+          .Attr("T: {int32, int64, float, double}")
+          .Attr("binary_output: bool = false")
+          .SetShapeFn(BincountShape)
+          .Doc("Bincount of a vector, or of each row of a matrix; with binary_output, 1 where "
+               "a value occurs."),
       OpDefBuilder("Cross")
           .Input("a: T")
           .Input("b: T")

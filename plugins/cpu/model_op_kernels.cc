@@ -11,6 +11,7 @@ void RegisterLrnKernels(tgraph::plugin::Init& init);            // lrn_op.cc
 void RegisterExtractImagePatchesKernels(tgraph::plugin::Init& init);  // extract_patches_op.cc
 void RegisterActivationGradMoreKernels(tgraph::plugin::Init& init);   // activation_grad_more.cc
 void RegisterPoolArgmaxKernels(tgraph::plugin::Init& init);           // pool_argmax_ops.cc
+void RegisterBincountKernels(tgraph::plugin::Init& init);             // bincount_ops.cc
 // The element-wise math beyond the basic set (core/ops/math_more_ops.cc), one file each.
 void RegisterTrigKernels(tgraph::plugin::Init& init);             // cwise_trig.cc
 void RegisterSpecialFunctionKernels(tgraph::plugin::Init& init);  // cwise_special.cc
@@ -23,6 +24,7 @@ void RegisterModelOpKernels(tgraph::plugin::Init& init) {
   for (auto* file : {&RegisterMoreElementwiseKernels, &RegisterBatchNormKernels, &RegisterBatchNormGradKernels,
                      &RegisterLrnKernels, &RegisterExtractImagePatchesKernels,
                      &RegisterActivationGradMoreKernels, &RegisterPoolArgmaxKernels,
+                     &RegisterBincountKernels,
                      &RegisterDepthwiseConvKernels, &RegisterDepthwiseConvBackpropKernels,
                      &RegisterEinsumKernels, &RegisterConv3DKernels, &RegisterTrigKernels,
                      &RegisterSpecialFunctionKernels, &RegisterBinaryMoreKernels,

@@ -217,3 +217,20 @@ def test_max_pool_with_argmax_and_its_gradient(tmp_path, padding, with_batch):
                                          include_batch_in_index=with_batch)
         return [out, arg, out32, arg32, grad]
     check(tmp_path, build, {"x:0": x, "g:0": g})
+
+
+# ---- Bincount (Keras's CategoryEncoding) ----
+
+def test_bincount_and_dense_bincount(tmp_path):
+    v = np.array([[1, 2, 2, 7], [0, 0, 3, 1]], np.int32)
+    w = rng(70).rand(2, 4).astype(np.float32)
+
+    def build():
+        vv, vw = ph("v", v), ph("w", w)
+        return [RAW.Bincount(arr=vv, size=np.int32(5), weights=vw),
+                RAW.Bincount(arr=vv, size=np.int32(3), weights=np.zeros(0, np.int64)),
+                RAW.DenseBincount(input=vv, size=np.int32(4), weights=vw),
+                RAW.DenseBincount(input=tf.cast(vv, tf.int64), size=np.int64(8), weights=np.zeros(0, np.float64),
+                                  binary_output=True),
+                RAW.DenseBincount(input=vv[0], size=np.int32(4), weights=np.zeros(0, np.int32))]
+    check(tmp_path, build, {"v:0": v, "w:0": w})

@@ -59,3 +59,17 @@ def test_lrn_and_gradient():
         return {"y": y, "dx": weighted_sum_grad(m, y, x), "lrn": m.nn.lrn(x)}
     a, b = run_both(build)
     assert_close(a, b, 1e-5)
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"minlength": 9}, {"maxlength": 3}, {"weights": "w"}])
+def test_bincount(kwargs):
+    arr = np.array([[1, 2, 2, 7], [0, 0, 3, 1]], np.int32)
+    w = RNG.rand(2, 4).astype(np.float32)
+
+    def build(m):
+        kw = dict(kwargs)
+        if kw.get("weights") == "w":
+            kw["weights"] = m.constant(w)
+        return m.math.bincount(m.constant(arr), **kw)
+    a, b = run_both(build)
+    assert_close(a, b, 1e-6)

@@ -16,9 +16,11 @@ from tgraph.ops.matrix_segment_ops import (segment_max, segment_mean, segment_mi
                                            unsorted_segment_min, unsorted_segment_prod,
                                            unsorted_segment_sum)
 from tgraph.ops.math_more_ops import (accumulate_n, acos, acosh, asin, asinh, atan,  # noqa: F401
+                                      bincount,
                                       atan2, atanh, ceil, cos, cosh, digamma, divide_no_nan,
                                       erfc, erfinv, is_finite, is_inf, is_nan, lgamma,
                                       multiply_no_nan, ndtri, polygamma,
                                       reciprocal_no_nan, rint, sin, sinh, softsign, tan,
                                       truncatediv, truncatemod, xdivy, xlog1py, xlogy)
 from tgraph.ops.matrix_segment_ops import in_top_k  # noqa: F401,E402
+from tgraph.ops.spectral_ops import angle, conj, imag, real  # noqa: F401,E402

@@ -1,6 +1,7 @@
 // CPU kernels of the neural-network ops TensorFlow's own graphs hold: FusedBatchNormGrad
 // (every version and dtype), LRN and LRNGrad, ExtractImagePatches (every dtype) and tgraph's
-// _ExtractImagePatchesGrad, MaxPoolWithArgmax and its gradient, LeakyReluGrad and SeluGrad; against float64 references written
+// _ExtractImagePatchesGrad, MaxPoolWithArgmax and its gradient, Bincount and DenseBincount,
+// LeakyReluGrad and SeluGrad; against float64 references written
 // here (LRNGrad against LRN's derivative by central differences), and their argument checks.
 // tests/interop/test_model_ops_nn.py compares them with TensorFlow itself.
 #include <Eigen/Core>
@@ -371,6 +372,58 @@ TEST(NnMoreOpsTest, MaxPoolWithArgmaxAndItsGradientOnEveryType) {
                     {{"ksize", AttrOfIntList({1, 2, 2, 1})}, {"strides", AttrOfIntList({1, 2, 2, 1})},
                      {"padding", AttrOfString("VALID")}});
   ExpectInvalid(bad.status, {"argmax lies outside"});
+}
+
+// ---- Bincount ----
+
+TEST(NnMoreOpsTest, BincountAndDenseBincountOnEveryType) {
+  for (DataType t : {DT_INT32, DT_INT64, DT_FLOAT, DT_DOUBLE}) {
+    auto typed = [&](Dims dims, const std::vector<double>& v) {
+      switch (t) {
+        case DT_INT32: return Make<int32_t>(std::move(dims), v);
+        case DT_INT64: return Make<int64_t>(std::move(dims), v);
+        case DT_FLOAT: return Make<float>(std::move(dims), v);
+        default: return Make<double>(std::move(dims), v);
+      }
+    };
+    auto values = [&](const Tensor& out) {
+      switch (t) {
+        case DT_INT32: return Get<int32_t>(out);
+        case DT_INT64: return Get<int64_t>(out);
+        case DT_FLOAT: return Get<float>(out);
+        default: return Get<double>(out);
+      }
+    };
+    const std::string what = DataTypeName(t);
+    // Bincount: any shape, flattened; values >= size left out; weights summed.
+    OpRun r = RunOp("Bincount", {I32({2, 3}, {1, 2, 2, 7, 0, 2}), I32Scalar(4), typed({2, 3}, {1, 2, 3, 4, 5, 6})});
+    ASSERT_TRUE(r.status.ok()) << what << ": " << r.status.ToString();
+    EXPECT_EQ(values(r.outputs[0]), (std::vector<double>{5, 1, 11, 0})) << what;
+    r = RunOp("Bincount", {I32({3}, {1, 1, 3}), I32Scalar(5), typed({0}, {})});
+    ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+    EXPECT_EQ(values(r.outputs[0]), (std::vector<double>{0, 2, 0, 1, 0})) << what;
+    for (DataType idx : {DT_INT32, DT_INT64}) {
+      auto ints = [&](Dims dims, const std::vector<int64_t>& v) {
+        if (idx == DT_INT64) return I64(std::move(dims), v);
+        return I32(std::move(dims), std::vector<int32_t>(v.begin(), v.end()));
+      };
+      // DenseBincount of a matrix: per row; binary_output marks presence.
+      r = RunOp("DenseBincount", {ints({2, 4}, {1, 2, 2, 7, 0, 0, 3, 1}), ints({}, {4}), typed({0}, {})});
+      ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+      EXPECT_EQ(r.outputs[0].dims(), (Dims{2, 4}));
+      EXPECT_EQ(values(r.outputs[0]), (std::vector<double>{0, 1, 2, 0, 2, 1, 0, 1})) << what;
+      r = RunOp("DenseBincount", {ints({4}, {3, 3, 0, 9}), ints({}, {4}), typed({4}, {1, 2, 4, 8})},
+                {{"binary_output", AttrOfBool(true)}});
+      ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+      EXPECT_EQ(values(r.outputs[0]), (std::vector<double>{1, 0, 0, 1})) << what;
+      ExpectInvalid(RunOp("DenseBincount", {ints({2}, {1, -1}), ints({}, {4}), typed({0}, {})}).status,
+                    {"non-negative"});
+    }
+  }
+  ExpectInvalid(RunOp("Bincount", {I32({2}, {1, 2}), I32Scalar(-1), F32({0}, {})}, {}, /*known_shapes=*/false).status,
+                {"size (-1)"});
+  ExpectInvalid(RunOp("Bincount", {I32({2}, {1, 2}), I32Scalar(3), F32({3}, {1, 2, 3})}, {}, /*known_shapes=*/false).status,
+                {"weights must be empty or have the input's shape"});
 }
 
 // ---- activation gradients ----

@@ -111,3 +111,35 @@ bitwise_xor = _binary("BitwiseXor")
 left_shift = _binary("LeftShift")
 right_shift = _binary("RightShift")
 invert = _unary("Invert")
+
+
+def bincount(arr: Any, weights: Any = None, minlength: Any = None, maxlength: Any = None,
+             dtype: Any = dtypes.int32, name: Optional[str] = None, axis: Any = None,
+             binary_output: bool = False) -> Tensor:
+    """How often each value of the int32 `arr` occurs, in max(arr) + 1 bins (at least
+    `minlength`, at most `maxlength`), summing `weights` instead where given (DenseBincount,
+    as TF 2's tf.math.bincount; axis None flattens, -1 counts per row of a matrix)."""
+    from tgraph.ops.array_ops import reshape
+    from tgraph.ops.math_ops import cast, maximum, minimum, reduce_max
+    arr = convert_to_tensor(arr, dtype=dtypes.int32, name="arr")
+    if axis is None:
+        arr = reshape(arr, [-1])
+    elif axis not in (-1, 1) or arr.shape.ndims != 2:
+        raise ValueError("bincount: axis must be None, or -1 with a 2-D arr")
+    # max(arr) + 1 bins (0 for an empty arr), then the bounds.
+    size = maximum(reduce_max(arr) + 1, 0) if arr.shape.num_elements() != 0 else \
+        convert_to_tensor(0, dtype=dtypes.int32)
+    if minlength is not None:
+        size = maximum(size, convert_to_tensor(minlength, dtype=dtypes.int32))
+    if maxlength is not None:
+        size = minimum(size, convert_to_tensor(maxlength, dtype=dtypes.int32))
+    if weights is not None:
+        weights = convert_to_tensor(weights, name="weights")
+        if axis is None:
+            weights = reshape(weights, [-1])
+        out_dtype = weights.dtype.base_dtype
+    else:
+        out_dtype = dtypes.as_dtype(dtype)
+        weights = convert_to_tensor([], dtype=out_dtype)
+    return cast(apply_op("DenseBincount", name=name or "bincount", input=arr, size=size,
+                         weights=weights, binary_output=binary_output), out_dtype)
