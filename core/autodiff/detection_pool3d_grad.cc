@@ -79,7 +79,7 @@ Status RegisterDetectionPool3DGradients(GradientFunctionRegistry& registry) {
   keep(registry.Register("CropAndResize", CropAndResizeGradient));
   for (const char* op : {"NonMaxSuppression", "NonMaxSuppressionV2", "NonMaxSuppressionV3",
                          "NonMaxSuppressionV4", "NonMaxSuppressionV5",
-                         "NonMaxSuppressionWithOverlaps"}) {
+                         "NonMaxSuppressionWithOverlaps", "CombinedNonMaxSuppression"}) {
     keep(registry.RegisterNotDifferentiable(op));
   }
   return first;

@@ -2,6 +2,8 @@
 // (MaxPool3D, AvgPool3D and their gradients' ops) and the detection ops (NonMaxSuppression
 // V1-V5, NonMaxSuppressionWithOverlaps, CropAndResize and its two gradients' ops). Signatures, attrs, defaults and type
 // lists are TensorFlow's, so GraphDefs written by TF import here.
+#include <algorithm>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -195,6 +197,38 @@ Status NmsWithOverlapsShape(InferenceContext& c) {
   return Status::OK();
 }
 
+// boxes [batch, num_boxes, q, 4], scores [batch, num_boxes, classes] -> nmsed_boxes
+// [batch, n, 4], nmsed_scores and nmsed_classes [batch, n], valid_detections [batch], with
+// n = max_total_size, or min(max_total_size, max_output_size_per_class * classes) when
+// pad_per_class (unknown unless the sizes are constants).
+Status CombinedNmsShape(InferenceContext& c) {
+  PartialShape boxes, scores;
+  TG_RETURN_IF_ERROR(c.WithRank(0, 4, &boxes));
+  TG_RETURN_IF_ERROR(c.WithRank(1, 3, &scores));
+  if (boxes.dim(3) >= 0 && boxes.dim(3) != 4) {
+    return c.Error("boxes must end in 4 coordinates, but has shape ", boxes.ToString());
+  }
+  for (int i = 2; i < 6; ++i) TG_RETURN_IF_ERROR(Scalar(c, i, "each size and threshold"));
+  const int64_t batch = boxes.dim(0) >= 0 ? boxes.dim(0) : scores.dim(0);
+  int64_t n = kUnknownDim;
+  bool pad = false;
+  TG_RETURN_IF_ERROR(c.GetAttr("pad_per_class", &pad));
+  auto per_class = shape_fns::ConstInts(c, 2), total = shape_fns::ConstInts(c, 3);
+  if (total && total->size() == 1) {
+    if ((*total)[0] <= 0) return c.Error("max_total_size must be > 0, got ", (*total)[0]);
+    if (!pad) {
+      n = (*total)[0];
+    } else if (per_class && per_class->size() == 1 && scores.dim(2) >= 0) {
+      n = std::min((*total)[0], std::min<int64_t>(INT32_MAX, (*per_class)[0] * scores.dim(2)));
+    }
+  }
+  c.set_output(0, PartialShape{batch, n, 4});
+  c.set_output(1, PartialShape{batch, n});
+  c.set_output(2, PartialShape{batch, n});
+  c.set_output(3, PartialShape{batch});
+  return Status::OK();
+}
+
 // image [batch, h, w, depth], boxes [num_boxes, 4], box_ind [num_boxes], crop_size [2]
 // -> [num_boxes, crop_height, crop_width, depth].
 Status CropAndResizeShape(InferenceContext& c) {
@@ -345,6 +379,18 @@ Status RegisterDetectionPool3DOps(OpRegistry* registry) {
           .Output("selected_indices: int32")
           .SetShapeFn(NmsWithOverlapsShape)
           .Doc("NonMaxSuppressionV3 with the pairwise overlaps given instead of boxes."),
+      OpDefBuilder("CombinedNonMaxSuppression")
+          .Input("boxes: float").Input("scores: float")
+          .Input("max_output_size_per_class: int32").Input("max_total_size: int32")
+          .Input("iou_threshold: float").Input("score_threshold: float")
+          .Output("nmsed_boxes: float").Output("nmsed_scores: float")
+          .Output("nmsed_classes: float").Output("valid_detections: int32")
+          .Attr("pad_per_class: bool = false")
+          .Attr("clip_boxes: bool = true")
+          .SetShapeFn(CombinedNmsShape)
+          .Doc("Per image, NMS of every class's boxes, then the best max_total_size of all "
+               "classes' selections (boxes, scores, classes), zero-padded, and how many are "
+               "real."),
       OpDefBuilder("CropAndResize")
           .Input("image: T").Input("boxes: float").Input("box_ind: int32")
           .Input("crop_size: int32").Output("crops: float")

@@ -1,5 +1,5 @@
-// The object-detection ops: non-maximum suppression (NonMaxSuppression V1-V5 and
-// NonMaxSuppressionWithOverlaps) and CropAndResize, with TensorFlow's CPU semantics:
+// The object-detection ops: non-maximum suppression (NonMaxSuppression V1-V5,
+// NonMaxSuppressionWithOverlaps, CombinedNonMaxSuppression) and CropAndResize, with TensorFlow's CPU semantics:
 //  - NMS is greedy over a queue ordered by score, higher first, equal scores by lower box
 //    index; only boxes scoring above score_threshold enter it. A candidate is compared with
 //    the boxes selected since it was last looked at: hard NMS drops it when an IoU exceeds
@@ -15,6 +15,7 @@
 //    the same sample points.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <queue>
 #include <string>
@@ -218,6 +219,149 @@ class NmsOp {
  private:
   float iou_attr_ = 0.5f;
   bool pad_ = false;
+};
+
+// ---- CombinedNonMaxSuppression ----
+
+// Per image and class, greedy hard NMS of that class's scores (queue ordered by score alone;
+// equal scores leave in the heap's order, as TF's kernel, whose std::priority_queue this
+// is), up to min(max_size_per_class, num_boxes) each, into the class's slots of one table;
+// then the table (unselected slots scoring -1) is sorted by score, best first (std::sort:
+// equal scores in the order TF's identical call leaves them), and the best
+// max_detections rows become the image's outputs, boxes clipped to [0, 1] unless
+// clip_boxes is false, padded with zeros.
+class CombinedNmsOp {
+ public:
+  explicit CombinedNmsOp(Construction& c) {
+    c.GetAttr("pad_per_class", &pad_per_class_);
+    c.GetAttr("clip_boxes", &clip_boxes_);
+  }
+
+  void Compute(Context& ctx) {
+    const auto boxes_t = ctx.input(0), scores_t = ctx.input(1);
+    int32_t scalars[2];
+    const char* names[2] = {"max_output_size_per_class", "max_total_size"};
+    for (int i = 0; i < 2; ++i) {
+      const auto t = ctx.input(2 + i);
+      if (t.rank() != 0) {
+        ctx.Fail(TG_INVALID_ARGUMENT, std::string(names[i]) + " must be a scalar, got shape " +
+                                          ShapeString(t.dims()));
+        return;
+      }
+      scalars[i] = t.data<int32_t>()[0];
+      if (scalars[i] <= 0) {
+        ctx.Fail(TG_INVALID_ARGUMENT, std::string(names[i]) + " must be positive, got " +
+                                          std::to_string(scalars[i]));
+        return;
+      }
+    }
+    const int64_t max_per_class = scalars[0], max_total = scalars[1];
+    float iou = 0, score_threshold = 0;
+    if (!ReadThreshold(ctx, 4, "iou_threshold", &iou) ||
+        !ReadThreshold(ctx, 5, "score_threshold", &score_threshold)) {
+      return;
+    }
+    if (!(iou >= 0 && iou <= 1)) {
+      ctx.Fail(TG_INVALID_ARGUMENT, "iou_threshold must be in [0, 1], got " + std::to_string(iou));
+      return;
+    }
+    if (scores_t.rank() != 3) {
+      ctx.Fail(TG_INVALID_ARGUMENT, "scores must be 3-D [batch, num_boxes, num_classes], got shape " +
+                                        ShapeString(scores_t.dims()));
+      return;
+    }
+    const int64_t batch = scores_t.dim(0), num_boxes = scores_t.dim(1), classes = scores_t.dim(2);
+    if (boxes_t.rank() != 4 || boxes_t.dim(0) != batch || boxes_t.dim(1) != num_boxes ||
+        (boxes_t.dim(2) != 1 && boxes_t.dim(2) != classes) || boxes_t.dim(3) != 4) {
+      ctx.Fail(TG_INVALID_ARGUMENT, "boxes must be [batch, num_boxes, q, 4] with q 1 or the number "
+                                    "of classes, matching scores " + ShapeString(scores_t.dims()) +
+                                        ", got shape " + ShapeString(boxes_t.dims()));
+      return;
+    }
+    const int64_t q = boxes_t.dim(2);
+    const int64_t per_class = std::min(max_per_class, num_boxes);
+    const int64_t per_batch =
+        pad_per_class_ ? std::min<int64_t>(max_total, std::min<int64_t>(INT32_MAX, max_per_class * classes))
+                       : max_total;
+    auto out_boxes = ctx.AllocateOutput(0, {batch, per_batch, 4});
+    auto out_scores = ctx.AllocateOutput(1, {batch, per_batch});
+    auto out_classes = ctx.AllocateOutput(2, {batch, per_batch});
+    auto out_valid = ctx.AllocateOutput(3, {batch});
+    if (!ctx.ok()) return;
+    const float* all_boxes = boxes_t.data<float>();
+    const float* all_scores = scores_t.data<float>();
+    float* ob = out_boxes.mutable_data<float>();
+    float* os = out_scores.mutable_data<float>();
+    float* oc = out_classes.mutable_data<float>();
+    int32_t* ov = out_valid.mutable_data<int32_t>();
+    struct Row {
+      int64_t box = -1;
+      float score = -1.0f;
+      int64_t cls = -1;
+      float coord[4] = {0, 0, 0, 0};
+    };
+    ctx.ParallelFor(batch, static_cast<double>(num_boxes * classes) * 50.0, [&](int64_t begin, int64_t end) {
+      for (int64_t b = begin; b < end; ++b) {
+        const float* boxes = all_boxes + b * num_boxes * q * 4;
+        const float* scores = all_scores + b * num_boxes * classes;
+        std::vector<Row> table(static_cast<size_t>(per_class * classes));
+        for (int64_t c = 0; c < classes; ++c) {
+          struct Candidate {
+            int64_t box;
+            float score;
+          };
+          auto by_score = [](const Candidate& x, const Candidate& y) { return x.score < y.score; };
+          std::priority_queue<Candidate, std::vector<Candidate>, decltype(by_score)> queue(by_score);
+          for (int64_t i = 0; i < num_boxes; ++i) {
+            const float s = scores[i * classes + c];
+            if (s > score_threshold) queue.push({i, s});
+          }
+          const int64_t column = q > 1 ? c : 0;
+          std::vector<int64_t> selected;
+          while (static_cast<int64_t>(selected.size()) < per_class && !queue.empty()) {
+            const Candidate next = queue.top();
+            queue.pop();
+            bool keep = true;
+            for (int64_t j = static_cast<int64_t>(selected.size()) - 1; j >= 0; --j) {
+              if (IoU(boxes, next.box * q + column, selected[static_cast<size_t>(j)] * q + column) > iou) {
+                keep = false;
+                break;
+              }
+            }
+            if (!keep) continue;
+            Row& row = table[static_cast<size_t>(c * per_class) + selected.size()];
+            row.box = next.box;
+            row.score = next.score;
+            row.cls = c;
+            std::copy_n(boxes + (next.box * q + column) * 4, 4, row.coord);
+            selected.push_back(next.box);
+          }
+        }
+        std::sort(table.begin(), table.end(), [](const Row& x, const Row& y) { return x.score > y.score; });
+        const int64_t found = std::count_if(table.begin(), table.end(), [](const Row& r) { return r.box > -1; });
+        const int64_t count = std::min(found, per_batch);
+        ov[b] = static_cast<int32_t>(count);
+        float* bb = ob + b * per_batch * 4;
+        float* sb = os + b * per_batch;
+        float* cb = oc + b * per_batch;
+        std::fill(bb, bb + per_batch * 4, 0.0f);
+        std::fill(sb, sb + per_batch, 0.0f);
+        std::fill(cb, cb + per_batch, 0.0f);
+        for (int64_t k = 0; k < count && k < static_cast<int64_t>(table.size()); ++k) {
+          const Row& r = table[static_cast<size_t>(k)];
+          for (int i = 0; i < 4; ++i) {
+            bb[k * 4 + i] = clip_boxes_ ? std::max(std::min(r.coord[i], 1.0f), 0.0f) : r.coord[i];
+          }
+          sb[k] = r.score;
+          cb[k] = static_cast<float>(r.cls);
+        }
+      }
+    });
+  }
+
+ private:
+  bool pad_per_class_ = false;
+  bool clip_boxes_ = true;
 };
 
 // ---- CropAndResize ----
@@ -627,6 +771,7 @@ void RegisterDetectionKernels(tgraph::plugin::Init& init) {
   using tgraph::plugin::KernelBuilder;
   init.Kernel<NmsOp<float, Nms::kV1>>(KernelBuilder("NonMaxSuppression", "CPU"));
   init.Kernel<NmsOp<float, Nms::kOverlaps>>(KernelBuilder("NonMaxSuppressionWithOverlaps", "CPU"));
+  init.Kernel<CombinedNmsOp>(KernelBuilder("CombinedNonMaxSuppression", "CPU"));
   RegisterNms<float>(init);
   RegisterNms<Eigen::half>(init);
   RegisterCropAndResize<uint8_t>(init);

@@ -1,6 +1,6 @@
 """3-D pooling (MaxPool3D, AvgPool3D, MaxPool3DGrad, AvgPool3DGrad) and the detection ops
-(NonMaxSuppression V1-V5, NonMaxSuppressionWithOverlaps, CropAndResize and its gradients'
-ops) differentially
+(NonMaxSuppression V1-V5, NonMaxSuppressionWithOverlaps, CombinedNonMaxSuppression,
+CropAndResize and its gradients' ops) differentially
 against TensorFlow, in the pattern of test_model_ops.py: a TF1 graph with the exact raw op,
 TF's kernel with graph rewrites off, the GraphDef run by `tgraph run`, every output compared
 (NMS indices exactly). Also: each op's definition is TF's OpDef (args, attrs, allowed values,
@@ -27,7 +27,7 @@ from test_model_ops import RAW, TOOL, V1, check, ph, rng, run_tensorflow, run_tg
 
 OPS = ["MaxPool3D", "AvgPool3D", "MaxPool3DGrad", "AvgPool3DGrad", "NonMaxSuppression",
        "NonMaxSuppressionV2", "NonMaxSuppressionV3", "NonMaxSuppressionV4", "NonMaxSuppressionV5",
-       "NonMaxSuppressionWithOverlaps", "CropAndResize", "CropAndResizeGradImage",
+       "NonMaxSuppressionWithOverlaps", "CombinedNonMaxSuppression", "CropAndResize", "CropAndResizeGradImage",
        "CropAndResizeGradBoxes"]
 
 
@@ -256,6 +256,31 @@ def test_non_max_suppression_empty(tmp_path):
                                              score_threshold=0.0, soft_nms_sigma=0.5,
                                              pad_to_max_output_size=True)))
     check(tmp_path, build, {"b:0": boxes, "s:0": scores})
+
+
+@pytest.mark.parametrize("q_per_class", [False, True])
+@pytest.mark.parametrize("ties", [False, True])
+def test_combined_non_max_suppression(tmp_path, q_per_class, ties):
+    r = rng(60 + 2 * q_per_class + ties)
+    batch, n, classes = 3, 30, 4
+    lo = r.rand(batch, n, classes if q_per_class else 1, 2) * 1.1 - 0.05
+    boxes = np.concatenate([lo, lo + r.rand(*lo.shape) * 0.4], axis=-1).astype(np.float32)
+    scores = r.rand(batch, n, classes).astype(np.float32)
+    if ties:
+        scores = (np.round(scores * 6) / 6).astype(np.float32)
+
+    def build():
+        b, s = ph("b", boxes), ph("s", scores)
+        outs = []
+        for per_class, total, iou, score, pad, clip in ((5, 12, 0.5, 0.2, False, True),
+                                                       (3, 100, 0.3, 0.0, True, True),
+                                                       (40, 50, 0.7, -1.0, False, False),
+                                                       (2, 5, 1.0, 0.5, True, False)):
+            outs += list(RAW.CombinedNonMaxSuppression(
+                boxes=b, scores=s, max_output_size_per_class=per_class, max_total_size=total,
+                iou_threshold=iou, score_threshold=score, pad_per_class=pad, clip_boxes=clip))
+        return outs
+    check(tmp_path, build, {"b:0": boxes, "s:0": scores}, rtol=0, atol=0)
 
 
 # ---- CropAndResize ----

@@ -1,6 +1,6 @@
 """tf.nn.max_pool3d / avg_pool3d and the detection functions of tf.image
 (non_max_suppression, non_max_suppression_with_scores, non_max_suppression_overlaps,
-crop_and_resize) built with tgraph and with real TensorFlow (tf.compat.v1) on the same
+combined_non_max_suppression, crop_and_resize) built with tgraph and with real TensorFlow (tf.compat.v1) on the same
 inputs: values, and tf.gradients for the pooling (first and, through AvgPool3DGrad, second
 order) and crop_and_resize (image and boxes) must agree; the NMS ops give no gradient."""
 import numpy as np
@@ -69,6 +69,21 @@ def test_non_max_suppression_functions():
     for k in a:
         assert a[k].dtype == b[k].dtype, k
         np.testing.assert_allclose(a[k], b[k], rtol=1e-6, err_msg=k)
+
+
+def test_combined_non_max_suppression():
+    r = np.random.RandomState(9)
+    lo = r.rand(2, 20, 1, 2) * 0.8
+    boxes = np.concatenate([lo, lo + r.rand(2, 20, 1, 2) * 0.4], axis=-1).astype(np.float32)
+    scores = r.rand(2, 20, 3).astype(np.float32)
+
+    def build(m):
+        out = m.image.combined_non_max_suppression(m.constant(boxes), m.constant(scores), 4, 9,
+                                                   iou_threshold=0.4, score_threshold=0.1)
+        return dict(zip(["boxes", "scores", "classes", "valid"], out))
+    a, b = run_both(build)
+    for k in a:
+        np.testing.assert_array_equal(a[k], b[k], err_msg=k)
 
 
 def test_non_max_suppression_has_no_gradient():

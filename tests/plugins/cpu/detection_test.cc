@@ -141,6 +141,46 @@ TEST(NonMaxSuppressionTest, EmptyAndBadInputs) {
                Code::kInvalidArgument, {"node", "overlaps", "[2,3]"});
 }
 
+TEST(CombinedNonMaxSuppressionTest, PerClassThenAcrossClasses) {
+  // One image, 3 boxes shared by 2 classes (q = 1): boxes 0 and 1 overlap (IoU 0.6).
+  const Tensor boxes = F32({1, 3, 1, 4}, {0, 0, 1, 1,   0, 0.25f, 1, 1.25f,   2, 2, 3, 3});
+  const Tensor scores = F32({1, 3, 2}, {0.9f, 0.1f,   0.8f, 0.7f,   0.3f, 0.6f});
+  for (bool pad : {false, true}) {
+    auto r = RunOp("CombinedNonMaxSuppression",
+                   {boxes, scores, Scalar32(2), Scalar32(pad ? 10 : 5), ScalarF(0.5f), ScalarF(0.2f)},
+                   {{"pad_per_class", AttrOfBool(pad)}});
+    ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+    // class 0: 0 (0.9), 1 suppressed, 2 (0.3); class 1: 1 (0.7), 2 (0.6), 0 below 0.2.
+    // Best first across classes; boxes clipped to [0, 1].
+    const int64_t n = pad ? 4 : 5;  // pad_per_class: min(10, 2 per class * 2 classes)
+    ASSERT_EQ(r.outputs[1].dims(), (Dims{1, n}));
+    std::vector<float> want_scores = {0.9f, 0.7f, 0.6f, 0.3f};
+    std::vector<float> want_classes = {0, 1, 1, 0};
+    want_scores.resize(static_cast<size_t>(n), 0);
+    want_classes.resize(static_cast<size_t>(n), 0);
+    EXPECT_EQ(Values<float>(r.outputs[1]), want_scores);
+    EXPECT_EQ(Values<float>(r.outputs[2]), want_classes);
+    std::vector<float> want_boxes = {0, 0, 1, 1,   0, 0.25f, 1, 1,   1, 1, 1, 1,   1, 1, 1, 1};
+    want_boxes.resize(static_cast<size_t>(n * 4), 0);
+    EXPECT_EQ(Values<float>(r.outputs[0]), want_boxes);
+    EXPECT_EQ(Ints(r.outputs[3]), (std::vector<int32_t>{4}));
+  }
+  // clip_boxes false keeps the coordinates; max_total_size 1 keeps the best only.
+  auto u = RunOp("CombinedNonMaxSuppression",
+                 {boxes, scores, Scalar32(2), Scalar32(1), ScalarF(0.5f), ScalarF(0.2f)},
+                 {{"clip_boxes", AttrOfBool(false)}});
+  ASSERT_TRUE(u.status.ok()) << u.status.ToString();
+  EXPECT_EQ(Values<float>(u.outputs[0]), (std::vector<float>{0, 0, 1, 1}));
+  EXPECT_EQ(Ints(u.outputs[3]), (std::vector<int32_t>{1}));
+  ExpectStatus(RunOp("CombinedNonMaxSuppression",
+                     {boxes, scores, Scalar32(0), Scalar32(1), ScalarF(0.5f), ScalarF(0.2f)}).status,
+               Code::kInvalidArgument, {"node", "max_output_size_per_class", "positive"});
+  ExpectStatus(RunOp("CombinedNonMaxSuppression",
+                     {F32({1, 3, 3, 4}, std::vector<float>(36, 0)), scores, Scalar32(1), Scalar32(1),
+                      ScalarF(0.5f), ScalarF(0.2f)}, {}, false).status,
+               Code::kInvalidArgument, {"node", "boxes", "[1,3,3,4]"});
+}
+
 // CropAndResize's reference, in double from TF's formulas.
 std::vector<double> CropReference(const std::vector<double>& img, Dims shape,
                                   const std::vector<float>& boxes, const std::vector<int32_t>& ind,

@@ -1,7 +1,7 @@
 """tf.nn.max_pool3d / avg_pool3d (MaxPool3D, AvgPool3D) and the detection ops of tf.image:
 non_max_suppression (NonMaxSuppressionV3), non_max_suppression_with_scores (V5, Soft-NMS),
-non_max_suppression_overlaps (NonMaxSuppressionWithOverlaps) and crop_and_resize
-(CropAndResize), with TF's names, arguments and defaults. Re-exported by tgraph.nn and
+non_max_suppression_overlaps (NonMaxSuppressionWithOverlaps),
+combined_non_max_suppression (CombinedNonMaxSuppression) and crop_and_resize (CropAndResize), with TF's names, arguments and defaults. Re-exported by tgraph.nn and
 tgraph.image."""
 from __future__ import annotations
 
@@ -87,6 +87,22 @@ def non_max_suppression_overlaps(overlaps: Any, scores: Any, max_output_size: An
                     scores=scores, max_output_size=_int32(max_output_size),
                     overlap_threshold=_float32(overlap_threshold),
                     score_threshold=_float32(score_threshold))
+
+
+def combined_non_max_suppression(boxes: Any, scores: Any, max_output_size_per_class: Any,
+                                 max_total_size: Any, iou_threshold: Any = 0.5,
+                                 score_threshold: Any = float("-inf"), pad_per_class: bool = False,
+                                 clip_boxes: bool = True, name: Optional[str] = None) -> Any:
+    """(nmsed_boxes, nmsed_scores, nmsed_classes, valid_detections): per image, NMS of each
+    class, then the best max_total_size detections of all classes
+    (CombinedNonMaxSuppression)."""
+    out = apply_op("CombinedNonMaxSuppression", name=name or "combined_non_max_suppression",
+                   boxes=boxes, scores=scores,
+                   max_output_size_per_class=_int32(max_output_size_per_class),
+                   max_total_size=_int32(max_total_size), iou_threshold=_float32(iou_threshold),
+                   score_threshold=_float32(score_threshold), pad_per_class=pad_per_class,
+                   clip_boxes=clip_boxes)
+    return tuple(out)
 
 
 def crop_and_resize(image: Any, boxes: Any, box_ind: Any = None, crop_size: Any = None,

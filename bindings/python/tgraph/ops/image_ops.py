@@ -164,8 +164,8 @@ def extract_image_patches(images: Any, ksizes: Any = None, strides: Any = None,
 
 # The detection ops (detection_pool3d_ops.py).
 from tgraph.ops.detection_pool3d_ops import (  # noqa: E402,F401
-    crop_and_resize, non_max_suppression, non_max_suppression_overlaps,
-    non_max_suppression_with_scores)
+    combined_non_max_suppression, crop_and_resize, non_max_suppression,
+    non_max_suppression_overlaps, non_max_suppression_with_scores)
 
 
 # The codecs, also tf.image's (tf.image.decode_jpeg and the others; tf.io has them too).
