@@ -105,6 +105,20 @@ def test_color_functions_match_tf():
             np.testing.assert_allclose(x, y, rtol=1e-5, atol=1e-6, err_msg=str(i))
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_rgb_to_hsv_gradient_matches_tf(dtype):
+    x = RNG.rand(3, 4, 3).astype(dtype)
+    x[0, 0] = [0.2, 0.2, 0.7]  # ties: which channel counts as the largest / smallest
+    x[0, 1] = [0.6, 0.6, 0.1]
+    w = RNG.randn(3, 4, 3).astype(dtype)
+
+    def build(m):
+        v = m.constant(x)
+        return m.gradients(m.reduce_sum(m.image.rgb_to_hsv(v) * w), [v])[0]
+    a, b = run_both(build)
+    np.testing.assert_allclose(a, b, rtol=1e-4 if dtype == np.float32 else 1e-10, atol=1e-5)
+
+
 def test_hsv_to_rgb_has_no_gradient():
     g = tgraph.Graph()
     with g.as_default():

@@ -51,9 +51,6 @@ const std::set<std::string>& HelpersWithoutGradient() {
       "MaxPool3DGrad",
       // CropAndResize's gradient ops (no gradient in TensorFlow either)
       "CropAndResizeGradImage", "CropAndResizeGradBoxes",
-      // RGBToHSV: TensorFlow's gradient (piecewise partial derivatives of hue, saturation
-      // and value) is not built here yet
-      "RGBToHSV",
       // the call ops' gradient (a function's symbolic gradient; no second order)
       "SymbolicGradient"};
   return ops;
