@@ -345,6 +345,13 @@ Status RegisterArrayGradients(GradientFunctionRegistry& registry) {
            // random
            "RandomUniform", "RandomStandardNormal", "TruncatedNormal", "RandomShuffle",
            "RandomUniformInt", "LogUniformCandidateSampler",
+           // stateless random (a pure function of the seed, which is not differentiable)
+           "StatelessRandomUniform", "StatelessRandomNormal", "StatelessTruncatedNormal",
+           "StatelessRandomUniformInt", "StatelessRandomUniformFullInt",
+           "StatelessRandomGetKeyCounter", "StatelessRandomGetAlg",
+           "StatelessRandomGetKeyCounterAlg", "StatelessRandomUniformV2",
+           "StatelessRandomNormalV2", "StatelessTruncatedNormalV2", "StatelessRandomUniformIntV2",
+           "StatelessRandomUniformFullIntV2",
            // summaries (strings for event files)
            "ScalarSummary", "HistogramSummary", "MergeSummary",
            // Checkpoint I/O.

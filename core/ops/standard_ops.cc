@@ -12,8 +12,8 @@ Status RegisterStandardOps(OpRegistry* registry) {
   Status first;
   for (auto* family : {&RegisterArrayOps, &RegisterControlFlowOps, &RegisterMathOps,
                        &RegisterNnOps, &RegisterStateOps, &RegisterResourceVariableOps,
-                       &RegisterRandomOps, &RegisterGradHelperOps, &RegisterArrayHelperOps,
-                       &RegisterNnBackpropOps,
+                       &RegisterRandomOps, &RegisterStatelessRandomOps, &RegisterGradHelperOps,
+                       &RegisterArrayHelperOps, &RegisterNnBackpropOps,
                        &RegisterTrainingOps, &RegisterIoOps, &RegisterLoggingOps,
                        &RegisterStringOps, &RegisterArraySplitOps, &RegisterBatchNormOps,
                        &RegisterEinsumOps, &RegisterArrayLayoutOps, &RegisterArrayNdOps,

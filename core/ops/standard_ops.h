@@ -14,6 +14,7 @@ Status RegisterControlFlowOps(OpRegistry* registry);  // control_flow_ops.cc
 Status RegisterMathOps(OpRegistry* registry);         // math_ops.cc
 Status RegisterNnOps(OpRegistry* registry);           // nn_ops.cc
 Status RegisterRandomOps(OpRegistry* registry);       // random_ops.cc
+Status RegisterStatelessRandomOps(OpRegistry* registry);  // stateless_random_ops.cc
 Status RegisterStateOps(OpRegistry* registry);        // state_ops.cc
 Status RegisterResourceVariableOps(OpRegistry* registry);  // resource_variable_ops.cc
 Status RegisterGradHelperOps(OpRegistry* registry);   // grad_helper_ops.cc

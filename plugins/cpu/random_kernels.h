@@ -22,6 +22,7 @@
 namespace tgraph_cpu {
 
 void RegisterCandidateSamplerKernels(tgraph::plugin::Init& init);  // candidate_sampler_op.cc
+void RegisterStatelessRandomKernels(tgraph::plugin::Init& init);  // stateless_random_ops.cc
 
 namespace random {
 

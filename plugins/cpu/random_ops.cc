@@ -262,6 +262,7 @@ void RegisterRandomKernels(tgraph::plugin::Init& init) {
   init.Kernel<RandomShuffleOp>(
       KernelBuilder("RandomShuffle", "CPU").TypeConstraint("T", TG_ARRAY_MOVER_TYPES));
   if (init.ok()) RegisterCandidateSamplerKernels(init);
+  if (init.ok()) RegisterStatelessRandomKernels(init);
 }
 
 }  // namespace tgraph_cpu

@@ -108,6 +108,7 @@ from tgraph.protos import (AttrValue, ConfigProto, Event, GPUOptions, GraphDef, 
                            MetaGraphDef, NodeDef, RunMetadata, RunOptions, SaverDef, Summary,
                            TensorProto, TensorShapeProto)
 from tgraph import raw_ops
+from tgraph import random  # noqa: A004 (tf.random)
 from tgraph.ops.nn import dropout as _dropout  # noqa: F401
 from tgraph.train.optimizer import get_or_create_global_step as _gs  # noqa: F401
 
