@@ -13,7 +13,8 @@ GradientFunctionRegistry& GradientFunctionRegistry::Global() {
                          &RegisterFunctionGradients, &RegisterMatrixSegmentGradients,
                          &RegisterArrayMiscGradients, &RegisterResourceVariableGradients,
                          &RegisterImageCodecGradients,
-                         &RegisterDetectionPool3DGradients}) {
+                         &RegisterDetectionPool3DGradients,
+                         &RegisterSpectralGradients}) {
       (void)family(*r);
     }
     return r;

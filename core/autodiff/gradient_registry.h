@@ -50,6 +50,8 @@ Status RegisterArrayMiscGradients(GradientFunctionRegistry& registry);
 Status RegisterDetectionPool3DGradients(GradientFunctionRegistry& registry);
 // The image codec ops: none differentiable (image_codec_grad.cc).
 Status RegisterImageCodecGradients(GradientFunctionRegistry& registry);
+// Complex numbers and the Fourier transforms (spectral_grad.cc).
+Status RegisterSpectralGradients(GradientFunctionRegistry& registry);
 // Resource variables: reads and gathers pass gradients to the handle (resource_variable_grad.cc).
 Status RegisterResourceVariableGradients(GradientFunctionRegistry& registry);
 

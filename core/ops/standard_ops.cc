@@ -20,7 +20,8 @@ Status RegisterStandardOps(OpRegistry* registry) {
                        &RegisterImageOps, &RegisterImageCodecOps, &RegisterListOps,
                        &RegisterFusedOps,
                        &RegisterFunctionalOps, &RegisterMathMoreOps, &RegisterMatrixSegmentOps,
-                       &RegisterArrayMiscOps, &RegisterDetectionPool3DOps}) {
+                       &RegisterArrayMiscOps, &RegisterDetectionPool3DOps,
+                       &RegisterSpectralOps}) {
     Status s = family(registry);
     if (!s.ok() && first.ok()) first = s;
   }

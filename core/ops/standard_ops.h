@@ -38,6 +38,7 @@ Status RegisterMatrixSegmentOps(OpRegistry* registry);  // matrix_segment_ops.cc
 Status RegisterArrayMiscOps(OpRegistry* registry);   // array_misc_ops.cc
 Status RegisterMathMoreOps(OpRegistry* registry);     // math_more_ops.cc
 Status RegisterDetectionPool3DOps(OpRegistry* registry);  // detection_pool3d_ops.cc
+Status RegisterSpectralOps(OpRegistry* registry);     // spectral_ops.cc
 
 // Shape functions shared across families: the fused ops (fused_ops.cc) have the shapes of
 // the ops they start with.

@@ -20,5 +20,7 @@ void RegisterCheckpointKernels(tgraph::plugin::Init& init);   // checkpoint_ops.
 void RegisterMatrixDiagKernels(tgraph::plugin::Init& init);   // matrix_diag_ops.cc
 void RegisterSegmentReductionKernels(tgraph::plugin::Init& init);  // segment_reduction_ops.cc
 void RegisterArrayMiscKernels(tgraph::plugin::Init& init);    // array_misc_ops.cc
+void RegisterComplexKernels(tgraph::plugin::Init& init);      // complex_ops.cc
+void RegisterFftKernels(tgraph::plugin::Init& init);          // fft_ops.cc
 
 }  // namespace tgraph_cpu

@@ -19,7 +19,8 @@ extern "C" TG_PLUGIN_EXPORT void TG_PluginInit(const TG_PluginInitArgs* args, TG
                        &RegisterStringKernels, &RegisterBf16Kernels,
                        &RegisterMatrixDiagKernels, &RegisterSegmentReductionKernels,
                        &RegisterArrayMiscKernels, &RegisterImageCodecKernels,
-                       &RegisterImageColorKernels}) {
+                       &RegisterImageColorKernels,
+                       &RegisterComplexKernels, &RegisterFftKernels}) {
     if (!init.ok()) return;
     family(init);
   }

@@ -91,6 +91,11 @@ from tgraph.ops.matrix_segment_ops import (diag, diag_part, matrix_band_part, ma
 from tgraph.ops.matrix_segment_ops import (check_numerics, ensure_shape, roll,  # noqa: F401
                                            searchsorted)
 from tgraph import debugging, linalg, sparse
+from tgraph import signal
+from tgraph import signal as spectral  # noqa: F401 (TF 1.x's tf.spectral)
+from tgraph.ops.spectral_ops import angle, complex, conj, imag, real  # noqa: F401,A004
+from tgraph.ops.spectral_ops import (fft, fft2d, fft3d, ifft, ifft2d,  # noqa: F401 (TF 1.x's tf.fft)
+                                     ifft3d)
 from tgraph.ops import overloads as _overloads
 
 _overloads.install(Tensor)

@@ -81,7 +81,19 @@ def _unary(op_type: str):
 
 negative = _unary("Neg")
 neg = negative
-abs = _unary("Abs")  # noqa: A001
+_abs = _unary("Abs")
+
+
+def abs(x: Any, name: Optional[str] = None) -> Tensor:  # noqa: A001
+    """|x| element-wise; a complex x gives its real magnitude (ComplexAbs), as tf.abs does."""
+    dtype = getattr(x, "dtype", None)
+    if getattr(dtype, "is_complex", False) is True or (
+            not isinstance(dtype, dtypes.DType) and np.iscomplexobj(x)):
+        from tgraph.ops.spectral_ops import complex_abs
+        return complex_abs(x, name=name)
+    return _abs(x, name=name)
+
+
 square = _unary("Square")
 sqrt = _unary("Sqrt")
 rsqrt = _unary("Rsqrt")

@@ -1,0 +1,158 @@
+"""Complex numbers and Fourier transforms under TF's Python names: tf.complex, tf.math.real /
+imag / angle / conj, tf.abs of complex tensors (ComplexAbs), and tf.signal.fft / ifft / rfft /
+irfft in 1, 2 and 3 dimensions (tf.spectral.* and tf.fft* in TF 1.x)."""
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import numpy as np
+
+from tgraph import dtypes
+from tgraph.op_def_lib import apply_op
+from tgraph.tensor import Tensor, convert_to_tensor
+
+
+def _complex_of(real: dtypes.DType) -> dtypes.DType:
+    return dtypes.complex128 if real.base_dtype == dtypes.float64 else dtypes.complex64
+
+
+def complex(real: Any, imag: Any, name: Optional[str] = None) -> Tensor:  # noqa: A001
+    """real + imag * 1j (float32 -> complex64, float64 -> complex128), with broadcasting."""
+    real = convert_to_tensor(real, name="real")
+    imag = convert_to_tensor(imag, name="imag")
+    if real.dtype.base_dtype != imag.dtype.base_dtype:
+        raise TypeError(f"real and imag must have the same dtype, got {real.dtype.name} and "
+                        f"{imag.dtype.name}")
+    if real.dtype.base_dtype not in (dtypes.float32, dtypes.float64):
+        raise TypeError(f"complex takes float32 or float64 parts, got {real.dtype.name}")
+    return apply_op("Complex", name=name or "Complex", real=real, imag=imag,
+                    Tout=_complex_of(real.dtype))
+
+
+def real(input: Any, name: Optional[str] = None) -> Tensor:  # noqa: A002
+    """The real part of a complex tensor; a real tensor is returned as is."""
+    input = convert_to_tensor(input, name="input")
+    if input.dtype.is_complex:
+        return apply_op("Real", name=name or "Real", input=input, Tout=input.dtype.real_dtype)
+    return input
+
+
+def imag(input: Any, name: Optional[str] = None) -> Tensor:  # noqa: A002
+    """The imaginary part of a complex tensor; zeros for a real one."""
+    from tgraph.ops.array_ops import zeros_like
+    input = convert_to_tensor(input, name="input")
+    if input.dtype.is_complex:
+        return apply_op("Imag", name=name or "Imag", input=input, Tout=input.dtype.real_dtype)
+    return zeros_like(input, name=name)
+
+
+def angle(input: Any, name: Optional[str] = None) -> Tensor:  # noqa: A002
+    """The argument of each complex element; pi for negative and 0 for other real values."""
+    from tgraph.ops.array_ops import ones_like, where, zeros_like
+    from tgraph.ops.math_ops import less
+    input = convert_to_tensor(input, name="input")
+    if input.dtype.is_complex:
+        return apply_op("Angle", name=name or "Angle", input=input, Tout=input.dtype.real_dtype)
+    return where(less(input, 0), np.pi * ones_like(input), zeros_like(input), name=name)
+
+
+def conj(x: Any, name: Optional[str] = None) -> Tensor:
+    """The complex conjugate; real and integer tensors are returned as is."""
+    x = convert_to_tensor(x, name="x")
+    if x.dtype.is_complex:
+        return apply_op("Conj", name=name or "Conj", input=x)
+    if x.dtype.is_floating or x.dtype.is_integer:
+        return x
+    raise TypeError(f"conj expects a numeric tensor, got {x.dtype.name}")
+
+
+def complex_abs(x: Any, name: Optional[str] = None) -> Tensor:
+    """|x| of a complex tensor, as a real one (tf.abs's op for complex inputs)."""
+    x = convert_to_tensor(x, name="x")
+    return apply_op("ComplexAbs", name=name or "ComplexAbs", x=x, Tout=x.dtype.real_dtype)
+
+
+def conjugate_transpose(x: Any, perm: Any, name: Optional[str] = None) -> Tensor:
+    return apply_op("ConjugateTranspose", name=name or "transpose", x=x, perm=perm)
+
+
+def _complex_transform(op: str):
+    def fn(input: Any, name: Optional[str] = None) -> Tensor:  # noqa: A002
+        input = convert_to_tensor(input, name="input")
+        if not input.dtype.is_complex:
+            raise TypeError(f"{op.lower()} expects a complex64 or complex128 tensor, got "
+                            f"{input.dtype.name}")
+        return apply_op(op, name=name or op, input=input)
+    fn.__name__ = op.lower()
+    fn.__doc__ = f"TF's {op}: the transform of the inner-most dimensions."
+    return fn
+
+
+def _static_inner(t: Tensor, rank: int):
+    """The static sizes of t's inner-most `rank` dimensions, or None where unknown."""
+    shape = t.shape
+    if shape.ndims is None or shape.ndims < rank:
+        return None
+    return shape.as_list()[shape.ndims - rank:]
+
+
+def _fft_length(t: Tensor, rank: int, inverse: bool, fft_length: Any) -> Any:
+    """fft_length as TF's wrappers infer it: the input's inner dimensions (2 * (n - 1) for the
+    last one of an inverse real transform), from the static shape when known."""
+    if fft_length is not None:
+        return convert_to_tensor(fft_length, dtype=dtypes.int32, name="fft_length")
+    inner = _static_inner(t, rank)
+    if inner is not None and all(d is not None for d in inner):
+        if inverse:
+            inner[-1] = max(0, 2 * (inner[-1] - 1))
+        return convert_to_tensor(np.array(inner, np.int32), name="fft_length")
+    from tgraph.ops.array_ops import shape as shape_of
+    from tgraph.ops.array_ops import concat, strided_slice
+    from tgraph.ops.math_ops import maximum
+    dims = strided_slice(shape_of(t), [-rank], [0], end_mask=1)
+    if inverse:
+        last = maximum(0, 2 * (dims[-1] - 1))
+        dims = concat([dims[:-1], last[None]], 0)
+    return dims
+
+
+def _real_transform(op: str, rank: int):
+    def fn(input_tensor: Any, fft_length: Any = None, name: Optional[str] = None) -> Tensor:
+        x = convert_to_tensor(input_tensor, name="input_tensor")
+        if x.dtype.base_dtype not in (dtypes.float32, dtypes.float64):
+            raise TypeError(f"{op.lower()} expects a float32 or float64 tensor, got "
+                            f"{x.dtype.name}")
+        length = _fft_length(x, rank, False, fft_length)
+        return apply_op(op, name=name or op, input=x, fft_length=length,
+                        Tcomplex=_complex_of(x.dtype))
+    fn.__name__ = op.lower()
+    fn.__doc__ = f"TF's {op}: the real-input transform of the inner-most dimensions."
+    return fn
+
+
+def _inverse_real_transform(op: str, rank: int):
+    def fn(input_tensor: Any, fft_length: Any = None, name: Optional[str] = None) -> Tensor:
+        x = convert_to_tensor(input_tensor, name="input_tensor")
+        if not x.dtype.is_complex:
+            raise TypeError(f"{op.lower()} expects a complex64 or complex128 tensor, got "
+                            f"{x.dtype.name}")
+        length = _fft_length(x, rank, True, fft_length)
+        return apply_op(op, name=name or op, input=x, fft_length=length,
+                        Treal=x.dtype.real_dtype)
+    fn.__name__ = op.lower()
+    fn.__doc__ = f"TF's {op}: the real signal of the given unique bins."
+    return fn
+
+
+fft = _complex_transform("FFT")
+ifft = _complex_transform("IFFT")
+fft2d = _complex_transform("FFT2D")
+ifft2d = _complex_transform("IFFT2D")
+fft3d = _complex_transform("FFT3D")
+ifft3d = _complex_transform("IFFT3D")
+rfft = _real_transform("RFFT", 1)
+irfft = _inverse_real_transform("IRFFT", 1)
+rfft2d = _real_transform("RFFT2D", 2)
+irfft2d = _inverse_real_transform("IRFFT2D", 2)
+rfft3d = _real_transform("RFFT3D", 3)
+irfft3d = _inverse_real_transform("IRFFT3D", 3)
