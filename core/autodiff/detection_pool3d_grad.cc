@@ -48,6 +48,15 @@ Status AvgPool3DGradGradient(GradientContext& ctx) {
   return ctx.status();
 }
 
+// MaxPool3DGrad and MaxPool3DGradGrad: linear in their grad input (the windows' winners are
+// fixed by orig_input and orig_output, which get zeros), each the other's transpose.
+Status MaxPool3DGradGradient(GradientContext& ctx, const char* transpose) {
+  ctx.SetInputGrad(0, ctx.Op("ZerosLike", {ctx.input(0)}));
+  ctx.SetInputGrad(1, ctx.Op("ZerosLike", {ctx.input(1)}));
+  ctx.SetInputGrad(2, ctx.Op(transpose, {ctx.input(0), ctx.input(1), ctx.grad(0)}, PoolAttrs(ctx)));
+  return ctx.status();
+}
+
 // CropAndResize: the image's gradient (float, half and double images only, as TF's) and
 // the boxes' (of bilinear sampling, for either method, as TF approximates nearest's);
 // box_ind and crop_size get none.
@@ -77,6 +86,12 @@ Status RegisterDetectionPool3DGradients(GradientFunctionRegistry& registry) {
   keep(registry.Register("AvgPool3D", AvgPool3DGradient));
   keep(registry.Register("AvgPool3DGrad", AvgPool3DGradGradient));
   keep(registry.Register("CropAndResize", CropAndResizeGradient));
+  keep(registry.Register("MaxPool3DGrad", [](GradientContext& ctx) {
+    return MaxPool3DGradGradient(ctx, "MaxPool3DGradGrad");
+  }));
+  keep(registry.Register("MaxPool3DGradGrad", [](GradientContext& ctx) {
+    return MaxPool3DGradGradient(ctx, "MaxPool3DGrad");
+  }));
   for (const char* op : {"NonMaxSuppression", "NonMaxSuppressionV2", "NonMaxSuppressionV3",
                          "NonMaxSuppressionV4", "NonMaxSuppressionV5",
                          "NonMaxSuppressionWithOverlaps", "CombinedNonMaxSuppression"}) {

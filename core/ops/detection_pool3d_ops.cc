@@ -1,5 +1,5 @@
 // The ops 3-D CNNs and object-detection models use beyond the first families: 3-D pooling
-// (MaxPool3D, AvgPool3D and their gradients' ops) and the detection ops (NonMaxSuppression
+// (MaxPool3D, AvgPool3D and their gradients' ops, MaxPool3DGradGrad) and the detection ops (NonMaxSuppression
 // V1-V5, NonMaxSuppressionWithOverlaps, CropAndResize and its two gradients' ops). Signatures, attrs, defaults and type
 // lists are TensorFlow's, so GraphDefs written by TF import here.
 #include <algorithm>
@@ -86,6 +86,14 @@ Status MaxPool3DGradShape(InferenceContext& c) {
   PartialShape input;
   TG_RETURN_IF_ERROR(c.WithRank(0, 5, &input));
   c.set_output(0, input);
+  return Status::OK();
+}
+
+// MaxPool3DGradGrad: orig_output's shape.
+Status MaxPool3DGradGradShape(InferenceContext& c) {
+  PartialShape output;
+  TG_RETURN_IF_ERROR(c.WithRank(1, 5, &output));
+  c.set_output(0, output);
   return Status::OK();
 }
 
@@ -320,6 +328,17 @@ Status RegisterDetectionPool3DOps(OpRegistry* registry) {
           .SetShapeFn(MaxPool3DGradShape)
           .Doc("The gradient of MaxPool3D: each window's gradient to every input element "
                "equal to the window's maximum."),
+      OpDefBuilder("MaxPool3DGradGrad")
+          .Input("orig_input: T").Input("orig_output: T").Input("grad: T").Output("output: T")
+          .Attr("ksize: list(int) >= 5")
+          .Attr("strides: list(int) >= 5")
+          .Attr("padding: {'SAME', 'VALID'}")
+          .Attr("data_format: {'NDHWC', 'NCDHW'} = 'NDHWC'")
+          .Attr("T: {float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, "
+                "uint32, uint64}")
+          .SetShapeFn(MaxPool3DGradGradShape)
+          .Doc("The gradient of MaxPool3DGrad with respect to its grad: per window, grad at "
+               "the window's first maximum."),
       OpDefBuilder("AvgPool3DGrad")
           .Input("orig_input_shape: int32").Input("grad: T").Output("output: T")
           .Attr("ksize: list(int) >= 5")

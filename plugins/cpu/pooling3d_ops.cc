@@ -1,4 +1,5 @@
-// MaxPool3D and AvgPool3D (NDHWC) and their gradients' ops, MaxPool3DGrad and AvgPool3DGrad,
+// MaxPool3D and AvgPool3D (NDHWC) and their gradients' ops, MaxPool3DGrad and AvgPool3DGrad
+// (and MaxPool3DGradGrad, the gradient of MaxPool3DGrad),
 // with TensorFlow's CPU semantics: windows over depth, height and width; padding never
 // contributes (max ignores it, the average divides by the number of input elements the
 // window covers); MaxPool3DGrad gives a window's gradient to EVERY input element equal to
@@ -320,6 +321,72 @@ class AvgPool3DGradOp {
   Pool3DAttrs attrs_;
 };
 
+// MaxPool3DGradGrad: per output window and channel, grad at the window's first input
+// element (depth, then height, then width order) equal to orig_output; 0 where none is.
+// TF's CPU kernel refuses empty tensors, and so does this one.
+template <typename T>
+class MaxPool3DGradGradOp {
+ public:
+  explicit MaxPool3DGradGradOp(Construction& c) { GetPool3DAttrs(c, &attrs_); }
+
+  void Compute(Context& ctx) {
+    const auto input = ctx.input(0), output = ctx.input(1), grad = ctx.input(2);
+    Geometry g;
+    if (!MakeGeometry(ctx, attrs_, input.dims(), /*forward=*/false, &g)) return;
+    const std::vector<int64_t> out_dims = {g.n, g.out[0], g.out[1], g.out[2], g.c};
+    if (output.dims() != out_dims) {
+      ctx.Fail(TG_INVALID_ARGUMENT, "orig_output has shape " + ShapeString(output.dims()) +
+                                        " but the pooling's output is " + ShapeString(out_dims));
+      return;
+    }
+    if (grad.dims() != input.dims()) {
+      ctx.Fail(TG_INVALID_ARGUMENT, "grad has shape " + ShapeString(grad.dims()) +
+                                        " but orig_input has shape " + ShapeString(input.dims()));
+      return;
+    }
+    if (g.in_pixels() * g.c == 0 || g.out_pixels() * g.c == 0) {
+      ctx.Fail(TG_INVALID_ARGUMENT, "MaxPool3DGradGrad received an empty tensor: orig_input " +
+                                        ShapeString(input.dims()));
+      return;
+    }
+    auto out = ctx.AllocateOutput(0, out_dims);
+    if (!ctx.ok()) return;
+    const T* x = input.template data<T>();
+    const T* y = output.template data<T>();
+    const T* gx = grad.template data<T>();
+    T* dy = out.template mutable_data<T>();
+    ctx.ParallelFor(g.out_pixels(), static_cast<double>(g.k[0] * g.k[1] * g.k[2] * g.c),
+                    [&](int64_t begin, int64_t end) {
+      for (int64_t p = begin; p < end; ++p) {
+        int64_t o[3];
+        const int64_t n = SplitOut(g, p, o);
+        int64_t b[3], e[3];
+        for (int i = 0; i < 3; ++i) g.Range(i, o[i], &b[i], &e[i]);
+        for (int64_t c = 0; c < g.c; ++c) {
+          const Acc<T> want = static_cast<Acc<T>>(y[p * g.c + c]);
+          T found = T(0);
+          bool done = false;
+          for (int64_t d = b[0]; d < e[0] && !done; ++d) {
+            for (int64_t h = b[1]; h < e[1] && !done; ++h) {
+              for (int64_t w = b[2]; w < e[2] && !done; ++w) {
+                const int64_t at = (((n * g.in[0] + d) * g.in[1] + h) * g.in[2] + w) * g.c + c;
+                if (static_cast<Acc<T>>(x[at]) == want) {
+                  found = gx[at];
+                  done = true;
+                }
+              }
+            }
+          }
+          dy[p * g.c + c] = found;
+        }
+      }
+    });
+  }
+
+ private:
+  Pool3DAttrs attrs_;
+};
+
 template <typename T>
 void RegisterFor(tgraph::plugin::Init& init) {
   using tgraph::plugin::KernelBuilder;
@@ -330,6 +397,8 @@ void RegisterFor(tgraph::plugin::Init& init) {
   init.Kernel<MaxPool3DGradOp<T>>(KernelBuilder("MaxPool3DGrad", "CPU")
                                       .TypeConstraint("T", DTypeOf<T>::value)
                                       .TypeConstraint("TInput", DTypeOf<T>::value));
+  init.Kernel<MaxPool3DGradGradOp<T>>(
+      KernelBuilder("MaxPool3DGradGrad", "CPU").TypeConstraint("T", DTypeOf<T>::value));
   init.Kernel<AvgPool3DGradOp<T>>(KernelBuilder("AvgPool3DGrad", "CPU")
                                       .TypeConstraint("T", DTypeOf<T>::value)
                                       .HostMemory("orig_input_shape"));

@@ -25,7 +25,7 @@ from tensorflow.python.framework import op_def_registry  # noqa: E402
 
 from test_model_ops import RAW, TOOL, V1, check, ph, rng, run_tensorflow, run_tgraph  # noqa: E402
 
-OPS = ["MaxPool3D", "AvgPool3D", "MaxPool3DGrad", "AvgPool3DGrad", "NonMaxSuppression",
+OPS = ["MaxPool3D", "AvgPool3D", "MaxPool3DGrad", "MaxPool3DGradGrad", "AvgPool3DGrad", "NonMaxSuppression",
        "NonMaxSuppressionV2", "NonMaxSuppressionV3", "NonMaxSuppressionV4", "NonMaxSuppressionV5",
        "NonMaxSuppressionWithOverlaps", "CombinedNonMaxSuppression", "CropAndResize", "CropAndResizeGradImage",
        "CropAndResizeGradBoxes"]
@@ -80,7 +80,7 @@ def test_op_def_matches_tensorflow(name):
     assert any("kernels: CPU" in line for line in lines), done.stdout
 
 
-# ---- 3-D pooling ----
+# ---- 3-D pooling (MaxPool3DGradGrad: the first tied maximum's grad, as TF) ----
 
 POOL_CASES = [  # input shape, window, strides
     ((2, 4, 5, 6, 3), (2, 2, 2), (2, 2, 2)),
@@ -111,7 +111,10 @@ def test_pool3d_and_gradient_ops(tmp_path, padding, case):
                                padding=padding)
         ag = RAW.AvgPool3DGrad(orig_input_shape=list(shape), grad=g, ksize=win(k), strides=win(s),
                                padding=padding)
-        return [mx, av, mg, ag]
+        g2 = tf.constant(rng(case + 60).randn(*shape).astype(np.float32))
+        mgg = RAW.MaxPool3DGradGrad(orig_input=vx, orig_output=mx, grad=g2, ksize=win(k), strides=win(s),
+                                    padding=padding)
+        return [mx, av, mg, ag, mgg]
     check(tmp_path, build, {"x:0": x}, rtol=1e-5, atol=1e-5)
 
 

@@ -1,8 +1,8 @@
 """tf.nn.max_pool3d / avg_pool3d and the detection functions of tf.image
 (non_max_suppression, non_max_suppression_with_scores, non_max_suppression_overlaps,
 combined_non_max_suppression, crop_and_resize) built with tgraph and with real TensorFlow (tf.compat.v1) on the same
-inputs: values, and tf.gradients for the pooling (first and, through AvgPool3DGrad, second
-order) and crop_and_resize (image and boxes) must agree; the NMS ops give no gradient."""
+inputs: values, and tf.gradients for the pooling (first and, through AvgPool3DGrad,
+MaxPool3DGrad and MaxPool3DGradGrad, higher order) and crop_and_resize (image and boxes) must agree; the NMS ops give no gradient."""
 import numpy as np
 import pytest
 
@@ -37,6 +37,18 @@ def test_pool3d_second_order():
         q = m.nn.avg_pool3d(h, 2, 1, "SAME")
         g = m.gradients(q, h, grad_ys=q * q)[0]
         return {"g": g, "dg": m.gradients(m.reduce_sum(g * g), x)[0]}
+    check(build, tol=1e-4)
+
+
+def test_max_pool3d_grad_gradient():
+    """MaxPool3DGrad's own gradient (MaxPool3DGradGrad) and that one's (MaxPool3DGrad): the
+    gradient fed back is the pooling itself, so d/dx goes through both."""
+    def build(m):
+        x = m.constant(VOL)
+        y = m.nn.max_pool3d(x, [1, 2, 2, 2, 1], [1, 1, 2, 2, 1], "SAME")
+        g = m.gradients(y, x, grad_ys=y * y)[0]
+        gg = m.gradients(m.reduce_sum(g * g * g), x)[0]
+        return {"g": g, "gg": gg, "ggg": m.gradients(m.reduce_sum(gg * gg), x)[0]}
     check(build, tol=1e-4)
 
 

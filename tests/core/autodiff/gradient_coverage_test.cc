@@ -46,9 +46,6 @@ const std::set<std::string>& HelpersWithoutGradient() {
       "Enter", "RefEnter", "Exit", "RefExit", "NextIteration", "RefNextIteration", "LoopCond",
       // no gradient in TensorFlow either: differentiating through it fails there and here
       "ResizeArea",
-      // MaxPool3DGrad's gradient needs MaxPool3DGradGrad, which tgraph does not have yet
-      // (TensorFlow has it: differentiating through it fails here only)
-      "MaxPool3DGrad",
       // CropAndResize's gradient ops (no gradient in TensorFlow either)
       "CropAndResizeGradImage", "CropAndResizeGradBoxes",
       // the call ops' gradient (a function's symbolic gradient; no second order)

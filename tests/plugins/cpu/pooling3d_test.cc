@@ -1,4 +1,4 @@
-// MaxPool3D, AvgPool3D, MaxPool3DGrad and AvgPool3DGrad (NDHWC) on the CPU plugin against
+// MaxPool3D, AvgPool3D, MaxPool3DGrad, MaxPool3DGradGrad and AvgPool3DGrad (NDHWC) on the CPU plugin against
 // float64 reference loops: VALID and SAME, strides smaller and larger than the window,
 // ties (MaxPool3DGrad gives every tied maximum the gradient, as TF's CPU kernel), empty
 // tensors, float and bfloat16, bad inputs.
@@ -98,6 +98,16 @@ void CheckCase(DataType dtype, const Case3& c, uint32_t seed, bool ties = false)
     }
     davg[static_cast<size_t>(i)] += gy[static_cast<size_t>(o)] / gcnt[static_cast<size_t>(o)];
   });
+  // MaxPool3DGradGrad: grad at each window's first element equal to the forward maximum.
+  const auto gx = RandomValues(dtype, n_in, seed + 2000, -2, 2);
+  std::vector<double> gg(static_cast<size_t>(n_out), 0);
+  std::vector<bool> taken(static_cast<size_t>(n_out), false);
+  ForEachWindow(c, false, [&](int64_t o, int64_t i) {
+    if (!taken[static_cast<size_t>(o)] && x[static_cast<size_t>(i)] == mx[static_cast<size_t>(o)]) {
+      gg[static_cast<size_t>(o)] = gx[static_cast<size_t>(i)];
+      taken[static_cast<size_t>(o)] = true;
+    }
+  });
   const double tol = dtype == DT_BFLOAT16 ? 0.1 : 1e-5;
   for (ThreadPool* pool : Pools()) {
     const Tensor xt = MakeTyped(dtype, c.input, x);
@@ -114,6 +124,11 @@ void CheckCase(DataType dtype, const Case3& c, uint32_t seed, bool ties = false)
     ASSERT_TRUE(mg.status.ok()) << mg.status.ToString();
     ASSERT_EQ(mg.outputs[0].dims(), c.input);
     ExpectCloseUniform(ToDoubles(mg.outputs[0]), dmax, tol * 4, "MaxPool3DGrad");
+    auto mgg = RunOpOnPool(pool, "MaxPool3DGradGrad",
+                           {xt, m.outputs[0], MakeTyped(dtype, c.input, gx)}, c.Attrs());
+    ASSERT_TRUE(mgg.status.ok()) << mgg.status.ToString();
+    ASSERT_EQ(mgg.outputs[0].dims(), od);
+    ExpectClose(ToDoubles(mgg.outputs[0]), gg, {}, "MaxPool3DGradGrad");  // exact
     auto ag = RunOpOnPool(pool, "AvgPool3DGrad", {Sizes(c.input), MakeTyped(dtype, od, gy)},
                           c.Attrs());
     ASSERT_TRUE(ag.status.ok()) << ag.status.ToString();
@@ -201,6 +216,9 @@ TEST(Pooling3DKernelTest, EmptyTensors) {
     auto mg = RunOp("MaxPool3DGrad", {x, gy, gy}, c.Attrs());
     ASSERT_TRUE(mg.status.ok()) << mg.status.ToString();
     EXPECT_EQ(mg.outputs[0].dims(), in);
+    // TF's MaxPool3DGradGrad refuses empty tensors.
+    ExpectStatus(RunOp("MaxPool3DGradGrad", {x, gy, x}, c.Attrs()).status, Code::kInvalidArgument,
+                 {"node", "empty"});
   }
 }
 
