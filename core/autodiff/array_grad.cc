@@ -351,7 +351,7 @@ Status RegisterArrayGradients(GradientFunctionRegistry& registry) {
            "StatelessRandomGetKeyCounter", "StatelessRandomGetAlg",
            "StatelessRandomGetKeyCounterAlg", "StatelessRandomUniformV2",
            "StatelessRandomNormalV2", "StatelessTruncatedNormalV2", "StatelessRandomUniformIntV2",
-           "StatelessRandomUniformFullIntV2",
+           "StatelessRandomUniformFullIntV2", "StatelessShuffle",
            // summaries (strings for event files)
            "ScalarSummary", "HistogramSummary", "MergeSummary",
            // Checkpoint I/O.

@@ -71,6 +71,17 @@ Status KeyCounterShape(InferenceContext& c) {
   return OutputFromShapeInput(c);
 }
 
+// StatelessShuffle: (value, key[1], counter, alg); the output has the value's shape.
+Status ShuffleShape(InferenceContext& c) {
+  TG_RETURN_IF_ERROR(VectorOfLength(c, 1, 1, "key"));
+  const PartialShape& counter = c.input_shape(2);
+  if (counter.known_rank() && counter.rank() != 1) {
+    return c.Error("counter must be a vector, but has shape ", counter.ToString());
+  }
+  TG_RETURN_IF_ERROR(ScalarInput(c, 3, "alg"));
+  return shape_fns::UnchangedShape(c);
+}
+
 Status KeyCounterFromSeedShape(InferenceContext& c) {
   TG_RETURN_IF_ERROR(VectorOfLength(c, 0, 2, "seed"));
   c.set_output(0, PartialShape{1});
@@ -183,6 +194,15 @@ Status RegisterStatelessRandomOps(OpRegistry* registry) {
           .Attr("Tshape: {int32, int64} = DT_INT32")
           .SetShapeFn(KeyCounterShape)
           .Doc("Integers over the dtype's whole range from a key, counter and algorithm."),
+      OpDefBuilder("StatelessShuffle")
+          .Input("value: T")
+          .Input("key: uint64")
+          .Input("counter: uint64")
+          .Input("alg: int32")
+          .Output("output: T")
+          .Attr("T: type")
+          .SetShapeFn(ShuffleShape)
+          .Doc("value's rows (dimension 0) permuted by a key, counter and algorithm."),
   });
 }
 

@@ -2,7 +2,7 @@
 // StatelessRandomUniform/Normal, StatelessTruncatedNormal (half, bfloat16, float, double),
 // StatelessRandomUniformInt (int32, int64), StatelessRandomUniformFullInt (int32, int64,
 // uint32, uint64), their V2 forms (explicit key, counter and algorithm), and
-// StatelessRandomGetKeyCounter / GetAlg / GetKeyCounterAlg.
+// StatelessRandomGetKeyCounter / GetAlg / GetKeyCounterAlg, and StatelessShuffle (plain dtypes).
 //
 // The facts matched (checked against TensorFlow for many seeds, shapes and dtypes; see
 // tests/interop/test_model_ops_stateless_random.py):
@@ -27,10 +27,13 @@
 //    |z| < 2 until the group is full.
 //  - Uniform int: lo + (word % (hi - lo)) with the range computed unsigned and the sum
 //    wrapping; full-range ints are the words themselves.
+//  - Shuffle (rows along dimension 0): for i = 0 .. n-2, swap rows i and i + word % (n - i),
+//    taking the stream's words in order.
 #include <Eigen/Core>
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -355,6 +358,50 @@ class StatelessRandomOp {
   }
 };
 
+// StatelessShuffle: rows along dimension 0 permuted by the stream (see the file comment).
+class StatelessShuffleOp {
+ public:
+  explicit StatelessShuffleOp(Construction&) {}
+  void Compute(Context& ctx) {
+    Stream s;
+    if (!ReadKeyCounterAlg(ctx, &s)) return;
+    TensorView in = ctx.input(0);
+    if (in.rank() == 0 || in.dim(0) <= 1 || in.num_elements() <= 1) {
+      ctx.SetOutputAlias(0, in, in.dims());
+      return;
+    }
+    const size_t size = ElementSizeOrFail(ctx, in);
+    if (size == 0) return;
+    const int64_t rows = in.dim(0);
+    if (rows > int64_t{0xffffffff}) {
+      // TensorFlow draws 64-bit numbers for such sizes; that layout is not reproduced.
+      ctx.Fail(TG_UNIMPLEMENTED, "StatelessShuffle of more than 2^32 - 1 rows");
+      return;
+    }
+    std::vector<int64_t> perm(static_cast<size_t>(rows));
+    for (int64_t i = 0; i < rows; ++i) perm[static_cast<size_t>(i)] = i;
+    Block words{};
+    for (int64_t i = 0; i + 1 < rows; ++i) {
+      const auto k = static_cast<uint64_t>(i);
+      if (k % 4 == 0) words = s.At(k / 4);
+      const uint32_t bound = static_cast<uint32_t>(rows - i);
+      const int64_t j = i + static_cast<int64_t>(words[k % 4] % bound);
+      std::swap(perm[static_cast<size_t>(i)], perm[static_cast<size_t>(j)]);
+    }
+    TensorMut out = ctx.AllocateOutput(0, in.dims());
+    if (!ctx.ok()) return;
+    const size_t row_bytes = static_cast<size_t>(in.num_elements() / rows) * size;
+    const auto* src = in.data<unsigned char>();
+    auto* dst = out.mutable_data<unsigned char>();
+    ctx.ParallelFor(rows, CopyCost(static_cast<int64_t>(row_bytes)), [&](int64_t b, int64_t e) {
+      for (int64_t r = b; r < e; ++r) {
+        std::memcpy(dst + static_cast<size_t>(r) * row_bytes,
+                    src + static_cast<size_t>(perm[static_cast<size_t>(r)]) * row_bytes, row_bytes);
+      }
+    });
+  }
+};
+
 // StatelessRandomGetKeyCounter(Alg): the seed pair's key [1] and counter [2] (and alg).
 class GetKeyCounterOp {
  public:
@@ -452,6 +499,11 @@ void RegisterStatelessRandomKernels(tgraph::plugin::Init& init) {
                                      .HostMemory("seed"));
   }
   init.Kernel<GetAlgOp>(KernelBuilder("StatelessRandomGetAlg", "CPU"));
+  init.Kernel<StatelessShuffleOp>(KernelBuilder("StatelessShuffle", "CPU")
+                                      .TypeConstraint("T", TG_ARRAY_MOVER_TYPES)
+                                      .HostMemory("key")
+                                      .HostMemory("counter")
+                                      .HostMemory("alg"));
 }
 
 }  // namespace tgraph_cpu

@@ -23,7 +23,7 @@ OPS = ["StatelessRandomUniform", "StatelessRandomNormal", "StatelessTruncatedNor
        "StatelessRandomGetKeyCounter", "StatelessRandomGetAlg",
        "StatelessRandomGetKeyCounterAlg", "StatelessRandomUniformV2", "StatelessRandomNormalV2",
        "StatelessTruncatedNormalV2", "StatelessRandomUniformIntV2",
-       "StatelessRandomUniformFullIntV2"]
+       "StatelessRandomUniformFullIntV2", "StatelessShuffle"]
 FLOAT_OPS = ["StatelessRandomUniform", "StatelessRandomNormal", "StatelessTruncatedNormal"]
 FLOATS = [tf.float32, tf.float64, tf.float16, tf.bfloat16]
 SIZES = [[1], [5], [3, 7], [1000, 1001]]
@@ -41,6 +41,8 @@ def test_allowed_types(name):
     assert done.returncode == 0, done.stderr
     want = op_def_registry.get(name)
     for attr in want.attr:
+        if attr.type != "type" or not attr.allowed_values.list.type:
+            continue  # StatelessShuffle's T: any type (test_op_def checks the kind)
         line = next(l for l in done.stdout.splitlines() if re.match(rf"\s+attr {attr.name}: ", l))
         ours = set(t.strip() for t in re.search(r"\{(.*)\}", line).group(1).split(","))
         ours = {"half" if t == "float16" else t for t in ours}
@@ -148,6 +150,22 @@ def test_full_int(tmp_path, dtype):
                 shape=tf.constant(shape), key=tf.constant([99], tf.uint64),
                 counter=tf.constant(np.array((2**64 - 1, 7), np.uint64)), alg=tf.constant(3),
                 dtype=dtype))
+        return outs
+    check_bits(tmp_path, build)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int32, np.float16, np.int64, np.uint8])
+def test_shuffle(tmp_path, dtype):
+    def build():
+        outs = []
+        for shape in [(), (1,), (2,), (5,), (37, 2, 2), (4099,), (1000, 7)]:
+            x = np.arange(int(np.prod(shape))).reshape(shape).astype(dtype)
+            for key, counter, alg in [(0, (0, 0), 1), (2**64 - 1, (2**64 - 1, 3), 3),
+                                      (77, (2**32, 9), 1)]:
+                outs.append(RAW.StatelessShuffle(
+                    value=tf.constant(x), key=tf.constant(np.array([key], np.uint64)),
+                    counter=tf.constant(np.array(counter, np.uint64)),
+                    alg=tf.constant(alg)))
         return outs
     check_bits(tmp_path, build)
 

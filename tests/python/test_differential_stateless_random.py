@@ -1,5 +1,5 @@
 """tf.random.stateless_uniform / stateless_normal / stateless_truncated_normal and
-tf.random.experimental.stateless_split / stateless_fold_in through the Python API, built with
+tf.random.experimental.stateless_split / stateless_fold_in / stateless_shuffle through the Python API, built with
 tgraph and with real TensorFlow (tf.compat.v1) from the same seeds: the numbers must be
 identical bit for bit (TensorFlow's Philox stream, seed scrambling and conversions), including
 the scale and shift; gradients reach mean and stddev but never the seed (not differentiable,
@@ -41,7 +41,8 @@ def test_int_draws_and_seed_helpers():
                 "full": r.stateless_uniform([7], seed, minval=None, maxval=None,
                                             dtype=m.uint32),
                 "split": r.experimental.stateless_split(seed, num=3),
-                "fold": r.experimental.stateless_fold_in(seed, 11)}
+                "fold": r.experimental.stateless_fold_in(seed, 11),
+                "shuffle": r.experimental.stateless_shuffle(np.arange(40).reshape(20, 2), seed)}
     assert_identical(*run_both(build))
 
 

@@ -125,6 +125,19 @@ TEST(StatelessRandomGolden, KeyCounterAndV2) {
              DT_UINT64, {14727214029545809178u, 575779513782326341u, 10804251389301047910u});
 }
 
+TEST(StatelessRandomGolden, Shuffle) {
+  OpRun a = RunOp("StatelessShuffle", {Vec<int32_t>(DT_INT32, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9}),
+                                       U64Vec({123456789}), U64Vec({1, 2}), I32Scalar(1)});
+  ASSERT_TRUE(a.status.ok()) << a.status.ToString();
+  EXPECT_EQ(Values<int32_t>(a.outputs[0]), (std::vector<int32_t>{2, 0, 7, 3, 6, 5, 9, 4, 1, 8}));
+  // Rows move whole.
+  OpRun b = RunOp("StatelessShuffle", {Iota({6, 2}), U64Vec({5}), U64Vec({0, 0}), I32Scalar(3)});
+  ASSERT_TRUE(b.status.ok()) << b.status.ToString();
+  EXPECT_EQ(b.outputs[0].dims(), (std::vector<int64_t>{6, 2}));
+  EXPECT_EQ(Values<float>(b.outputs[0]),
+            (std::vector<float>{2, 3, 6, 7, 10, 11, 4, 5, 8, 9, 0, 1}));
+}
+
 // ---- properties ----
 
 TEST(StatelessRandomKernelTest, V1EqualsV2OnTheSeedsKeyAndCounter) {
@@ -181,6 +194,33 @@ TEST(StatelessRandomKernelTest, SameInputsSameNumbersOnAnyThreadCount) {
       EXPECT_FALSE(other.outputs[0].Equals(shorter.outputs[0])) << op;
     }
   }
+}
+
+TEST(StatelessRandomKernelTest, ShuffleIsAPermutationOfRowsForEveryDtype) {
+  for (DataType t : {DT_FLOAT, DT_DOUBLE, DT_HALF, DT_INT8, DT_INT64, DT_BOOL, DT_COMPLEX64}) {
+    Tensor in = Tensor::Allocate(t, {50, 3}).value();
+    // Every byte of row r is r (r % 2 for bool, to stay 0 or 1); rows are compared by bytes.
+    auto* p = static_cast<unsigned char*>(in.data());
+    const size_t row = in.ByteSize() / 50;
+    for (size_t r = 0; r < 50; ++r) {
+      std::memset(p + r * row, static_cast<int>(t == DT_BOOL ? r % 2 : r), row);
+    }
+    OpRun a = RunOp("StatelessShuffle", {in, U64Vec({9}), U64Vec({8, 7}), I32Scalar(1)});
+    ASSERT_TRUE(a.status.ok()) << DataTypeName(t) << " " << a.status.ToString();
+    const auto* q = static_cast<const unsigned char*>(a.outputs[0].data());
+    std::vector<int> count(256, 0);
+    for (size_t r = 0; r < 50; ++r) {
+      for (size_t k = 1; k < row; ++k) ASSERT_EQ(q[r * row + k], q[r * row]);
+      ++count[q[r * row]];
+    }
+    if (t != DT_BOOL) {
+      for (int r = 0; r < 50; ++r) EXPECT_EQ(count[static_cast<size_t>(r)], 1) << DataTypeName(t);
+    }
+  }
+  // A scalar and a single row come back unchanged.
+  OpRun s = RunOp("StatelessShuffle", {F32({}, {3.5f}), U64Vec({9}), U64Vec({8, 7}), I32Scalar(1)});
+  ASSERT_TRUE(s.status.ok());
+  EXPECT_EQ(Values<float>(s.outputs[0]), (std::vector<float>{3.5f}));
 }
 
 TEST(StatelessRandomKernelTest, Ranges) {
@@ -246,6 +286,8 @@ TEST(StatelessRandomKernelTest, BadInputsNameTheNode) {
   ExpectInvalid(run("StatelessTruncatedNormalV2",
                     {I32Vec({3}), U64Vec({1}), counter, I32Vec({1})}).status,
                 {"node", "alg must be a scalar"});
+  ExpectInvalid(run("StatelessShuffle", {Iota({4}), U64Vec({1}), counter, I32Scalar(2)}).status,
+                {"node", "Unsupported algorithm id: 2"});
   // The graph's shape function rejects a bad seed before any kernel runs.
   OpRun bad = RunOp("StatelessRandomUniform", {I32Vec({3}), Vec<int64_t>(DT_INT64, {1, 2, 3})});
   EXPECT_FALSE(bad.status.ok());

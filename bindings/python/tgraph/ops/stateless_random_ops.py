@@ -127,3 +127,13 @@ def stateless_fold_in(seed: Any, data: Any, alg: Any = "auto_select") -> Tensor:
     first = stateless_random_uniform([], seed, dtype=data.dtype, minval=None, maxval=None,
                                      alg=alg)
     return stack([first, data])
+
+
+def stateless_shuffle(value: Any, seed: Any, alg: Any = "auto_select",
+                      name: Optional[str] = None) -> Tensor:
+    """`value`'s rows (dimension 0) permuted as TensorFlow permutes them for `seed`."""
+    with get_default_graph().name_scope(name or "stateless_shuffle") as scope:
+        value = convert_to_tensor(value, name="value")
+        key, counter, alg_id = _key_counter_alg(seed, alg)
+        return apply_op("StatelessShuffle", name=scope, value=value, key=key, counter=counter,
+                        alg=alg_id)
