@@ -92,6 +92,7 @@ Status RegisterImageCodecGradients(GradientFunctionRegistry& registry) {
   Status first = registry.Register("RGBToHSV", RgbToHsvGrad);
   for (const char* op : {"DecodeJpeg", "DecodePng", "DecodeBmp", "DecodeImage",
                          "ExtractJpegShape", "EncodeJpeg", "EncodePng", "HSVToRGB",
+                         "DecodeAndCropJpeg", "EncodeJpegVariableQuality",
                          "AdjustContrastv2", "AdjustHue", "AdjustSaturation"}) {
     Status s = registry.RegisterNotDifferentiable(op);
     if (first.ok() && !s.ok()) first = std::move(s);

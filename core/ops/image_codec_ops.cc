@@ -39,6 +39,33 @@ Status DecodeImageShape(InferenceContext& c) {
   return Status::OK();
 }
 
+// DecodeAndCropJpeg: [crop_height, crop_width, channels], the sizes known when crop_window
+// is a constant.
+Status DecodeAndCropShape(InferenceContext& c) {
+  PartialShape contents;
+  TG_RETURN_IF_ERROR(c.WithRank(0, 0, &contents));
+  int64_t channels = 0;
+  TG_RETURN_IF_ERROR(c.GetAttr("channels", &channels));
+  if (channels < 0) return c.Error("channels must be non-negative, got ", channels);
+  int64_t h = kUnknown, w = kUnknown;
+  if (auto v = shape_fns::ConstInts(c, 1)) {
+    if (v->size() != 4) return c.Error("crop_window must have 4 elements, got ", v->size());
+    h = (*v)[2];
+    w = (*v)[3];
+  }
+  c.set_output(0, PartialShape({h, w, channels == 0 ? kUnknown : channels}));
+  return Status::OK();
+}
+
+// EncodeJpegVariableQuality: an image and a scalar quality in, a scalar string out.
+Status EncodeVariableQualityShape(InferenceContext& c) {
+  PartialShape image, quality;
+  TG_RETURN_IF_ERROR(c.WithRank(0, 3, &image));
+  TG_RETURN_IF_ERROR(c.WithRank(1, 0, &quality));
+  c.set_output(0, PartialShape(std::vector<int64_t>{}));
+  return Status::OK();
+}
+
 // An [height, width, channels] image in, a scalar string out.
 Status EncodeShape(InferenceContext& c) {
   PartialShape image;
@@ -98,6 +125,17 @@ Status RegisterImageCodecOps(OpRegistry* registry) {
           .SetShapeFn(DecodeShape)
           .Doc("A JPEG (or PNG) image decoded to [height, width, channels] uint8: channels 0 "
                "keeps the file's, 1 gray, 3 RGB; ratio downscales by 1, 2, 4 or 8."),
+      OpDefBuilder("DecodeAndCropJpeg")
+          .Input("contents: string").Input("crop_window: int32").Output("image: uint8")
+          .Attr("channels: int = 0")
+          .Attr("ratio: int = 1")
+          .Attr("fancy_upscaling: bool = true")
+          .Attr("try_recover_truncated: bool = false")
+          .Attr("acceptable_fraction: float = 1.0")
+          .Attr("dct_method: string = ''")
+          .SetShapeFn(DecodeAndCropShape)
+          .Doc("The window crop_window = [y, x, height, width] of a JPEG image, decoded "
+               "alone (libjpeg's cropped decoding, as TensorFlow's)."),
       OpDefBuilder("DecodePng")
           .Input("contents: string").Output("image: dtype")
           .Attr("channels: int = 0")
@@ -143,6 +181,11 @@ Status RegisterImageCodecOps(OpRegistry* registry) {
           .Attr("xmp_metadata: string = ''")
           .SetShapeFn(EncodeShape)
           .Doc("A [height, width, channels] uint8 image (1 or 3 channels) encoded as JPEG."),
+      OpDefBuilder("EncodeJpegVariableQuality")
+          .Input("images: uint8").Input("quality: int32").Output("contents: string")
+          .SetShapeFn(EncodeVariableQualityShape)
+          .Doc("EncodeJpeg with the quality (0 to 100) an input and every attr at its "
+               "default."),
       OpDefBuilder("RGBToHSV")
           .Input("images: T").Output("output: T")
           .Attr("T: {half, bfloat16, float, double} = DT_FLOAT")

@@ -188,7 +188,8 @@ void RegisterFor(tgraph::plugin::Init& init, TG_DataType dtype, bool adjust) {
   init.Kernel<ColorspaceOp<T, true>>(KernelBuilder("RGBToHSV", "CPU").TypeConstraint("T", dtype));
   init.Kernel<ColorspaceOp<T, false>>(KernelBuilder("HSVToRGB", "CPU").TypeConstraint("T", dtype));
   if (!adjust) return;
-  init.Kernel<AdjustContrastOp<T>>(KernelBuilder("AdjustContrastv2", "CPU").TypeConstraint("T", dtype));
+  init.Kernel<AdjustContrastOp<T>>(
+      KernelBuilder("AdjustContrastv2", "CPU").TypeConstraint("T", dtype));
   init.Kernel<AdjustHsvOp<T, true>>(KernelBuilder("AdjustHue", "CPU").TypeConstraint("T", dtype));
   init.Kernel<AdjustHsvOp<T, false>>(
       KernelBuilder("AdjustSaturation", "CPU").TypeConstraint("T", dtype));

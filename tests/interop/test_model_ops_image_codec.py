@@ -304,3 +304,56 @@ def test_adjust_ops(tmp_path):
         outs += [RAW.AdjustSaturation(images=v, scale=s) for s in (0.0, 0.5, 1.8)]
         return outs
     check(tmp_path, build, {"x:0": x}, rtol=tol, atol=tol)
+
+
+# ---- DecodeAndCropJpeg, EncodeJpegVariableQuality ----
+
+@pytest.mark.parametrize("name", ["DecodeAndCropJpeg", "EncodeJpegVariableQuality"])
+def test_crop_and_variable_quality_op_defs(name):
+    op_def_matches(name)
+
+
+@pytest.mark.parametrize("kind", ["rgb", "gray", "progressive", "cmyk"])
+def test_decode_and_crop_jpeg(tmp_path, kind):
+    """libjpeg's cropped decoding, as TensorFlow's: near the window's left edge its pixels
+    may differ from a full decode's (windows [16, 16, 16, 16] and [1, 1, ...] do)."""
+    data = jpegs()[kind]
+    h, w = RAW.ExtractJpegShape(contents=data).numpy()[:2]
+    windows = [[0, 0, h, w], [3, 5, h - 9, w - 11], [min(9, h - 8), 7, 8, 8],
+               [h // 2, w // 2, h // 2, 5], [1, 1, h - 2, w - 2], [h - 1, w - 1, 1, 1]]
+
+    def build():
+        s = string_placeholder("s")
+        outs = [RAW.DecodeAndCropJpeg(contents=s, crop_window=np.int32(c)) for c in windows]
+        outs += [RAW.DecodeAndCropJpeg(contents=s, crop_window=np.int32([2, 3, 4, 5]),
+                                       ratio=2, fancy_upscaling=False),
+                 RAW.DecodeAndCropJpeg(contents=s, crop_window=np.int32([1, 2, 5, 6]),
+                                       channels=3, dct_method="INTEGER_ACCURATE")]
+        return outs
+    check(tmp_path, build, string_feed("s", data), rtol=0, atol=0)
+
+
+def test_decode_and_crop_jpeg_bad_window_fails(tmp_path):
+    data = jpegs()["rgb"]
+    graph = tf.Graph()
+    with graph.as_default():
+        out = RAW.DecodeAndCropJpeg(contents=tf.constant(data),
+                                    crop_window=np.int32([0, 0, 38, 53]), name="cropper")
+    with V1.Session(graph=graph) as sess, pytest.raises(tf.errors.InvalidArgumentError):
+        sess.run(out)
+    (tmp_path / "graph.pb").write_bytes(graph.as_graph_def().SerializeToString())
+    done = subprocess.run([TOOL, "run", str(tmp_path / "graph.pb"), "--fetch", out.name],
+                          capture_output=True, text=True)
+    assert done.returncode != 0
+    assert "cropper" in done.stderr and "crop window" in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize("quality", [0, 35, 100])
+def test_encode_jpeg_variable_quality(tmp_path, quality):
+    x = picture(19, 26, 3, 22)
+
+    def build():
+        v = V1.placeholder(tf.uint8, x.shape, name="x")
+        q = V1.placeholder(tf.int32, [], name="q")
+        return [RAW.DecodeJpeg(contents=RAW.EncodeJpegVariableQuality(images=v, quality=q))]
+    check(tmp_path, build, {"x:0": x, "q:0": np.int32(quality)}, rtol=0, atol=0)

@@ -35,6 +35,7 @@ def test_encoded_in_tf_decoded_by_both():
         return {"jpeg": m.io.decode_jpeg(jpeg), "gray": m.image.decode_jpeg(jpeg, channels=1),
                 "accurate": m.io.decode_jpeg(jpeg, dct_method="INTEGER_ACCURATE"),
                 "small": m.io.decode_jpeg(jpeg, ratio=2),
+                "crop": m.image.decode_and_crop_jpeg(jpeg, [2, 3, 10, 12]),
                 "png": m.io.decode_png(png), "png16": m.io.decode_png(png, dtype=m.uint16),
                 "rgba": m.image.decode_png(png, channels=4),
                 "image": m.io.decode_image(jpeg, dtype=m.float32),

@@ -21,7 +21,8 @@ int32_t Le32(const uint8_t* p) {
 
 bool DecodeBmp(std::string_view bytes, int channels, Image* image, std::string* error) {
   if (bytes.size() < 30) {  // through the bits-per-pixel field
-    *error = "Invalid BMP data: " + std::to_string(bytes.size()) + " bytes is shorter than its headers";
+    *error = "Invalid BMP data: " + std::to_string(bytes.size()) +
+             " bytes is shorter than its headers";
     return false;
   }
   const auto* b = reinterpret_cast<const uint8_t*>(bytes.data());

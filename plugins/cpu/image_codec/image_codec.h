@@ -37,6 +37,11 @@ struct JpegDecodeOptions {
   bool try_recover_truncated = false;
   float acceptable_fraction = 1;
   bool fast_dct = true;  // TensorFlow's default ("" and INTEGER_FAST); false: INTEGER_ACCURATE
+  // DecodeAndCropJpeg: only the window [y, y + h) x [x, x + w) of the (scaled) image is
+  // decoded, through libjpeg's cropped decoding as TensorFlow does it (the pixels near the
+  // window's left edge may differ from a full decode's).
+  bool crop = false;
+  int64_t crop_y = 0, crop_x = 0, crop_h = 0, crop_w = 0;
 };
 bool DecodeJpeg(std::string_view bytes, const JpegDecodeOptions& options, Image* image,
                 std::string* error);

@@ -61,7 +61,7 @@ class DecodeImageOp {
       c.Fail(TG_INVALID_ARGUMENT, "`channels` must be 0, 1, 3 or 4 but got " +
                                              std::to_string(channels_));
     }
-    if (op_ == "DecodeJpeg") {
+    if (op_ == "DecodeJpeg" || op_ == "DecodeAndCropJpeg") {
       c.GetAttr("ratio", &jpeg_.ratio);
       c.GetAttr("fancy_upscaling", &jpeg_.fancy_upscaling);
       c.GetAttr("try_recover_truncated", &jpeg_.try_recover_truncated);
@@ -85,6 +85,25 @@ class DecodeImageOp {
     std::string_view bytes;
     if (!ScalarBytes(ctx, &bytes)) return;
     const ic::Format format = ic::Classify(bytes);
+    ic::JpegDecodeOptions jpeg = jpeg_;
+    if (op_ == "DecodeAndCropJpeg") {
+      TensorView window = ctx.input(1);
+      if (window.num_elements() != 4) {
+        return ctx.Fail(TG_INVALID_ARGUMENT,
+                        "crop_window must have 4 elements, got shape " + ShapeString(window));
+      }
+      if (format != ic::Format::kJpeg) {
+        return ctx.Fail(TG_INVALID_ARGUMENT,
+                        std::string("DecodeAndCropJpeg operation can run on JPEG only, but "
+                                    "detected ") + FormatName(format));
+      }
+      const int32_t* w = window.data<int32_t>();
+      jpeg.crop = true;
+      jpeg.crop_y = w[0];
+      jpeg.crop_x = w[1];
+      jpeg.crop_h = w[2];
+      jpeg.crop_w = w[3];
+    }
     if (format == ic::Format::kUnknown) {
       return ctx.Fail(TG_INVALID_ARGUMENT,
                       "Unknown image file format. One of JPEG, PNG, GIF, BMP required.");
@@ -102,10 +121,11 @@ class DecodeImageOp {
     bool ok = false;
     switch (format) {
       case ic::Format::kJpeg: {
-        if (channels_ == 4) return ctx.Fail(TG_INVALID_ARGUMENT, "JPEG does not support 4 channels");
-        ic::JpegDecodeOptions options = jpeg_;
-        options.channels = channels_;
-        ok = ic::DecodeJpeg(bytes, options, &image, &error);
+        if (channels_ == 4) {
+          return ctx.Fail(TG_INVALID_ARGUMENT, "JPEG does not support 4 channels");
+        }
+        jpeg.channels = channels_;
+        ok = ic::DecodeJpeg(bytes, jpeg, &image, &error);
         break;
       }
       case ic::Format::kPng:
@@ -241,6 +261,9 @@ class EncodePngOp {
 class EncodeJpegOp {
  public:
   explicit EncodeJpegOp(Construction& c) {
+    // EncodeJpegVariableQuality: every attr at its default; the quality is input 1.
+    variable_quality_ = c.op_type() == "EncodeJpegVariableQuality";
+    if (variable_quality_) return;
     std::string density_unit;
     c.GetAttr("format", &format_);
     c.GetAttr("quality", &options_.quality);
@@ -291,9 +314,22 @@ class EncodeJpegOp {
       return ctx.Fail(TG_INVALID_ARGUMENT,
                       "cannot encode an empty image as JPEG: " + ShapeString(ctx.input(0)));
     }
+    ic::JpegEncodeOptions options = options_;
+    if (variable_quality_) {
+      TensorView quality = ctx.input(1);
+      if (quality.rank() != 0) {
+        return ctx.Fail(TG_INVALID_ARGUMENT,
+                        "quality must be scalar: " + ShapeString(quality));
+      }
+      options.quality = *quality.data<int32_t>();
+      if (options.quality < 0 || options.quality > 100) {
+        return ctx.Fail(TG_INVALID_ARGUMENT, "quality must be in [0,100], got " +
+                                                 std::to_string(options.quality));
+      }
+    }
     std::string jpeg, error;
     if (!ic::EncodeJpeg(ctx.input(0).data<uint8_t>(), height, width,
-                        static_cast<int>(channels), options_, &jpeg, &error)) {
+                        static_cast<int>(channels), options, &jpeg, &error)) {
       return ctx.Fail(TG_INVALID_ARGUMENT, error);
     }
     TensorMut out = ctx.AllocateOutput(0, std::vector<int64_t>{});
@@ -301,6 +337,7 @@ class EncodeJpegOp {
   }
 
  private:
+  bool variable_quality_ = false;
   std::string format_;
   ic::JpegEncodeOptions options_;
 };
@@ -319,6 +356,8 @@ void RegisterImageCodecKernels(tgraph::plugin::Init& init) {
   init.Kernel<EncodePngOp>(
       KernelBuilder("EncodePng", "CPU").TypeConstraint("T", {TG_UINT8, TG_UINT16}));
   init.Kernel<EncodeJpegOp>(KernelBuilder("EncodeJpeg", "CPU"));
+  init.Kernel<EncodeJpegOp>(KernelBuilder("EncodeJpegVariableQuality", "CPU"));
+  init.Kernel<DecodeImageOp>(KernelBuilder("DecodeAndCropJpeg", "CPU"));
 }
 
 }  // namespace tgraph_cpu

@@ -7,7 +7,8 @@
 
 namespace tgraph_cpu {
 
-// DecodeJpeg, DecodePng, DecodeBmp, DecodeImage, ExtractJpegShape, EncodeJpeg, EncodePng.
+// DecodeJpeg, DecodeAndCropJpeg, DecodePng, DecodeBmp, DecodeImage, ExtractJpegShape,
+// EncodeJpeg, EncodeJpegVariableQuality, EncodePng.
 void RegisterImageCodecKernels(tgraph::plugin::Init& init);
 
 }  // namespace tgraph_cpu

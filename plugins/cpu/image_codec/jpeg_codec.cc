@@ -152,29 +152,55 @@ void RunDecode(DecodeJob* job) {
   cinfo.scale_denom = static_cast<unsigned>(o.ratio);
   cinfo.dct_method = o.fast_dct ? JDCT_IFAST : JDCT_ISLOW;
   jpeg_calc_output_dimensions(&cinfo);
-  const int64_t height = cinfo.output_height, width = cinfo.output_width;
+  int64_t height = cinfo.output_height, width = cinfo.output_width;
   if (height * width * components >= kMaxSamples) {
     job->failure = "the image is too large to decode";
     return;
   }
   jpeg_start_decompress(&cinfo);
+  int64_t out_h = height, out_w = width, left = 0;  // the window, and its x in the rows read
+  if (o.crop) {
+    if (o.crop_y < 0 || o.crop_x < 0 || o.crop_h <= 0 || o.crop_w <= 0 ||
+        o.crop_y + o.crop_h > height || o.crop_x + o.crop_w > width) {
+      job->failure = "the crop window is not inside the image";
+      return;
+    }
+    // libjpeg widens the columns it decodes to whole iMCUs: x may move left, w grow.
+    JDIMENSION x = static_cast<JDIMENSION>(o.crop_x), w = static_cast<JDIMENSION>(o.crop_w);
+    jpeg_crop_scanline(&cinfo, &x, &w);
+    left = o.crop_x - static_cast<int64_t>(x);
+    if (jpeg_skip_scanlines(&cinfo, static_cast<JDIMENSION>(o.crop_y)) !=
+        static_cast<JDIMENSION>(o.crop_y)) {
+      job->failure = "could not skip to the crop window";
+      return;
+    }
+    out_h = o.crop_h;
+    out_w = o.crop_w;
+  }
   Image& image = *job->image;
-  image.height = height;
-  image.width = width;
+  image.height = out_h;
+  image.width = out_w;
   image.channels = components;
   image.bits = 8;
-  const size_t stride = static_cast<size_t>(width) * static_cast<size_t>(components);
-  image.data.assign(stride * static_cast<size_t>(height), 0);
-  // The library's row for CMYK (4 samples a pixel), from its own pool: freed with cinfo.
-  JSAMPARRAY cmyk_row =
-      cmyk ? (*cinfo.mem->alloc_sarray)(reinterpret_cast<j_common_ptr>(&cinfo), JPOOL_IMAGE,
-                                        static_cast<JDIMENSION>(width * 4), 1)
-           : nullptr;
+  const size_t stride = static_cast<size_t>(out_w) * static_cast<size_t>(components);
+  image.data.assign(stride * static_cast<size_t>(out_h), 0);
+  // Rows are read into the library's own row (freed with cinfo) when they need converting
+  // (CMYK) or cutting (a crop); else straight into the image.
+  const bool staged = cmyk || o.crop;
+  const int read_components = cmyk ? 4 : components;
+  JSAMPARRAY staging =
+      staged ? (*cinfo.mem->alloc_sarray)(
+                   reinterpret_cast<j_common_ptr>(&cinfo), JPOOL_IMAGE,
+                   static_cast<JDIMENSION>(cinfo.output_width * read_components), 1)
+             : nullptr;
+  height = out_h;
+  width = out_w;
   int64_t rows = 0;
   while (rows < height) {
     uint8_t* out = image.data.data() + static_cast<size_t>(rows) * stride;
-    JSAMPROW row = cmyk ? cmyk_row[0] : out;
+    JSAMPROW row = staged ? staging[0] : out;
     if (jpeg_read_scanlines(&cinfo, &row, 1) != 1) break;
+    if (staged) row += left * read_components;
     if (cmyk) {
       const bool adobe = cinfo.saw_Adobe_marker;
       for (int64_t x = 0; x < width; ++x) {
@@ -189,6 +215,8 @@ void RunDecode(DecodeJob* job) {
           out[3 * x + 2] = static_cast<uint8_t>((255 - k) * (255 - y) / 255);
         }
       }
+    } else if (staged) {
+      std::memcpy(out, row, stride);
     }
     ++rows;
   }
@@ -200,6 +228,10 @@ void RunDecode(DecodeJob* job) {
       return;
     }
     jpeg_abort_decompress(&cinfo);  // the rest stays zero
+    return;
+  }
+  if (o.crop) {
+    jpeg_abort_decompress(&cinfo);  // rows below the window are not read
     return;
   }
   jpeg_finish_decompress(&cinfo);

@@ -177,7 +177,9 @@ std::string Bmp(int bits, bool top_down) {
   }
   auto le32 = [](int32_t v) {
     std::string s(4, '\0');
-    for (int i = 0; i < 4; ++i) s[i] = static_cast<char>((static_cast<uint32_t>(v) >> (8 * i)) & 255);
+    for (int i = 0; i < 4; ++i) {
+      s[i] = static_cast<char>((static_cast<uint32_t>(v) >> (8 * i)) & 255);
+    }
     return s;
   };
   std::string header = "BM" + le32(54 + static_cast<int32_t>(data.size())) + le32(0) + le32(54);
@@ -261,6 +263,51 @@ TEST_F(ImageCodecTest, BadBytesFailTheNodeNamingIt) {
                 {"dct_method must be one of"});
   ExpectInvalid(Decode("DecodePng", png, {{"channels", AttrOfInt(2)}}).status,
                 {"`channels` must be 0, 1, 3 or 4 but got 2"});
+}
+
+TEST_F(ImageCodecTest, DecodeAndCropJpegAndVariableQuality) {
+  const Tensor image = Picture<uint8_t>(DT_UINT8, 24, 40, 3);
+  const std::string jpeg =
+      Encode("EncodeJpeg", image, {{"chroma_downsampling", AttrOfBool(false)}});
+  OpRun full = Decode("DecodeJpeg", jpeg);
+  ASSERT_TRUE(full.status.ok()) << full.status.ToString();
+  const std::vector<uint8_t> all = Values<uint8_t>(full.outputs[0]);
+  auto crop = [&](std::vector<int32_t> window) {
+    return RunArgs("DecodeAndCropJpeg", {In(Bytes(jpeg)), In(I32Vec(window))});
+  };
+  // A window on 8-pixel (iMCU) boundaries of a 4:4:4 image: the full decode's pixels.
+  OpRun c = crop({8, 16, 8, 16});
+  ASSERT_TRUE(c.status.ok()) << c.status.ToString();
+  EXPECT_EQ(Dims(c.outputs[0]), (std::vector<int64_t>{8, 16, 3}));
+  std::vector<uint8_t> want;
+  for (int y = 8; y < 16; ++y) {
+    want.insert(want.end(), all.begin() + (y * 40 + 16) * 3, all.begin() + (y * 40 + 32) * 3);
+  }
+  EXPECT_EQ(Values<uint8_t>(c.outputs[0]), want);
+  OpRun whole = crop({0, 0, 24, 40});
+  ASSERT_TRUE(whole.status.ok()) << whole.status.ToString();
+  EXPECT_EQ(Values<uint8_t>(whole.outputs[0]), all);
+  for (const auto& bad : std::vector<std::vector<int32_t>>{
+           {0, 0, 25, 40}, {-1, 0, 2, 2}, {0, 0, 0, 5}, {20, 30, 5, 5}}) {
+    ExpectInvalid(crop(bad).status, {"node", "crop window"});
+  }
+  ExpectInvalid(RunArgs("DecodeAndCropJpeg", {In(Bytes(jpeg)), In(I32Vec({0, 0, 1}))}).status,
+                {"node"});
+  ExpectInvalid(RunArgs("DecodeAndCropJpeg",
+                        {In(Bytes(Encode("EncodePng", image))), In(I32Vec({0, 0, 1, 1}))})
+                    .status,
+                {"node", "JPEG only"});
+
+  OpRun q = RunArgs("EncodeJpegVariableQuality", {In(image), In(I32Scalar(100))});
+  ASSERT_TRUE(q.status.ok()) << q.status.ToString();
+  OpRun low = RunArgs("EncodeJpegVariableQuality", {In(image), In(I32Scalar(5))});
+  ASSERT_TRUE(low.status.ok()) << low.status.ToString();
+  EXPECT_LT(low.outputs[0].strings()[0].size(), q.outputs[0].strings()[0].size());
+  OpRun back = Decode("DecodeJpeg", q.outputs[0].strings()[0]);
+  ASSERT_TRUE(back.status.ok()) << back.status.ToString();
+  EXPECT_EQ(Dims(back.outputs[0]), (std::vector<int64_t>{24, 40, 3}));
+  ExpectInvalid(RunArgs("EncodeJpegVariableQuality", {In(image), In(I32Scalar(101))}).status,
+                {"node", "quality must be in [0,100], got 101"});
 }
 
 TEST_F(ImageCodecTest, GifIsReportedAsUnsupported) {

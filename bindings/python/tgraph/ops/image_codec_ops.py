@@ -1,6 +1,7 @@
-"""tf.io / tf.image codecs: decode_jpeg, decode_png, decode_bmp, decode_image, encode_jpeg,
-encode_png, and extract_jpeg_shape with TensorFlow's names, arguments and defaults
-(DecodeJpeg, DecodePng, DecodeBmp, DecodeImage, EncodeJpeg, EncodePng, ExtractJpegShape).
+"""tf.io / tf.image codecs: decode_jpeg, decode_and_crop_jpeg, decode_png, decode_bmp,
+decode_image, encode_jpeg, encode_png, and extract_jpeg_shape with TensorFlow's names,
+arguments and defaults (DecodeJpeg, DecodeAndCropJpeg, DecodePng, DecodeBmp, DecodeImage,
+EncodeJpeg, EncodePng, ExtractJpegShape).
 None of them has a gradient, as in TensorFlow."""
 from __future__ import annotations
 
@@ -20,6 +21,19 @@ def decode_jpeg(contents: Any, channels: int = 0, ratio: int = 1, fancy_upscalin
     decoding."""
     return apply_op("DecodeJpeg", name=name or "DecodeJpeg", contents=contents,
                     channels=channels, ratio=ratio, fancy_upscaling=fancy_upscaling,
+                    try_recover_truncated=try_recover_truncated,
+                    acceptable_fraction=acceptable_fraction, dct_method=dct_method)
+
+
+def decode_and_crop_jpeg(contents: Any, crop_window: Any, channels: int = 0, ratio: int = 1,
+                         fancy_upscaling: bool = True, try_recover_truncated: bool = False,
+                         acceptable_fraction: float = 1, dct_method: str = "",
+                         name: Optional[str] = None) -> Tensor:
+    """The window crop_window = [y, x, height, width] of a JPEG image, decoded alone
+    (DecodeAndCropJpeg)."""
+    return apply_op("DecodeAndCropJpeg", name=name or "DecodeAndCropJpeg", contents=contents,
+                    crop_window=crop_window, channels=channels, ratio=ratio,
+                    fancy_upscaling=fancy_upscaling,
                     try_recover_truncated=try_recover_truncated,
                     acceptable_fraction=acceptable_fraction, dct_method=dct_method)
 

@@ -169,9 +169,9 @@ from tgraph.ops.detection_pool3d_ops import (  # noqa: E402,F401
 
 
 # The codecs, also tf.image's (tf.image.decode_jpeg and the others; tf.io has them too).
-from tgraph.ops.image_codec_ops import (decode_bmp, decode_image, decode_jpeg,  # noqa: E402,F401
-                                        decode_png, encode_jpeg, encode_png,
-                                        extract_jpeg_shape)
+from tgraph.ops.image_codec_ops import (  # noqa: E402,F401
+    decode_and_crop_jpeg, decode_bmp, decode_image, decode_jpeg, decode_png, encode_jpeg,
+    encode_png, extract_jpeg_shape)
 from tgraph.ops.image_color_ops import (adjust_contrast, adjust_hue,  # noqa: E402,F401
                                         adjust_saturation, convert_image_dtype, hsv_to_rgb,
                                         rgb_to_hsv)
