@@ -9,6 +9,7 @@ import pytest
 
 import tgraph
 from test_differential_ops import check, tf1
+from tf_compare import assert_close
 
 R = np.random.RandomState(5)
 RE = R.randn(3, 8).astype(np.float32)
@@ -36,7 +37,7 @@ def with_grads(m, outputs, wrt):
     for k, y in outputs.items():
         for i, g in enumerate(m.gradients(loss(m, y), wrt)):
             assert g is not None, f"no gradient for {k} w.r.t. input {i}"
-            fetches[f"d{k}/d{i}"] = g
+            fetches[f"d{k}/d{i}"] = m.convert_to_tensor(g)
     return fetches
 
 
@@ -168,3 +169,45 @@ def test_rfft3d_irfft3d_gradients_against_numpy():
         gb_v, _numpy_gradient(lambda v: np.fft.irfftn(v, s=[3, 4, 5], axes=axes), b0,
                               weights(sig_v.shape, np.float64)),
         atol=1e-9)
+
+
+def test_frame_windows_and_stft():
+    """tf.signal.frame (with pad_end, along another axis), the Hann and Hamming windows
+    (periodic and symmetric) and tf.signal.stft (the default power-of-two fft_length, and an
+    fft_length past the frame, zero-padded), with the gradients of frame and stft."""
+    audio = R.randn(2, 300).astype(np.float32)
+    columns = R.randn(50, 3).astype(np.float32)
+
+    def build(m):
+        x = m.constant(audio)
+        c = m.constant(columns)
+        grads = with_grads(m, {"frame": m.signal.frame(x, 64, 32),
+                               "frame_pad": m.signal.frame(x, 64, 40, pad_end=True),
+                               "stft": m.signal.stft(x, 64, 32),
+                               "stft_pad": m.signal.stft(x, 50, 25, fft_length=64, pad_end=True)},
+                           [x])
+        grads.update(with_grads(m, {"frame_axis0": m.signal.frame(c, 8, 5, axis=0)}, [c]))
+        grads.update({"hann": m.signal.hann_window(64), "hann_odd": m.signal.hann_window(9),
+                      "hann_sym": m.signal.hann_window(7, periodic=False),
+                      "hamming": m.signal.hamming_window(10),
+                      "hann64": m.signal.hann_window(16, dtype=m.float64),
+                      "one": m.signal.hann_window(1)})
+        return grads
+    check(build, tol=2e-4)
+
+
+def test_unknown_lengths():
+    """Shapes known only when run: frame's frame count and padding, rfft / irfft's default
+    fft_length (from the input's dynamic shape)."""
+    audio = R.randn(2, 230).astype(np.float32)
+    results = []
+    for m in (tgraph, tf1):
+        with m.Graph().as_default():
+            x = m.placeholder(m.float32, [2, None])
+            spec = m.signal.rfft(x)
+            fetches = {"frame": m.signal.frame(x, 64, 32),
+                       "frame_pad": m.signal.frame(x, 64, 40, pad_end=True),
+                       "rfft": spec, "irfft": m.signal.irfft(spec)}
+            with m.Session() as sess:
+                results.append(sess.run(fetches, {x: audio}))
+    assert_close(results[0], results[1], 2e-4)

@@ -1,6 +1,7 @@
 """Complex numbers and Fourier transforms under TF's Python names: tf.complex, tf.math.real /
-imag / angle / conj, tf.abs of complex tensors (ComplexAbs), and tf.signal.fft / ifft / rfft /
-irfft in 1, 2 and 3 dimensions (tf.spectral.* and tf.fft* in TF 1.x)."""
+imag / angle / conj, tf.abs of complex tensors (ComplexAbs), tf.signal.fft / ifft / rfft /
+irfft in 1, 2 and 3 dimensions (tf.spectral.* and tf.fft* in TF 1.x), and tf.signal.frame,
+hann_window, hamming_window and stft built from other ops."""
 from __future__ import annotations
 
 from typing import Any, Optional
@@ -156,3 +157,91 @@ rfft2d = _real_transform("RFFT2D", 2)
 irfft2d = _inverse_real_transform("IRFFT2D", 2)
 rfft3d = _real_transform("RFFT3D", 3)
 irfft3d = _inverse_real_transform("IRFFT3D", 3)
+
+
+# ---- tf.signal's framing, windows and short-time Fourier transform (built from other ops) ----
+
+def frame(signal: Any, frame_length: int, frame_step: int, pad_end: bool = False,
+          pad_value: Any = 0, axis: int = -1, name: Optional[str] = None) -> Tensor:
+    """Overlapping frames of `frame_length` samples every `frame_step` samples along `axis`:
+    that axis becomes [num_frames, frame_length] (tf.signal.frame). With pad_end the last
+    frames run past the end, padded with pad_value."""
+    from tgraph.ops.array_ops import gather, pad
+    from tgraph.ops.array_ops import shape as shape_of
+    from tgraph.ops.math_ops import floordiv, maximum, range_
+    signal = convert_to_tensor(signal, name="signal")
+    rank = signal.shape.ndims
+    if rank is None:
+        raise ValueError("frame needs a signal of known rank")
+    axis = axis + rank if axis < 0 else axis
+    samples = signal.shape.as_list()[axis]
+    if samples is None:
+        samples = shape_of(signal)[axis]
+    if pad_end:
+        # ceil(samples / frame_step) frames; the signal padded to cover the last one.
+        num_frames = -floordiv(-samples, frame_step) if isinstance(samples, Tensor) else \
+            -(-samples // frame_step)
+        needed = (num_frames - 1) * frame_step + frame_length
+        extra = maximum(0, needed - samples) if isinstance(samples, Tensor) else \
+            max(0, needed - samples)
+        paddings = [[0, 0]] * rank
+        paddings[axis] = [0, extra]
+        if isinstance(extra, Tensor):
+            from tgraph.ops.array_ops import stack
+            paddings = stack([stack([0, 0]) if i != axis else stack([0, extra])
+                              for i in range(rank)])
+        signal = pad(signal, paddings, constant_values=pad_value)
+    else:
+        num_frames = maximum(0, 1 + floordiv(samples - frame_length, frame_step)) \
+            if isinstance(samples, Tensor) else max(0, 1 + (samples - frame_length) // frame_step)
+    starts = range_(0, num_frames) * frame_step
+    indices = starts[:, None] + range_(0, frame_length)[None, :]
+    if axis == 0:
+        # Gathered along a second axis, so that the gradient is a dense tensor (as TF's
+        # frame's is) rather than the IndexedSlices of a gather along axis 0.
+        from tgraph.ops.array_ops import expand_dims, squeeze
+        frames = gather(expand_dims(signal, 0), indices, axis=1)
+        return squeeze(frames, [0], name=name or "frame")
+    return gather(signal, indices, axis=axis, name=name or "frame")
+
+
+def _raised_cosine_window(window_length: int, periodic: bool, dtype: Any, a: float, b: float,
+                          name: str) -> Tensor:
+    """a - b * cos(2 pi n / N) with TF's N: window_length for a periodic window of even
+    length, window_length - 1 otherwise."""
+    from tgraph.ops.array_ops import ones
+    from tgraph.ops.math_ops import cast, range_
+    from tgraph.ops.math_more_ops import cos
+    dtype = dtypes.as_dtype(dtype)
+    if window_length == 1:
+        return ones([1], dtype, name=name)
+    even = 1 - window_length % 2
+    n = cast(window_length + int(periodic) * even - 1, dtype)
+    count = cast(range_(0, window_length), dtype)
+    cos_arg = convert_to_tensor(2 * np.pi, dtype=dtype) * count / n
+    return convert_to_tensor(a, dtype=dtype) - convert_to_tensor(b, dtype=dtype) * cos(cos_arg)
+
+
+def hann_window(window_length: int, periodic: bool = True, dtype: Any = dtypes.float32,
+                name: Optional[str] = None) -> Tensor:
+    return _raised_cosine_window(window_length, periodic, dtype, 0.5, 0.5, name or "hann_window")
+
+
+def hamming_window(window_length: int, periodic: bool = True, dtype: Any = dtypes.float32,
+                   name: Optional[str] = None) -> Tensor:
+    return _raised_cosine_window(window_length, periodic, dtype, 0.54, 0.46,
+                                 name or "hamming_window")
+
+
+def stft(signals: Any, frame_length: int, frame_step: int, fft_length: Optional[int] = None,
+         window_fn: Any = hann_window, pad_end: bool = False,
+         name: Optional[str] = None) -> Tensor:
+    """The short-time Fourier transform of the inner-most axis: windowed frames, each RFFT'd
+    to fft_length // 2 + 1 bins (fft_length: the smallest power of two >= frame_length)."""
+    signals = convert_to_tensor(signals, name="signals")
+    if fft_length is None:
+        fft_length = 1 << max(0, int(frame_length - 1).bit_length())
+    framed = frame(signals, frame_length, frame_step, pad_end=pad_end, axis=-1)
+    if window_fn is not None:
+        framed = framed * window_fn(frame_length, dtype=framed.dtype)
+    return rfft(framed, [fft_length], name=name)
