@@ -357,3 +357,18 @@ def test_encode_jpeg_variable_quality(tmp_path, quality):
         q = V1.placeholder(tf.int32, [], name="q")
         return [RAW.DecodeJpeg(contents=RAW.EncodeJpegVariableQuality(images=v, quality=q))]
     check(tmp_path, build, {"x:0": x, "q:0": np.int32(quality)}, rtol=0, atol=0)
+
+
+def test_inception_style_preprocessing(tmp_path):
+    """The head of Inception's classify_image_graph_def.pb: the JPEG's bytes fed to
+    DecodeJpeg/contents, then Cast, ExpandDims, ResizeBilinear to 299 x 299 and scaling."""
+    data = jpegs()["pil_420"]
+
+    def build():
+        s = V1.placeholder(tf.string, [], name="DecodeJpeg/contents")
+        image = RAW.DecodeJpeg(contents=s, channels=3, name="DecodeJpeg")
+        x = tf.expand_dims(tf.cast(image, tf.float32), 0)
+        x = RAW.ResizeBilinear(images=x, size=np.int32([299, 299]))
+        return [tf.multiply(tf.subtract(x, 128.0), 1 / 128.0), image]
+    (tmp_path / "DecodeJpeg").mkdir()  # run_tgraph's .npy of the feed goes there
+    check(tmp_path, build, string_feed("DecodeJpeg/contents", data), rtol=1e-6, atol=1e-6)
