@@ -211,3 +211,22 @@ def test_unknown_lengths():
             with m.Session() as sess:
                 results.append(sess.run(fetches, {x: audio}))
     assert_close(results[0], results[1], 2e-4)
+
+
+def test_mel_spectrogram():
+    """linear_to_mel_weight_matrix (the defaults, and a 16 kHz 64-band float64 one) and the
+    log-mel spectrogram of an audio model's front end, with its gradient."""
+    audio = R.randn(2, 1000).astype(np.float32)
+
+    def build(m):
+        x = m.constant(audio)
+        mel = m.signal.linear_to_mel_weight_matrix(40, 257, 16000, 20.0, 7600.0)
+        power = m.abs(m.signal.stft(x, 400, 160, fft_length=512)) ** 2
+        log_mel = m.log(m.tensordot(power, mel, 1) + 1e-6)
+        out = with_grads(m, {"log_mel": log_mel}, [x])
+        out.update({"default": m.signal.linear_to_mel_weight_matrix(),
+                    "wide": m.signal.linear_to_mel_weight_matrix(64, 129, 16000.0, 0.0, 8000.0,
+                                                                  dtype=m.float64),
+                    "mel": mel})
+        return out
+    check(build, tol=2e-4)

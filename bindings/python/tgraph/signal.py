@@ -3,4 +3,5 @@ windows and the short-time Fourier transform."""
 # noqa: F401 - re-exports
 from tgraph.ops.spectral_ops import (fft, fft2d, fft3d, ifft, ifft2d, ifft3d,  # noqa: F401
                                      irfft, irfft2d, irfft3d, rfft, rfft2d, rfft3d)
-from tgraph.ops.spectral_ops import frame, hamming_window, hann_window, stft  # noqa: F401,E402
+from tgraph.ops.spectral_ops import (frame, hamming_window, hann_window,  # noqa: F401,E402
+                                     linear_to_mel_weight_matrix, stft)

@@ -245,3 +245,53 @@ def stft(signals: Any, frame_length: int, frame_step: int, fft_length: Optional[
     if window_fn is not None:
         framed = framed * window_fn(frame_length, dtype=framed.dtype)
     return rfft(framed, [fft_length], name=name)
+
+
+def _hertz_to_mel(frequencies_hertz: Any) -> Tensor:
+    """HTK's mel scale: 1127 * log(1 + f / 700)."""
+    from tgraph.ops.math_ops import log
+    return 1127.0 * log(1.0 + (frequencies_hertz / 700.0))
+
+
+def linear_to_mel_weight_matrix(num_mel_bins: int = 20, num_spectrogram_bins: int = 129,
+                                sample_rate: Any = 8000, lower_edge_hertz: float = 125.0,
+                                upper_edge_hertz: float = 3800.0, dtype: Any = dtypes.float32,
+                                name: Optional[str] = None) -> Tensor:
+    """The [num_spectrogram_bins, num_mel_bins] matrix that maps a linear-frequency magnitude
+    spectrogram to mel bands: triangles, linear in mel, between num_mel_bins + 2 equally spaced
+    mel edges; the DC bin gets no weight (HTK's convention, as tf.signal's)."""
+    from tgraph.ops.array_ops import expand_dims, pad, reshape, split
+    from tgraph.ops.math_ops import cast, linspace, maximum, minimum
+    dtype = dtypes.as_dtype(dtype)
+    if num_mel_bins <= 0:
+        raise ValueError("num_mel_bins must be positive. Got: %s" % num_mel_bins)
+    if lower_edge_hertz < 0.0:
+        raise ValueError("lower_edge_hertz must be non-negative. Got: %s" % lower_edge_hertz)
+    if lower_edge_hertz >= upper_edge_hertz:
+        raise ValueError("lower_edge_hertz %.1f >= upper_edge_hertz %.1f" %
+                         (lower_edge_hertz, upper_edge_hertz))
+    if not isinstance(sample_rate, Tensor):
+        if sample_rate <= 0.0:
+            raise ValueError("sample_rate must be positive. Got: %s" % sample_rate)
+        if upper_edge_hertz > sample_rate / 2:
+            raise ValueError("upper_edge_hertz must not be larger than the Nyquist frequency "
+                             "(sample_rate / 2). Got %s for sample_rate: %s"
+                             % (upper_edge_hertz, sample_rate))
+    if not dtype.is_floating:
+        raise ValueError("dtype must be a floating point type. Got: %s" % dtype)
+    sample_rate = cast(sample_rate, dtype)
+    lower = convert_to_tensor(lower_edge_hertz, dtype=dtype, name="lower_edge_hertz")
+    upper = convert_to_tensor(upper_edge_hertz, dtype=dtype, name="upper_edge_hertz")
+    zero = convert_to_tensor(0.0, dtype=dtype)
+    nyquist = sample_rate / 2.0
+    # The DC bin is left out of the triangles, then given a zero row.
+    linear_frequencies = linspace(zero, nyquist, num_spectrogram_bins)[1:]
+    spectrogram_bins_mel = expand_dims(_hertz_to_mel(linear_frequencies), 1)
+    band_edges_mel = frame(linspace(_hertz_to_mel(lower), _hertz_to_mel(upper), num_mel_bins + 2),
+                           frame_length=3, frame_step=1)
+    lower_mel, center_mel, upper_mel = (reshape(t, [1, num_mel_bins])
+                                        for t in split(band_edges_mel, 3, axis=1))
+    lower_slopes = (spectrogram_bins_mel - lower_mel) / (center_mel - lower_mel)
+    upper_slopes = (upper_mel - spectrogram_bins_mel) / (upper_mel - center_mel)
+    weights = maximum(zero, minimum(lower_slopes, upper_slopes))
+    return pad(weights, [[1, 0], [0, 0]], name=name or "linear_to_mel_weight_matrix")
