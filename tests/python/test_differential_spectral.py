@@ -230,3 +230,35 @@ def test_mel_spectrogram():
                     "mel": mel})
         return out
     check(build, tol=2e-4)
+
+
+@pytest.mark.parametrize("rank", [1, 2])
+def test_cropped_and_padded_transform_gradients_against_numpy(rank):
+    """Inputs longer or shorter than fft_length (TensorFlow's kernels refuse the shorter ones,
+    and its gradients assume equal lengths): the values and the gradients are NumPy's
+    rfftn / irfftn's, which crop and zero-pad the same way."""
+    axes = tuple(range(-rank, 0))
+    x0 = R.randn(2, 6, 5)[(0,) if rank == 1 else slice(None)]
+    b0 = R.randn(2, 3, 5) + 1j * R.randn(2, 3, 5)
+    b0 = b0[0] if rank == 1 else b0
+    lengths = {1: ([8], [4]), 2: ([4, 7], [2, 6])}[rank]   # (rfft: crop, pad; irfft: crop, pad)
+    irfft_lengths = {1: ([6], [12]), 2: ([4, 6], [2, 12])}[rank]
+    sfx = "" if rank == 1 else "2d"
+    with tgraph.Graph().as_default():
+        x = tgraph.constant(x0)
+        b = tgraph.constant(b0)
+        outs = []
+        for n in lengths:
+            y = getattr(tgraph.signal, "rfft" + sfx)(x, fft_length=n)
+            outs.append((y, tgraph.gradients(loss(tgraph, y), [x])[0], x0, n, np.fft.rfftn))
+        for n in irfft_lengths:
+            y = getattr(tgraph.signal, "irfft" + sfx)(b, fft_length=n)
+            outs.append((y, tgraph.gradients(loss(tgraph, y), [b])[0], b0, n, np.fft.irfftn))
+        with tgraph.Session() as sess:
+            got = sess.run([(y, g) for y, g, *_ in outs])
+    for (y, g), (_, _, v0, n, fn) in zip(got, outs):
+        want = fn(v0, s=n, axes=axes)
+        np.testing.assert_allclose(y, want, atol=1e-10)
+        np.testing.assert_allclose(
+            g, _numpy_gradient(lambda v: fn(v, s=n, axes=axes), v0, weights(want.shape, np.float64)),
+            atol=1e-9)
