@@ -9,6 +9,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "array_kernel_util.h"
 #include "model_op_kernels.h"
 
 namespace tgraph_cpu {
@@ -19,16 +20,11 @@ using tgraph::plugin::Context;
 using tgraph::plugin::KernelBuilder;
 using tgraph::plugin::TensorMut;
 using tgraph::plugin::TensorView;
+using array_util::ShapeString;
 
 // Selu's constants (TensorFlow's, from the SELU paper).
 constexpr double kSeluScale = 1.0507009873554804934193349852946;
 constexpr double kSeluAlpha = 1.6732632423543772848170429916717;
-
-std::string DimsString(const std::vector<int64_t>& d) {
-  std::string s = "[";
-  for (size_t i = 0; i < d.size(); ++i) s.append(i ? "," : "").append(std::to_string(d[i]));
-  return s + "]";
-}
 
 // C = double for double, else float.
 template <typename T>
@@ -45,8 +41,8 @@ class ActivationGradOp {
     const TensorView g = ctx.input(0), f = ctx.input(1);
     if (g.dims() != f.dims()) {
       ctx.Fail(TG_INVALID_ARGUMENT, std::string("gradients and ") + (kLeaky ? "features" : "outputs") +
-                                        " must have the same shape, but are " + DimsString(g.dims()) +
-                                        " and " + DimsString(f.dims()));
+                                        " must have the same shape, but are " + ShapeString(g.dims()) +
+                                        " and " + ShapeString(f.dims()));
       return;
     }
     TensorMut out = ctx.ForwardOrAllocateOutput(0, 0, g.dims());

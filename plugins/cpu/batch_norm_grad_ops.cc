@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "array_kernel_util.h"
 #include "model_op_kernels.h"
 
 namespace tgraph_cpu {
@@ -25,12 +26,7 @@ using tgraph::plugin::Context;
 using tgraph::plugin::KernelBuilder;
 using tgraph::plugin::TensorMut;
 using tgraph::plugin::TensorView;
-
-std::string DimsString(const std::vector<int64_t>& d) {
-  std::string s = "[";
-  for (size_t i = 0; i < d.size(); ++i) s.append(i ? "," : "").append(std::to_string(d[i]));
-  return s + "]";
-}
+using array_util::ShapeString;
 
 template <typename T>
 class FusedBatchNormGradOp {
@@ -52,7 +48,7 @@ class FusedBatchNormGradOp {
     if (dims.size() != rank || dy.dims() != dims) {
       ctx.Fail(TG_INVALID_ARGUMENT, "y_backprop and x must be " + std::to_string(rank) +
                                         "-dimensional and of one shape, got " +
-                                        DimsString(dy.dims()) + " and " + DimsString(dims));
+                                        ShapeString(dy.dims()) + " and " + ShapeString(dims));
       return;
     }
     const size_t cdim = channels_first_ ? 1 : rank - 1;
@@ -68,7 +64,7 @@ class FusedBatchNormGradOp {
       if (v.rank() != 1 || v.dim(0) != channels) {
         ctx.Fail(TG_INVALID_ARGUMENT, std::string(kNames[i - 2]) + " must be a vector of " +
                                           std::to_string(channels) + " values (the channels of x " +
-                                          DimsString(dims) + "), got shape " + DimsString(v.dims()));
+                                          ShapeString(dims) + "), got shape " + ShapeString(v.dims()));
         return;
       }
     }

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "array_kernel_util.h"
 #include "model_op_kernels.h"
 
 namespace tgraph_cpu {
@@ -18,12 +19,7 @@ using tgraph::plugin::Context;
 using tgraph::plugin::KernelBuilder;
 using tgraph::plugin::TensorMut;
 using tgraph::plugin::TensorView;
-
-std::string DimsString(const std::vector<int64_t>& d) {
-  std::string s = "[";
-  for (size_t i = 0; i < d.size(); ++i) s.append(i ? "," : "").append(std::to_string(d[i]));
-  return s + "]";
-}
+using array_util::ShapeString;
 
 // kDense: DenseBincount (a vector or a matrix of values); else Bincount (any shape, flattened).
 template <typename Idx, typename T, bool kDense>
@@ -36,7 +32,7 @@ class BincountOp {
   void Compute(Context& ctx) {
     const TensorView values = ctx.input(0), size_t_ = ctx.input(1), weights = ctx.input(2);
     if (size_t_.rank() != 0) {
-      ctx.Fail(TG_INVALID_ARGUMENT, "size must be a scalar, got shape " + DimsString(size_t_.dims()));
+      ctx.Fail(TG_INVALID_ARGUMENT, "size must be a scalar, got shape " + ShapeString(size_t_.dims()));
       return;
     }
     const int64_t size = static_cast<int64_t>(size_t_.data<Idx>()[0]);
@@ -46,13 +42,13 @@ class BincountOp {
     }
     const bool dense = kDense && values.rank() == 2;
     if (kDense && values.rank() != 1 && values.rank() != 2) {
-      ctx.Fail(TG_INVALID_ARGUMENT, "input must be 1-D or 2-D, got shape " + DimsString(values.dims()));
+      ctx.Fail(TG_INVALID_ARGUMENT, "input must be 1-D or 2-D, got shape " + ShapeString(values.dims()));
       return;
     }
     const bool weighted = weights.num_elements() > 0;
     if (weighted && weights.dims() != values.dims()) {
       ctx.Fail(TG_INVALID_ARGUMENT, "weights must be empty or have the input's shape " +
-                                        DimsString(values.dims()) + ", got " + DimsString(weights.dims()));
+                                        ShapeString(values.dims()) + ", got " + ShapeString(weights.dims()));
       return;
     }
     const int64_t rows = dense ? values.dim(0) : 1;

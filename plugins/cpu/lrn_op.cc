@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "array_kernel_util.h"
 #include "model_op_kernels.h"
 
 namespace tgraph_cpu {
@@ -25,12 +26,7 @@ using tgraph::plugin::Context;
 using tgraph::plugin::KernelBuilder;
 using tgraph::plugin::TensorMut;
 using tgraph::plugin::TensorView;
-
-std::string ShapeOf(const TensorView& t) {
-  std::string s = "[";
-  for (int64_t d = 0; d < t.rank(); ++d) s.append(d ? "," : "").append(std::to_string(t.dim(d)));
-  return s + "]";
-}
+using array_util::ShapeString;
 
 struct LrnAttrs {
   int64_t radius = 5;
@@ -67,7 +63,7 @@ struct LrnAttrs {
 // Fails unless `t` is 4-D; its pixels (rows of `depth` channels) otherwise.
 bool Pixels(Context& ctx, const TensorView& t, const char* what, int64_t* pixels, int64_t* depth) {
   if (t.rank() != 4) {
-    ctx.Fail(TG_INVALID_ARGUMENT, std::string(what) + " must be 4-D, got shape " + ShapeOf(t));
+    ctx.Fail(TG_INVALID_ARGUMENT, std::string(what) + " must be 4-D, got shape " + ShapeString(t.dims()));
     return false;
   }
   *depth = t.dim(3);
@@ -119,7 +115,7 @@ class LrnGradOp {
     if (!Pixels(ctx, g, "input_grads", &pixels, &depth)) return;
     if (x.dims() != g.dims() || y.dims() != g.dims()) {
       ctx.Fail(TG_INVALID_ARGUMENT, "input_grads, input_image and output_image must have one shape, got " +
-                                        ShapeOf(g) + ", " + ShapeOf(x) + " and " + ShapeOf(y));
+                                        ShapeString(g.dims()) + ", " + ShapeString(x.dims()) + " and " + ShapeString(y.dims()));
       return;
     }
     TensorMut out = ctx.AllocateOutput(0, g.dims());

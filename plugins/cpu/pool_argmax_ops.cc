@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "array_kernel_util.h"
 #include "model_op_kernels.h"
 
 namespace tgraph_cpu {
@@ -21,12 +22,7 @@ using tgraph::plugin::Context;
 using tgraph::plugin::KernelBuilder;
 using tgraph::plugin::TensorMut;
 using tgraph::plugin::TensorView;
-
-std::string DimsString(const std::vector<int64_t>& d) {
-  std::string s = "[";
-  for (size_t i = 0; i < d.size(); ++i) s.append(i ? "," : "").append(std::to_string(d[i]));
-  return s + "]";
-}
+using array_util::ShapeString;
 
 struct ArgmaxPoolAttrs {
   int64_t k_h = 1, k_w = 1, s_h = 1, s_w = 1;
@@ -42,7 +38,7 @@ struct ArgmaxPoolAttrs {
     if (ksize.size() != 4 || strides.size() != 4 || ksize[0] != 1 || ksize[3] != 1 || strides[0] != 1 ||
         strides[3] != 1 || ksize[1] < 1 || ksize[2] < 1 || strides[1] < 1 || strides[2] < 1) {
       c.Fail(TG_INVALID_ARGUMENT, "ksize and strides must be [1, rows, cols, 1] with rows and cols >= 1, got " +
-                                      DimsString(ksize) + " and " + DimsString(strides));
+                                      ShapeString(ksize) + " and " + ShapeString(strides));
       return false;
     }
     k_h = ksize[1];
@@ -73,7 +69,7 @@ class MaxPoolWithArgmaxOp {
   void Compute(Context& ctx) {
     const TensorView input = ctx.input(0);
     if (input.rank() != 4) {
-      ctx.Fail(TG_INVALID_ARGUMENT, "input must be 4-D, got shape " + DimsString(input.dims()));
+      ctx.Fail(TG_INVALID_ARGUMENT, "input must be 4-D, got shape " + ShapeString(input.dims()));
       return;
     }
     const int64_t batch = input.dim(0), h = input.dim(1), w = input.dim(2), depth = input.dim(3);
@@ -126,8 +122,8 @@ class MaxPoolGradWithArgmaxOp {
     if (input.rank() != 4 || grad.dims() != argmax.dims() || grad.rank() != 4 || grad.dim(0) != input.dim(0) ||
         grad.dim(3) != input.dim(3)) {
       ctx.Fail(TG_INVALID_ARGUMENT, "input must be 4-D, and grad and argmax of one shape with its batch and "
-                                    "depth: got input " + DimsString(input.dims()) + ", grad " +
-                                    DimsString(grad.dims()) + ", argmax " + DimsString(argmax.dims()));
+                                    "depth: got input " + ShapeString(input.dims()) + ", grad " +
+                                    ShapeString(grad.dims()) + ", argmax " + ShapeString(argmax.dims()));
       return;
     }
     TensorMut out = ctx.AllocateOutput(0, input.dims());
